@@ -2769,9 +2769,11 @@ function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path16.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "");
 }
-function newestStashMs(commonDir) {
-  const m = / (\d+) [+-]\d{4}\t/.exec(stashLines(commonDir).at(-1) ?? "");
-  return m ? Number(m[1]) * 1e3 : null;
+function stashEntries(commonDir) {
+  return stashLines(commonDir).reverse().map((l) => {
+    const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
+    return { sec: m ? Number(m[1]) : null, message: m?.[2] ?? "" };
+  });
 }
 var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, stashCount;
 var init_git_dir = __esm({
@@ -10697,12 +10699,15 @@ function ageText(text, now) {
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
 function maybeStashed(root, env) {
-  const saves = savesPath(root, env);
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
   const last = (savesRecord(root, env) ?? []).at(-1);
-  const stashed = saves === null ? null : newestStashMs(path38.dirname(path38.dirname(saves)));
-  if (last === void 0 || stashed === null) return false;
+  if (gitDir === null || last === void 0) return false;
+  const common = commonDirOf(gitDir);
   const savedMs2 = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  return Number.isNaN(savedMs2) || stashed >= savedMs2;
+  const shared = common !== gitDir || (lstatOrNull(path38.join(common, "worktrees"))?.isDirectory() ?? false);
+  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path38.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs2) || e.sec * 1e3 >= savedMs2) && (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
 }
 function composeHookText(root, env, files, interrupted, paused, now, cp) {
   const lines2 = [];
@@ -10742,6 +10747,7 @@ var init_hook = __esm({
     "use strict";
     init_quote();
     init_git_dir();
+    init_fs();
     init_saves();
     init_conflicted();
     init_inspect();

@@ -189,6 +189,23 @@ describe("what the brief says after one everyday git command", () => {
     expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "reverted" }]);
   });
 
+  it("in a linked worktree, a stash made in the main one since the save is not this worktree's handoff", { timeout: 60_000 }, () => {
+    const { home, r } = newRepo();
+    const wtDir = path.join(home, "wt");
+    r.git("worktree", "add", "-q", "-b", "feat", wtDir);
+    const wt = person(path.join(home, "me"), wtDir, "Alice");
+    save(wt);
+    rmSync(path.join(wtDir, ".ai", "memory", "HANDOFF.md"));
+    writeFileSync(path.join(r.dir, "a.ts"), "main's own edit\n");
+    r.git("stash", "-q");
+    const hook = () => wt.run(["hook", "--mode", "session"]).stdout;
+    expect(hook()).toBe("");
+    // A stash made in this worktree, on its branch, may hold it.
+    writeFileSync(path.join(wtDir, "a.ts"), "the worktree's edit\n");
+    wt.git("stash", "-q");
+    expect(hook()).toContain("a stash exists");
+  });
+
   it("a new file stashed with `stash -u` is in that stash, not reverted", { timeout: 60_000 }, () => {
     const { r } = newRepo();
     // The memory dir stays out of the stash: only the new file goes.
