@@ -10,6 +10,7 @@ import { blobIdOf, commonDirOf, gitDirOf, gitTopOf, inProgressOf, isShallow, obj
 import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
+import { lstatOrNull } from "../store/fs.ts";
 import { savedByOf, savedHere } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
@@ -390,12 +391,17 @@ async function measureFates(
   const head = facts.saved.head;
   const present = savedPresent(facts);
   const format = objectFormat(at.gitDir);
+  const hashes = anchors.dirtyHashes ?? [];
+  // A saved file neither dirty nor on disk now may have been renamed: only then is git asked for renames.
+  const gone = at.cleaned.filter((p) => !p.endsWith("/") && hashes.find((h) => h.path === p)?.id !== "deleted" &&
+    lstatOrNull(path.join(at.top, p)) === null);
   const logs = await gatherFateLogs(git, {
     commonDir: at.gitDir === null ? null : commonDirOf(at.gitDir), savedHead: present ? head : null,
-    savedDateMs: facts.saved.date?.ms ?? null, cleaned: at.cleaned, headExists: now.head !== null,
+    savedDateMs: facts.saved.date?.ms ?? null, cleaned: at.cleaned, gone, staged: now.renames ?? [],
+    headExists: now.head !== null,
   });
   return fatesOf({
-    savedDirty: facts.saved.dirty ?? [], hashes: anchors.dirtyHashes ?? [], nowDirty: now.dirty,
+    savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: now.dirty, savedSec: savedSecOf(facts),
     blobNow: (p) => blobIdOf(path.join(at.top, p), format), ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null, fromElsewhere: at.fromElsewhere,

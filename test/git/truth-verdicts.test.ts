@@ -196,6 +196,21 @@ describe("verdicts after ordinary git work", () => {
     expect(d.summary).toMatch(/^drifted: 2101 commits ahead of the saved [0-9a-f]{12} \(2100 of them committed before the save\)/);
   });
 
+  it("a commit older than the save, merged in after it, is not named as a change since the save", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    r.git("checkout", "-qb", "old");
+    writeFileSync(path.join(r.dir, "b.txt"), "an old branch's b\n");
+    r.gitAt(new Date(Date.now() - 3_600_000).toISOString(), "commit", "-qam", "old b");
+    r.git("checkout", "-q", "main");
+    writeFileSync(path.join(r.dir, "b.txt"), "b half-done\n");
+    save(r);
+    r.git("checkout", "-q", "--", "b.txt");
+    r.git("merge", "-q", "--no-ff", "--no-edit", "old");
+    const d = drift(r);
+    expect(d.dirtyFates).toEqual([{ path: "b.txt", fate: "reverted" }]);
+    expect(d.summary).toContain('dirty at the save, reverted (neither committed nor stashed): "b.txt"');
+  });
+
   it("dirty work committed with a merge (`commit -a` to conclude it) is committed in that merge", { timeout: 60_000 }, () => {
     const r = newRepo();
     r.git("checkout", "-qb", "feat");
