@@ -2768,9 +2768,11 @@ function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path16.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "");
 }
-function newestStashMs(commonDir) {
-  const m = / (\d+) [+-]\d{4}\t/.exec(stashLines(commonDir).at(-1) ?? "");
-  return m ? Number(m[1]) * 1e3 : null;
+function stashEntries(commonDir) {
+  return stashLines(commonDir).reverse().map((l) => {
+    const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
+    return { sec: m ? Number(m[1]) : null, message: m?.[2] ?? "" };
+  });
 }
 var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, stashCount;
 var init_git_dir = __esm({
@@ -3456,6 +3458,7 @@ function parseStatusV2(out) {
   let upstreamName = null;
   let ab = null;
   const dirty = [];
+  const renames = [];
   let conflicted = 0;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i];
@@ -3479,10 +3482,12 @@ function parseStatusV2(out) {
     for (let n2 = 0; n2 < skip; n2++) at2 = f.indexOf(" ", at2) + 1;
     dirty.push(f.slice(at2));
     if (kind === "u") conflicted++;
+    if (kind === "2" && f.split(" ")[8]?.startsWith("R")) renames.push([fields[i + 1], f.slice(at2)]);
     if (kind === "2") i++;
   }
   const gap = { ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
-  return { branch, head, upstream: upstreamName === null ? null : { name: upstreamName, ...gap }, dirty, conflicted };
+  const upstream = upstreamName === null ? null : { name: upstreamName, ...gap };
+  return { branch, head, upstream, dirty, conflicted, ...renames.length > 0 ? { renames } : {} };
 }
 async function readSnapshot(root, env, excludes = []) {
   const r = await runGit(root, statusArgs(excludes), env);
@@ -9016,7 +9021,8 @@ function parseRawLog(out) {
       const fields = meta.split(" ");
       paths.set(rest[i + 1], fields[fields.length - 2] ?? "");
     }
-    return { name: name2.trim(), paths };
+    const [id = "", ct] = name2.trim().split(" ");
+    return { name: id, time: ct === void 0 ? null : Number(ct), paths };
   });
 }
 function fatesOf(i) {
@@ -9029,16 +9035,25 @@ function fatesOf(i) {
       const now = i.blobNow(p);
       return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
     }
+    const to = i.renames.get(p);
+    const renamed = to === void 0 ? {} : { as: to };
     const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
-    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
-    const head = i.onHead?.find(holds);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
-    const stash = i.stashes?.find(holds);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name };
-    const other = i.elsewhere?.find(holds);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
-    const since = i.onHead?.find((t) => t.paths.has(p));
-    if (since) return { path: p, fate: "edited", commit: since.name };
+    const heldAs = (t) => [...t.paths].find(([q, id]) => p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && sameContent(id));
+    const as = (t) => heldAs(t)?.[0] === to ? renamed : {};
+    const head = i.onHead?.find(heldAs);
+    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head) };
+    const stash = i.stashes?.find(heldAs);
+    if (stash) return { path: p, fate: "stashed", stash: stash.name, ...as(stash) };
+    const other = i.elsewhere?.find(heldAs);
+    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...as(other) };
+    if (to !== void 0 && i.nowDirty.includes(to)) return { path: p, fate: "renamed", to };
+    const after = (t) => i.savedSec === null || t.time !== null && t.time >= i.savedSec;
+    const touched = (t) => after(t) && (t.paths.has(p) || t.paths.has(to ?? p));
+    const since = i.onHead?.find(touched);
+    const stashed = i.savedSec === null ? void 0 : i.stashes?.find(touched);
+    const newer = stashed && !(since && since.time >= stashed.time);
+    const where = newer ? { stash: stashed.name } : since && { commit: since.name };
+    if (where) return { path: p, fate: "edited", ...where, ...renamed };
     if (i.fromElsewhere) return { path: p, fate: "not-here" };
     if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };
@@ -9067,34 +9082,48 @@ async function untrackedInStashes(git, count, paths) {
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
 }
+async function renamesOf(git, savedHead, gone, staged) {
+  const moves = new Map(staged);
+  if (savedHead !== null && gone.some((p) => !moves.has(p))) {
+    const r = await git(["diff", "-M", "--diff-filter=R", "--name-status", "-z", savedHead, "HEAD"]);
+    const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
+    for (let k = 0; k + 2 < f.length; k += 3) if (!moves.has(f[k + 1])) moves.set(f[k + 1], f[k + 2]);
+  }
+  return new Map(gone.flatMap((p) => moves.has(p) ? [[p, moves.get(p)]] : []));
+}
 async function gatherFateLogs(git, opts) {
-  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
-  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
+  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: /* @__PURE__ */ new Map() };
+  const renames = opts.gone.length === 0 || !opts.headExists ? /* @__PURE__ */ new Map() : await renamesOf(git, opts.savedHead, opts.gone, opts.staged);
+  const paths = [.../* @__PURE__ */ new Set([...opts.cleaned, ...renames.values()])];
+  const specs = ["--", ...paths.map((p) => `:(top,literal)${p}`)];
   const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
   const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
   const run = async (args) => {
     const r = await git(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
-  const stashes = stashCount(opts.commonDir);
+  const entries2 = stashEntries(opts.commonDir);
+  const stashes = entries2.length;
   const notHead = opts.headExists ? ["^HEAD"] : [];
+  const format2 = "--format=%x01%H %ct";
   const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
   const [onHead, elsewhere, tracked, untracked] = await Promise.all([
-    opts.headExists ? run(["log", MERGES, ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
-    run(["log", MERGES, ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    opts.headExists ? run(["log", MERGES, ...RAW, format2, "HEAD", ...bound, ...specs]) : [],
+    run(["log", MERGES, ...RAW, format2, "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
     stashes > 0 ? run(stashLog) : [],
-    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
+    stashes > 0 ? untrackedInStashes(git, stashes, paths) : []
   ]);
+  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
   const byName = /* @__PURE__ */ new Map();
   for (const t of tracked ?? []) byName.set(t.name, t);
   for (const u of untracked) {
-    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
+    const t = byName.get(u.stash) ?? { name: u.stash, time: null, paths: /* @__PURE__ */ new Map() };
     t.paths.set(u.p, u.id);
     byName.set(u.stash, t);
   }
-  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
+  for (const t of byName.values()) t.time = entries2[n2(t.name)]?.sec ?? null;
   const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
-  return { onHead, elsewhere, stashes: all };
+  return { onHead, elsewhere, stashes: all, renames };
 }
 var ZERO, RAW, MERGES;
 var init_fates = __esm({
@@ -9134,14 +9163,21 @@ function ageUnknownWords(reason) {
   if (reason === "malformed") return "age unknown: the saved time is not a strict ISO-8601 time with a zone";
   return "age unknown: the handoff has no `- Date:` or `Saved:` time";
 }
+function placeWords(f) {
+  const as = "as" in f && f.as !== void 0 ? ` as ${quotedPath(f.as)}` : "";
+  if (f.fate === "committed") return `committed${as} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "stashed") return `now in ${f.stash}${as}`;
+  if (f.fate === "renamed") return `renamed to ${quotedPath(f.to)}, not committed`;
+  if (f.fate !== "edited") return null;
+  const where = "stash" in f ? `, stashed in ${f.stash}` : ` in ${short(f.commit)}`;
+  return `${f.as === void 0 ? "" : `renamed to ${quotedPath(f.as)}, `}changed since${where}`;
+}
 function fateClauses(fates) {
   const group2 = /* @__PURE__ */ new Map();
   for (const f of fates) {
-    let words = f.fate === "stashed" ? `now in ${f.stash}` : "";
-    if (f.fate === "committed") words = `committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
-    else if (f.fate === "edited") words = `changed since in ${short(f.commit)} ${NOT_HELD}`;
-    else if (f.fate !== "stashed") words = FATE_WORDS[f.fate];
-    const key = f.fate === "not-here" ? words : `dirty at the save, ${words}`;
+    const words = placeWords(f) ?? FATE_WORDS[f.fate];
+    const held = f.fate === "edited" ? ` ${NOT_HELD}` : "";
+    const key = f.fate === "not-here" ? words : `dirty at the save, ${words}${held}`;
     group2.set(key, [...group2.get(key) ?? [], f.path]);
   }
   return [...group2].map(([words, paths]) => `${words}: ${listed(paths)}`);
@@ -9247,7 +9283,7 @@ function assessDrift(f) {
   const unlistedNow = cur === null ? savedMore : cur.dirty.filter((p) => !(f.saved.dirty ?? []).includes(p)).length;
   const fromElsewhere = fates.some((x) => x.fate === "not-here");
   const unlistedClean = fromElsewhere ? 0 : Math.max(0, savedMore - unlistedNow);
-  const wipGone = unlistedClean > 0 || fates.some((x) => x.fate === "reverted" || x.fate === "stashed" || x.fate === "committed" && !x.onHead);
+  const wipGone = unlistedClean > 0 || fates.some((x) => x.fate === "reverted" || x.fate === "stashed" || x.fate === "committed" && !x.onHead || x.fate === "edited" && "stash" in x);
   const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;
   const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
   let verdict;
@@ -9372,6 +9408,7 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     emptyBehind: 0,
     olderAhead: 0,
     olderAttributes: [],
+    olderLogged: 0,
     truncated: false,
     handoffCommitter: null,
     aheadPaths: /* @__PURE__ */ new Set()
@@ -9388,6 +9425,7 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     counts[side]++;
     const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("");
     const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
+    if (older) counts.olderLogged++;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
@@ -9549,7 +9587,7 @@ async function measureFromNone(facts, snap, log, git, memoryPrefix) {
   const mem = await memoryOnlyOf(h, git);
   const memoryOnly = mem.ahead;
   facts.memoryOnlyCommits = memoryOnly;
-  facts.olderAhead = mem.older;
+  facts.olderAhead = mem.older + (h.truncated ? await olderUnlogged(git, h, facts, ["HEAD"]) : 0);
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
 }
@@ -9562,10 +9600,11 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
     const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
     counted2 = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
-    facts.olderAhead = memoryOnly.older;
     committer = h.handoffCommitter;
     emptySaved = h.truncated ? null : h.emptyBehind;
+    const unlogged = h.truncated ? olderUnlogged(git, h, facts, [`^${head}`, "HEAD"]) : 0;
     if (h.truncated) counted2 = await countBoth(head, git);
+    facts.olderAhead = memoryOnly.older + await unlogged;
   } else if (snap.head !== null && /unrecognized argument|invalid value for|unknown option/i.test(log.stderr)) {
     counted2 = await countBoth(head, git);
   }
@@ -9625,6 +9664,11 @@ async function memoryOnlyOf(h, git) {
   const ahead = h.memoryOnlyAhead + n2(h.attributesAhead);
   return { ahead, behind: h.memoryOnlyBehind + n2(h.attributesBehind), older, aheadPaths };
 }
+async function olderUnlogged(git, h, facts, revs) {
+  const sec = savedSecOf(facts);
+  const r = sec === null ? null : await git(["rev-list", "--count", `--before=@${sec - 1}`, ...revs]);
+  return r?.code === 0 ? Math.max(0, Number(r.stdout.toString("utf8").trim()) - h.olderLogged) : 0;
+}
 async function countBoth(head, git) {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
   const m = r.code === 0 ? /^(\d+)\s+(\d+)/.exec(r.stdout.toString("utf8")) : null;
@@ -9668,17 +9712,22 @@ async function measureFates(git, facts, anchors, at2) {
   const head = facts.saved.head;
   const present = savedPresent(facts);
   const format2 = objectFormat(at2.gitDir);
+  const hashes = anchors.dirtyHashes ?? [];
+  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && hashes.find((h) => h.path === p)?.id !== "deleted" && lstatOrNull(path35.join(at2.top, p)) === null);
   const logs = await gatherFateLogs(git, {
     commonDir: at2.gitDir === null ? null : commonDirOf(at2.gitDir),
     savedHead: present ? head : null,
     savedDateMs: facts.saved.date?.ms ?? null,
     cleaned: at2.cleaned,
+    gone,
+    staged: now.renames ?? [],
     headExists: now.head !== null
   });
   return fatesOf({
     savedDirty: facts.saved.dirty ?? [],
-    hashes: anchors.dirtyHashes ?? [],
+    hashes,
     nowDirty: now.dirty,
+    savedSec: savedSecOf(facts),
     blobNow: (p) => blobIdOf(path35.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
@@ -9697,6 +9746,7 @@ var init_drift = __esm({
     init_fates();
     init_run();
     init_attributes_block();
+    init_fs();
     init_saves();
     init_status();
     init_verdict();
@@ -9783,10 +9833,7 @@ function n(v) {
   return v === null ? "unknown" : String(v);
 }
 function fateWord(f) {
-  if (f.fate === "committed") return `committed in ${f.commit.slice(0, 12)}${f.onHead ? "" : " (not on HEAD)"}`;
-  if (f.fate === "edited") return `changed since in ${f.commit.slice(0, 12)}`;
-  if (f.fate === "stashed") return `in ${f.stash}`;
-  return f.fate === "not-here" ? "not in this clone" : f.fate;
+  return placeWords(f) ?? (f.fate === "not-here" ? "not in this clone" : f.fate);
 }
 function renderDrift(r) {
   const paths = (ps, none = "none found") => ps.map(quotedPath).join(", ") || none;
@@ -9854,7 +9901,7 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; at most 9 git processes.
+writes nothing; at most 11 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD
@@ -10787,12 +10834,15 @@ function ageText(text, now) {
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
 function maybeStashed(root, env) {
-  const saves = savesPath(root, env);
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
   const last = (savesRecord(root, env) ?? []).at(-1);
-  const stashed = saves === null ? null : newestStashMs(path38.dirname(path38.dirname(saves)));
-  if (last === void 0 || stashed === null) return false;
+  if (gitDir === null || last === void 0) return false;
+  const common = commonDirOf(gitDir);
   const savedMs2 = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  return Number.isNaN(savedMs2) || stashed >= savedMs2;
+  const shared = common !== gitDir || (lstatOrNull(path38.join(common, "worktrees"))?.isDirectory() ?? false);
+  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path38.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs2) || e.sec * 1e3 >= savedMs2) && (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
 }
 function composeHookText(root, env, files, interrupted, paused, now, cp) {
   const lines2 = [];
@@ -10832,6 +10882,7 @@ var init_hook = __esm({
     "use strict";
     init_quote();
     init_git_dir();
+    init_fs();
     init_saves();
     init_conflicted();
     init_inspect();

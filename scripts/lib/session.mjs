@@ -1765,9 +1765,11 @@ function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path10.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "");
 }
-function newestStashMs(commonDir) {
-  const m = / (\d+) [+-]\d{4}\t/.exec(stashLines(commonDir).at(-1) ?? "");
-  return m ? Number(m[1]) * 1e3 : null;
+function stashEntries(commonDir) {
+  return stashLines(commonDir).reverse().map((l) => {
+    const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
+    return { sec: m ? Number(m[1]) : null, message: m?.[2] ?? "" };
+  });
 }
 
 // src/git/saves.ts
@@ -3196,12 +3198,15 @@ function ageText(text, now) {
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
 function maybeStashed(root, env) {
-  const saves = savesPath(root, env);
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
   const last = (savesRecord(root, env) ?? []).at(-1);
-  const stashed = saves === null ? null : newestStashMs(path22.dirname(path22.dirname(saves)));
-  if (last === void 0 || stashed === null) return false;
+  if (gitDir === null || last === void 0) return false;
+  const common = commonDirOf(gitDir);
   const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  return Number.isNaN(savedMs) || stashed >= savedMs;
+  const shared = common !== gitDir || (lstatOrNull(path22.join(common, "worktrees"))?.isDirectory() ?? false);
+  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path22.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs) || e.sec * 1e3 >= savedMs) && (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
 }
 function composeHookText(root, env, files, interrupted, paused, now, cp) {
   const lines = [];

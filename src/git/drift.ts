@@ -11,6 +11,7 @@ import { blobIdOf, commonDirOf, gitDirOf, gitTopOf, inProgressOf, isShallow, obj
 import { clonedAfter, fatesOf, gatherFateLogs, objectIds } from "./fates.ts";
 import { GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
+import { lstatOrNull } from "../store/fs.ts";
 import { savedByOf, savedHere } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
@@ -35,13 +36,13 @@ const ATTRIBUTES = ".gitattributes";
  * Parses `historyArgs`' log: per side, the commits, those touching only memory, the ids of those touching
  * `.gitattributes` and otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching
  * the handoff; `olderAhead` / `olderAttributes`: the commits ahead, memory-only ones aside, committed before
- * `savedSec`.
+ * `savedSec`; `olderLogged`: all of those logged, memory-only ones too.
  */
 export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number | null = null) {
   const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {
     ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: [] as string[],
-    attributesBehind: [] as string[], emptyBehind: 0, olderAhead: 0, olderAttributes: [] as string[],
+    attributesBehind: [] as string[], emptyBehind: 0, olderAhead: 0, olderAttributes: [] as string[], olderLogged: 0,
     truncated: false, handoffCommitter: null as string | null, aheadPaths: new Set<string>(),
   };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
@@ -58,6 +59,7 @@ export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number
     // A merge's author only joined two handoffs: the author named is the one who saved the handoff.
     const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("\x04");
     const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
+    if (older) counts.olderLogged++;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
     // Git gives every empty commit the same patch id: one is no copy of another.
@@ -269,7 +271,7 @@ async function measureFromNone(
   const mem = await memoryOnlyOf(h, git);
   const memoryOnly = mem.ahead;
   facts.memoryOnlyCommits = memoryOnly;
-  facts.olderAhead = mem.older;
+  facts.olderAhead = mem.older + (h.truncated ? await olderUnlogged(git, h, facts, ["HEAD"]) : 0);
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
 }
@@ -289,10 +291,11 @@ async function measureHead(
     const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
     counted = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
-    facts.olderAhead = memoryOnly.older;
     committer = h.handoffCommitter;
     emptySaved = h.truncated ? null : h.emptyBehind;
+    const unlogged = h.truncated ? olderUnlogged(git, h, facts, [`^${head}`, "HEAD"]) : 0;
     if (h.truncated) counted = await countBoth(head, git);
+    facts.olderAhead = memoryOnly.older + (await unlogged);
   } else if (snap.head !== null && /unrecognized argument|invalid value for|unknown option/i.test(log.stderr)) {
     // A git older than the log's options (--diff-merges is git 2.31+): a plain count.
     counted = await countBoth(head, git);
@@ -372,6 +375,14 @@ async function memoryOnlyOf(h: ReturnType<typeof parseHistory>, git: Git) {
 // The save's second, against which a commit's committer date says whether it came after (null: age unknown).
 const savedSecOf = (f: DriftFacts) => (f.saved.date === null ? null : Math.floor(f.saved.date.ms / 1000));
 
+// The commits ahead committed before the save that a cut log left out (each counted as merged in, memory-only or not):
+// one count of them all by committer date, less those logged.
+async function olderUnlogged(git: Git, h: ReturnType<typeof parseHistory>, facts: DriftFacts, revs: string[]) {
+  const sec = savedSecOf(facts);
+  const r = sec === null ? null : await git(["rev-list", "--count", `--before=@${sec - 1}`, ...revs]);
+  return r?.code === 0 ? Math.max(0, Number(r.stdout.toString("utf8").trim()) - h.olderLogged) : 0;
+}
+
 async function countBoth(head: ObjectId, git: Git): Promise<{ ahead: number; behind: number } | null> {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
   const m = r.code === 0 ? /^(\d+)\s+(\d+)/.exec(r.stdout.toString("utf8")) : null;
@@ -408,12 +419,17 @@ async function measureFates(
   const head = facts.saved.head;
   const present = savedPresent(facts);
   const format = objectFormat(at.gitDir);
+  const hashes = anchors.dirtyHashes ?? [];
+  // A saved file neither dirty nor on disk now may have been renamed: only then is git asked for renames.
+  const gone = at.cleaned.filter((p) => !p.endsWith("/") && hashes.find((h) => h.path === p)?.id !== "deleted" &&
+    lstatOrNull(path.join(at.top, p)) === null);
   const logs = await gatherFateLogs(git, {
     commonDir: at.gitDir === null ? null : commonDirOf(at.gitDir), savedHead: present ? head : null,
-    savedDateMs: facts.saved.date?.ms ?? null, cleaned: at.cleaned, headExists: now.head !== null,
+    savedDateMs: facts.saved.date?.ms ?? null, cleaned: at.cleaned, gone, staged: now.renames ?? [],
+    headExists: now.head !== null,
   });
   return fatesOf({
-    savedDirty: facts.saved.dirty ?? [], hashes: anchors.dirtyHashes ?? [], nowDirty: now.dirty,
+    savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: now.dirty, savedSec: savedSecOf(facts),
     blobNow: (p) => blobIdOf(path.join(at.top, p), format), ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null, fromElsewhere: at.fromElsewhere,

@@ -3,23 +3,25 @@
 import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
-import { stashCount } from "./git-dir.ts";
+import { stashEntries } from "./git-dir.ts";
 import type { Git } from "./run.ts";
 
 /**
- * One file's fate since the save; `commit` and `stash` say where its saved content now is. `edited`: no commit or
- * stash holds the saved content, and `commit`, on HEAD since the save, changed the file.
+ * One file's fate since the save; `commit` and `stash` say where its saved content now is, `as` under which path when
+ * renamed since. `edited`: no commit or stash holds the saved content, and `commit`, on HEAD since the save (or
+ * `stash`, made since), changed the file. `renamed`: to `to`, dirty now, the saved content in no commit or stash.
  */
 export type DirtyFate =
-  | { path: string; fate: "committed"; commit: string; onHead: boolean }
-  | { path: string; fate: "edited"; commit: string }
-  | { path: string; fate: "stashed"; stash: string }
+  | { path: string; fate: "committed"; commit: string; onHead: boolean; as?: string }
+  | ({ path: string; fate: "edited"; as?: string } & ({ commit: string } | { stash: string }))
+  | { path: string; fate: "stashed"; stash: string; as?: string }
+  | { path: string; fate: "renamed"; to: string }
   | { path: string; fate: "reverted" | "changed" | "unchanged" | "dirty" | "not-here" | "clean" };
 
-/** One commit (or stash entry) of a `--raw -z` log: its name and the new blob id of each path it touched. */
-type Touch = { name: string; paths: Map<string, string> };
+/** One commit (or stash entry) of a `--raw -z` log: its name, committer second and each path's new blob id. */
+type Touch = { name: string; time: number | null; paths: Map<string, string> };
 
-// Parses `git log --raw --no-abbrev --no-renames -z --format=%x01<name>`.
+// Parses `git log --raw --no-abbrev --no-renames -z --format=%x01<name> %ct`.
 function parseRawLog(out: Buffer): Touch[] {
   return out.toString("utf8").split("\x01").slice(1).map((rec) => {
     const [name = "", ...rest] = rec.split("\0");
@@ -34,7 +36,8 @@ function parseRawLog(out: Buffer): Touch[] {
       const fields = meta.split(" ");
       paths.set(rest[i + 1]!, fields[fields.length - 2] ?? "");
     }
-    return { name: name.trim(), paths };
+    const [id = "", ct] = name.trim().split(" ");
+    return { name: id, time: ct === undefined ? null : Number(ct), paths };
   });
 }
 
@@ -42,7 +45,8 @@ const ZERO = /^0+$/;
 
 /**
  * The logs, newest first (null: not run or failed): commits since the save on HEAD, on other refs, stash entries.
- * `fromSaved`: the walks started at the saved commit, so finding nothing means reverted.
+ * `fromSaved`: the walks started at the saved commit, so finding nothing means reverted. `renames`: a saved path's
+ * new name, renamed since; `savedSec`: the save's second (null: unknown).
  */
 interface FateInputs {
   savedDirty: readonly string[];
@@ -52,6 +56,8 @@ interface FateInputs {
   onHead: Touch[] | null;
   elsewhere: Touch[] | null;
   stashes: Touch[] | null;
+  renames: ReadonlyMap<string, string>;
+  savedSec: number | null;
   fromElsewhere: boolean;
   fromSaved: boolean;
 }
@@ -67,20 +73,32 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
       const now = i.blobNow(p);
       return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
     }
-    // A folder (untracked when saved) is taken in by any change under it; a file by its saved content.
+    const to = i.renames.get(p);
+    const renamed = to === undefined ? {} : { as: to };
+    // A folder (untracked when saved) is taken in by any change under it; a file by its saved content, under its
+    // saved name or the one it was renamed to.
     const sameContent = (id: string) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
-    const holds = (t: Touch) =>
-      [...t.paths].some(([q, id]) => (p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id)));
-    const head = i.onHead?.find(holds);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
-    const stash = i.stashes?.find(holds);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name };
-    const other = i.elsewhere?.find(holds);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
-    // No entry holds the saved content, but a commit since the save changed the file: the everyday "saved, worked
-    // on, committed", or the work thrown away and the file changed for another reason; said as the fact it is.
-    const since = i.onHead?.find((t) => t.paths.has(p));
-    if (since) return { path: p, fate: "edited", commit: since.name };
+    const heldAs = (t: Touch) =>
+      [...t.paths].find(([q, id]) => (p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && sameContent(id)));
+    const as = (t: Touch) => (heldAs(t)?.[0] === to ? renamed : {});
+    const head = i.onHead?.find(heldAs);
+    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head) };
+    const stash = i.stashes?.find(heldAs);
+    if (stash) return { path: p, fate: "stashed", stash: stash.name, ...as(stash) };
+    const other = i.elsewhere?.find(heldAs);
+    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...as(other) };
+    if (to !== undefined && i.nowDirty.includes(to)) return { path: p, fate: "renamed", to };
+    // No entry holds the saved content, but a commit or stash entry made since the save changed the file: the everyday
+    // "saved, worked on, committed (or stashed)", or the work thrown away and the file changed for another reason;
+    // said as the fact it is. A commit merged in from before the save, or a stash from then, is no change since.
+    const after = (t: Touch) => i.savedSec === null || (t.time !== null && t.time >= i.savedSec);
+    const touched = (t: Touch) => after(t) && (t.paths.has(p) || t.paths.has(to ?? p));
+    const since = i.onHead?.find(touched);
+    const stashed = i.savedSec === null ? undefined : i.stashes?.find(touched);
+    // The newer of the two; a commit made in the stash's second counts as the later.
+    const newer = stashed && !(since && since.time! >= stashed.time!);
+    const where = newer ? { stash: stashed.name } : since && { commit: since.name };
+    if (where) return { path: p, fate: "edited", ...where, ...renamed };
     if (i.fromElsewhere) return { path: p, fate: "not-here" };
     if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };
@@ -122,38 +140,62 @@ async function untrackedInStashes(git: Git, count: number, paths: readonly strin
 }
 
 /**
- * Runs the logs `fatesOf` needs, in parallel, only for the saved dirty files clean now. `savedHead` is null when
- * its object is not here: the saved date then bounds the walk.
+ * Where each of `gone` (saved dirty files clean and absent now) went: renamed in a commit since `savedHead` (git's
+ * rename detection, one `diff -M`) or, staged, in the index (`staged`, from the status).
+ */
+async function renamesOf(
+  git: Git, savedHead: string | null, gone: readonly string[], staged: readonly (readonly [string, string])[],
+): Promise<Map<string, string>> {
+  const moves = new Map(staged);
+  if (savedHead !== null && gone.some((p) => !moves.has(p))) {
+    const r = await git(["diff", "-M", "--diff-filter=R", "--name-status", "-z", savedHead, "HEAD"]);
+    const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
+    // `R<score>`, the old path, the new one.
+    for (let k = 0; k + 2 < f.length; k += 3) if (!moves.has(f[k + 1]!)) moves.set(f[k + 1]!, f[k + 2]!);
+  }
+  return new Map(gone.flatMap((p) => (moves.has(p) ? [[p, moves.get(p)!] as const] : [])));
+}
+
+/**
+ * Runs the logs `fatesOf` needs, in parallel, only for the saved dirty files clean now (and the names they were
+ * renamed to). `savedHead` is null when its object is not here: the saved date then bounds the walk.
  */
 export async function gatherFateLogs(
   git: Git, opts: { commonDir: string | null; savedHead: string | null; savedDateMs: number | null;
-    cleaned: readonly string[]; headExists: boolean },
-): Promise<Pick<FateInputs, "onHead" | "elsewhere" | "stashes">> {
-  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
-  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
+    cleaned: readonly string[]; gone: readonly string[]; staged: readonly (readonly [string, string])[];
+    headExists: boolean },
+): Promise<Pick<FateInputs, "onHead" | "elsewhere" | "stashes" | "renames">> {
+  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: new Map() };
+  const renames = opts.gone.length === 0 || !opts.headExists ? new Map<string, string>()
+    : await renamesOf(git, opts.savedHead, opts.gone, opts.staged);
+  const paths = [...new Set([...opts.cleaned, ...renames.values()])];
+  const specs = ["--", ...paths.map((p) => `:(top,literal)${p}`)];
   const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1000)}`];
   const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
   const run = async (args: string[]) => {
     const r = await git(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
-  const stashes = stashCount(opts.commonDir);
+  const entries = stashEntries(opts.commonDir);
+  const stashes = entries.length;
   const notHead = opts.headExists ? ["^HEAD"] : [];
+  const format = "--format=%x01%H %ct";
   const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
   const [onHead, elsewhere, tracked, untracked] = await Promise.all([
-    opts.headExists ? run(["log", MERGES, ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
-    run(["log", MERGES, ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    stashes > 0 ? run(stashLog) : [], stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : [],
+    opts.headExists ? run(["log", MERGES, ...RAW, format, "HEAD", ...bound, ...specs]) : [],
+    run(["log", MERGES, ...RAW, format, "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    stashes > 0 ? run(stashLog) : [], stashes > 0 ? untrackedInStashes(git, stashes, paths) : [],
   ]);
-  // An entry's untracked files count as what it changed, beside its tracked changes.
+  // An entry's untracked files count as what it changed, beside its tracked changes; its time is its reflog line's.
+  const n = (name: string) => Number(/\d+/.exec(name)?.[0] ?? 0);
   const byName = new Map<string, Touch>();
   for (const t of tracked ?? []) byName.set(t.name, t);
   for (const u of untracked) {
-    const t = byName.get(u.stash) ?? { name: u.stash, paths: new Map<string, string>() };
+    const t = byName.get(u.stash) ?? { name: u.stash, time: null, paths: new Map<string, string>() };
     t.paths.set(u.p, u.id);
     byName.set(u.stash, t);
   }
-  const n = (name: string) => Number(/\d+/.exec(name)?.[0] ?? 0);
+  for (const t of byName.values()) t.time = entries[n(t.name)]?.sec ?? null;
   const all = tracked === null ? null : [...byName.values()].sort((a, b) => n(a.name) - n(b.name));
-  return { onHead, elsewhere, stashes: all };
+  return { onHead, elsewhere, stashes: all, renames };
 }

@@ -142,8 +142,10 @@ function stashLines(commonDir: string | null): string[] {
 /** How many stash entries the stash's reflog holds. */
 export const stashCount = (commonDir: string | null): number => stashLines(commonDir).length;
 
-/** When the newest stash entry was made (ms), from its reflog line; null: no stash, or no time on it. */
-export function newestStashMs(commonDir: string | null): number | null {
-  const m = / (\d+) [+-]\d{4}\t/.exec(stashLines(commonDir).at(-1) ?? "");
-  return m ? Number(m[1]) * 1000 : null;
+/** Each stash entry, `stash@{0}` first: when it was made (seconds; null: no time on its line) and its message. */
+export function stashEntries(commonDir: string | null): { sec: number | null; message: string }[] {
+  return stashLines(commonDir).reverse().map((l) => {
+    const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
+    return { sec: m ? Number(m[1]) : null, message: m?.[2] ?? "" };
+  });
 }

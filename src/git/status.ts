@@ -9,6 +9,8 @@ export interface Snapshot {
   upstream: { name: string; ahead: number | null; behind: number | null } | null;
   dirty: string[];
   conflicted?: number;
+  /** Renames staged in the index: the path at HEAD, the path now. */
+  renames?: [string, string][];
 }
 
 /**
@@ -42,6 +44,7 @@ export function parseStatusV2(out: Buffer): Snapshot {
   let upstreamName: string | null = null;
   let ab: { ahead: number; behind: number } | null = null;
   const dirty: string[] = [];
+  const renames: [string, string][] = [];
   let conflicted = 0;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
@@ -66,11 +69,13 @@ export function parseStatusV2(out: Buffer): Snapshot {
     for (let n = 0; n < skip; n++) at = f.indexOf(" ", at) + 1;
     dirty.push(f.slice(at));
     if (kind === "u") conflicted++;
-    // A rename or copy carries its original path as the next NUL field: not listed.
+    // A rename or copy carries its original path as the next NUL field: not listed dirty (a rename's is kept).
+    if (kind === "2" && f.split(" ")[8]?.startsWith("R")) renames.push([fields[i + 1]!, f.slice(at)]);
     if (kind === "2") i++;
   }
   const gap = { ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
-  return { branch, head, upstream: upstreamName === null ? null : { name: upstreamName, ...gap }, dirty, conflicted };
+  const upstream = upstreamName === null ? null : { name: upstreamName, ...gap };
+  return { branch, head, upstream, dirty, conflicted, ...(renames.length > 0 ? { renames } : {}) };
 }
 
 /** Runs the status command at the root; throws GitUnavailable. */

@@ -100,15 +100,24 @@ function ageUnknownWords(reason: "missing" | "malformed" | "future" | null): str
 
 const NOT_HELD = "(no commit or stash holds the saved one)";
 
+/** Where a fate left the saved work, in words; null for a fate that names no place. */
+export function placeWords(f: DirtyFate): string | null {
+  const as = "as" in f && f.as !== undefined ? ` as ${quotedPath(f.as)}` : "";
+  if (f.fate === "committed") return `committed${as} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "stashed") return `now in ${f.stash}${as}`;
+  if (f.fate === "renamed") return `renamed to ${quotedPath(f.to)}, not committed`;
+  if (f.fate !== "edited") return null;
+  const where = "stash" in f ? `, stashed in ${f.stash}` : ` in ${short(f.commit)}`;
+  return `${f.as === undefined ? "" : `renamed to ${quotedPath(f.as)}, `}changed since${where}`;
+}
+
 // One clause per fate, paths grouped.
 function fateClauses(fates: readonly DirtyFate[]): string[] {
   const group = new Map<string, string[]>();
   for (const f of fates) {
-    let words: string = f.fate === "stashed" ? `now in ${f.stash}` : "";
-    if (f.fate === "committed") words = `committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
-    else if (f.fate === "edited") words = `changed since in ${short(f.commit)} ${NOT_HELD}`;
-    else if (f.fate !== "stashed") words = FATE_WORDS[f.fate];
-    const key = f.fate === "not-here" ? words : `dirty at the save, ${words}`;
+    const words = placeWords(f) ?? FATE_WORDS[f.fate as keyof typeof FATE_WORDS];
+    const held = f.fate === "edited" ? ` ${NOT_HELD}` : "";
+    const key = f.fate === "not-here" ? words : `dirty at the save, ${words}${held}`;
     group.set(key, [...(group.get(key) ?? []), f.path]);
   }
   return [...group].map(([words, paths]) => `${words}: ${listed(paths)}`);
@@ -245,8 +254,8 @@ export function assessDrift(f: DriftFacts) {
   const unlistedNow = cur === null ? savedMore : cur.dirty.filter((p) => !(f.saved.dirty ?? []).includes(p)).length;
   const fromElsewhere = fates.some((x) => x.fate === "not-here");
   const unlistedClean = fromElsewhere ? 0 : Math.max(0, savedMore - unlistedNow);
-  const wipGone = unlistedClean > 0 || fates.some((x) =>
-    x.fate === "reverted" || x.fate === "stashed" || (x.fate === "committed" && !x.onHead));
+  const wipGone = unlistedClean > 0 || fates.some((x) => x.fate === "reverted" || x.fate === "stashed" ||
+    (x.fate === "committed" && !x.onHead) || (x.fate === "edited" && "stash" in x));
   // Patches kept by git's patch id, which ignores whitespace (an indentation in Python is not): a rewrite is drift.
   const moved =
     branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;

@@ -2,7 +2,7 @@ import { Absent } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import type { DirtyFate } from "../git/fates.ts";
-import { branchWords, notHereWords, type DriftReport } from "../git/verdict.ts";
+import { branchWords, notHereWords, placeWords, type DriftReport } from "../git/verdict.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
 import { quotedPath } from "../guard/quote.ts";
@@ -18,10 +18,7 @@ function n(v: number | null): string {
 
 // A fate in the words of drift's fact lines.
 function fateWord(f: DirtyFate): string {
-  if (f.fate === "committed") return `committed in ${f.commit.slice(0, 12)}${f.onHead ? "" : " (not on HEAD)"}`;
-  if (f.fate === "edited") return `changed since in ${f.commit.slice(0, 12)}`;
-  if (f.fate === "stashed") return `in ${f.stash}`;
-  return f.fate === "not-here" ? "not in this clone" : f.fate;
+  return placeWords(f) ?? (f.fate === "not-here" ? "not in this clone" : f.fate);
 }
 
 /** Human rendering of a drift report: the summary first, then one fact per line. */
@@ -77,7 +74,7 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; at most 9 git processes.
+writes nothing; at most 11 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD

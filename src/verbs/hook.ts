@@ -1,7 +1,8 @@
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
-import { newestStashMs } from "../git/git-dir.ts";
-import { savedHere, savesPath, savesRecord } from "../git/saves.ts";
+import { commonDirOf, gitDirOf, gitTopOf, stashEntries } from "../git/git-dir.ts";
+import { lstatOrNull, readSmall } from "../store/fs.ts";
+import { savedHere, savesRecord } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
@@ -63,14 +64,19 @@ function ageText(text: string, now: number): { age: string; strays: string | nul
 }
 
 // This clone saved a handoff the tree lacks, and stashed since its last save (a stash from before it cannot hold
-// that save): read from files, as the hook runs no git.
+// that save): read from files, as the hook runs no git. Worktrees share one stash: with more than one, only an entry
+// whose message names this worktree's branch ("WIP on <branch>:", "On <branch>:") can hold its handoff.
 function maybeStashed(root: string, env: Record<string, string | undefined>): boolean {
-  const saves = savesPath(root, env);
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
   const last = (savesRecord(root, env) ?? []).at(-1);
-  const stashed = saves === null ? null : newestStashMs(path.dirname(path.dirname(saves)));
-  if (last === undefined || stashed === null) return false;
+  if (gitDir === null || last === undefined) return false;
+  const common = commonDirOf(gitDir);
   const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  return Number.isNaN(savedMs) || stashed >= savedMs;
+  const shared = common !== gitDir || (lstatOrNull(path.join(common, "worktrees"))?.isDirectory() ?? false);
+  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs) || e.sec * 1000 >= savedMs) &&
+    (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
 }
 
 // Most important first, under HOOK_LIMIT characters; empty when every file looked at is missing and nothing is paused.

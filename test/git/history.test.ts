@@ -19,7 +19,7 @@ describe("memory-only commits in the history log", () => {
     ["memory and .gitattributes: its id kept, for the check of what changed in that file", rec(">", "me@x\x04p1\x04c1", [".ai/memory/HANDOFF.md", ".gitattributes"]) + rec(">", "me@x\x04p2\x04c2", [".gitattributes", "a.ts"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: "me@x", attributesAhead: ["c1"] }],
   ])("%s", (_name, out, prefix, want) => {
     const { aheadPaths: _paths, ...counts } = parseHistory(Buffer.from(out, "utf8"), prefix);
-    expect(counts).toEqual({ emptyBehind: 0, attributesAhead: [], ...want, attributesBehind: [], olderAhead: 0, olderAttributes: [], truncated: false });
+    expect(counts).toEqual({ emptyBehind: 0, attributesAhead: [], ...want, attributesBehind: [], olderAhead: 0, olderAttributes: [], olderLogged: 0, truncated: false });
   });
 
   it("the paths the commits ahead changed leave out memory and memory-only commits", () => {
@@ -32,7 +32,7 @@ describe("memory-only commits in the history log", () => {
     const at = (id: string, ct: number) => `me@x\x04p1\x04${id}\x04${ct}`;
     const out = rec(">", at("c1", 99), ["a.ts"]) + rec(">", at("c2", 100), ["b.ts"]) + rec(">", at("c3", 50), [".ai/memory/HANDOFF.md"]) +
       rec(">", at("c4", 60), [".gitattributes"]) + rec("<", at("c5", 10), ["c.ts"]);
-    expect(parseHistory(Buffer.from(out, "utf8"), ".ai/memory/", 100)).toMatchObject({ ahead: 4, behind: 1, memoryOnlyAhead: 1, attributesAhead: ["c4"], olderAhead: 1, olderAttributes: ["c4"] });
+    expect(parseHistory(Buffer.from(out, "utf8"), ".ai/memory/", 100)).toMatchObject({ ahead: 4, behind: 1, memoryOnlyAhead: 1, attributesAhead: ["c4"], olderAhead: 1, olderAttributes: ["c4"], olderLogged: 3 });
     // With no save time, nothing is older.
     expect(parseHistory(Buffer.from(out, "utf8"), ".ai/memory/")).toMatchObject({ olderAhead: 0, olderAttributes: [] });
   });

@@ -116,6 +116,12 @@ const OPS: Record<string, Op> = {
   async stashUntracked(dir) {
     return (await tryGit(dir, "stash", "-u", "-q")) ? "ok" : "failed";
   },
+  // Work on after the save, then put aside: the stash holds changes made since, not the saved content.
+  async editStash(dir, r) {
+    const f = pick(r, FILES);
+    writeFileSync(path.join(dir, f), `edit ${counter++}\n`);
+    return (await tryGit(dir, "stash", "-q")) ? f : "failed";
+  },
   async stashPop(dir) {
     if (await tryGit(dir, "stash", "pop", "-q")) return "ok";
     await tryGit(dir, "reset", "-q", "--hard");
@@ -159,11 +165,14 @@ async function helper(dir: string, args: string[], input = ""): Promise<{ code: 
   });
 }
 
-/** What git says became of each saved dirty file: the same six fates, asked of git another way. */
-async function oracleFates(dir: string, saved: string, dirtyThen: Map<string, string | null>, cloned: boolean): Promise<Fate[]> {
+/**
+ * What git says became of each saved dirty file: the same fates, asked of git another way. `savedSec`: the save's
+ * second; a commit or stash entry from then on is since the save.
+ */
+async function oracleFates(dir: string, saved: string, savedSec: number, dirtyThen: Map<string, string | null>, cloned: boolean): Promise<Fate[]> {
   const status = (await git(dir, "status", "--porcelain", "--untracked-files=normal")).split("\n").filter(Boolean).map((l) => l.slice(3));
   const blobAt = async (rev: string, p: string) => (await tryGitOut(dir, "rev-parse", "-q", "--verify", `${rev}:${p}`)) ?? null;
-  const stashes = (await tryGitOut(dir, "stash", "list", "--format=%gd"))?.split("\n").filter(Boolean) ?? [];
+  const stashes = ((await tryGitOut(dir, "stash", "list", "--format=%gd %ct"))?.split("\n").filter(Boolean) ?? []).map((l) => l.split(" "));
   const out: Fate[] = [];
   for (const [p, blob] of dirtyThen) {
     if (status.includes(p)) {
@@ -173,19 +182,23 @@ async function oracleFates(dir: string, saved: string, dirtyThen: Map<string, st
     }
     // A commit since the save whose tree holds the saved content (or, for a deletion, lacks the file) and whose parent does not.
     const holds = async (c: string) => (await blobAt(c, p)) === blob && (await blobAt(`${c}^`, p)) !== blob;
-    const onHead = (await git(dir, "rev-list", "HEAD", `^${saved}`, "--", p)).split("\n").filter(Boolean);
+    const onHead = (await git(dir, "log", "--format=%H %ct", "HEAD", `^${saved}`, "--", p)).split("\n").filter(Boolean).map((l) => l.split(" "));
     let found: Fate | null = null;
-    for (const c of onHead) if (!found && (await holds(c))) found = { path: p, fate: "committed", commit: c, onHead: true };
-    for (const s of stashes) {
-      const tracked = (await blobAt(s, p)) === blob && (await blobAt(`${s}^1`, p)) !== blob;
-      // `stash -u` keeps untracked files in the entry's third parent.
-      if (!found && (tracked || (blob !== null && (await blobAt(`${s}^3`, p)) === blob))) found = { path: p, fate: "stashed", stash: s };
-    }
+    for (const [c] of onHead) if (!found && (await holds(c!))) found = { path: p, fate: "committed", commit: c, onHead: true };
+    // `stash -u` keeps untracked files in the entry's third parent.
+    const inStash = async (s: string) => (blob !== null && (await blobAt(`${s}^3`, p)) === blob) || ((await blobAt(s, p)) === blob && (await blobAt(`${s}^1`, p)) !== blob);
+    for (const [s] of stashes) if (!found && (await inStash(s!))) found = { path: p, fate: "stashed", stash: s };
     const others = (await git(dir, "rev-list", "--exclude=refs/stash", "--all", "^HEAD", `^${saved}`, "--", p)).split("\n").filter(Boolean);
     for (const c of others) if (!found && (await holds(c))) found = { path: p, fate: "committed", commit: c, onHead: false };
-    // No entry holds the saved content: the newest commit on HEAD since the save that changed the file.
+    // No entry holds the saved content: the newest commit on HEAD, or stash entry, made since the save that changed the file.
     const changed = async (c: string) => (await blobAt(c, p)) !== (await blobAt(`${c}^`, p));
-    for (const c of onHead) if (!found && (await changed(c))) found = { path: p, fate: "edited", commit: c };
+    const stashChanged = async (s: string) => (await blobAt(`${s}^3`, p)) !== null || (await blobAt(s, p)) !== (await blobAt(`${s}^1`, p));
+    let commit: string[] | undefined;
+    for (const c of onHead) if (!found && !commit && Number(c[1]) >= savedSec && (await changed(c[0]!))) commit = c;
+    let stash: string[] | undefined;
+    for (const s of stashes) if (!found && !stash && Number(s[1]) >= savedSec && (await stashChanged(s[0]!))) stash = s;
+    if (!found && stash && (!commit || Number(stash[1]) > Number(commit[1]))) found = { path: p, fate: "edited", stash: stash[0] };
+    else if (!found && commit) found = { path: p, fate: "edited", commit: commit[0] };
     out.push(found ?? { path: p, fate: cloned ? "not-here" : "reverted" });
   }
   return out;
@@ -210,13 +223,14 @@ async function oneSeed(seed: number): Promise<void> {
   await git(dir, "add", "-A");
   await git(dir, "commit", "-qm", "initial");
   for (const f of FILES) if (r() < 0.3) (writeFileSync(path.join(dir, f), `${f} 1\n`), await git(dir, "commit", "-qam", `${f} 1`));
-  // Two commits an hour before the save on a branch of their own, for `mergeOld`.
+  // Two commits an hour before the save on a branch of their own, for `mergeOld`; the second touches c.ts, so that a
+  // merge after the save brings in a change to a file that may be dirty at it, made before it.
   await git(dir, "branch", "old", "HEAD~0");
   const hourAgo = { ...ENV, GIT_COMMITTER_DATE: new Date(Date.now() - 3_600_000).toISOString() };
   for (const n of [1, 2]) {
     await run("git", ["switch", "-q", "old"], { cwd: dir, env: ENV });
-    writeFileSync(path.join(dir, "old.ts"), `old ${n}\n`);
-    await run("git", ["add", "old.ts"], { cwd: dir, env: ENV });
+    writeFileSync(path.join(dir, n === 1 ? "old.ts" : "c.ts"), `old ${n}\n`);
+    await run("git", ["add", "old.ts", ...(n === 2 ? ["c.ts"] : [])], { cwd: dir, env: ENV });
     await run("git", ["commit", "-qm", `old ${n}`], { cwd: dir, env: hourAgo });
   }
   await git(dir, "switch", "-q", "main");
@@ -257,11 +271,11 @@ async function oneSeed(seed: number): Promise<void> {
   const reachable = present && ((await tryGit(dir, "merge-base", "--is-ancestor", saved, "HEAD")) || (await git(dir, "for-each-ref", "--contains", saved)) !== "");
   if (cloned && !present) return;
   expect(drift.headReachable, context).toBe(reachable);
+  const savedSec = Date.parse(/^- Date: (\S+)$/m.exec(readFileSync(path.join(dir, ".ai", "memory", "HANDOFF.md"), "utf8"))![1]!) / 1000;
   if (reachable) {
     expect(drift.ahead, context).toBe(Number(await git(dir, "rev-list", "--count", `${saved}..HEAD`)));
     expect(drift.behind, context).toBe(Number(await git(dir, "rev-list", "--count", `HEAD..${saved}`)));
     // The commits ahead that the 30-commit rule leaves out: committed before the save's second (its `- Date:`).
-    const savedSec = Date.parse(/^- Date: (\S+)$/m.exec(readFileSync(path.join(dir, ".ai", "memory", "HANDOFF.md"), "utf8"))![1]!) / 1000;
     const times = (await git(dir, "log", "--format=%ct", `${saved}..HEAD`)).split("\n").filter(Boolean).map(Number);
     expect(drift.olderAhead, context).toBe(times.filter((t) => t < savedSec).length);
   } else if (present) {
@@ -288,7 +302,7 @@ async function oneSeed(seed: number): Promise<void> {
   expect([...(drift.changedKeyFiles as string[])].sort(), context).toEqual(keysChanged.sort());
   expect(drift.missingKeyFiles, context).toEqual(KEYS.filter((k) => !existsSync(path.join(dir, k))));
   expect(drift.current, context).toMatchObject({ branch: (await git(dir, "branch", "--show-current")) || "(detached)", head: await git(dir, "rev-parse", "HEAD") });
-  expect(drift.dirtyFates, context).toEqual(await oracleFates(dir, saved, dirtyThen, cloned));
+  expect(drift.dirtyFates, context).toEqual(await oracleFates(dir, saved, savedSec, dirtyThen, cloned));
   // The brief says nothing drift does not: each of its Drift clauses is one of the summary's.
   const clauses = new Set(drift.summary.split("; "));
   for (const c of brief.driftAndLessons.split("; ")) if (!c.startsWith("ledgers:") && !c.endsWith("…")) expect(clauses.has(c), `${context}\nbrief clause: ${c}`).toBe(true);

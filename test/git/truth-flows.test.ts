@@ -122,6 +122,8 @@ describe("what the brief says after one everyday git command", () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "an old edit\n");
     r.git("stash", "-q");
+    // A stash's time is a whole second: one made in the save's second counts as made since.
+    execFileSync("sleep", ["1.1"]);
     r.git("checkout", "-qb", "side");
     writeFileSync(path.join(r.dir, "a.ts"), "a side edit\n");
     r.git("commit", "-qam", "side");
@@ -187,6 +189,64 @@ describe("what the brief says after one everyday git command", () => {
     // Popped and thrown away: reverted, not stashed.
     r.git("stash", "drop", "-q");
     expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "reverted" }]);
+  });
+
+  it("the work edited further after the save, then stashed: changed since, in that stash, never reverted", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
+    save(r);
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\nand more after the save\n");
+    r.git("stash", "-q");
+    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "edited", stash: "stash@{0}" }]);
+    const b = brief(r);
+    expect(b).toContain('dirty at the save, changed since, stashed in stash@{0} (no commit or stash holds the saved one): "a.ts"');
+    expect(b).not.toMatch(/reverted/);
+  });
+
+  it("a file renamed since the save: committed as its new name, or renamed and not committed, never changed or reverted", { timeout: 60_000 }, () => {
+    const body = Array.from({ length: 20 }, (_, i) => `line ${i}\n`).join("");
+    const setUp = () => {
+      const { r } = newRepo();
+      writeFileSync(path.join(r.dir, "b.ts"), body);
+      r.git("add", "b.ts");
+      r.git("commit", "-qm", "b");
+      writeFileSync(path.join(r.dir, "b.ts"), `${body}the saved work\n`);
+      save(r);
+      r.git("mv", "b.ts", "c.ts");
+      return r;
+    };
+    // Staged, not committed.
+    const staged = setUp();
+    expect(drift(staged).dirtyFates).toEqual([{ path: "b.ts", fate: "renamed", to: "c.ts" }]);
+    expect(brief(staged)).toContain('dirty at the save, renamed to "c.ts", not committed: "b.ts"');
+    // The rename committed, the work still only in the tree.
+    staged.git("commit", "-qm", "rename only");
+    expect(drift(staged).dirtyFates).toEqual([{ path: "b.ts", fate: "renamed", to: "c.ts" }]);
+    // The rename and the work committed together.
+    const done = setUp();
+    done.git("commit", "-qam", "rename, with the work");
+    const id = done.git("rev-parse", "HEAD");
+    expect(drift(done).dirtyFates).toEqual([{ path: "b.ts", fate: "committed", commit: id, onHead: true, as: "c.ts" }]);
+    const b = brief(done);
+    expect(b).toContain(`dirty at the save, committed as "c.ts" in ${id.slice(0, 12)}: "b.ts"`);
+    expect(b).not.toMatch(/reverted|changed since/);
+  });
+
+  it("in a linked worktree, a stash made in the main one since the save is not this worktree's handoff", { timeout: 60_000 }, () => {
+    const { home, r } = newRepo();
+    const wtDir = path.join(home, "wt");
+    r.git("worktree", "add", "-q", "-b", "feat", wtDir);
+    const wt = person(path.join(home, "me"), wtDir, "Alice");
+    save(wt);
+    rmSync(path.join(wtDir, ".ai", "memory", "HANDOFF.md"));
+    writeFileSync(path.join(r.dir, "a.ts"), "main's own edit\n");
+    r.git("stash", "-q");
+    const hook = () => wt.run(["hook", "--mode", "session"]).stdout;
+    expect(hook()).toBe("");
+    // A stash made in this worktree, on its branch, may hold it.
+    writeFileSync(path.join(wtDir, "a.ts"), "the worktree's edit\n");
+    wt.git("stash", "-q");
+    expect(hook()).toContain("a stash exists");
   });
 
   it("a new file stashed with `stash -u` is in that stash, not reverted", { timeout: 60_000 }, () => {

@@ -12,6 +12,8 @@ interface Repo {
   git(...args: string[]): string;
   /** Runs git with the committer and author dates set to `iso`. */
   gitAt(iso: string, ...args: string[]): string;
+  /** Runs git with `input` on stdin. */
+  gitIn(input: string, ...args: string[]): string;
   run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
 }
 
@@ -25,6 +27,7 @@ function person(home: string, dir: string): Repo {
     dir,
     git: (...args) => execFileSync("git", args, { cwd: dir, env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
     gitAt: (iso, ...args) => execFileSync("git", args, { cwd: dir, env: { ...gitEnv, GIT_COMMITTER_DATE: iso, GIT_AUTHOR_DATE: iso }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
+    gitIn: (input, ...args) => execFileSync("git", args, { cwd: dir, env: gitEnv, encoding: "utf8", input }).trim(),
     run: (args, input) => helper([...args, "--root", dir], { input, env: e }),
   };
 }
@@ -175,6 +178,37 @@ describe("verdicts after ordinary git work", () => {
     r.git("merge", "-q", "--no-ff", "--no-edit", "mate");
     const later = drift(r);
     expect([later.verdict, later.ahead, later.olderAhead]).toEqual(["stale", 82, 40]);
+  });
+
+  it("2,100 commits older than the save merged in: all counted as older, past the log's 2,000, so not stale", { timeout: 120_000 }, () => {
+    const r = newRepo();
+    // `fast-import` makes the branch in one process: 2,100 commits an hour before the save.
+    const sec = Math.floor(Date.now() / 1000) - 3600;
+    const data = (t: string) => `data ${Buffer.byteLength(t)}\n${t}\n`;
+    const stream = Array.from({ length: 2100 }, (_, i) =>
+      `commit refs/heads/old\ncommitter Alice <alice@example.com> ${sec + i} +0000\n${data(`o${i}`)}` +
+      `${i === 0 ? `from ${r.git("rev-parse", "HEAD")}\n` : ""}M 100644 inline old.txt\n${data(`${i}\n`)}`).join("");
+    r.gitIn(stream, "fast-import", "--quiet");
+    save(r);
+    r.git("merge", "-q", "--no-ff", "--no-edit", "old");
+    const d = drift(r);
+    expect([d.verdict, d.ahead, d.olderAhead]).toEqual(["drifted", 2101, 2100]);
+    expect(d.summary).toMatch(/^drifted: 2101 commits ahead of the saved [0-9a-f]{12} \(2100 of them committed before the save\)/);
+  });
+
+  it("a commit older than the save, merged in after it, is not named as a change since the save", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    r.git("checkout", "-qb", "old");
+    writeFileSync(path.join(r.dir, "b.txt"), "an old branch's b\n");
+    r.gitAt(new Date(Date.now() - 3_600_000).toISOString(), "commit", "-qam", "old b");
+    r.git("checkout", "-q", "main");
+    writeFileSync(path.join(r.dir, "b.txt"), "b half-done\n");
+    save(r);
+    r.git("checkout", "-q", "--", "b.txt");
+    r.git("merge", "-q", "--no-ff", "--no-edit", "old");
+    const d = drift(r);
+    expect(d.dirtyFates).toEqual([{ path: "b.txt", fate: "reverted" }]);
+    expect(d.summary).toContain('dirty at the save, reverted (neither committed nor stashed): "b.txt"');
   });
 
   it("dirty work committed with a merge (`commit -a` to conclude it) is committed in that merge", { timeout: 60_000 }, () => {
