@@ -5160,7 +5160,7 @@ function openItems(text) {
   return items2;
 }
 function normalise(s) {
-  return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
+  return s.toLowerCase().replace(/[`*_"“”]/g, "").replace(/^\s*\[[ x~-]?\]/, "").replace(/\s+(?=[,.;:!?)])/g, "").replace(/\s+/g, " ").replace(/^[\s\p{P}]+|[\s\p{P}]+$/gu, "");
 }
 function droppedItems(prior, next) {
   const haystack = normalise(next.replace(/\r\n?/g, "\n"));
