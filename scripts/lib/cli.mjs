@@ -14288,6 +14288,17 @@ ${r.stderr.trim()}`);
   if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
   if (listed2.length > 0) await update(["-z", "--index-info"], entries2);
 }
+async function notSwapped(top, env, tree, old, paths) {
+  const now = (await runGit(top, ["rev-parse", "-q", "--verify", "HEAD"], env)).stdout.toString("utf8").trim();
+  if (now === old) return "git could not update HEAD (another git command held it?), so nothing was published; run publish again once that command is done";
+  const differ = await runGit(top, ["diff-tree", "-r", "--name-only", "-z", tree, now, "--", ...paths], env);
+  const held = differ.code === 0 ? paths.filter((p) => !differ.stdout.toString("utf8").split("\0").includes(p)) : [];
+  const moved = `HEAD moved to ${now.slice(0, 12)} while publish was committing (a commit or checkout made meanwhile)`;
+  if (held.length === 0) return `${moved}: nothing was published and that commit stands; run publish again`;
+  const list2 = held.length > 3 ? `${held.slice(0, 3).join(", ")} and ${held.length - 3} more` : held.join(", ");
+  if (held.length === paths.length) return `${moved}; that commit already holds what publish was committing (${list2}), so publish made no commit of its own and pushed nothing: nothing is left to publish`;
+  return `${moved}; that commit already holds ${list2}, the rest was not published: run publish again`;
+}
 async function commitOnly(top, env, programs, message, paths, attributes, old, fp) {
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
@@ -14317,11 +14328,13 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, f
       "git update-ref",
       hooks
     );
-    if (swap.code !== 0) {
-      throw new Refused(
-        `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that commit stands; run publish again (git: ${firstLine(swap.stderr)})`
-      );
-    }
+    if (swap.code !== 0) throw new Refused(await notSwapped(top, env, tree, old, paths));
+    const memory = paths.filter((p) => p !== ".gitattributes");
+    if (hooks && memory.length > 0) await putEntries(top, env, memory, await git(
+      ["ls-files", "-s", "-z", "--", ...memory],
+      "git ls-files",
+      index
+    ));
     if (programs?.hooks.includes("post-commit")) await step(top, ["hook", "run", "post-commit"], env, "git hook", true);
     return commit;
   } finally {
@@ -14420,8 +14433,9 @@ ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
         "nothing to publish: ...", no upstream for --push, a secret in
-        --message, HEAD moved by a commit made meanwhile, git failed: its error
-        follows); 4 paused; 5 busy.
+        --message, HEAD moved by a commit made meanwhile (naming what it holds)
+        or held by another git command, git failed: its error follows);
+        4 paused; 5 busy.
 `,
       async run(ctx) {
         const root = rootOption(ctx);
