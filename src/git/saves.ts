@@ -3,7 +3,7 @@
 import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "../builtins.ts";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
-import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
+import { commonDirOf, gitDirOf, gitTopOf, newestStashMs } from "./git-dir.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
 
 const KEPT = 10;
@@ -157,4 +157,14 @@ export function savedByOf(root: string, env: Env, token: string): string | null 
   } catch {
     return null;
   }
+}
+
+/** This clone saved a handoff, and stashed since its last save (an older stash cannot hold it): files only, no git. */
+export function maybeStashed(root: string, env: Env): boolean {
+  const saves = savesPath(root, env);
+  const last = (savesRecord(root, env) ?? []).at(-1);
+  const stashed = saves === null ? null : newestStashMs(path.dirname(path.dirname(saves)));
+  if (last === undefined || stashed === null) return false;
+  const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+  return Number.isNaN(savedMs) || stashed >= savedMs;
 }

@@ -1,7 +1,5 @@
 import { quotedValue } from "../guard/quote.ts";
-import path from "node:path";
-import { newestStashMs } from "../git/git-dir.ts";
-import { savedHere, savesPath, savesRecord } from "../git/saves.ts";
+import { maybeStashed, savedHere } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
@@ -60,17 +58,6 @@ function ageText(text: string, now: number): { age: string; strays: string | nul
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
-}
-
-// This clone saved a handoff the tree lacks, and stashed since its last save (a stash from before it cannot hold
-// that save): read from files, as the hook runs no git.
-function maybeStashed(root: string, env: Record<string, string | undefined>): boolean {
-  const saves = savesPath(root, env);
-  const last = (savesRecord(root, env) ?? []).at(-1);
-  const stashed = saves === null ? null : newestStashMs(path.dirname(path.dirname(saves)));
-  if (last === undefined || stashed === null) return false;
-  const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  return Number.isNaN(savedMs) || stashed >= savedMs;
 }
 
 // Most important first, under HOOK_LIMIT characters; empty when every file looked at is missing and nothing is paused.
