@@ -12821,11 +12821,11 @@ function ownedSpan(edit2, text) {
   return (mid) => lines2.slice(0, from).map((l) => `${l}
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
-function editPath(base, edit2, env) {
-  const claude = env !== void 0 && edit2.file.startsWith(".claude/");
-  return claude ? path43.join(claudeUserDir(base, env), edit2.file.slice(8)) : path43.join(base, ...edit2.file.split("/"));
+function userPath(base, rel, env) {
+  const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
+  return claude ? path43.join(claudeUserDir(base, env), rel.slice(8)) : path43.join(base, ...rel.split("/"));
 }
-var tryText, nothingLeft, shownOf;
+var tryText, nothingLeft, shownOf, editPath;
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
@@ -12844,6 +12844,7 @@ var init_plan = __esm({
     };
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
     shownOf = (edit2, file, home) => home === null ? edit2.file : file === editPath(home, edit2) ? `~/${edit2.file}` : file;
+    editPath = (base, edit2, env) => userPath(base, edit2.file, env);
   }
 });
 
@@ -12870,17 +12871,19 @@ function assertLoadable(helper, platform = process.platform) {
   if (platform === "win32" || !helper.abs.includes("\\")) return;
   throw new Refused(`the helper path ${quotedValue(helper.abs)} holds a backslash, from which Node cannot load it (ERR_INVALID_MODULE_SPECIFIER), so no hook could run; move it to a path without one (nothing was changed)`);
 }
-function agentTarget(ctx, verb, rootOf) {
-  const name2 = ctx.values.agent;
-  if (!isAgentName(name2)) {
-    const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
+function agentTargets(ctx, verb, rootOf) {
+  const names = ctx.values.agent ?? [];
+  const bad2 = names.find((n2) => !isAgentName(n2));
+  if (names.length === 0 || bad2 !== void 0) {
+    const got = bad2 !== void 0 ? `, got ${quotedValue(bad2)}` : "";
     throw new UsageError(`${verb} needs --agent ${AGENT_NAMES}${got}`);
   }
   const global = ctx.values.global === true;
   const both = global && typeof ctx.values.root === "string";
   if (both) throw new UsageError(`${verb}: --global and --root exclude each other`);
   const root = global ? null : rootOf();
-  return targetOf(AGENTS[name2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
+  const planned = /* @__PURE__ */ new Map();
+  return [...new Set(names)].map((n2) => ({ ...targetOf(AGENTS[n2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true), planned }));
 }
 var AGENT_NAMES, AGENT_OPTIONS, AGENT_HELP, real2;
 var init_target = __esm({
@@ -12895,7 +12898,7 @@ var init_target = __esm({
     init_plan();
     AGENT_NAMES = Object.keys(AGENTS).join("|");
     AGENT_OPTIONS = {
-      agent: { type: "string" },
+      agent: { type: "string", multiple: true },
       root: { type: "string" },
       global: { type: "boolean" },
       "dry-run": { type: "boolean" }
@@ -12974,7 +12977,16 @@ async function install(t, env) {
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
-  return { lines: [...lines2, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
+  return { lines: lines2, driver: driver.lines, notes: [...notes, ...driver.notes, ...keep, ...old] };
+}
+async function forAgents(ts, run, named = ts.length > 1) {
+  const out = { lines: [], notes: [], last: null };
+  for (const t of ts) {
+    out.last = await run(t);
+    out.lines.push(...out.last.lines.map((l) => named ? `${t.agent.name}: ${l}` : l), ...out.last.driver);
+    out.notes.push(...out.last.notes);
+  }
+  return out;
 }
 function madeListFile(t, env) {
   const top = t.global ? null : gitTopOf(t.base, env);
@@ -13065,7 +13077,7 @@ async function uninstall(t, env) {
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
+  return { lines: lines2, driver: driver.lines, notes: [...driver.notes, ...old], last };
 }
 function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
   return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit2) => {
@@ -13310,7 +13322,8 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
     if (!undo2) assertDriverFits(base, ctx.env);
   }
   const side = global ? "home" : "project";
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path47.join(base, m))));
+  const at2 = (rel2) => userPath(base, rel2, global ? ctx.env : void 0);
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(at2(m))));
   if (undo2 && named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
@@ -13334,9 +13347,10 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!existsSync(path47.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path47.relative(base, p).split(path47.sep).join("/")}`;
+  const rel = (p) => path47.relative(base, p).split(path47.sep).join("/");
+  const shown = (p) => rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`;
   const planned = /* @__PURE__ */ new Map();
-  return { base, global, dryRun, source, dest: path47.join(base, CANONICAL), agents, shown, planned };
+  return { base, global, dryRun, source, dest: path47.join(base, CANONICAL), agents, shown, planned, at: at2 };
 }
 function holdsEntries(agent, base, global, env) {
   try {
@@ -13354,12 +13368,11 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
   const helper = helperLocation({ cwd: ctx.cwd, helperPath: path47.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan2.planned };
-  const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
-  return { lines: out.lines.map((l) => `${agent.name}: ${l}`), notes: out.notes };
+  return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path47.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path47.join(plan2.at(f), "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -13422,7 +13435,9 @@ async function init(ctx, plan2, replace) {
   }
   const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(to)} (${counted(copy2)})`;
   if (!plan2.dryRun) applySteps(source, dest, steps2);
-  lines2.unshift(copied(dest, steps2));
+  const recorded = !running && (steps2.length > 0 || made.length > 0 || record2 === null);
+  const again = exists(path47.join(dest, RECORD)) ? "update" : "create";
+  lines2.unshift(copied(dest, [...steps2, ...recorded ? [{ action: again }] : []]));
   const after = [];
   for (const l of links) {
     if (l.asCopy) {
@@ -13435,9 +13450,7 @@ async function init(ctx, plan2, replace) {
     }
   }
   lines2.splice(1, 0, ...after);
-  if (!plan2.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
-    writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
-  }
+  if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const copy = shown(path47.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
@@ -13445,6 +13458,19 @@ async function init(ctx, plan2, replace) {
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
   lines2.push(`next: start a new session (${who.join("; ")}) and ${SAY2}`);
   return { lines: lines2, notes };
+}
+function saveRecords(plan2, env) {
+  const saves = savesPath(plan2.base, env);
+  const dir = path47.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by"].filter((n2) => saves !== null && lstatOrNull(path47.join(dir, n2)));
+  if (names.length === 0) return [];
+  const shown = `${plan2.shown(dir)}/{${names.join(",")}}`;
+  if (exists(memoryDir(plan2.base))) return [`left ${shown}: this clone's record of its handoffs in .ai/memory`];
+  if (!plan2.dryRun) {
+    for (const n2 of names) rmSync(path47.join(dir, n2), { force: true });
+    removeEmptyDirs([dir]);
+  }
+  return [`${plan2.dryRun ? "would remove" : "removed"} ${shown}: this clone's record of its saves`];
 }
 async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
@@ -13459,7 +13485,8 @@ async function undo(ctx, plan2) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    if (!ours || linkOnTheWay(plan2.base, place) !== null) {
+    const from = path47.relative(plan2.base, place).startsWith("..") ? path47.dirname(path47.dirname(place)) : plan2.base;
+    if (!ours || linkOnTheWay(from, place) !== null) {
       lines2.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
@@ -13468,11 +13495,11 @@ async function undo(ctx, plan2) {
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
-  const files = all.filter((rel) => !kept.includes(rel));
+  const recordToo = kept.length === 0 && exists(path47.join(dest, RECORD)) ? [RECORD] : [];
+  const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0 && !(existsSync(dest) && lstatSync(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
       for (const rel of files) rmSync(path47.join(dest, rel), { force: true });
-      if (kept.length === 0) rmSync(path47.join(dest, RECORD), { force: true });
       for (const rel of files) removeEmptyUpTo(path47.dirname(path47.join(dest, rel)), dest);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
@@ -13482,6 +13509,7 @@ async function undo(ctx, plan2) {
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
   const made = (record2?.createdDirs ?? []).map((rel) => path47.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
+  if (!plan2.global) lines2.push(...saveRecords(plan2, ctx.env));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return { lines: lines2, notes };
 }
@@ -13493,6 +13521,8 @@ var init_skill_place = __esm({
     init_errors();
     init_merge_driver_config();
     init_root();
+    init_saves();
+    init_paths();
     init_files();
     init_fs();
     init_home();
@@ -13552,11 +13582,12 @@ are those whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
 --agent (${AGENT_NAMES}).
 
 --global  the same in HOME (~/.agents/skills/session-handoff/,
-          \`install --global\`).
+          \`install --global\`; Claude Code's in CLAUDE_CONFIG_DIR when set).
 --dry-run says what it would do and changes nothing.
 --undo    \`uninstall\` for each agent found or whose files hold its entries,
           then the links and the copy go (folders init made go when empty); a
-          file of the copy you edited stays.
+          file of the copy you edited stays, and so do this clone's records of
+          its saves (.git/session-handoff/) while .ai/memory is there.
 --replace overwrite the files of the copy you edited since init copied them
           (else init refuses, naming them; .init.json in the copy records what
           it copied).
@@ -13630,7 +13661,8 @@ a file it creates naming this clone's path in .git/info/exclude. Every case,
 its words and the hook commands: references/verbs/install.md.
 
 options:
-  --agent NAME  the agent whose files to edit
+  --agent NAME  the agent whose files to edit; repeat it for several (as init
+                takes them), each line then starting with the agent's name
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
@@ -13641,7 +13673,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
       run: (ctx) => underInstallLock(ctx, false, async () => {
-        const done2 = await install(agentTarget(ctx, "install", () => rootOption(ctx)), ctx.env);
+        const done2 = await forAgents(agentTargets(ctx, "install", () => rootOption(ctx)), (t) => install(t, ctx.env));
         return ok(`${done2.lines.join("\n")}
 `, done2.notes);
       })
@@ -13680,7 +13712,8 @@ goes with the last agent installed here. Every case:
 references/verbs/uninstall.md.
 
 options:
-  --agent NAME  the agent whose files to restore
+  --agent NAME  the agent whose files to restore; repeat it for several (as
+                init takes them), each line then starting with the agent's name
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
@@ -13691,9 +13724,9 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
       run: (ctx) => underInstallLock(ctx, true, async () => {
-        const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
-        const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync(path48.join(t.base, CANONICAL));
+        const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
+        const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
+        const stays = done2.last?.last === true && existsSync(path48.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
