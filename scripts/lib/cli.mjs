@@ -13828,7 +13828,7 @@ function agentFix(r, verb, name2) {
 async function agentInstalls(r, name2, agent) {
   const skill = [
     ...agent.skillFolders.project.map((f) => path49.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path49.join(r.home, f, "session-handoff"))
+    ...agent.skillFolders.home.map((f) => path49.join(userPath(r.home, f, r.env), "session-handoff"))
   ].filter((d) => exists(path49.join(d, "SKILL.md")));
   let edits = [];
   try {

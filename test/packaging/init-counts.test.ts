@@ -114,6 +114,9 @@ describe("init --global and CLAUDE_CONFIG_DIR", () => {
     expect(r.stdout).toContain(`claude-code: created ${cfg}/settings.json\n`);
     expect(readlinkSync(path.join(cfg, "skills", "session-handoff"))).toBe(path.relative(path.join(cfg, "skills"), path.join(p.home, ".agents", "skills", "session-handoff")));
     expect(existsSync(path.join(p.home, ".claude"))).toBe(false);
+    // doctor finds the link there too: before, it called Claude Code's install one without a skill folder.
+    const doctor = JSON.parse(helper(["doctor", "--global", "--json"], { env, cwd: p.root }).stdout);
+    expect(doctor.agents["claude-code"].skill).toEqual([path.join(cfg, "skills", "session-handoff")]);
     const undo = helper(["init", "--global", "--undo"], { env, cwd: p.root });
     expect(undo.code, undo.stderr).toBe(0);
     expect(undo.stdout).toContain(`removed ${cfg}/skills/session-handoff\n`);
