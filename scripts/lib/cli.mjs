@@ -14361,8 +14361,9 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, f
     );
     if (swap.code !== 0) throw new Refused(await notSwapped(top, env, tree, old, paths));
     const memory = paths.filter((p) => p !== ".gitattributes");
-    const landed = (ps) => git(["ls-files", "-s", "-z", "--", ...ps], "git ls-files", index);
-    if (hooks && memory.length > 0) await putEntries(top, env, memory, await landed(memory));
+    if (hooks && memory.length > 0) {
+      await putEntries(top, env, memory, await git(["ls-files", "-s", "-z", "--", ...memory], "git ls-files", index));
+    }
     if (programs?.hooks.includes("post-commit")) await step(top, ["hook", "run", "post-commit"], env, "git hook", true);
     return commit;
   } finally {

@@ -290,8 +290,9 @@ async function commitOnly(top: string, env: Env, programs: Programs | null, mess
     if (swap.code !== 0) throw new Refused(await notSwapped(top, env, tree, old, paths));
     // A pre-commit hook may have re-staged a memory file: the user's index takes what landed, or it stages a revert.
     const memory = paths.filter((p) => p !== ".gitattributes");
-    const landed = (ps: string[]) => git(["ls-files", "-s", "-z", "--", ...ps], "git ls-files", index);
-    if (hooks && memory.length > 0) await putEntries(top, env, memory, await landed(memory));
+    if (hooks && memory.length > 0) {
+      await putEntries(top, env, memory, await git(["ls-files", "-s", "-z", "--", ...memory], "git ls-files", index));
+    }
     // As in `git commit`, post-commit's exit status changes nothing: the commit is made.
     if (programs?.hooks.includes("post-commit")) await step(top, ["hook", "run", "post-commit"], env, "git hook", true);
     return commit;
