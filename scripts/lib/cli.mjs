@@ -1864,9 +1864,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path58 = q ? q.value : m?.[1];
-    if (!m || !path58) return null;
-    out.push({ path: path58, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path57 = q ? q.value : m?.[1];
+    if (!m || !path57) return null;
+    out.push({ path: path57, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -2900,6 +2900,17 @@ function savedByOf(root, env, token) {
     return null;
   }
 }
+function maybeStashed(root, env) {
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const last = (savesRecord(root, env) ?? []).at(-1);
+  if (gitDir === null || last === void 0) return false;
+  const common = commonDirOf(gitDir);
+  const savedMs2 = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+  const shared = common !== gitDir || (lstatOrNull(path17.join(common, "worktrees"))?.isDirectory() ?? false);
+  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path17.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs2) || e.sec * 1e3 >= savedMs2) && (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
+}
 var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
@@ -3673,10 +3684,10 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path58 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path58, tail === void 0 && !path58.includes("."))) return true;
-  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path58) && /^\([\w$.,]*\)?$/.test(tail)) return true;
-  const parts = path58.split(/\??\.|::|->/);
+  const path57 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path57, tail === void 0 && !path57.includes("."))) return true;
+  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path57) && /^\([\w$.,]*\)?$/.test(tail)) return true;
+  const parts = path57.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -5238,7 +5249,7 @@ function openItems(text) {
   return items2;
 }
 function normalise(s) {
-  return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
+  return s.toLowerCase().replace(/[`*_"“”]/g, "").replace(/^\s*\[[ x~-]?\]/, "").replace(/\s+(?=[,.;:!?)])/g, "").replace(/\s+/g, " ").replace(/^[\s\p{P}]+|[\s\p{P}]+$/gu, "");
 }
 function droppedItems(prior, next) {
   const haystack = normalise(next.replace(/\r\n?/g, "\n"));
@@ -8144,7 +8155,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path58 = __require("path");
+    var path57 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -8197,7 +8208,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path58.resolve(filename);
+      const absoluteName = path57.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -10827,22 +10838,10 @@ __export(hook_exports, {
   HOOK_LIMIT: () => HOOK_LIMIT,
   hookVerb: () => hookVerb
 });
-import path38 from "node:path";
 function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
-}
-function maybeStashed(root, env) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const last = (savesRecord(root, env) ?? []).at(-1);
-  if (gitDir === null || last === void 0) return false;
-  const common = commonDirOf(gitDir);
-  const savedMs2 = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  const shared = common !== gitDir || (lstatOrNull(path38.join(common, "worktrees"))?.isDirectory() ?? false);
-  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path38.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs2) || e.sec * 1e3 >= savedMs2) && (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
 }
 function composeHookText(root, env, files, interrupted, paused, now, cp) {
   const lines2 = [];
@@ -10881,8 +10880,6 @@ var init_hook = __esm({
   "src/verbs/hook.ts"() {
     "use strict";
     init_quote();
-    init_git_dir();
-    init_fs();
     init_saves();
     init_conflicted();
     init_inspect();
@@ -10987,7 +10984,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import path39 from "node:path";
+import path38 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -10998,7 +10995,7 @@ function listArchives(root) {
   for (const name2 of readdirSync(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync(path39.join(dir, name2));
+      const s = lstatSync(path38.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -11013,9 +11010,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path39.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path38.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path39.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path38.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -11175,7 +11172,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path40 from "node:path";
+import path39 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -11261,7 +11258,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path40.join(archiveDir(root), name2))) {
+        if (!exists(path39.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -11270,7 +11267,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path40.join(memoryDir(root), file));
+      const current = await readStable(path39.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -11376,11 +11373,11 @@ exit: 0 done
 });
 
 // src/agents/agent-file.ts
-import path41 from "node:path";
+import path40 from "node:path";
 async function committedText(file, env) {
-  const top = gitTopOf(path41.dirname(file), env);
+  const top = gitTopOf(path40.dirname(file), env);
   if (top === null) return null;
-  const rel = path41.relative(top, file).split(path41.sep).join("/");
+  const rel = path40.relative(top, file).split(path40.sep).join("/");
   const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
   return got?.code === 0 ? got.stdout.toString("utf8") : null;
 }
@@ -11415,7 +11412,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-    accessSync(path41.dirname(file), constants.W_OK);
+    accessSync(path40.dirname(file), constants.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -11425,7 +11422,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path41.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path40.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -11455,10 +11452,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path41.relative(base, dir);
-  if (rel.split(path41.sep)[0] === ".." || path41.isAbsolute(rel)) return [];
+  const rel = path40.relative(base, dir);
+  if (rel.split(path40.sep)[0] === ".." || path40.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path41.sep).filter(Boolean).map((part) => cur = path41.join(cur, part));
+  return rel.split(path40.sep).filter(Boolean).map((part) => cur = path40.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -11488,13 +11485,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync(path41.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync(path40.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic2.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
   rmSync(at2, { force: true });
-  removeEmptyDirs([path41.dirname(at2)]);
+  removeEmptyDirs([path40.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -11508,10 +11505,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync(d))) keepMade(at2, made.filter((d) => existsSync(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path41.join(dir, "node");
+  const target = path40.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path41.parse(dir).root, dir).filter((d) => !existsSync(d));
+  const missing = dirsBelow(path40.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
     mkdirSync(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -11540,7 +11537,7 @@ var init_agent_file = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import path42 from "node:path";
+import path41 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync(file, "utf8").slice(0, 1e6));
@@ -11551,16 +11548,16 @@ function json(file) {
 }
 function claudePluginInstalls(home, env) {
   const dir = claudeUserDir(home, env);
-  const plugins = json(path42.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path41.join(dir, "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path42.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path41.join(dir, "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path42.isAbsolute(at2) && existsSync(path42.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path41.isAbsolute(at2) && existsSync(path41.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -11574,7 +11571,7 @@ var init_claude_plugin = __esm({
     "use strict";
     init_builtins();
     isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path42.join(home, ".claude");
+    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path41.join(home, ".claude");
   }
 });
 
@@ -12150,12 +12147,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path58) {
+function findNodeAtLocation(root, path57) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path58) {
+  for (let segment of path57) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12629,7 +12626,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path43 from "node:path";
+import path42 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -12642,7 +12639,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path43.win32 : path43.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path42.win32 : path42.posix).basename(name2);
     if (shellQuote(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -12913,7 +12910,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path44 from "node:path";
+import path43 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12972,11 +12969,11 @@ function ownedSpan(edit2, text) {
   return (mid) => lines2.slice(0, from).map((l) => `${l}
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
-function editPath(base, edit2, env) {
-  const claude = env !== void 0 && edit2.file.startsWith(".claude/");
-  return claude ? path44.join(claudeUserDir(base, env), edit2.file.slice(8)) : path44.join(base, ...edit2.file.split("/"));
+function userPath(base, rel, env) {
+  const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
+  return claude ? path43.join(claudeUserDir(base, env), rel.slice(8)) : path43.join(base, ...rel.split("/"));
 }
-var tryText, nothingLeft, shownOf;
+var tryText, nothingLeft, shownOf, editPath;
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
@@ -12995,17 +12992,18 @@ var init_plan = __esm({
     };
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
     shownOf = (edit2, file, home) => home === null ? edit2.file : file === editPath(home, edit2) ? `~/${edit2.file}` : file;
+    editPath = (base, edit2, env) => userPath(base, edit2.file, env);
   }
 });
 
 // src/agents/target.ts
-import path45 from "node:path";
+import path44 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path45.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path45.join(real2(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path44.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path44.join(real2(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path45.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path45.isAbsolute(rel) ? null : rel.split(path45.sep).join("/") };
+  const rel = path44.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path44.isAbsolute(rel) ? null : rel.split(path44.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -13021,17 +13019,19 @@ function assertLoadable(helper, platform = process.platform) {
   if (platform === "win32" || !helper.abs.includes("\\")) return;
   throw new Refused(`the helper path ${quotedValue(helper.abs)} holds a backslash, from which Node cannot load it (ERR_INVALID_MODULE_SPECIFIER), so no hook could run; move it to a path without one (nothing was changed)`);
 }
-function agentTarget(ctx, verb, rootOf) {
-  const name2 = ctx.values.agent;
-  if (!isAgentName(name2)) {
-    const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
+function agentTargets(ctx, verb, rootOf) {
+  const names = ctx.values.agent ?? [];
+  const bad2 = names.find((n2) => !isAgentName(n2));
+  if (names.length === 0 || bad2 !== void 0) {
+    const got = bad2 !== void 0 ? `, got ${quotedValue(bad2)}` : "";
     throw new UsageError(`${verb} needs --agent ${AGENT_NAMES}${got}`);
   }
   const global = ctx.values.global === true;
   const both = global && typeof ctx.values.root === "string";
   if (both) throw new UsageError(`${verb}: --global and --root exclude each other`);
   const root = global ? null : rootOf();
-  return targetOf(AGENTS[name2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
+  const planned = /* @__PURE__ */ new Map();
+  return [...new Set(names)].map((n2) => ({ ...targetOf(AGENTS[n2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true), planned }));
 }
 var AGENT_NAMES, AGENT_OPTIONS, AGENT_HELP, real2;
 var init_target = __esm({
@@ -13046,7 +13046,7 @@ var init_target = __esm({
     init_plan();
     AGENT_NAMES = Object.keys(AGENTS).join("|");
     AGENT_OPTIONS = {
-      agent: { type: "string" },
+      agent: { type: "string", multiple: true },
       root: { type: "string" },
       global: { type: "boolean" },
       "dry-run": { type: "boolean" }
@@ -13055,12 +13055,12 @@ var init_target = __esm({
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
-    real2 = (p) => realOrNull(p) ?? path45.resolve(p);
+    real2 = (p) => realOrNull(p) ?? path44.resolve(p);
   }
 });
 
 // src/agents/installer.ts
-import path46 from "node:path";
+import path45 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -13070,9 +13070,9 @@ async function install(t, env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
-  const away = targets.map((x) => path46.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
+  const away = targets.map((x) => path45.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
   if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
-  for (const { file } of targets) missingDirs(t.base, path46.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
   const plans = [];
   const notes = [];
   const first = t.planned.size === 0;
@@ -13096,7 +13096,7 @@ async function install(t, env) {
       lines2.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path46.dirname(p.file));
+    const dirs = missingDirs(t.base, path45.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -13117,21 +13117,30 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path46.dirname(x.file), x.file].filter((f) => !existsSync(f));
-        mkdirSync(path46.dirname(x.file), { recursive: true });
+        const made = [path45.dirname(x.file), x.file].filter((f) => !existsSync(f));
+        mkdirSync(path45.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
-  return { lines: [...lines2, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
+  return { lines: lines2, driver: driver.lines, notes: [...notes, ...driver.notes, ...keep, ...old] };
+}
+async function forAgents(ts, run, named = ts.length > 1) {
+  const out = { lines: [], notes: [], last: null };
+  for (const t of ts) {
+    out.last = await run(t);
+    out.lines.push(...out.last.lines.map((l) => named ? `${t.agent.name}: ${l}` : l), ...out.last.driver);
+    out.notes.push(...out.last.notes);
+  }
+  return out;
 }
 function madeListFile(t, env) {
   const top = t.global ? null : gitTopOf(t.base, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  if (gitDir !== null) return path46.join(commonDirOf(gitDir), "session-handoff", "made-folders");
-  return path46.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+  if (gitDir !== null) return path45.join(commonDirOf(gitDir), "session-handoff", "made-folders");
+  return path45.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -13148,25 +13157,25 @@ function excludeOf(base, file, env) {
   const trees = treesOf(base, env);
   if (trees === null) return null;
   const { top, common, others } = trees;
-  const exclude = path46.join(common, "info", "exclude");
+  const exclude = path45.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-  const rel = path46.relative(top, file).split(path46.sep).join("/");
+  const rel = path45.relative(top, file).split(path45.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const needed = others.some((w) => existsSync(path46.join(w, rel)));
+  const needed = others.some((w) => existsSync(path45.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path46.join(common, "worktrees");
-  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n2) => readSmall(path46.join(linked, n2, "gitdir")));
-  return [path46.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path46.dirname(g.trim()))];
+  const linked = path45.join(common, "worktrees");
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n2) => readSmall(path45.join(linked, n2, "gitdir")));
+  return [path45.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path45.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
-  const records = path46.join(dir, "installs");
+  const records = path45.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
@@ -13179,7 +13188,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path46.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13194,8 +13203,8 @@ async function uninstall(t, env) {
   const last = !t.global && !anotherInstalled(t, left);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
-  const rel = trees === null ? "" : path46.relative(trees.top, t.base);
-  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path46.join(w, rel), ""));
+  const rel = trees === null ? "" : path45.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path45.join(w, rel), ""));
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -13207,16 +13216,16 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path46.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path45.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path46.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path45.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
+  return { lines: lines2, driver: driver.lines, notes: [...driver.notes, ...old], last };
 }
 function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
   return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit2) => {
@@ -13250,25 +13259,25 @@ var init_installer = __esm({
     init_plan();
     init_target();
     isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-    claudeSettings = (home, env) => path46.join(claudeUserDir(home, env), "settings.json");
+    claudeSettings = (home, env) => path45.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/install-lock.ts
-import path47 from "node:path";
+import path46 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path47.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path46.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path47.join(root === null ? userDir(ctx.env) : path47.join(root, ".ai"), ".install.lock");
-  const parent = path47.dirname(lockDir);
+  const lockDir = path46.join(root === null ? userDir(ctx.env) : path46.join(root, ".ai"), ".install.lock");
+  const parent = path46.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -13280,9 +13289,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path47.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path47.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path47.dirname(dir)) {
+    const stop = global ? path46.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path46.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path46.dirname(dir)) {
       try {
         rmdirSync(dir);
       } catch {
@@ -13312,7 +13321,7 @@ var init_install_lock = __esm({
 });
 
 // src/agents/skill-place.ts
-import path48 from "node:path";
+import path47 from "node:path";
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
@@ -13321,7 +13330,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path48.join(dir, rel);
+    const abs = path47.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -13335,32 +13344,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path48.join(to, rel);
+    const dest = path47.join(to, rel);
     let have = null;
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync(path48.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync(path47.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path48.relative(base, path48.dirname(p)).split(path48.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path48.dirname(p);
+  const parts = path47.relative(base, path47.dirname(p)).split(path47.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path47.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path48.join(at2, part);
+    at2 = path47.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path48.join(dir, RECORD);
+  const file = path47.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -13378,9 +13387,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path48.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path47.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  const fd = openSync(path48.join(dir, RECORD), flags, 420);
+  const fd = openSync(path47.join(dir, RECORD), flags, 420);
   try {
     writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -13390,7 +13399,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path48.join(dir, rel);
+    const file = path47.join(dir, rel);
     return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -13400,14 +13409,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
-    return path48.resolve(path48.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path47.resolve(path47.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path48.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path47.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path48.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path48.dirname(dir);
+  let dir = path47.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path47.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -13423,22 +13432,22 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path48.join(to, s.rel);
+    const dest = path47.join(to, s.rel);
     if (s.action === "remove") {
       rmSync(dest, { force: true });
-      removeEmptyUpTo(path48.dirname(dest), to);
+      removeEmptyUpTo(path47.dirname(dest), to);
       continue;
     }
-    mkdirSync(path48.dirname(dest), { recursive: true });
+    mkdirSync(path47.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path48.join(from, s.rel);
+    const src = path47.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 511 });
     renameSync(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync(path48.dirname(place), { recursive: true });
-  symlinkSync(path48.relative(path48.dirname(place), target), place, "dir");
+  mkdirSync(path47.dirname(place), { recursive: true });
+  symlinkSync(path47.relative(path47.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
@@ -13451,7 +13460,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync(homeFolder(ctx.env));
   else {
-    const found = findRoot(path48.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path47.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13461,7 +13470,8 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
     if (!undo2) assertDriverFits(base, ctx.env);
   }
   const side = global ? "home" : "project";
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path48.join(base, m))));
+  const at2 = (rel2) => userPath(base, rel2, global ? ctx.env : void 0);
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(at2(m))));
   if (undo2 && named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
@@ -13481,17 +13491,18 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync(path48.dirname(path48.dirname(path48.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync(path48.join(source, "SKILL.md"))) {
+  const source = realpathSync(path47.dirname(path47.dirname(path47.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path47.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path48.relative(base, p).split(path48.sep).join("/")}`;
+  const rel = (p) => path47.relative(base, p).split(path47.sep).join("/");
+  const shown = (p) => rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`;
   const planned = /* @__PURE__ */ new Map();
-  return { base, global, dryRun, source, dest: path48.join(base, CANONICAL), agents, shown, planned };
+  return { base, global, dryRun, source, dest: path47.join(base, CANONICAL), agents, shown, planned, at: at2 };
 }
 function holdsEntries(agent, base, global, env) {
   try {
-    const edits = agent.edits({ abs: path48.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path47.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(editPath(base, edit2, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
@@ -13502,15 +13513,14 @@ function holdsEntries(agent, base, global, env) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path48.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path47.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan2.planned };
-  const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
-  return { lines: out.lines.map((l) => `${agent.name}: ${l}`), notes: out.notes };
+  return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path48.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path47.join(plan2.at(f), "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -13540,13 +13550,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown(path48.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path47.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path48.join(dest, s.rel));
+  const writes = steps2.map((s) => path47.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13554,12 +13564,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path48.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path47.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path48.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync(d)).map((d) => path48.relative(plan2.base, d).split(path48.sep).join("/"));
+  const below = [dest, ...links.map((l) => path47.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path47.relative(plan2.base, d).split(path47.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13573,7 +13583,9 @@ async function init(ctx, plan2, replace) {
   }
   const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(to)} (${counted(copy2)})`;
   if (!plan2.dryRun) applySteps(source, dest, steps2);
-  lines2.unshift(copied(dest, steps2));
+  const recorded = !running && (steps2.length > 0 || made.length > 0 || record2 === null);
+  const again = exists(path47.join(dest, RECORD)) ? "update" : "create";
+  lines2.unshift(copied(dest, [...steps2, ...recorded ? [{ action: again }] : []]));
   const after = [];
   for (const l of links) {
     if (l.asCopy) {
@@ -13586,16 +13598,27 @@ async function init(ctx, plan2, replace) {
     }
   }
   lines2.splice(1, 0, ...after);
-  if (!plan2.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
-    writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
-  }
+  if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const copy = shown(path48.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path47.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   if (!plan2.dryRun && !plan2.global) lines2.push("commit: the skill's copy and the team files above (docs/install.md)");
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
   lines2.push(`next: start a new session (${who.join("; ")}) and ${SAY2}`);
   return { lines: lines2, notes };
+}
+function saveRecords(plan2, env) {
+  const saves = savesPath(plan2.base, env);
+  const dir = path47.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by"].filter((n2) => saves !== null && lstatOrNull(path47.join(dir, n2)));
+  if (names.length === 0) return [];
+  const shown = `${plan2.shown(dir)}/{${names.join(",")}}`;
+  if (exists(memoryDir(plan2.base))) return [`left ${shown}: this clone's record of its handoffs in .ai/memory`];
+  if (!plan2.dryRun) {
+    for (const n2 of names) rmSync(path47.join(dir, n2), { force: true });
+    removeEmptyDirs([dir]);
+  }
+  return [`${plan2.dryRun ? "would remove" : "removed"} ${shown}: this clone's record of its saves`];
 }
 async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
@@ -13610,7 +13633,8 @@ async function undo(ctx, plan2) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    if (!ours || linkOnTheWay(plan2.base, place) !== null) {
+    const from = path47.relative(plan2.base, place).startsWith("..") ? path47.dirname(path47.dirname(place)) : plan2.base;
+    if (!ours || linkOnTheWay(from, place) !== null) {
       lines2.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
@@ -13619,20 +13643,21 @@ async function undo(ctx, plan2) {
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
-  const files = all.filter((rel) => !kept.includes(rel));
+  const recordToo = kept.length === 0 && exists(path47.join(dest, RECORD)) ? [RECORD] : [];
+  const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0 && !(existsSync(dest) && lstatSync(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync(path48.join(dest, rel), { force: true });
-      if (kept.length === 0) rmSync(path48.join(dest, RECORD), { force: true });
-      for (const rel of files) removeEmptyUpTo(path48.dirname(path48.join(dest, rel)), dest);
+      for (const rel of files) rmSync(path47.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path47.dirname(path47.join(dest, rel)), dest);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path48.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path47.join(dest, rel))}: you edited it since init copied it`);
   }
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path48.dirname(p))];
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path47.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path48.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path47.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
+  if (!plan2.global) lines2.push(...saveRecords(plan2, ctx.env));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return { lines: lines2, notes };
 }
@@ -13644,6 +13669,8 @@ var init_skill_place = __esm({
     init_errors();
     init_merge_driver_config();
     init_root();
+    init_saves();
+    init_paths();
     init_files();
     init_fs();
     init_home();
@@ -13657,7 +13684,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path48.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path47.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -13703,11 +13730,12 @@ are those whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
 --agent (${AGENT_NAMES}).
 
 --global  the same in HOME (~/.agents/skills/session-handoff/,
-          \`install --global\`).
+          \`install --global\`; Claude Code's in CLAUDE_CONFIG_DIR when set).
 --dry-run says what it would do and changes nothing.
 --undo    \`uninstall\` for each agent found or whose files hold its entries,
           then the links and the copy go (folders init made go when empty); a
-          file of the copy you edited stays.
+          file of the copy you edited stays, and so do this clone's records of
+          its saves (.git/session-handoff/) while .ai/memory is there.
 --replace overwrite the files of the copy you edited since init copied them
           (else init refuses, naming them; .init.json in the copy records what
           it copied).
@@ -13781,7 +13809,8 @@ a file it creates naming this clone's path in .git/info/exclude. Every case,
 its words and the hook commands: references/verbs/install.md.
 
 options:
-  --agent NAME  the agent whose files to edit
+  --agent NAME  the agent whose files to edit; repeat it for several (as init
+                takes them), each line then starting with the agent's name
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
@@ -13792,7 +13821,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
       run: (ctx) => underInstallLock(ctx, false, async () => {
-        const done2 = await install(agentTarget(ctx, "install", () => rootOption(ctx)), ctx.env);
+        const done2 = await forAgents(agentTargets(ctx, "install", () => rootOption(ctx)), (t) => install(t, ctx.env));
         return ok(`${done2.lines.join("\n")}
 `, done2.notes);
       })
@@ -13805,7 +13834,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path49 from "node:path";
+import path48 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13831,7 +13860,8 @@ goes with the last agent installed here. Every case:
 references/verbs/uninstall.md.
 
 options:
-  --agent NAME  the agent whose files to restore
+  --agent NAME  the agent whose files to restore; repeat it for several (as
+                init takes them), each line then starting with the agent's name
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
@@ -13842,9 +13872,9 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
       run: (ctx) => underInstallLock(ctx, true, async () => {
-        const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
-        const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync(path49.join(t.base, CANONICAL));
+        const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
+        const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
+        const stays = done2.last?.last === true && existsSync(path48.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -13854,7 +13884,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/doctor-checks.ts
-import path50 from "node:path";
+import path49 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -13884,7 +13914,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path50.join(env.CODEX_HOME || path50.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path49.join(env.CODEX_HOME || path49.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13900,9 +13930,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path50.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path49.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path50.win32.join(dir, "sh.exe");
+    const sh = path49.win32.join(dir, "sh.exe");
     if (existsSync(sh)) return sh;
   }
   return null;
@@ -13945,9 +13975,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path50.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path50.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path50.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path49.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path49.join(userPath(r.home, f, r.env), "session-handoff"))
+  ].filter((d) => exists(path49.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13963,7 +13993,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path50.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path49.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -14007,7 +14037,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path50.basename(edit2.file) === "AGENTS.md") {
+  if (path49.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -14075,7 +14105,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path50.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path49.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -14095,7 +14125,7 @@ async function memoryState(r, journal) {
   } catch {
   }
   for (const p of journal.problems) {
-    const where = `${path50.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path49.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14173,7 +14203,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path51 from "node:path";
+import path50 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -14243,7 +14273,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path51.resolve(home);
+          root = path50.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14266,7 +14296,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { tmpdir } from "node:os";
-import path52 from "node:path";
+import path51 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14276,11 +14306,11 @@ async function repositoryPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path52.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path51.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync(path52.join(hooksDir, h), constants.X_OK);
-      return statSync(path52.join(hooksDir, h)).isFile();
+      accessSync(path51.join(hooksDir, h), constants.X_OK);
+      return statSync(path51.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -14314,7 +14344,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path52.relative(top, memDir).split(path52.sep).join("/");
+  const memRel = path51.relative(top, memDir).split(path51.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
     throw new Refused(
@@ -14340,7 +14370,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync(path52.join(memDir, "journal", "OFF"));
+  const journal = !existsSync(path51.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -14404,7 +14434,7 @@ async function ourAttributes(top, env, runHooks) {
   };
   const head = await show2("HEAD:.gitattributes");
   const staged = await show2(":.gitattributes");
-  const worktree = readSmall(path52.join(top, ".gitattributes")) ?? "";
+  const worktree = readSmall(path51.join(top, ".gitattributes")) ?? "";
   const text = attributesOnto(head, worktree);
   if (text === head) return null;
   const entry = async (t) => {
@@ -14436,13 +14466,24 @@ ${r.stderr.trim()}`);
   if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
   if (listed2.length > 0) await update(["-z", "--index-info"], entries2);
 }
+async function notSwapped(top, env, tree, old, paths) {
+  const now = (await runGit(top, ["rev-parse", "-q", "--verify", "HEAD"], env)).stdout.toString("utf8").trim();
+  if (now === old) return "git could not update HEAD (another git command held it?), so nothing was published; run publish again once that command is done";
+  const differ = await runGit(top, ["diff-tree", "-r", "--name-only", "-z", tree, now, "--", ...paths], env);
+  const held = differ.code === 0 ? paths.filter((p) => !differ.stdout.toString("utf8").split("\0").includes(p)) : [];
+  const moved = `HEAD moved to ${now.slice(0, 12)} while publish was committing (a commit or checkout made meanwhile)`;
+  if (held.length === 0) return `${moved}: nothing was published and that commit stands; run publish again`;
+  const list2 = held.length > 3 ? `${held.slice(0, 3).join(", ")} and ${held.length - 3} more` : held.join(", ");
+  if (held.length === paths.length) return `${moved}; that commit already holds what publish was committing (${list2}), so publish made no commit of its own and pushed nothing: nothing is left to publish`;
+  return `${moved}; that commit already holds ${list2}, the rest was not published: run publish again`;
+}
 async function commitOnly(top, env, programs, message, paths, attributes, old, fp) {
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
-  const dir = mkdtempSync(path52.join(tmpdir(), "sh-publish-"));
-  const index = path52.join(dir, "index");
-  const msg = path52.join(dir, "COMMIT_EDITMSG");
+  const dir = mkdtempSync(path51.join(tmpdir(), "sh-publish-"));
+  const index = path51.join(dir, "index");
+  const msg = path51.join(dir, "COMMIT_EDITMSG");
   const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
@@ -14465,10 +14506,10 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, f
       "git update-ref",
       hooks
     );
-    if (swap.code !== 0) {
-      throw new Refused(
-        `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that commit stands; run publish again (git: ${firstLine(swap.stderr)})`
-      );
+    if (swap.code !== 0) throw new Refused(await notSwapped(top, env, tree, old, paths));
+    const memory = paths.filter((p) => p !== ".gitattributes");
+    if (hooks && memory.length > 0) {
+      await putEntries(top, env, memory, await git(["ls-files", "-s", "-z", "--", ...memory], "git ls-files", index));
     }
     if (programs?.hooks.includes("post-commit")) await step(top, ["hook", "run", "post-commit"], env, "git hook", true);
     return commit;
@@ -14568,8 +14609,9 @@ ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
         "nothing to publish: ...", no upstream for --push, a secret in
-        --message, HEAD moved by a commit made meanwhile, git failed: its error
-        follows); 4 paused; 5 busy.
+        --message, HEAD moved by a commit made meanwhile (naming what it holds)
+        or held by another git command, git failed: its error follows);
+        4 paused; 5 busy.
 `,
       async run(ctx) {
         const root = rootOption(ctx);
@@ -14820,7 +14862,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path53 from "node:path";
+import path52 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -14849,8 +14891,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path53.win32 : cwd.startsWith("/") ? path53.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path53.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path52.win32 : cwd.startsWith("/") ? path52.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path52.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -15003,7 +15045,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path58) => path58 && events.push({ kind: "edit", path: path58 });
+    addEdit = (events, path57) => path57 && events.push({ kind: "edit", path: path57 });
   }
 });
 
@@ -15543,9 +15585,9 @@ var init_format2 = __esm({
 });
 
 // src/checkpoint/capture.ts
-import path54 from "node:path";
+import path53 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHead(path54.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path53.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15560,7 +15602,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHead(path54.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHead(path53.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15661,7 +15703,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path54.parse(root).root || home !== "" && samePath(root, path54.resolve(home))) {
+  if (root === path53.parse(root).root || home !== "" && samePath(root, path53.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -15680,7 +15722,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path54.join(dir, name2);
+  const file = path53.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
   const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15900,10 +15942,10 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path55 from "node:path";
-function statusText(handoff, commits, pct, now) {
+import path54 from "node:path";
+function statusText(handoff, commits, pct, now, stashed = false) {
   const parts = [];
-  if (handoff === null) parts.push("handoff: none");
+  if (handoff === null) parts.push(stashed ? "handoff: maybe in a stash (run check)" : "handoff: none");
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
@@ -15935,6 +15977,7 @@ var init_statusline = __esm({
     init_harness_path();
     init_hook_input();
     init_attributes_block();
+    init_saves();
     init_run();
     init_state_time();
     init_handoff();
@@ -15954,9 +15997,11 @@ context_window.used_percentage). With --then, runs COMMAND (the status line
 command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
-"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
-after the handoff's HEAD anchor but memory-only ones (\`publish\`'s, with our
-.gitattributes block) (git log, at most 500 ms; left out when unknown).
+"handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
+check)" when this clone saved one and stashed since (as the hook says; read
+from files, no git). Commits since count HEAD's commits after the handoff's
+HEAD anchor but memory-only ones (\`publish\`'s, with our .gitattributes
+block) (git log, at most 500 ms; left out when unknown).
 Always exit 0.
 `,
       async run(ctx) {
@@ -15973,11 +16018,11 @@ Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path55.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const handoff = readHead(path54.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-          ours = statusText(handoff, commits, pct, Date.now());
+          ours = statusText(handoff, commits, pct, Date.now(), handoff === null && maybeStashed(root, ctx.env));
         } catch {
         }
         return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
@@ -16156,7 +16201,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path56 from "node:path";
+import path55 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16238,7 +16283,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path56.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path55.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16253,9 +16298,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path56.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path55.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path56.join(mem, file), file, notes);
+      const text = await readText(path55.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -16546,7 +16591,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import path57 from "node:path";
+import path56 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16605,13 +16650,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync(path57.join(journalDir(root), f.name));
+            const st = lstatSync(path56.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync(path57.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync(path56.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)

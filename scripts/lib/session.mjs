@@ -983,7 +983,7 @@ function itemCall(item, at2) {
   }
   return call;
 }
-var addEdit = (events, path24) => path24 && events.push({ kind: "edit", path: path24 });
+var addEdit = (events, path23) => path23 && events.push({ kind: "edit", path: path23 });
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
@@ -1862,6 +1862,17 @@ function recordSavedBy(root, env, token, agent) {
   if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
   addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
 }
+function maybeStashed(root, env) {
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const last = (savesRecord(root, env) ?? []).at(-1);
+  if (gitDir === null || last === void 0) return false;
+  const common = commonDirOf(gitDir);
+  const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+  const shared = common !== gitDir || (lstatOrNull(path11.join(common, "worktrees"))?.isDirectory() ?? false);
+  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path11.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs) || e.sec * 1e3 >= savedMs) && (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
+}
 
 // src/agents/render.ts
 var ENVELOPES = {
@@ -2583,9 +2594,6 @@ exit: always 0.
   }
 };
 
-// src/verbs/hook.ts
-import path22 from "node:path";
-
 // src/schema/conflicted.ts
 var FENCE = /^ {0,3}(`{3,}|~{3,})/;
 function conflictSides(input) {
@@ -3197,17 +3205,6 @@ function ageText(text, now) {
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-function maybeStashed(root, env) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const last = (savesRecord(root, env) ?? []).at(-1);
-  if (gitDir === null || last === void 0) return false;
-  const common = commonDirOf(gitDir);
-  const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  const shared = common !== gitDir || (lstatOrNull(path22.join(common, "worktrees"))?.isDirectory() ?? false);
-  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path22.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs) || e.sec * 1e3 >= savedMs) && (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
-}
 function composeHookText(root, env, files, interrupted, paused, now, cp) {
   const lines = [];
   for (const f of files) {
@@ -3314,7 +3311,7 @@ ${paused ? `${SENTENCES.paused()}
 };
 
 // src/verbs/statusline.ts
-import path23 from "node:path";
+import path22 from "node:path";
 
 // src/git/attributes-block.ts
 var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -3342,9 +3339,9 @@ ${c}:.gitattributes
 }
 
 // src/verbs/statusline.ts
-function statusText(handoff, commits, pct, now) {
+function statusText(handoff, commits, pct, now, stashed = false) {
   const parts = [];
-  if (handoff === null) parts.push("handoff: none");
+  if (handoff === null) parts.push(stashed ? "handoff: maybe in a stash (run check)" : "handoff: none");
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
@@ -3380,9 +3377,11 @@ context_window.used_percentage). With --then, runs COMMAND (the status line
 command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
-"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
-after the handoff's HEAD anchor but memory-only ones (\`publish\`'s, with our
-.gitattributes block) (git log, at most 500 ms; left out when unknown).
+"handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
+check)" when this clone saved one and stashed since (as the hook says; read
+from files, no git). Commits since count HEAD's commits after the handoff's
+HEAD anchor but memory-only ones (\`publish\`'s, with our .gitattributes
+block) (git log, at most 500 ms; left out when unknown).
 Always exit 0.
 `,
   async run(ctx) {
@@ -3399,11 +3398,11 @@ Always exit 0.
     let ours = "";
     try {
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-      const handoff = readHead(path23.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-      ours = statusText(handoff, commits, pct, Date.now());
+      ours = statusText(handoff, commits, pct, Date.now(), handoff === null && maybeStashed(root, ctx.env));
     } catch {
     }
     return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}

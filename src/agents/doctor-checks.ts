@@ -5,7 +5,7 @@ import { AGENTS } from "./index.ts";
 import { claudePluginInstalls, type PluginInstall } from "./claude-plugin.ts";
 import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
 import { keepingUserStatusLine } from "./installer.ts";
-import { editPath, holdsAgentEntries, holdsOurs, installText, shownOf } from "./plan.ts";
+import { editPath, holdsAgentEntries, holdsOurs, installText, shownOf, userPath } from "./plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { GitUnavailable, runGit } from "../git/run.ts";
@@ -164,7 +164,7 @@ function agentFix(r: Report, verb: "init" | "install" | "uninstall", name: Agent
 export async function agentInstalls(r: Report, name: AgentName, agent: Agent): Promise<void> {
   const skill = [
     ...agent.skillFolders.project.map((f) => path.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path.join(r.home, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path.join(userPath(r.home, f, r.env), "session-handoff")),
   ].filter((d) => exists(path.join(d, "SKILL.md")));
   let edits: Edit[] = [];
   try {

@@ -96,7 +96,20 @@ export async function install(t: Target, env: Env) {
       lines.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
-  return { lines: [...lines, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
+  return { lines, driver: driver.lines, notes: [...notes, ...driver.notes, ...keep, ...old] };
+}
+
+/** `run` for each target in turn; its lines start with the agent's name when `named`, never the shared driver's. */
+export async function forAgents<R extends { lines: string[]; driver: string[]; notes: string[] }>(
+  ts: Target[], run: (t: Target) => Promise<R>, named = ts.length > 1,
+) {
+  const out = { lines: [] as string[], notes: [] as string[], last: null as R | null };
+  for (const t of ts) {
+    out.last = await run(t);
+    out.lines.push(...out.last.lines.map((l) => (named ? `${t.agent.name}: ${l}` : l)), ...out.last.driver);
+    out.notes.push(...out.last.notes);
+  }
+  return out;
 }
 
 // Where install lists the folders it made: the clone's git dir, which uninstall finds under any HOME; else the user's
@@ -210,7 +223,7 @@ export async function uninstall(t: Target, env: Env) {
     lines.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...old], last };
+  return { lines, driver: driver.lines, notes: [...driver.notes, ...old], last };
 }
 
 // Whether an agent's files under `base` (but `skip`'s) still hold an entry of ours, `planned` giving the texts

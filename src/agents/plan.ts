@@ -97,7 +97,11 @@ export const shownOf = (edit: Edit, file: string, home: string | null) =>
   home === null ? edit.file : file === editPath(home, edit) ? `~/${edit.file}` : file;
 
 /** The file of `edit` under `base`; with `env` (per-user files), Claude Code's under CLAUDE_CONFIG_DIR when set. */
-export function editPath(base: string, edit: Edit, env?: Record<string, string | undefined>): string {
-  const claude = env !== undefined && edit.file.startsWith(".claude/");
-  return claude ? path.join(claudeUserDir(base, env), edit.file.slice(8)) : path.join(base, ...edit.file.split("/"));
+export const editPath = (base: string, edit: Edit, env?: Record<string, string | undefined>) =>
+  userPath(base, edit.file, env);
+
+/** `rel` (`/`-separated) under `base`; with `env` (per-user), `.claude/…` is under CLAUDE_CONFIG_DIR when set. */
+export function userPath(base: string, rel: string, env?: Record<string, string | undefined>): string {
+  const claude = env !== undefined && /^\.claude(\/|$)/.test(rel);
+  return claude ? path.join(claudeUserDir(base, env), rel.slice(8)) : path.join(base, ...rel.split("/"));
 }

@@ -4,15 +4,17 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { assertAttributesReadable, assertDriverFits } from "../git/merge-driver-config.ts";
 import { findRoot } from "../git/root.ts";
+import { savesPath } from "../git/saves.ts";
+import { memoryDir } from "../store/paths.ts";
 import { tokenOf } from "../store/files.ts";
 import { exists, lstatOrNull, readSmall } from "../store/fs.ts";
 import { homeFolder } from "../store/home.ts";
 import { dirsBelow, removeEmptyDirs, removeEmptyUpTo } from "./agent-file.ts";
 import { AGENTS } from "./index.ts";
-import { install, uninstall } from "./installer.ts";
+import { forAgents, install, uninstall } from "./installer.ts";
 import { underInstallLock } from "./install-lock.ts";
 import { AGENT_NAMES, type Caller, helperLocation, targetOf } from "./target.ts";
-import { editPath, holdsAgentEntries } from "./plan.ts";
+import { editPath, holdsAgentEntries, userPath } from "./plan.ts";
 import type { Agent, AgentName } from "./types.ts";
 
 const SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
@@ -215,9 +217,11 @@ function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
     if (!undo) assertDriverFits(base, ctx.env);
   }
   const side = global ? "home" : "project";
+  // Per-user, Claude Code's folder is CLAUDE_CONFIG_DIR when set, as install --global has it.
+  const at = (rel: string) => userPath(base, rel, global ? ctx.env : undefined);
   let agents = named.length > 0
     ? [...new Set(named)].map((n) => AGENTS[n])
-    : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path.join(base, m))));
+    : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(at(m))));
   // Undo also takes the agents whose files hold install's entries where no marker names them (AGENTS.md alone).
   if (undo && named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
@@ -242,9 +246,10 @@ function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
   if (!existsSync(path.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p: string) => `${global ? "~/" : ""}${path.relative(base, p).split(path.sep).join("/")}`;
+  const rel = (p: string) => path.relative(base, p).split(path.sep).join("/");
+  const shown = (p: string) => (rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`);
   const planned = new Map<string, string | null>();
-  return { base, global, dryRun, source, dest: path.join(base, CANONICAL), agents, shown, planned };
+  return { base, global, dryRun, source, dest: path.join(base, CANONICAL), agents, shown, planned, at };
 }
 
 function holdsEntries(agent: Agent, base: string, global: boolean, env: Caller["env"]): boolean {
@@ -267,14 +272,13 @@ async function agentRun(ctx: Caller, plan: Plan, run: typeof install, agent: Age
   const values = { "dry-run": dryRun, ...(plan.global ? { global: true } : { root: plan.base }) };
   // One dry run's planned texts for every agent: each sees what the earlier ones would leave, as the real run does.
   const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan.planned };
-  const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
-  return { lines: out.lines.map((l) => `${agent.name}: ${l}`), notes: out.notes };
+  return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
 }
 
 /** The link places of the agents that do not read the copy's folder. */
 function linkPlaces(plan: Plan, agents: Agent[]): string[] {
   const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f): f is string => f !== null);
-  return [...new Set(places)].map((f) => path.join(plan.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path.join(plan.at(f), "session-handoff"));
 }
 
 // The lines and notes of a run, and `take`, which adds an agent's.
@@ -341,10 +345,13 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
     const dry = await agentRun(ctx, plan, install, agent, true);
     if (plan.dryRun) take(dry);
   }
-  const copied = (to: string, copy: FileStep[]) => copy.length === 0 ? `unchanged ${shown(to)}`
+  const copied = (to: string, copy: { action: string }[]) => copy.length === 0 ? `unchanged ${shown(to)}`
     : `${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(to)} (${counted(copy)})`;
   if (!plan.dryRun) applySteps(source, dest, steps);
-  lines.unshift(copied(dest, steps));
+  // The record is written beside the copy: counted with it, so the line says how many files init wrote.
+  const recorded = !running && (steps.length > 0 || made.length > 0 || record === null);
+  const again = exists(path.join(dest, RECORD)) ? "update" : "create";
+  lines.unshift(copied(dest, [...steps, ...(recorded ? [{ action: again }] : [])]));
   const after: string[] = [];
   for (const l of links) {
     if (l.asCopy) {
@@ -357,9 +364,7 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
     }
   }
   lines.splice(1, 0, ...after);
-  if (!plan.dryRun && !running && (steps.length > 0 || made.length > 0 || record === null)) {
-    writeCopyRecord(dest, [...new Set([...(record?.createdDirs ?? []), ...made])]);
-  }
+  if (!plan.dryRun && recorded) writeCopyRecord(dest, [...new Set([...(record?.createdDirs ?? []), ...made])]);
   for (const agent of plan.dryRun ? [] : plan.agents) take(await agentRun(ctx, plan, install, agent, false));
   // doctor from the copy: the package's own helper would call the copy's hooks another copy's.
   const copy = shown(path.join(dest, "scripts", "memory_io.mjs"));
@@ -369,6 +374,22 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
   const who = plan.agents.map((a) => (a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name));
   lines.push(`next: start a new session (${who.join("; ")}) and ${SAY}`);
   return { lines, notes };
+}
+
+// This clone's records of its saves beside the driver's copy: they tell its handoffs from a teammate's, so they stay
+// while the memory dir does (docs/decisions/init.md); else they go, and their folder when empty.
+function saveRecords(plan: Plan, env: Caller["env"]): string[] {
+  const saves = savesPath(plan.base, env);
+  const dir = path.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by"].filter((n) => saves !== null && lstatOrNull(path.join(dir, n)));
+  if (names.length === 0) return [];
+  const shown = `${plan.shown(dir)}/{${names.join(",")}}`;
+  if (exists(memoryDir(plan.base))) return [`left ${shown}: this clone's record of its handoffs in .ai/memory`];
+  if (!plan.dryRun) {
+    for (const n of names) rmSync(path.join(dir, n), { force: true });
+    removeEmptyDirs([dir]);
+  }
+  return [`${plan.dryRun ? "would remove" : "removed"} ${shown}: this clone's record of its saves`];
 }
 
 async function undo(ctx: Caller, plan: Plan) {
@@ -385,7 +406,9 @@ async function undo(ctx: Caller, plan: Plan) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    if (!ours || linkOnTheWay(plan.base, place) !== null) {
+    // A place outside the base (CLAUDE_CONFIG_DIR elsewhere) is checked from its skills folder's parent.
+    const from = path.relative(plan.base, place).startsWith("..") ? path.dirname(path.dirname(place)) : plan.base;
+    if (!ours || linkOnTheWay(from, place) !== null) {
       lines.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
@@ -395,11 +418,12 @@ async function undo(ctx: Caller, plan: Plan) {
   // A file the user edited since init copied it stays (with no record, every file goes).
   const all = skillFiles(dest);
   const kept = record === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record);
-  const files = all.filter((rel) => !kept.includes(rel));
+  // The record goes with the last file init copied, and is counted with them.
+  const recordToo = kept.length === 0 && exists(path.join(dest, RECORD)) ? [RECORD] : [];
+  const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0 && !(existsSync(dest) && lstatSync(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
       for (const rel of files) rmSync(path.join(dest, rel), { force: true });
-      if (kept.length === 0) rmSync(path.join(dest, RECORD), { force: true });
       for (const rel of files) removeEmptyUpTo(path.dirname(path.join(dest, rel)), dest);
     }
     lines.push(`${would} ${shown(dest)} (${files.length} files)`);
@@ -410,6 +434,7 @@ async function undo(ctx: Caller, plan: Plan) {
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan.base, d)));
   const made = (record?.createdDirs ?? []).map((rel) => path.join(plan.base, rel)).filter((d) => mayMake.has(d));
   if (!plan.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan.base, d) === null));
+  if (!plan.global) lines.push(...saveRecords(plan, ctx.env));
   if (lines.length === 0) lines.push("nothing of session-handoff's init to undo here");
   return { lines, notes };
 }

@@ -6,13 +6,13 @@ import { memoryDir } from "../store/paths.ts";
 import { realOrNull } from "../store/fs.ts";
 import { AGENTS, isAgentName } from "./index.ts";
 import { editPath, shownOf } from "./plan.ts";
-import type { Agent, Edit, HelperLocation } from "./types.ts";
+import type { Agent, AgentName, Edit, HelperLocation } from "./types.ts";
 
 export const AGENT_NAMES = Object.keys(AGENTS).join("|");
 
 /** Options shared by install and uninstall. */
 export const AGENT_OPTIONS = {
-  agent: { type: "string" },
+  agent: { type: "string", multiple: true },
   root: { type: "string" },
   global: { type: "boolean" },
   "dry-run": { type: "boolean" },
@@ -68,16 +68,20 @@ export function assertLoadable(helper: HelperLocation, platform = process.platfo
     "(ERR_INVALID_MODULE_SPECIFIER), so no hook could run; move it to a path without one (nothing was changed)");
 }
 
-/** The target of `--agent`, `--global`, `--root` (found by `rootOf`) and `--dry-run`. Throws UsageError. */
-export function agentTarget(ctx: Caller, verb: string, rootOf: () => string): Target {
-  const name = ctx.values.agent;
-  if (!isAgentName(name)) {
-    const got = typeof name === "string" ? `, got ${quotedValue(name)}` : "";
+/** A target per `--agent` (repeatable, as init's), with `--global`, `--root` (found by `rootOf`) and `--dry-run`. */
+export function agentTargets(ctx: Caller, verb: string, rootOf: () => string): Target[] {
+  const names = (ctx.values.agent as string[] | undefined) ?? [];
+  const bad = names.find((n) => !isAgentName(n));
+  if (names.length === 0 || bad !== undefined) {
+    const got = bad !== undefined ? `, got ${quotedValue(bad)}` : "";
     throw new UsageError(`${verb} needs --agent ${AGENT_NAMES}${got}`);
   }
   const global = ctx.values.global === true;
   const both = global && typeof ctx.values.root === "string";
   if (both) throw new UsageError(`${verb}: --global and --root exclude each other`);
   const root = global ? null : rootOf();
-  return targetOf(AGENTS[name], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
+  // One dry run's planned texts for every agent, as init's: each sees what the earlier ones would leave.
+  const planned = new Map<string, string | null>();
+  return [...new Set(names as AgentName[])].map((n) =>
+    ({ ...targetOf(AGENTS[n], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true), planned }));
 }

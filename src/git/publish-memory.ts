@@ -243,6 +243,22 @@ async function putEntries(top: string, env: Env, paths: string[], entries: strin
   if (listed.length > 0) await update(["-z", "--index-info"], entries);
 }
 
+// Why HEAD did not move to publish's commit, in words that hold: what a commit made meanwhile already took of `paths`
+// (as publish's `tree` has them), or that HEAD stayed and git could not lock it.
+async function notSwapped(top: string, env: Env, tree: string, old: string, paths: string[]): Promise<string> {
+  const now = (await runGit(top, ["rev-parse", "-q", "--verify", "HEAD"], env)).stdout.toString("utf8").trim();
+  if (now === old) return "git could not update HEAD (another git command held it?), so nothing was published; run " +
+    "publish again once that command is done";
+  const differ = await runGit(top, ["diff-tree", "-r", "--name-only", "-z", tree, now, "--", ...paths], env);
+  const held = differ.code === 0 ? paths.filter((p) => !differ.stdout.toString("utf8").split("\0").includes(p)) : [];
+  const moved = `HEAD moved to ${now.slice(0, 12)} while publish was committing (a commit or checkout made meanwhile)`;
+  if (held.length === 0) return `${moved}: nothing was published and that commit stands; run publish again`;
+  const list = held.length > 3 ? `${held.slice(0, 3).join(", ")} and ${held.length - 3} more` : held.join(", ");
+  if (held.length === paths.length) return `${moved}; that commit already holds what publish was committing ` +
+    `(${list}), so publish made no commit of its own and pushed nothing: nothing is left to publish`;
+  return `${moved}; that commit already holds ${list}, the rest was not published: run publish again`;
+}
+
 // Commits `old` plus `paths` as the user's index stages them, from an index of its own: nothing else staged goes in.
 // `git commit-tree` and a compare-and-swap of HEAD, so that a commit the user makes meanwhile is never undone; with
 // `programs` (--run-hooks), the hooks a `git commit` runs, run around it as it runs them, and its signing.
@@ -271,11 +287,11 @@ async function commitOnly(top: string, env: Env, programs: Programs | null, mess
     const commit = (await git(["commit-tree", tree, ...parent, ...sign, "-F", msg], "git commit-tree")).trim();
     const swap = await step(top, ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old], env, "git update-ref",
       hooks);
-    if (swap.code !== 0) {
-      throw new Refused(
-        `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that ` +
-          `commit stands; run publish again (git: ${firstLine(swap.stderr)})`,
-      );
+    if (swap.code !== 0) throw new Refused(await notSwapped(top, env, tree, old, paths));
+    // A pre-commit hook may have re-staged a memory file: the user's index takes what landed, or it stages a revert.
+    const memory = paths.filter((p) => p !== ".gitattributes");
+    if (hooks && memory.length > 0) {
+      await putEntries(top, env, memory, await git(["ls-files", "-s", "-z", "--", ...memory], "git ls-files", index));
     }
     // As in `git commit`, post-commit's exit status changes nothing: the commit is made.
     if (programs?.hooks.includes("post-commit")) await step(top, ["hook", "run", "post-commit"], env, "git hook", true);

@@ -2,7 +2,7 @@
 // elsewhere); files only, no git process: the hook reads them.
 import { linkSync, lstatSync, mkdirSync, nodeCrypto, renameSync, rmSync, writeFileSync } from "../builtins.ts";
 import path from "node:path";
-import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
+import { commonDirOf, gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
 
 const KEPT = 10;
@@ -156,4 +156,21 @@ export function savedByOf(root: string, env: Env, token: string): string | null 
   } catch {
     return null;
   }
+}
+
+// This clone saved a handoff the tree lacks, and stashed since its last save (a stash from before it cannot hold
+// that save): read from files, as the hook and the status line run no git. Worktrees share one stash: with more than
+// one, only an entry whose message names this worktree's branch ("WIP on <branch>:", "On <branch>:") can hold its
+// handoff.
+export function maybeStashed(root: string, env: Env): boolean {
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const last = (savesRecord(root, env) ?? []).at(-1);
+  if (gitDir === null || last === undefined) return false;
+  const common = commonDirOf(gitDir);
+  const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+  const shared = common !== gitDir || (lstatOrNull(path.join(common, "worktrees"))?.isDirectory() ?? false);
+  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs) || e.sec * 1000 >= savedMs) &&
+    (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
 }

@@ -29,8 +29,11 @@ export function openItems(text: string): OpenItem[] {
   return items;
 }
 
+// An item is the same carried with another case, spacing, emphasis or quotes, a leading checkbox, or punctuation
+// at either end (docs/decisions/open-items.md).
 function normalise(s: string): string {
-  return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
+  return s.toLowerCase().replace(/[`*_"“”]/g, "").replace(/^\s*\[[ x~-]?\]/, "").replace(/\s+(?=[,.;:!?)])/g, "")
+    .replace(/\s+/g, " ").replace(/^[\s\p{P}]+|[\s\p{P}]+$/gu, "");
 }
 
 /** The open items of `prior` that `next` neither carries over (its text or title appears) nor marks done. */

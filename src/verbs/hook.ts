@@ -1,8 +1,5 @@
 import { quotedValue } from "../guard/quote.ts";
-import path from "node:path";
-import { commonDirOf, gitDirOf, gitTopOf, stashEntries } from "../git/git-dir.ts";
-import { lstatOrNull, readSmall } from "../store/fs.ts";
-import { savedHere, savesRecord } from "../git/saves.ts";
+import { maybeStashed, savedHere } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
@@ -61,22 +58,6 @@ function ageText(text: string, now: number): { age: string; strays: string | nul
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
-}
-
-// This clone saved a handoff the tree lacks, and stashed since its last save (a stash from before it cannot hold
-// that save): read from files, as the hook runs no git. Worktrees share one stash: with more than one, only an entry
-// whose message names this worktree's branch ("WIP on <branch>:", "On <branch>:") can hold its handoff.
-function maybeStashed(root: string, env: Record<string, string | undefined>): boolean {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const last = (savesRecord(root, env) ?? []).at(-1);
-  if (gitDir === null || last === undefined) return false;
-  const common = commonDirOf(gitDir);
-  const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  const shared = common !== gitDir || (lstatOrNull(path.join(common, "worktrees"))?.isDirectory() ?? false);
-  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs) || e.sec * 1000 >= savedMs) &&
-    (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
 }
 
 // Most important first, under HOOK_LIMIT characters; empty when every file looked at is missing and nothing is paused.

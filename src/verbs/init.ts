@@ -33,11 +33,12 @@ are those whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
 --agent (${NAMES}).
 
 --global  the same in HOME (~/.agents/skills/session-handoff/,
-          \`install --global\`).
+          \`install --global\`; Claude Code's in CLAUDE_CONFIG_DIR when set).
 --dry-run says what it would do and changes nothing.
 --undo    \`uninstall\` for each agent found or whose files hold its entries,
           then the links and the copy go (folders init made go when empty); a
-          file of the copy you edited stays.
+          file of the copy you edited stays, and so do this clone's records of
+          its saves (.git/session-handoff/) while .ai/memory is there.
 --replace overwrite the files of the copy you edited since init copied them
           (else init refuses, naming them; .init.json in the copy records what
           it copied).

@@ -1,6 +1,6 @@
-import { install } from "../agents/installer.ts";
+import { forAgents, install } from "../agents/installer.ts";
 import { underInstallLock } from "../agents/install-lock.ts";
-import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTarget } from "../agents/target.ts";
+import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTargets } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
@@ -30,7 +30,8 @@ a file it creates naming this clone's path in .git/info/exclude. Every case,
 its words and the hook commands: references/verbs/install.md.
 
 options:
-  --agent NAME  the agent whose files to edit
+  --agent NAME  the agent whose files to edit; repeat it for several (as init
+                takes them), each line then starting with the agent's name
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
@@ -42,7 +43,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 `,
   run: (ctx) =>
     underInstallLock(ctx, false, async () => {
-      const done = await install(agentTarget(ctx, "install", () => rootOption(ctx)), ctx.env);
+      const done = await forAgents(agentTargets(ctx, "install", () => rootOption(ctx)), (t) => install(t, ctx.env));
       return ok(`${done.lines.join("\n")}\n`, done.notes);
     }),
 };

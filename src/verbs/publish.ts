@@ -59,8 +59,9 @@ ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
         "nothing to publish: ...", no upstream for --push, a secret in
-        --message, HEAD moved by a commit made meanwhile, git failed: its error
-        follows); 4 paused; 5 busy.
+        --message, HEAD moved by a commit made meanwhile (naming what it holds)
+        or held by another git command, git failed: its error follows);
+        4 paused; 5 busy.
 `,
   async run(ctx) {
     const root = rootOption(ctx);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { hookCwd } from "../agents/harness-path.ts";
 import { hookObject } from "../agents/hook-input.ts";
 import { oursOnly } from "../git/attributes-block.ts";
+import { maybeStashed } from "../git/saves.ts";
 import { runGit, type Git } from "../git/run.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
@@ -13,9 +14,10 @@ import { rootOption } from "./common.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 
 /** The state part of the line, from the handoff's text, the commits since its HEAD anchor and the percent used. */
-function statusText(handoff: string | null, commits: number | null, pct: number | null, now: number): string {
+function statusText(handoff: string | null, commits: number | null, pct: number | null, now: number,
+  stashed = false): string {
   const parts: string[] = [];
-  if (handoff === null) parts.push("handoff: none");
+  if (handoff === null) parts.push(stashed ? "handoff: maybe in a stash (run check)" : "handoff: none");
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
@@ -57,9 +59,11 @@ context_window.used_percentage). With --then, runs COMMAND (the status line
 command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today · 3 commits since · context 45%
-"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
-after the handoff's HEAD anchor but memory-only ones (\`publish\`'s, with our
-.gitattributes block) (git log, at most 500 ms; left out when unknown).
+"handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
+check)" when this clone saved one and stashed since (as the hook says; read
+from files, no git). Commits since count HEAD's commits after the handoff's
+HEAD anchor but memory-only ones (\`publish\`'s, with our .gitattributes
+block) (git log, at most 500 ms; left out when unknown).
 Always exit 0.
 `,
   async run(ctx) {
@@ -81,7 +85,7 @@ Always exit 0.
       const cw = input.context_window as Record<string, unknown> | undefined;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-      ours = statusText(handoff, commits, pct, Date.now());
+      ours = statusText(handoff, commits, pct, Date.now(), handoff === null && maybeStashed(root, ctx.env));
     } catch {
       // no root: their part alone
     }

@@ -1,9 +1,9 @@
 import { existsSync } from "../builtins.ts";
 import path from "node:path";
-import { uninstall } from "../agents/installer.ts";
+import { forAgents, uninstall } from "../agents/installer.ts";
 import { CANONICAL } from "../agents/skill-place.ts";
 import { underInstallLock } from "../agents/install-lock.ts";
-import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTarget } from "../agents/target.ts";
+import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTargets } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
@@ -21,7 +21,8 @@ goes with the last agent installed here. Every case:
 references/verbs/uninstall.md.
 
 options:
-  --agent NAME  the agent whose files to restore
+  --agent NAME  the agent whose files to restore; repeat it for several (as
+                init takes them), each line then starting with the agent's name
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
@@ -33,10 +34,10 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 `,
   run: (ctx) =>
     underInstallLock(ctx, true, async () => {
-      const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
-      const done = await uninstall(t, ctx.env);
+      const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
+      const done = await forAgents(ts, (t) => uninstall(t, ctx.env));
       // The last agent gone, what init copied is all that is left of the skill here.
-      const stays = done.last && existsSync(path.join(t.base, CANONICAL));
+      const stays = done.last?.last === true && existsSync(path.join(ts[0]!.base, CANONICAL));
       const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
       return ok(`${done.lines.join("\n")}\n`, [...done.notes, ...(stays ? [note] : [])]);
     }),

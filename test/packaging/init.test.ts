@@ -151,7 +151,7 @@ describe("npx session-handoff init, from the packed tarball", () => {
     const undo = npx(root, env, ["init", "--undo"]);
     expect(undo.status, undo.stderr).toBe(0);
     expect(undo.stdout).toContain("opencode: removed AGENTS.md\n");
-    expect(undo.stdout).toContain("opencode: removed the merge driver session-handoff from .git/config\n");
+    expect(undo.stdout).toContain("\nremoved the merge driver session-handoff from .git/config\n");
     expect(snapshot([root]).split("\n").filter((l) => !l.includes("/.git/"))).toEqual(before.split("\n").filter((l) => !l.includes("/.git/")));
     expect(spawnSync("git", ["config", "--get-regexp", "merge"], { cwd: root, env, encoding: "utf8" }).stdout).toBe("");
   }, 300_000);

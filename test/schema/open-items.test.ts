@@ -31,6 +31,20 @@ describe("droppedItems", () => {
     expect(droppedItems(prior, next).map((i) => i.text)).toEqual(expected);
   });
 
+  it.each([
+    ["case, spacing and trailing punctuation", "- [ ] Fix the parser!", "- [ ]   fix   THE parser"],
+    ["a question mark and an ellipsis", "- [ ] Ask Ana?\n- [ ] Fix the parser …", "- [x] ask ana\n- [x] fix the parser"],
+    ["a space before a comma", "- [ ] Fix, then test", "- [ ] Fix , then test"],
+    ["quotes around it", "- [ ] \"Fix the parser\"", "- [x] Fix the parser."],
+  ])("an item carried with trivial differences counts as carried: %s", (_name, plan, nextPlan) => {
+    expect(droppedItems(doc(plan, "- n"), doc(nextPlan, "- n"))).toEqual([]);
+  });
+
+  it("a next step whose checkbox lacks its space is carried by its words", () => {
+    expect(droppedItems(doc("- [x] a", "- [ ]Fix the parser"), doc("- [x] Fix the parser", "- m"))).toEqual([]);
+    expect(droppedItems(doc("- [x] a", "- Fix the parser"), doc("- [x] Fix the lexer", "- m"))).toHaveLength(1);
+  });
+
   it("counts a titled item carried when its title survives, not when only a short word does", () => {
     const p = doc("- [~] Add mul: written in src/math.js, no test yet\n- [ ] Fix: the parser", "- n");
     expect(droppedItems(p, doc("- [x] Add mul", "- n")).map((i) => i.text)).toEqual(["Fix: the parser"]);

@@ -73,11 +73,14 @@ describe("publish is a memory writer", () => {
 
   // A plain commit takes what publish staged; a commit of given paths leaves it in the index. With --run-hooks the
   // old plain `git commit` parented publish's tree on the user's commit: exit 0, and the tip undid README.md's change.
+  // A commit that took what publish staged is named as holding it: "nothing was published" was false there.
+  const tookAll = /; that commit already holds what publish was committing \(\.ai\/memory\/HANDOFF\.md, .*\), so publish made no commit of its own and pushed nothing: nothing is left to publish\n$/;
+  const tookNone = /: nothing was published and that commit stands; run publish again\n$/;
   it.each([
-    ["a plain commit", [], []],
-    ["a commit of one path", ["--", "user.txt"], []],
-    ["a `git commit -a`, under --run-hooks,", ["-a"], ["--run-hooks"]],
-  ])("%s the user makes while publish builds its own is never undone: publish refuses, nothing changed", async (_name, only, flags) => {
+    ["a plain commit", [], [], tookAll],
+    ["a commit of one path", ["--", "user.txt"], [], tookNone],
+    ["a `git commit -a`, under --run-hooks,", ["-a"], ["--run-hooks"], tookAll],
+  ])("%s the user makes while publish builds its own is never undone: publish refuses, nothing changed", async (_name, only, flags, words) => {
     const root = project();
     save(root, handoff("second"), tokenOfDisk(root));
     const index = git(root, "ls-files", "-s");
@@ -94,7 +97,9 @@ describe("publish is a memory writer", () => {
     writeFileSync(`${gate}.go`, "");
     const p = await publisher;
     expect(p.code, p.stderr).toBe(2);
-    expect(p.stderr).toMatch(/HEAD moved while publish was committing .*: nothing was published and that commit stands; run publish again/);
+    expect(p.stderr).toContain(`HEAD moved to ${head.slice(0, 12)} while publish was committing`);
+    expect(p.stderr).toMatch(words);
+    expect(p.stderr).not.toContain("cannot lock ref");
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
     // The index is the user's commit's: nothing of publish's is left staged.
     expect(git(root, "diff", "--cached", "--name-only")).toBe("");
@@ -106,6 +111,23 @@ describe("publish is a memory writer", () => {
     expect(git(root, "show", "HEAD:user.txt")).toBe("mine\n");
     if (only[0] === "-a") expect(git(root, "show", "HEAD:README.md")).toBe("changed\n");
     expect(git(root, "show", "HEAD:.ai/memory/HANDOFF.md")).toContain("second");
+  });
+
+  it("HEAD held by another git command, not moved: publish says so in its own words, not git's", async () => {
+    const root = project();
+    save(root, handoff("second"), tokenOfDisk(root));
+    const head = git(root, "rev-parse", "HEAD");
+    const gate = path.join(tempDir("sh-gate-"), "gate");
+    const env = { ...WHO, MEMORY_IO_FAILPOINT: `publish-before-commit:pause=${gate}` };
+    const publisher = helperAsync(["publish", "--root", root], { env });
+    await waitFor(`${gate}.ready`);
+    writeFileSync(path.join(root, ".git", "HEAD.lock"), "");
+    writeFileSync(`${gate}.go`, "");
+    const p = await publisher;
+    expect(p.code).toBe(2);
+    expect(p.stderr).toBe("memory operation refused: git could not update HEAD (another git command held it?), so " +
+      "nothing was published; run publish again once that command is done\n");
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
   });
 
   it("saves and publishes at once: no commit ever deletes a memory file", async () => {

@@ -223,6 +223,20 @@ describe("publish", () => {
     expect(git(root, "diff", "--cached", "--name-only")).toBe("feature.ts\n");
   });
 
+  it("a pre-commit hook that edits and re-adds a memory file leaves the index as the commit that landed", () => {
+    const { root } = project();
+    writeFileSync(path.join(root, "feature.ts"), "staged work\n");
+    git(root, "add", "feature.ts");
+    const hook = path.join(root, ".git", "hooks", "pre-commit");
+    writeFileSync(hook, "#!/bin/sh\necho '- linted' >> .ai/memory/LESSONS.md && git add .ai/memory/LESSONS.md\n", { mode: 0o755 });
+    const r = run(root, "--run-hooks");
+    expect(r.code, r.stderr).toBe(0);
+    expect(git(root, "show", "HEAD:.ai/memory/LESSONS.md")).toContain("- linted");
+    // Before, the user's index kept LESSONS.md as staged before the hook: a revert of the hook's edit.
+    expect(git(root, "diff", "--cached", "--name-only")).toBe("feature.ts\n");
+    expect(git(root, "status", "--porcelain", "--", ".ai/memory/LESSONS.md")).toBe("");
+  });
+
   it("a push stopped midway is a refusal naming git push, never an internal error", () => {
     const { root } = project();
     // The pre-push hook kills its git push as a timeout would (--run-hooks lets it run).

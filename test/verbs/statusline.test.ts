@@ -76,6 +76,16 @@ describe("statusline", () => {
     expect(helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout).toBe("handoff: saved today · 0 commits since\n");
   });
 
+  it("a handoff `git stash -u` took is said, as the hook says it, from files alone", () => {
+    const root = gitRepo();
+    expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
+    const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout;
+    git(root, "stash", "-u", "-q");
+    expect(line()).toBe("handoff: maybe in a stash (run check)\n");
+    git(root, "stash", "pop", "-q");
+    expect(line()).toBe("handoff: saved today · 0 commits since\n");
+  });
+
   it("a commit of the user's .gitattributes alone counts; publish's, adding our block on it, does not", () => {
     const root = gitRepo();
     expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
