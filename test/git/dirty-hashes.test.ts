@@ -1,5 +1,5 @@
 // Dirty files anchored by content (docs/design.md#verdicts-and-the-brief): `anchors` prints
-// each dirty file's blob id as `git hash-object --no-filters` gives it, `write` keeps it fresh
+// each dirty file's blob id as `git add` would store it (line ends converted), `write` keeps it fresh
 // in anchors it keeps, drift tells a dirty file edited since the save from one untouched.
 import { execFileSync } from "node:child_process";
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
@@ -44,15 +44,17 @@ function doc(anchors: string): string {
 }
 
 describe("dirty hashes", () => {
-  it("anchors prints git's blob ids of dirty files (no filters), deleted ones too", () => {
+  it("anchors prints git's blob ids of dirty files, line ends converted as git stores them, deleted ones too", () => {
     const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n", "gone.txt": "g\n", ".gitattributes": "*.txt text eol=crlf\n" });
-    writeFileSync(path.join(root, "a.txt"), "a changed\n");
+    writeFileSync(path.join(root, "a.txt"), "a changed\r\n");
     writeFileSync(path.join(root, "new file.txt"), "new\n");
     unlinkSync(path.join(root, "gone.txt"));
     const r = helper(["anchors", "--root", root], { env });
     expect(r.code, r.stderr).toBe(0);
     const line = r.stdout.split("\n").find((l) => l.startsWith("- Dirty hashes: "))!;
-    const id = (p: string) => execFileSync("git", ["hash-object", "--no-filters", "--", p], { cwd: root, env: ENV, encoding: "utf8" }).trim();
+    const id = (p: string) => execFileSync("git", ["hash-object", "--", p], { cwd: root, env: ENV, encoding: "utf8" }).trim();
+    const raw = execFileSync("git", ["hash-object", "--no-filters", "--", "a.txt"], { cwd: root, env: ENV, encoding: "utf8" }).trim();
+    expect(id("a.txt")).not.toBe(raw);
     expect(line).toBe(`- Dirty hashes: a.txt ${id("a.txt")}, gone.txt deleted, new file.txt ${id("new file.txt")}`);
     // What anchors prints, validate accepts.
     const v = helper(["validate", "handoff", "--stdin"], { input: doc(r.stdout), env });
