@@ -9092,9 +9092,9 @@ function fatesOf(i) {
     const saved = hashOf.get(p);
     const known = saved !== void 0 && saved !== "over 8 MB";
     if (i.nowDirty.includes(p)) {
-      if (!known) return { path: p, fate: "dirty" };
-      const now = i.blobNow(p);
-      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
+      const now = known ? i.blobNow(p) : null;
+      if (now === null) return { path: p, fate: "dirty" };
+      return { path: p, fate: now === saved ? "unchanged" : "changed" };
     }
     const to = i.renames.get(p);
     const renamed = to === void 0 ? {} : { as: to };

@@ -61,20 +61,25 @@ describe("dirty hashes", () => {
     expect(v.stdout + v.stderr).not.toContain("anchor-line");
   });
 
-  it("drift: a dirty file edited after the save is changed, one untouched is unchanged since the save", () => {
-    const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n" });
+  it("drift: a dirty file edited after the save is changed, one untouched (or still deleted) is unchanged since the save", () => {
+    const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n" });
     writeFileSync(path.join(root, "a.txt"), "a dirty\n");
     writeFileSync(path.join(root, "b.txt"), "b dirty\n");
+    unlinkSync(path.join(root, "c.txt"));
     const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc(""), env });
     expect(w.code, w.stderr).toBe(0);
-    expect(readFileSync(path.join(root, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(/^- Dirty hashes: a\.txt [0-9a-f]{40}, b\.txt [0-9a-f]{40}$/m);
+    expect(readFileSync(path.join(root, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(/^- Dirty hashes: a\.txt [0-9a-f]{40}, b\.txt [0-9a-f]{40}, c\.txt deleted$/m);
     const before = JSON.parse(helper(["drift", "--root", root, "--json"], { env }).stdout);
-    expect(before.dirtyFates).toEqual([{ path: "a.txt", fate: "unchanged" }, { path: "b.txt", fate: "unchanged" }]);
+    expect(before.dirtyFates).toEqual([
+      { path: "a.txt", fate: "unchanged" }, { path: "b.txt", fate: "unchanged" }, { path: "c.txt", fate: "unchanged" },
+    ]);
     expect(before.changedKeyFiles).toEqual([]);
-    expect(before.summary).toContain('dirty at the save, still dirty and unchanged: "a.txt", "b.txt"');
+    expect(before.summary).toContain('dirty at the save, still dirty and unchanged: "a.txt", "b.txt", "c.txt"');
     writeFileSync(path.join(root, "a.txt"), "a dirty, then edited again\n");
     const after = JSON.parse(helper(["drift", "--root", root, "--json"], { env }).stdout);
-    expect(after.dirtyFates).toEqual([{ path: "a.txt", fate: "changed" }, { path: "b.txt", fate: "unchanged" }]);
+    expect(after.dirtyFates).toEqual([
+      { path: "a.txt", fate: "changed" }, { path: "b.txt", fate: "unchanged" }, { path: "c.txt", fate: "unchanged" },
+    ]);
     // Key files changed are the commits' diff since the save; an uncommitted edit is a fate, not a changed key file.
     expect(after.changedKeyFiles).toEqual([]);
     expect(after.summary).toContain('dirty at the save, still dirty and changed since: "a.txt"');
