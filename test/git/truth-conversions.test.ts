@@ -84,7 +84,7 @@ function savedRepo(c: Case) {
     const drift = () => {
       const d = runIn(copy)(["drift", "--json"]);
       expect(d.code, d.stderr).toBe(0);
-      return JSON.parse(d.stdout) as { summary: string; dirtyFates: { path: string; fate: string }[] };
+      return JSON.parse(d.stdout) as { summary: string; aheadAsSaved?: boolean; dirtyFates: { path: string; fate: string }[] };
     };
     return { dir: copy, git: gitIn(copy), drift, handoff: () => readFileSync(path.join(copy, ".ai/memory/HANDOFF.md"), "utf8") };
   };
@@ -100,6 +100,8 @@ describe.each(CASES)("a file saved dirty under $name", (c) => {
     const d1 = committed.drift();
     expect.soft(d1.dirtyFates).toEqual([{ path: "f.txt", fate: "committed", commit: head, onHead: true }]);
     expect.soft(d1.summary).not.toMatch(/changed since|edited|reverted/);
+    // The one commit ahead holds only the saved work, as saved (not known of a filtered file, which has no id).
+    expect.soft(d1.aheadAsSaved).toBe(c.touched !== "dirty");
 
     const stashed = copyOf("stashed");
     stashed.git("stash", "-q");
