@@ -4,8 +4,9 @@ import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { AnchorValues, DirtyHash } from "../schema/anchor-lines.ts";
 import { isoSeconds, safeRelativePath } from "../schema/values.ts";
-import { blobIdOf, gitDirOf, gitTopOf, inProgressOf, objectFormat } from "./git-dir.ts";
-import { GitUnavailable } from "./run.ts";
+import { blobIdsOf } from "./blob-ids.ts";
+import { gitDirOf, gitTopOf, inProgressOf } from "./git-dir.ts";
+import { filterDrivers, GitUnavailable, runGit, type Git } from "./run.ts";
 import { BROKEN_REPO_FIX, readSnapshot } from "./status.ts";
 
 // Most dirty files hashed (the rest are not anchored by content).
@@ -58,19 +59,18 @@ export function skillExcludes(root: string, skillDir: string | null): string[] {
 }
 
 /** The `- Dirty hashes:` items for dirty paths (top-relative), untracked folders (`dir/`) left out. */
-function dirtyHashesOf(top: string, dirty: readonly string[]): DirtyHash[] {
-  const format = objectFormat(gitDirOf(top));
-  const out: DirtyHash[] = [];
-  for (const p of dirty) {
-    if (out.length >= MAX_DIRTY_HASHES) break;
-    if (p.endsWith("/")) continue;
-    const id = blobIdOf(path.join(top, p), format);
-    if (id !== null) out.push({ path: p, id });
-  }
-  return out;
+async function dirtyHashesOf(
+  root: string, env: Record<string, string | undefined>, top: string, dirty: readonly string[],
+): Promise<DirtyHash[]> {
+  const git: Git = (args, input) => runGit(root, args, env, undefined, { input });
+  const ids = await blobIdsOf(git, await filterDrivers(root, env), top, dirty, MAX_DIRTY_HASHES);
+  return dirty.flatMap((p) => (ids.has(p) ? [{ path: p, id: ids.get(p)!.id }] : []));
 }
 
-/** The anchors at the root with one git process; outside git (said in `gitNote`), the key files' mtimes. */
+/**
+ * The anchors at the root with one git process, and one to three more to hash dirty files; outside git (said in
+ * `gitNote`), the key files' mtimes.
+ */
 export async function collectAnchors(
   root: string, env: Record<string, string | undefined>, nowMs: number, keyFiles: readonly string[],
   skillDir: string | null = null,
@@ -84,7 +84,7 @@ export async function collectAnchors(
       const top = gitTopOf(root, env);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
-      const dirtyHashes = top !== null ? dirtyHashesOf(top, s.dirty) : [];
+      const dirtyHashes = top !== null ? await dirtyHashesOf(root, env, top, s.dirty) : [];
       return {
         insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress,
         dirtyHashes, gitNote: null, skippedKeyFiles: [],

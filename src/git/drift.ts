@@ -6,10 +6,10 @@ import type { DirtyHash } from "../schema/anchor-lines.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { statInsideRoot } from "./anchors.ts";
-import { blobIdOf, commonDirOf, gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat,
-  reflogNames } from "./git-dir.ts";
+import { blobIdsOf } from "./blob-ids.ts";
+import { commonDirOf, gitDirOf, gitTopOf, inProgressOf, isShallow, reflogNames } from "./git-dir.ts";
 import { clonedAfter, fatesOf, gatherFateLogs, objectIds } from "./fates.ts";
-import { GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
+import { filterDrivers, GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { lstatOrNull } from "../store/fs.ts";
 import { savedByOf, savedHere } from "./saves.ts";
@@ -115,7 +115,7 @@ export async function measureDrift(
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;
-    const at = { elsewhere, top, prefix, keyFiles, git };
+    const at = { elsewhere, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
     if (status.kind === "repo") await measureRepo(at, facts, anchors, status.snapshot, logP);
     else {
       await logP?.catch(() => undefined);
@@ -144,7 +144,10 @@ export async function measureDrift(
   return assessDrift(facts);
 }
 
-type At = { elsewhere: boolean; top: string | null; prefix: string; keyFiles: string[]; git: Git };
+type At = {
+  elsewhere: boolean; top: string | null; prefix: string; keyFiles: string[]; git: Git;
+  drivers: () => Promise<Set<string>>;
+};
 
 // The facts only a readable repository gives: in progress, shallow, the saved branch, history, fates, provenance.
 async function measureRepo(
@@ -190,7 +193,8 @@ async function measureRepo(
   facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
     const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
-    facts.dirtyFates = await measureFates(git, facts, anchors, { top, gitDir, cleaned, fromElsewhere });
+    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at.drivers };
+    facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
   // Key files dirty now (an untracked folder counts for the files in it) and not listed dirty at the save.
   const isDirty = (list: readonly string[], p: string) =>
@@ -413,24 +417,26 @@ function blankFacts(anchors: CheckedAnchors, nowMs: number): DriftFacts {
 
 async function measureFates(
   git: Git, facts: DriftFacts, anchors: CheckedAnchors,
-  at: { top: string; gitDir: string | null; cleaned: string[]; fromElsewhere: boolean },
+  at: { top: string; gitDir: string | null; cleaned: string[]; fromElsewhere: boolean; drivers: At["drivers"] },
 ) {
   const now = facts.current!;
   const head = facts.saved.head;
   const present = savedPresent(facts);
-  const format = objectFormat(at.gitDir);
   const hashes = anchors.dirtyHashes ?? [];
+  const saved = new Map(hashes.map((h) => [h.path, h.id]));
   // A saved file neither dirty nor on disk now may have been renamed: only then is git asked for renames.
-  const gone = at.cleaned.filter((p) => !p.endsWith("/") && hashes.find((h) => h.path === p)?.id !== "deleted" &&
+  const gone = at.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" &&
     lstatOrNull(path.join(at.top, p)) === null);
-  const logs = await gatherFateLogs(git, {
+  const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
+  const [logs, ids] = await Promise.all([gatherFateLogs(git, {
     commonDir: at.gitDir === null ? null : commonDirOf(at.gitDir), savedHead: present ? head : null,
     savedDateMs: facts.saved.date?.ms ?? null, cleaned: at.cleaned, gone, staged: now.renames ?? [],
     headExists: now.head !== null,
-  });
+  }), still.length === 0 ? new Map() : at.drivers().then((d) => blobIdsOf(git, d, at.top, still))]);
+  // A handoff of an older version holds the raw bytes' id: equal raw bytes are unchanged content too.
+  const blobNow = (p: string) => (ids.get(p)?.raw === saved.get(p) ? saved.get(p)! : ids.get(p)?.id ?? null);
   return fatesOf({
-    savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: now.dirty, savedSec: savedSecOf(facts),
-    blobNow: (p) => blobIdOf(path.join(at.top, p), format), ...logs,
+    savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: now.dirty, savedSec: savedSecOf(facts), blobNow, ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null, fromElsewhere: at.fromElsewhere,
   });

@@ -69,9 +69,10 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
     const saved = hashOf.get(p);
     const known = saved !== undefined && saved !== "over 8 MB";
     if (i.nowDirty.includes(p)) {
-      if (!known) return { path: p, fate: "dirty" };
-      const now = i.blobNow(p);
-      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
+      const now = known ? i.blobNow(p) : null;
+      // No id now (a folder, a file under a filter, git failed): nothing to compare it with.
+      if (now === null) return { path: p, fate: "dirty" };
+      return { path: p, fate: now === saved ? "unchanged" : "changed" };
     }
     const to = i.renames.get(p);
     const renamed = to === undefined ? {} : { as: to };

@@ -115,7 +115,7 @@ export function objectFormat(gitDir: string | null): "sha1" | "sha256" {
   }
 }
 
-/** git's blob id of the file at `abs` with no filters (a link: its target), or `deleted`, `over 8 MB`, null. */
+/** git's blob id of the bytes at `abs` as they are (a link: its target), or `deleted`, `over 8 MB`, null. */
 export function blobIdOf(abs: string, format: "sha1" | "sha256"): string | null {
   const st = lstatOrNull(abs);
   if (st === null) return "deleted";
@@ -130,8 +130,12 @@ export function blobIdOf(abs: string, format: "sha1" | "sha256"): string | null 
       return null;
     }
   }
-  return nodeCrypto().createHash(format).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+  return hashBlob(bytes, format);
 }
+
+/** git's blob id of `bytes` as they are. */
+export const hashBlob = (bytes: Buffer, format: "sha1" | "sha256"): string =>
+  nodeCrypto().createHash(format).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 
 // The stash's reflog lines, read with no git process (`check` and the hook run this).
 function stashLines(commonDir: string | null): string[] {

@@ -87,6 +87,12 @@ function namedOverrides(cwd: string, env: Record<string, string>, timeoutMs: num
   return p;
 }
 
+/** The filter drivers the config at `cwd` gives a command, none of which the helper's git runs. */
+export async function filterDrivers(cwd: string, env: Record<string, string | undefined>): Promise<Set<string>> {
+  const keys = (await namedOverrides(cwd, gitEnv(env), GIT_TIMEOUT_MS)).map(([k]) => NAMED_PROGRAMS.exec(k)!);
+  return new Set(keys.filter((m) => /^filter$/i.test(m[1]!) && /^(clean|process)$/i.test(m[3]!)).map((m) => m[2]!));
+}
+
 // Fixed settings as `-c` arguments (any git); the named ones as GIT_CONFIG_COUNT/KEY/VALUE
 // after the caller's own (git 2.31 on): no parsing, so a filter named with "=" is overridden as spelled.
 function withConfig(env: Record<string, string>, pairs: readonly Pair[]): Record<string, string> {

@@ -25,7 +25,8 @@ heading), ready to paste:
 Outside a git repository, or when git is not on PATH (said on stderr), the Date
 and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
 The memory dir and the running skill's own folder are never listed. Runs one git
-process; writes nothing. How each line is made: references/verbs/anchors.md.
+process, one more to hash dirty files (two with CRLF or filtered files); writes
+nothing. How each line is made: references/verbs/anchors.md.
 
 options:
   --key-file PATH  a file inside the root whose time to record (repeatable)

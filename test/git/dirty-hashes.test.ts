@@ -1,5 +1,5 @@
 // Dirty files anchored by content (docs/design.md#verdicts-and-the-brief): `anchors` prints
-// each dirty file's blob id as `git hash-object --no-filters` gives it, `write` keeps it fresh
+// each dirty file's blob id as `git add` would store it (line ends converted), `write` keeps it fresh
 // in anchors it keeps, drift tells a dirty file edited since the save from one untouched.
 import { execFileSync } from "node:child_process";
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
@@ -44,35 +44,42 @@ function doc(anchors: string): string {
 }
 
 describe("dirty hashes", () => {
-  it("anchors prints git's blob ids of dirty files (no filters), deleted ones too", () => {
+  it("anchors prints git's blob ids of dirty files, line ends converted as git stores them, deleted ones too", () => {
     const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n", "gone.txt": "g\n", ".gitattributes": "*.txt text eol=crlf\n" });
-    writeFileSync(path.join(root, "a.txt"), "a changed\n");
+    writeFileSync(path.join(root, "a.txt"), "a changed\r\n");
     writeFileSync(path.join(root, "new file.txt"), "new\n");
     unlinkSync(path.join(root, "gone.txt"));
     const r = helper(["anchors", "--root", root], { env });
     expect(r.code, r.stderr).toBe(0);
     const line = r.stdout.split("\n").find((l) => l.startsWith("- Dirty hashes: "))!;
-    const id = (p: string) => execFileSync("git", ["hash-object", "--no-filters", "--", p], { cwd: root, env: ENV, encoding: "utf8" }).trim();
+    const id = (p: string) => execFileSync("git", ["hash-object", "--", p], { cwd: root, env: ENV, encoding: "utf8" }).trim();
+    const raw = execFileSync("git", ["hash-object", "--no-filters", "--", "a.txt"], { cwd: root, env: ENV, encoding: "utf8" }).trim();
+    expect(id("a.txt")).not.toBe(raw);
     expect(line).toBe(`- Dirty hashes: a.txt ${id("a.txt")}, gone.txt deleted, new file.txt ${id("new file.txt")}`);
     // What anchors prints, validate accepts.
     const v = helper(["validate", "handoff", "--stdin"], { input: doc(r.stdout), env });
     expect(v.stdout + v.stderr).not.toContain("anchor-line");
   });
 
-  it("drift: a dirty file edited after the save is changed, one untouched is unchanged since the save", () => {
-    const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n" });
+  it("drift: a dirty file edited after the save is changed, one untouched (or still deleted) is unchanged since the save", () => {
+    const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n" });
     writeFileSync(path.join(root, "a.txt"), "a dirty\n");
     writeFileSync(path.join(root, "b.txt"), "b dirty\n");
+    unlinkSync(path.join(root, "c.txt"));
     const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc(""), env });
     expect(w.code, w.stderr).toBe(0);
-    expect(readFileSync(path.join(root, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(/^- Dirty hashes: a\.txt [0-9a-f]{40}, b\.txt [0-9a-f]{40}$/m);
+    expect(readFileSync(path.join(root, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(/^- Dirty hashes: a\.txt [0-9a-f]{40}, b\.txt [0-9a-f]{40}, c\.txt deleted$/m);
     const before = JSON.parse(helper(["drift", "--root", root, "--json"], { env }).stdout);
-    expect(before.dirtyFates).toEqual([{ path: "a.txt", fate: "unchanged" }, { path: "b.txt", fate: "unchanged" }]);
+    expect(before.dirtyFates).toEqual([
+      { path: "a.txt", fate: "unchanged" }, { path: "b.txt", fate: "unchanged" }, { path: "c.txt", fate: "unchanged" },
+    ]);
     expect(before.changedKeyFiles).toEqual([]);
-    expect(before.summary).toContain('dirty at the save, still dirty and unchanged: "a.txt", "b.txt"');
+    expect(before.summary).toContain('dirty at the save, still dirty and unchanged: "a.txt", "b.txt", "c.txt"');
     writeFileSync(path.join(root, "a.txt"), "a dirty, then edited again\n");
     const after = JSON.parse(helper(["drift", "--root", root, "--json"], { env }).stdout);
-    expect(after.dirtyFates).toEqual([{ path: "a.txt", fate: "changed" }, { path: "b.txt", fate: "unchanged" }]);
+    expect(after.dirtyFates).toEqual([
+      { path: "a.txt", fate: "changed" }, { path: "b.txt", fate: "unchanged" }, { path: "c.txt", fate: "unchanged" },
+    ]);
     // Key files changed are the commits' diff since the save; an uncommitted edit is a fate, not a changed key file.
     expect(after.changedKeyFiles).toEqual([]);
     expect(after.summary).toContain('dirty at the save, still dirty and changed since: "a.txt"');

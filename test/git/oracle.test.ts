@@ -176,7 +176,7 @@ async function oracleFates(dir: string, saved: string, savedSec: number, dirtyTh
   const out: Fate[] = [];
   for (const [p, blob] of dirtyThen) {
     if (status.includes(p)) {
-      const now = existsSync(path.join(dir, p)) ? await git(dir, "hash-object", "--no-filters", "--", p) : null;
+      const now = existsSync(path.join(dir, p)) ? await git(dir, "hash-object", "--", p) : null;
       out.push({ path: p, fate: now === blob ? "unchanged" : "changed" });
       continue;
     }
@@ -217,6 +217,10 @@ async function oneSeed(seed: number): Promise<void> {
   let dir = path.join(BASE, `s${seed}`);
   mkdirSync(dir);
   await git(dir, "init", "-q");
+  // Every fourth seed saves CRLF work under core.autocrlf (git stores LF), without drawing from `r`: the other seeds
+  // replay as before.
+  const eol = seed % 4 === 0 ? "\r\n" : "\n";
+  if (eol === "\r\n") await git(dir, "config", "core.autocrlf", "true");
   for (const f of FILES) writeFileSync(path.join(dir, f), `${f} 0\n`);
   mkdirSync(path.join(dir, ".git", "info"), { recursive: true });
   writeFileSync(path.join(dir, ".git", "info", "exclude"), ".ai/\n");
@@ -237,13 +241,14 @@ async function oneSeed(seed: number): Promise<void> {
   // Dirty work at the save: some files edited, maybe a new one.
   const dirtyNames = FILES.filter(() => r() < 0.5);
   if (r() < 0.4) dirtyNames.push("new.ts");
-  for (const f of dirtyNames) writeFileSync(path.join(dir, f), `${f} dirty ${seed}\n`);
+  for (const f of dirtyNames) writeFileSync(path.join(dir, f), `${f} dirty ${seed}${eol}`);
   const w = await helper(dir, ["write", "handoff", "--expected-current-sha256", "absent"], DOC);
   if (w.code !== 0) throw new Error(`seed ${seed}: write failed: ${w.stderr}`);
   const saved = await git(dir, "rev-parse", "HEAD");
   const dirtyThen = new Map<string, string | null>();
   for (const f of (await git(dir, "status", "--porcelain", "--untracked-files=normal")).split("\n").filter(Boolean).map((l) => l.slice(3))) {
-    dirtyThen.set(f, existsSync(path.join(dir, f)) ? await git(dir, "hash-object", "--no-filters", "--", f) : null);
+    // The blob `git add` would store: line ends converted as git does.
+    dirtyThen.set(f, existsSync(path.join(dir, f)) ? await git(dir, "hash-object", "--", f) : null);
   }
   const n = 1 + Math.floor(r() * 5);
   const names = Object.keys(OPS);

@@ -1,0 +1,62 @@
+// git's blob id of each dirty file as `git add` would store it, for the `- Dirty hashes:` anchor and drift's
+// comparison with it: git's own conversions applied, no program the repository names run
+// (docs/decisions/dirty-hash-conversions.md).
+import path from "node:path";
+import { lstatOrNull, readSmall } from "../store/fs.ts";
+import { blobIdOf, gitDirOf, objectFormat } from "./git-dir.ts";
+import type { Git } from "./run.ts";
+
+/** A file's id as git would store it (`id`), and of its bytes as they are (`raw`: what older versions saved). */
+export type BlobIds = { id: string; raw: string };
+
+// The ls-files --eol attributes under which git keeps CRLF already in the indexed blob: `text=auto`, or none
+// (core.autocrlf decides); `text` or `eol=` convert whatever the index holds.
+const AUTO = (attr: string) => /text=auto/.test(attr) || !/\b(text|eol)\b/.test(attr);
+
+/**
+ * Ids for the first `max` top-relative `paths` that are files, links or deleted: `deleted`, `over 8 MB`, a link's
+ * target's; a regular file's from one `git hash-object --stdin-paths` at the top (`git` runs at the root). Left out:
+ * a folder, a name with a line break, a file under a filter of `drivers` (its command is never run), and every regular
+ * file when git fails.
+ */
+export async function blobIdsOf(
+  git: Git, drivers: ReadonlySet<string>, top: string, paths: readonly string[], max = Infinity,
+): Promise<Map<string, BlobIds>> {
+  const format = objectFormat(gitDirOf(top));
+  const out = new Map<string, BlobIds>();
+  const files: { p: string; raw: string; cr: boolean }[] = [];
+  for (const p of paths) {
+    if (out.size + files.length >= max) break;
+    const abs = path.join(top, p);
+    const raw = p.endsWith("/") ? null : blobIdOf(abs, format);
+    if (raw === null) continue;
+    if (!lstatOrNull(abs)?.isFile() || raw === "over 8 MB") out.set(p, { id: raw, raw });
+    // git reads one path a line and unquotes one starting with a quote: such a name is not asked about.
+    else if (!/^"|[\r\n]/.test(p)) files.push({ p, raw, cr: readSmall(abs, 1 << 23)?.includes("\r") === true });
+  }
+  if (files.length === 0) return out;
+  const at = (args: string[], input?: string) => git(["-C", top, ...args], input);
+  const names = files.map((f) => f.p);
+  // `hash-object` reads no index: `git add` leaves CRLF in a file whose indexed blob holds it, which only ls-files
+  // tells, and only a file holding a CR can differ by it.
+  const crlf = files.filter((f) => f.cr).map((f) => `:(literal)${f.p}`);
+  const [hashed, attrs, eols] = await Promise.all([
+    at(["hash-object", "--stdin-paths"], names.map((p) => `${p}\n`).join("")),
+    drivers.size === 0 ? null : at(["check-attr", "-z", "--stdin", "filter"], names.map((p) => `${p}\0`).join("")),
+    crlf.length === 0 ? null : at(["ls-files", "--eol", "-z", "--", ...crlf]),
+  ]);
+  const ids = hashed.code === 0 ? hashed.stdout.toString("utf8").split("\n") : [];
+  const attr = attrs?.stdout.toString("utf8").split("\0") ?? [];
+  const filtered = new Set<string>();
+  for (let i = 0; i + 2 < attr.length; i += 3) if (drivers.has(attr[i + 2]!)) filtered.add(attr[i]!);
+  const keepsCrlf = new Set<string>();
+  for (const rec of eols?.code === 0 ? eols.stdout.toString("utf8").split("\0") : []) {
+    const m = /^i\/(\S*)\s+w\/\S*\s+attr\/(.*?)\s*\t(.*)$/s.exec(rec);
+    if (m && /^(crlf|mixed)$/.test(m[1]!) && AUTO(m[2]!)) keepsCrlf.add(m[3]!);
+  }
+  files.forEach((f, i) => {
+    const id = /^[0-9a-f]{40,64}$/.exec(ids[i] ?? "")?.[0];
+    if (id !== undefined && !filtered.has(f.p)) out.set(f.p, { id: keepsCrlf.has(f.p) ? f.raw : id, raw: f.raw });
+  });
+  return out;
+}
