@@ -216,7 +216,7 @@ describe("npx skillmds add, as docs/install.md writes it", () => {
 
   // The command as written, its GitHub source served on loopback (GIGET_GITHUB_URL: GitHub's
   // tarball endpoint): skillmds copies SKILL.md alone; doctor names the folder that lacks its
-  // helper; SKILL.md's step, `npx -y session-handoff init` (here from the packed tarball: the
+  // helper; SKILL.md's step, `npx -y session-handoff init` with the user's yes (here from the packed tarball: the
   // registry is not reachable), completes it; the skill then resumes and saves, and doctor from
   // the completed copy reports no problem.
   it("from GitHub (emulated): SKILL.md alone, named session-handoff; SKILL.md's init step completes it", (ctx) => {
@@ -235,7 +235,7 @@ describe("npx skillmds add, as docs/install.md writes it", () => {
     const canonical = path.join(project, ".agents", "skills", "session-handoff");
     expect([...delivered(canonical).keys()]).toEqual(["SKILL.md"]);
     const skillMd = readFileSync(path.join(canonical, "SKILL.md"), "utf8");
-    expect(skillMd).toContain("Missing `scripts/`? Run `npx -y session-handoff init` first.");
+    expect(skillMd).toContain("Missing `scripts/`? With the user's yes, run `npx -y session-handoff init` first");
     expect(realpathSync(path.join(project, ".claude", "skills", "session-handoff"))).toBe(realpathSync(canonical));
 
     const doctor = (helper: string) => JSON.parse(spawnSync(process.execPath, [helper, "doctor", "--json", "--root", project], { env, encoding: "utf8" }).stdout).problems as { what: string; fix: string }[];
