@@ -2772,10 +2772,14 @@ function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path16.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "");
 }
-function stashEntries(commonDir) {
-  return stashLines(commonDir).reverse().map((l) => {
+function stashEntries(gitDir) {
+  const common = commonDirOf(gitDir);
+  const shared = common !== gitDir || (lstatOrNull(path16.join(common, "worktrees"))?.isDirectory() ?? false);
+  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path16.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+  return stashLines(common).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
-    return { sec: m ? Number(m[1]) : null, message: m?.[2] ?? "" };
+    const own = !shared || /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] === branch;
+    return { sec: m ? Number(m[1]) : null, own };
   });
 }
 var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, hashBlob, stashCount;
@@ -2910,11 +2914,9 @@ function maybeStashed(root, env) {
   const gitDir = top === null ? null : gitDirOf(top);
   const last = (savesRecord(root, env) ?? []).at(-1);
   if (gitDir === null || last === void 0) return false;
-  const common = commonDirOf(gitDir);
   const savedMs2 = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  const shared = common !== gitDir || (lstatOrNull(path17.join(common, "worktrees"))?.isDirectory() ?? false);
-  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path17.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs2) || e.sec * 1e3 >= savedMs2) && (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
+  const since = (sec) => sec !== null && (Number.isNaN(savedMs2) || sec * 1e3 >= savedMs2);
+  return stashEntries(gitDir).some((e) => e.own && since(e.sec));
 }
 var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
@@ -9096,6 +9098,7 @@ function fatesOf(i) {
       if (now === null) return { path: p, fate: "dirty" };
       return { path: p, fate: now === saved ? "unchanged" : "changed" };
     }
+    if (CONTROL.test(p)) return { path: p, fate: "clean" };
     const to = i.renames.get(p);
     const renamed = to === void 0 ? {} : { as: to };
     const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
@@ -9155,7 +9158,8 @@ async function renamesOf(git, savedHead, gone, staged) {
 async function gatherFateLogs(git, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: /* @__PURE__ */ new Map() };
   const renames = opts.gone.length === 0 || !opts.headExists ? /* @__PURE__ */ new Map() : await renamesOf(git, opts.savedHead, opts.gone, opts.staged);
-  const paths = [.../* @__PURE__ */ new Set([...opts.cleaned, ...renames.values()])];
+  const paths = [.../* @__PURE__ */ new Set([...opts.cleaned, ...renames.values()])].filter((p) => !CONTROL.test(p));
+  if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
   const specs = ["--", ...paths.map((p) => `:(top,literal)${p}`)];
   const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
   const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
@@ -9163,7 +9167,7 @@ async function gatherFateLogs(git, opts) {
     const r = await git(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
-  const entries2 = stashEntries(opts.commonDir);
+  const entries2 = opts.gitDir === null ? [] : stashEntries(opts.gitDir);
   const stashes = entries2.length;
   const notHead = opts.headExists ? ["^HEAD"] : [];
   const format2 = "--format=%x01%H %ct";
@@ -9183,16 +9187,18 @@ async function gatherFateLogs(git, opts) {
     byName.set(u.stash, t);
   }
   for (const t of byName.values()) t.time = entries2[n2(t.name)]?.sec ?? null;
-  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
+  const own = [...byName.values()].filter((t) => entries2[n2(t.name)]?.own !== false);
+  const all = tracked === null ? null : own.sort((a, b) => n2(a.name) - n2(b.name));
   return { onHead, elsewhere, stashes: all, renames };
 }
-var ZERO, RAW, MERGES;
+var ZERO, CONTROL, RAW, MERGES;
 var init_fates = __esm({
   "src/git/fates.ts"() {
     "use strict";
     init_builtins();
     init_git_dir();
     ZERO = /^0+$/;
+    CONTROL = /[\x00-\x1f\x7f]/;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
     MERGES = "--diff-merges=combined";
   }
@@ -9577,7 +9583,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
     if (t.code === 0) changed = new Set(t.stdout.toString("utf8").split("\0"));
   }
   const keyChanged = keyFiles.map((k) => `${prefix}${k}`).filter((k) => changed?.has(k));
-  const asSaved = await heldAsSaved(git, anchors.dirtyHashes ?? [], [...aheadPaths ?? [], ...keyChanged]);
+  const asSaved = await heldAsSaved(git, head, anchors.dirtyHashes ?? [], [...aheadPaths ?? [], ...keyChanged]);
   const changedSince = (k) => changed?.has(`${prefix}${k}`) === true && !asSaved.has(`${prefix}${k}`);
   if (changed !== null) facts.changedKeyFiles = keyFiles.filter(changedSince);
   const paths = [...aheadPaths ?? []];
@@ -9598,12 +9604,24 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   }
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
-async function heldAsSaved(git, hashes, paths) {
+async function heldAsSaved(git, savedHead, hashes, paths) {
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  const known = (p) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? "") && !/[\r\n]/.test(p);
+  const known = (p) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? "") && !/[\x00-\x1f\x7f]/.test(p);
   const asks = [...new Set(paths)].filter(known);
-  const ids = await objectIds(git, asks.map((p) => `HEAD:${p}`));
-  return new Set(asks.filter((p, i) => saved.get(p) === "deleted" ? ids[i] === null : ids[i] === saved.get(p)));
+  if (savedHead === null || asks.length === 0) return /* @__PURE__ */ new Set();
+  const specs = asks.map((p) => `:(top,literal)${p}`);
+  const r = await git(["diff", "--raw", "-z", "--no-renames", "--no-abbrev", savedHead, "HEAD", "--", ...specs]);
+  const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
+  const held = /* @__PURE__ */ new Set();
+  for (let k = 0; k + 1 < f.length; k += 2) {
+    const [oldMode = "", newMode = "", , newId = ""] = f[k].replace(/^:/, "").split(" ");
+    const p = f[k + 1];
+    const want = saved.get(p);
+    const regular = /^100(644|755)$/.test(newMode);
+    const sameMode = oldMode === newMode ? regular : oldMode === "000000" && newMode === "100644";
+    if (want === "deleted" ? newMode === "000000" : sameMode && newId === want) held.add(p);
+  }
+  return held;
 }
 async function absentAtSave(missing, facts, anchors, prefix, git) {
   if (missing.length === 0) return [];
@@ -9778,7 +9796,7 @@ async function measureFates(git, facts, anchors, at2) {
   const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path36.join(at2.top, p)) === null);
   const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
-    commonDir: at2.gitDir === null ? null : commonDirOf(at2.gitDir),
+    gitDir: at2.gitDir,
     savedHead: present ? head : null,
     savedDateMs: facts.saved.date?.ms ?? null,
     cleaned: at2.cleaned,

@@ -1765,10 +1765,14 @@ function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path10.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "");
 }
-function stashEntries(commonDir) {
-  return stashLines(commonDir).reverse().map((l) => {
+function stashEntries(gitDir) {
+  const common = commonDirOf(gitDir);
+  const shared = common !== gitDir || (lstatOrNull(path10.join(common, "worktrees"))?.isDirectory() ?? false);
+  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path10.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+  return stashLines(common).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
-    return { sec: m ? Number(m[1]) : null, message: m?.[2] ?? "" };
+    const own = !shared || /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] === branch;
+    return { sec: m ? Number(m[1]) : null, own };
   });
 }
 
@@ -1867,11 +1871,9 @@ function maybeStashed(root, env) {
   const gitDir = top === null ? null : gitDirOf(top);
   const last = (savesRecord(root, env) ?? []).at(-1);
   if (gitDir === null || last === void 0) return false;
-  const common = commonDirOf(gitDir);
   const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  const shared = common !== gitDir || (lstatOrNull(path11.join(common, "worktrees"))?.isDirectory() ?? false);
-  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path11.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs) || e.sec * 1e3 >= savedMs) && (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
+  const since = (sec) => sec !== null && (Number.isNaN(savedMs) || sec * 1e3 >= savedMs);
+  return stashEntries(gitDir).some((e) => e.own && since(e.sec));
 }
 
 // src/agents/render.ts

@@ -7,8 +7,8 @@ import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
-import { commonDirOf, gitDirOf, gitTopOf, inProgressOf, isShallow, reflogNames } from "./git-dir.ts";
-import { clonedAfter, fatesOf, gatherFateLogs, objectIds } from "./fates.ts";
+import { gitDirOf, gitTopOf, inProgressOf, isShallow, reflogNames } from "./git-dir.ts";
+import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { filterDrivers, GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { lstatOrNull } from "../store/fs.ts";
@@ -185,7 +185,7 @@ async function measureRepo(
   }
   // Work dirty at the save and committed since exactly as saved: not a change since the save.
   const keyChanged = keyFiles.map((k) => `${prefix}${k}`).filter((k) => changed?.has(k));
-  const asSaved = await heldAsSaved(git, anchors.dirtyHashes ?? [], [...(aheadPaths ?? []), ...keyChanged]);
+  const asSaved = await heldAsSaved(git, head, anchors.dirtyHashes ?? [], [...(aheadPaths ?? []), ...keyChanged]);
   const changedSince = (k: string) => changed?.has(`${prefix}${k}`) === true && !asSaved.has(`${prefix}${k}`);
   if (changed !== null) facts.changedKeyFiles = keyFiles.filter(changedSince);
   // Empty commits alone change nothing saved: they stay counted, as the commits they stand for.
@@ -211,14 +211,30 @@ async function measureRepo(
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
 
-// Of `paths`, those dirty at the save whose content at HEAD is the saved content.
-async function heldAsSaved(git: Git, hashes: readonly DirtyHash[], paths: readonly string[]): Promise<Set<string>> {
+// Of `paths`, those dirty at the save that HEAD holds exactly as saved: the saved blob as a regular file of the saved
+// HEAD's mode (a new file not executable), or deleted. A symlink, a submodule or a mode change is not as saved.
+async function heldAsSaved(
+  git: Git, savedHead: string | null, hashes: readonly DirtyHash[], paths: readonly string[],
+): Promise<Set<string>> {
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  // A batch line ends at a line break: such a path is not asked about.
-  const known = (p: string) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? "") && !/[\r\n]/.test(p);
+  // git is passed no control character: such a path is not asked about.
+  const known = (p: string) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? "") && !/[\x00-\x1f\x7f]/.test(p);
   const asks = [...new Set(paths)].filter(known);
-  const ids = await objectIds(git, asks.map((p) => `HEAD:${p}`));
-  return new Set(asks.filter((p, i) => (saved.get(p) === "deleted" ? ids[i] === null : ids[i] === saved.get(p))));
+  if (savedHead === null || asks.length === 0) return new Set();
+  const specs = asks.map((p) => `:(top,literal)${p}`);
+  const r = await git(["diff", "--raw", "-z", "--no-renames", "--no-abbrev", savedHead, "HEAD", "--", ...specs]);
+  const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
+  const held = new Set<string>();
+  for (let k = 0; k + 1 < f.length; k += 2) {
+    // `:<old mode> <new mode> <old id> <new id> <status>`, then the path.
+    const [oldMode = "", newMode = "", , newId = ""] = f[k]!.replace(/^:/, "").split(" ");
+    const p = f[k + 1]!;
+    const want = saved.get(p);
+    const regular = /^100(644|755)$/.test(newMode);
+    const sameMode = oldMode === newMode ? regular : oldMode === "000000" && newMode === "100644";
+    if (want === "deleted" ? newMode === "000000" : sameMode && newId === want) held.add(p);
+  }
+  return held;
 }
 
 // The missing key files absent at the save too: recorded missing outside git; in git, neither in the saved tree nor
@@ -429,7 +445,7 @@ async function measureFates(
     lstatOrNull(path.join(at.top, p)) === null);
   const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
-    commonDir: at.gitDir === null ? null : commonDirOf(at.gitDir), savedHead: present ? head : null,
+    gitDir: at.gitDir, savedHead: present ? head : null,
     savedDateMs: facts.saved.date?.ms ?? null, cleaned: at.cleaned, gone, staged: now.renames ?? [],
     headExists: now.head !== null,
   }), still.length === 0 ? new Map() : at.drivers().then((d) => blobIdsOf(git, d, at.top, still))]);

@@ -42,6 +42,7 @@ function parseRawLog(out: Buffer): Touch[] {
 }
 
 const ZERO = /^0+$/;
+const CONTROL = /[\x00-\x1f\x7f]/;
 
 /**
  * The logs, newest first (null: not run or failed): commits since the save on HEAD, on other refs, stash entries.
@@ -74,6 +75,8 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
       if (now === null) return { path: p, fate: "dirty" };
       return { path: p, fate: now === saved ? "unchanged" : "changed" };
     }
+    // git is passed no control character, so no log was asked about such a path: its fate is not known.
+    if (CONTROL.test(p)) return { path: p, fate: "clean" };
     const to = i.renames.get(p);
     const renamed = to === undefined ? {} : { as: to };
     // A folder (untracked when saved) is taken in by any change under it; a file by its saved content, under its
@@ -162,14 +165,15 @@ async function renamesOf(
  * renamed to). `savedHead` is null when its object is not here: the saved date then bounds the walk.
  */
 export async function gatherFateLogs(
-  git: Git, opts: { commonDir: string | null; savedHead: string | null; savedDateMs: number | null;
+  git: Git, opts: { gitDir: string | null; savedHead: string | null; savedDateMs: number | null;
     cleaned: readonly string[]; gone: readonly string[]; staged: readonly (readonly [string, string])[];
     headExists: boolean },
 ): Promise<Pick<FateInputs, "onHead" | "elsewhere" | "stashes" | "renames">> {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: new Map() };
   const renames = opts.gone.length === 0 || !opts.headExists ? new Map<string, string>()
     : await renamesOf(git, opts.savedHead, opts.gone, opts.staged);
-  const paths = [...new Set([...opts.cleaned, ...renames.values()])];
+  const paths = [...new Set([...opts.cleaned, ...renames.values()])].filter((p) => !CONTROL.test(p));
+  if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
   const specs = ["--", ...paths.map((p) => `:(top,literal)${p}`)];
   const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1000)}`];
   const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
@@ -177,7 +181,7 @@ export async function gatherFateLogs(
     const r = await git(args);
     return r.code === 0 ? parseRawLog(r.stdout) : null;
   };
-  const entries = stashEntries(opts.commonDir);
+  const entries = opts.gitDir === null ? [] : stashEntries(opts.gitDir);
   const stashes = entries.length;
   const notHead = opts.headExists ? ["^HEAD"] : [];
   const format = "--format=%x01%H %ct";
@@ -197,6 +201,8 @@ export async function gatherFateLogs(
     byName.set(u.stash, t);
   }
   for (const t of byName.values()) t.time = entries[n(t.name)]?.sec ?? null;
-  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n(a.name) - n(b.name));
+  // Another worktree's stash entry holds none of this one's work.
+  const own = [...byName.values()].filter((t) => entries[n(t.name)]?.own !== false);
+  const all = tracked === null ? null : own.sort((a, b) => n(a.name) - n(b.name));
   return { onHead, elsewhere, stashes: all, renames };
 }

@@ -158,19 +158,14 @@ export function savedByOf(root: string, env: Env, token: string): string | null 
   }
 }
 
-// This clone saved a handoff the tree lacks, and stashed since its last save (a stash from before it cannot hold
-// that save): read from files, as the hook and the status line run no git. Worktrees share one stash: with more than
-// one, only an entry whose message names this worktree's branch ("WIP on <branch>:", "On <branch>:") can hold its
-// handoff.
+// This clone saved a handoff the tree lacks, and this worktree stashed since its last save (a stash from before it
+// cannot hold that save): read from files, as the hook and the status line run no git.
 export function maybeStashed(root: string, env: Env): boolean {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   const last = (savesRecord(root, env) ?? []).at(-1);
   if (gitDir === null || last === undefined) return false;
-  const common = commonDirOf(gitDir);
   const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  const shared = common !== gitDir || (lstatOrNull(path.join(common, "worktrees"))?.isDirectory() ?? false);
-  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-  return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs) || e.sec * 1000 >= savedMs) &&
-    (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
+  const since = (sec: number | null) => sec !== null && (Number.isNaN(savedMs) || sec * 1000 >= savedMs);
+  return stashEntries(gitDir).some((e) => e.own && since(e.sec));
 }

@@ -2,7 +2,7 @@
 // committed off HEAD, old commits merged in, a dirty list cut at 50, a hand-written merge line, a tie in the
 // merge driver. Each case spawns the built helper on a real repository.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { briefBody, helper, tempDir } from "../helpers.ts";
@@ -256,5 +256,59 @@ describe("verdicts after ordinary git work", () => {
     d = drift(q);
     expect(d.verdict, d.summary).toBe("drifted");
     expect(d.changedKeyFiles).toEqual(["a.txt"]);
+  });
+  it("as saved means the same blob as a regular file of the same mode: chmod, a symlink, a submodule are drift", { timeout: 90_000 }, () => {
+    const chmod = newRepo();
+    writeFileSync(path.join(chmod.dir, "a.txt"), "a done\n");
+    save(chmod);
+    chmodSync(path.join(chmod.dir, "a.txt"), 0o755);
+    chmod.git("commit", "-qam", "saved work, made executable");
+    expect(drift(chmod)).toMatchObject({ verdict: "drifted", aheadAsSaved: false });
+    const link = newRepo();
+    writeFileSync(path.join(link.dir, "a.txt"), "target");
+    save(link);
+    rmSync(path.join(link.dir, "a.txt"));
+    symlinkSync("target", path.join(link.dir, "a.txt"));
+    link.git("add", "a.txt");
+    link.git("commit", "-qm", "a link whose blob is the saved text");
+    expect(drift(link)).toMatchObject({ verdict: "drifted", aheadAsSaved: false });
+    const sub = newRepo();
+    rmSync(path.join(sub.dir, "b.txt"));
+    save(sub);
+    mkdirSync(path.join(sub.dir, "b.txt"));
+    const inner = person(path.join(sub.dir, "..", "me"), path.join(sub.dir, "b.txt"));
+    inner.git("init", "-q");
+    writeFileSync(path.join(sub.dir, "b.txt", "x.c"), "x\n");
+    inner.git("add", "-A");
+    inner.git("commit", "-qm", "vendored");
+    sub.git("add", "b.txt");
+    sub.git("commit", "-qm", "a submodule where the saved deletion was");
+    expect(drift(sub)).toMatchObject({ verdict: "drifted", aheadAsSaved: false });
+  });
+
+  it("a dirty path holding a line break: drift and brief answer, its fate not known", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    writeFileSync(path.join(r.dir, "x\ny.txt"), "x\n");
+    r.git("add", "-A");
+    r.git("commit", "-qm", "an odd name");
+    writeFileSync(path.join(r.dir, "x\ny.txt"), "x done\n");
+    save(r);
+    r.git("commit", "-qam", "saved work");
+    const d = drift(r);
+    expect(d.summary).toContain("clean now (committed, stashed or reverted)");
+    expect(brief(r)).toContain("Drift & lessons:");
+  });
+  it("another worktree's stash made after the save is not this worktree's work", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    r.git("worktree", "add", "-q", "-b", "other", path.join(r.dir, "..", "other"));
+    const other = person(path.join(r.dir, "..", "me"), path.join(r.dir, "..", "other"));
+    writeFileSync(path.join(r.dir, "b.txt"), "b half-done\n");
+    save(r);
+    writeFileSync(path.join(other.dir, "b.txt"), "b elsewhere\n");
+    other.git("stash", "-q");
+    r.git("checkout", "--", "b.txt");
+    const d = drift(r);
+    expect(d.summary).toContain("reverted (neither committed nor stashed)");
+    expect(d.summary).not.toContain("stash@{0}");
   });
 });
