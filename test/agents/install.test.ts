@@ -1,6 +1,7 @@
-// install / uninstall for six harnesses, as the helper copied into a scratch project runs them:
-// in this process with that helper's path (inProcess), spawned where the process is the subject
-// (the path it was started as, exit codes, umask, a failpoint's pause, the hooks it writes).
+// install / uninstall for six harnesses (§12 last bullet), through the
+// built helper copied into a scratch project as users install it.
+// The verbs run in this process with that copy's path (inProcess); spawned where the process is
+// the subject: the path it was started as, exit codes, umask, a failpoint's pause, the hooks.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";

@@ -426,25 +426,25 @@ describe("the save and resume flows as SKILL.md tells them", () => {
 });
 
 describe("recovery as the memory contract describes it", () => {
-  it("check exits 1 after a crashed save, recover repairs it, check then sees the parked handoff", async () => {
+  it("check exits 1 after a crashed save, recover repairs it, check then sees the parked handoff", () => {
     const root = scratch("warm");
-    const token = await tokenOf(root, ["read", "handoff"]);
+    // Spawned throughout, as the crash must be: the documents' commands as a shell runs them.
+    const token = /^CURRENT-SHA256: (\S+)$/m.exec(helper(["read", "handoff", "--root", root]).stdout)![1]!;
     // A changed document: the parked one sent again would be `unchanged`, no claim made.
     const changed = EXAMPLES.handoff.replace("## Open questions\n", "## Open questions\n- Is 1 GB the right spill threshold?\n");
     const crashed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], changed, {
       MEMORY_IO_FAILPOINT: "after-claim:crash",
     });
     expect(crashed.signal ?? crashed.status).toBe("SIGKILL");
-    const check = () => shell(fill(documented("check").text, root), root, "");
-    expect((await check()).status).toBe(1);
-    const recover = await shell(fill(documented("recover").text, root), root, "");
+    const check = () => spawnShell(fill(documented("check").text, root), root, "");
+    expect(check().status).toBe(1);
+    const recover = spawnShell(fill(documented("recover").text, root), root, "");
     expect(recover.status, recover.stderr).toBe(0);
-    expect((await check()).status).toBe(2);
+    expect(check().status).toBe(2);
   });
 });
 
 describe("the kill switch as the memory contract describes it", () => {
-  // Spawned: the environment and the config folder are read by the process the shell starts.
   const write = (root: string, extraEnv: NodeJS.ProcessEnv) =>
     spawnShell(fill(documented("write", "handoff").text, root, "absent", ".ai/memory/drafts/handoff-0123abcd.md"), root, EXAMPLES.handoff, extraEnv);
 
@@ -466,6 +466,7 @@ describe("the kill switch as the memory contract describes it", () => {
     } else {
       extraEnv = { SESSION_HANDOFF_DISABLE: "1" };
     }
+    // Spawned: the environment and the config folder are read by the process the shell starts.
     const r = write(root, extraEnv);
     expect(r.status, r.stderr).toBe(4);
     expect(r.stderr).toContain("memory writes are paused: remove ");

@@ -1,13 +1,14 @@
-// The guard end to end: field reports #9 and #11. The verbs run in this process as the bundle runs
-// them (inProcess: the same dispatch and redaction of what is printed); the writer killed at each
-// phase, the random documents, and stdin the redact verb refuses go through the built bundle.
+// The guard through the built bundle (style.md habit 7): field reports #9 and #11 end to end.
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REDACTION_RULES } from "../../src/guard/redact.ts";
 import { MAKERS, SYNTAXES, prng, randomString, ALNUM, B64URL, type Sample } from "../fixtures/redaction/corpus.ts";
 import { issue10Members } from "../fixtures/redaction/issue10.ts";
-import { archives, gitRepo, handoff, helper, referenceOf, sha, snapshot, unstamped, STAMP } from "../helpers.ts";
+import { archives, gitRepo, handoff, helper, referenceOf, sha, snapshot, tokenOf, unstamped, STAMP } from "../helpers.ts";
+// The verbs run in this process as the bundle runs them (inProcess: the same dispatch, the same
+// redaction of what is printed); through the built bundle: the first pasted log end to end, the
+// writer killed at each phase, the random documents, and stdin the redact verb refuses.
 import { inProcess, tokenIn } from "../in-process.ts";
 
 /** Every file under `dir` (recursively, private leftovers included) with its bytes. */
@@ -57,10 +58,10 @@ const PASTED_LOG = [
 const withLog = (goal: string): string => handoff(goal).replace("## Failed approaches\n- none\n", `${PASTED_LOG}\n`);
 
 describe("write: secrets never reach disk, stdout or stderr (field report #9)", () => {
-  it("redacts the key and the URL password, keeps the commit id, and reports kinds and lines", async () => {
+  it("redacts the key and the URL password, keeps the commit id, and reports kinds and lines", () => {
     const root = gitRepo();
     const doc = withLog("Sync the orders.");
-    const run = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
+    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
     expect(run.code, run.stderr).toBe(0);
     expectNowhere(root, [OPENAI, DB_PASSWORD], [run.stdout, run.stderr]);
     const lineOf = (needle: string) => doc.split("\n").findIndex((l) => l.includes(needle)) + 1;
@@ -73,7 +74,7 @@ describe("write: secrets never reach disk, stdout or stderr (field report #9)", 
     expect(saved).toContain(`  at commit ${COMMIT}\n`);
     // The token printed covers what was saved, not what was sent.
     expect(run.stdout).toMatch(new RegExp(`CURRENT-SHA256: ${sha(saved)}\\n$`));
-    const read = await inProcess(["read", "handoff", "--root", root]);
+    const read = helper(["read", "handoff", "--root", root]);
     expect(read.code).toBe(0);
     expect(read.stdout).toContain("<redacted: openai-api-key>");
     expectNowhere(root, [OPENAI, DB_PASSWORD], [read.stdout, read.stderr]);
@@ -160,7 +161,7 @@ describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, std
   it.each(["after-claim", "before-publication", "after-publication"])("leaves no secret of any kind in temps or claims when the writer dies at %s", async (phase) => {
     const root = gitRepo();
     expect((await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("first") })).code).toBe(0);
-    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", await tokenIn(root)], {
+    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], {
       input: handoff(body),
       env: { MEMORY_IO_FAILPOINT: `${phase}:crash` },
     });

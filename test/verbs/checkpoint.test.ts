@@ -8,12 +8,13 @@ import { inProcess, saveIn, tokenIn } from "../in-process.ts";
 import { CP_DIR, checkpoint, checkpointAsync, cpFiles, cpText, hookInput, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
 import { FAKE_GITHUB_TOKEN } from "../fixtures/transcripts/fakes.ts";
 
-// The checkpoint verb as a harness runs it: in this process (inProcess) for what it captures and
-// where; spawned (checkpoint(), helper()) for the exit code at the boundary, environment
-// switches, stdin, a git that hangs and two sessions' processes at once.
+// Contract §12 and rulings 19–25, through the built helper as a harness runs it.
 
 const TOKEN = FAKE_GITHUB_TOKEN;
 
+// The verbs run in this process (inProcess) for what checkpoint captures and where; spawned
+// (checkpoint(), helper()): the exit code at the boundary, environment switches, stdin, a git that
+// hangs, two sessions' processes at once.
 /** `checkpoint` in this process with a hook input, as checkpoint() of support.ts spawns it. */
 const checkpointIn = (root: string, fields: Record<string, unknown> = {}, args: string[] = [], env: Record<string, string> = {}) =>
   inProcess(["checkpoint", ...args], { input: hookInput(root, fields), env });
@@ -576,10 +577,10 @@ describe("references/verbs/ documents every line the verb prints", () => {
 });
 
 describe("checkpoint: anchors within ruling 21's limits", () => {
-  it("dirty files: at most 10 paths and 1,024 bytes, then a count", async () => {
+  it("dirty files: at most 10 paths and 1,024 bytes, then a count", () => {
     const root = gitRepo();
     for (let i = 0; i < 15; i++) writeFileSync(path.join(root, `f${String(i).padStart(2, "0")}-${"n".repeat(150)}.txt`), "x");
-    await checkpointIn(root);
+    checkpoint(root);
     const line = /^- Dirty files: (.*)$/m.exec(cpText(root, "sess-1")!)![1]!;
     const shown = line.split(", ").filter((p) => !p.startsWith("…"));
     expect(shown.length).toBeLessThanOrEqual(10);

@@ -1,7 +1,4 @@
-// `doctor` (issue 13): read-only, --json, always exit 0, each problem with its fix. The verbs run
-// in this process as the copied helper (inProcess); spawned: doctor's exit code and a helper path
-// holding a newline, the session hook and checkpoint on stdin, git's runs counted and git missing
-// from PATH.
+// `doctor` (issue 13): read-only, --json, always exit 0, each problem with its fix.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -11,6 +8,9 @@ import { describe, expect, it } from "vitest";
 import { MARKER, gitRepo, tempDir } from "../helpers.ts";
 import { inProcess } from "../in-process.ts";
 
+// The verbs run in this process as the copied helper (inProcess); spawned: doctor's exit code and
+// a helper path holding a newline, the session hook and checkpoint on stdin, git's runs counted and
+// git missing from PATH.
 function setup() {
   const root = gitRepo();
   const home = tempDir("sh-home-");
