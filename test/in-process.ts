@@ -10,6 +10,7 @@ import { cleanEnv, HELPER, type Run } from "./helpers.ts";
 /**
  * Runs one verb in this process with `input` on stdin; resolves with what the bundle would print and exit with.
  * `env` is added to cleanEnv(), as helper() does; `wholeEnv` is the verb's whole environment instead.
+ * `helperPath` is the file the bundle would run as (install writes hooks that name it); scripts/memory_io.mjs unless given.
  */
 export async function inProcess(
   args: string[],
@@ -18,6 +19,7 @@ export async function inProcess(
     env?: Record<string, string>;
     wholeEnv?: Record<string, string | undefined>;
     cwd?: string;
+    helperPath?: string;
   } = {},
 ): Promise<Run> {
   const env = opts.wholeEnv ?? cleanEnv(opts.env);
@@ -38,7 +40,7 @@ export async function inProcess(
       readStdinWithin: async (_ms, max) => stdin.subarray(0, max + 1),
       writeOut: (d) => void out.push(Buffer.from(d)),
       writeErr: (t) => void err.push(t),
-      helperPath: HELPER,
+      helperPath: opts.helperPath ?? HELPER,
     });
   } catch (error) {
     // What runProcess says when a verb throws past its own handling.

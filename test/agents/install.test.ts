@@ -1,11 +1,14 @@
 // install / uninstall for six harnesses (docs/design.md#install-and-uninstall), through the
 // built helper copied into a scratch project as users install it.
+// The verbs run in this process with that copy's path (inProcess); spawned where the process is
+// the subject: the path it was started as, exit codes, umask, a failpoint's pause, the hooks.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MARKER, git, gitRepo, helper, referenceOf, tempDir } from "../helpers.ts";
+import { MARKER, git, gitRepo, referenceOf, tempDir, type Run } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 const AGENTS = ["claude-code", "codex", "opencode", "cline", "gemini", "cursor"] as const;
 type Agent = (typeof AGENTS)[number];
@@ -33,7 +36,10 @@ interface Env {
   root: string;
   home: string;
   helper: string;
-  run(args: string[], extra?: Record<string, string>): { code: number | null; stdout: string; stderr: string };
+  /** The verb in this process, run as the helper at `helper` (the hooks install writes name that file). */
+  run(args: string[], extra?: Record<string, string>): Promise<Run>;
+  /** The helper at `helper` spawned: where the process is the subject (its argv, its exit code). */
+  spawn(args: string[], extra?: Record<string, string>): { code: number | null; stdout: string; stderr: string };
 }
 
 /** A project with the skill at .claude/skills/session-handoff (inside) or elsewhere (outside). */
@@ -50,7 +56,8 @@ function setup(where: "inside" | "outside" = "inside"): Env {
     root,
     home,
     helper,
-    run(args, extra = {}) {
+    run: (args, extra = {}) => inProcess(args, { wholeEnv: { ...env, ...extra }, cwd: root, helperPath: helper }),
+    spawn(args, extra = {}) {
       const r = spawnSync(process.execPath, [helper, ...args], { cwd: root, env: { ...env, ...extra }, encoding: "utf8", timeout: 60_000 });
       return { code: r.status, stdout: r.stdout, stderr: r.stderr };
     },
@@ -71,11 +78,11 @@ function userFiles(root: string): void {
 }
 
 describe.each(["fresh", "existing"] as const)("install over a %s project", (kind) => {
-  it.each(AGENTS)("%s: installs, re-installs with no byte changed, uninstalls to the original bytes", (agent) => {
+  it.each(AGENTS)("%s: installs, re-installs with no byte changed, uninstalls to the original bytes", async (agent) => {
     const e = setup();
     if (kind === "existing") userFiles(e.root);
     const before = snapshot(e.root);
-    const first = e.run(["install", "--agent", agent, "--root", e.root]);
+    const first = await e.run(["install", "--agent", agent, "--root", e.root]);
     // Only Codex's hook file names an absolute path, which a teammate's clone cannot run: kept out of git.
     expect(first.stderr).toBe("");
     expect(first.stdout.includes("added .codex/hooks.json to .git/info/exclude")).toBe(agent === "codex");
@@ -83,11 +90,11 @@ describe.each(["fresh", "existing"] as const)("install over a %s project", (kind
     expect(first.stdout).toMatch(/^(created|updated) /m);
     const installed = snapshot(e.root);
     expect(installed).not.toEqual(before);
-    const second = e.run(["install", "--agent", agent, "--root", e.root]);
+    const second = await e.run(["install", "--agent", agent, "--root", e.root]);
     expect(second.code).toBe(0);
     expect(second.stdout.trim().split("\n").every((l) => l.startsWith("unchanged "))).toBe(true);
     expect(snapshot(e.root)).toEqual(installed);
-    const un = e.run(["uninstall", "--agent", agent, "--root", e.root]);
+    const un = await e.run(["uninstall", "--agent", agent, "--root", e.root]);
     expect(un.stderr).toBe("");
     expect(un.code).toBe(0);
     expect(snapshot(e.root)).toEqual(before);
@@ -127,17 +134,17 @@ describe("uninstall gives the user's layout back byte for byte with nothing kept
     // Right under a heading, too: indented code needs no blank line there.
     ["AGENTS.md", "# Example\n    <!-- session-handoff:begin -->\n    Installed by session-handoff for: codex.\n    <!-- session-handoff:end -->\n", "codex"],
   ];
-  it.each(LAYOUTS)("%s %j (%s)", (file, text, agent) => {
+  it.each(LAYOUTS)("%s %j (%s)", async (file, text, agent) => {
     const e = setup();
     mkdirSync(path.dirname(path.join(e.root, file)), { recursive: true });
     writeFileSync(path.join(e.root, file), text);
     const before = snapshot(e.root);
-    expect(e.run(["install", "--agent", agent, "--root", e.root]).code).toBe(0);
+    expect((await e.run(["install", "--agent", agent, "--root", e.root])).code).toBe(0);
     const theirs = /"command":"(node [^"]*)"/.exec(text)?.[1];
     if (theirs !== undefined) expect(readFileSync(path.join(e.root, file), "utf8")).toContain(theirs);
     // Uninstalled as on another machine: nothing install left in its HOME can help.
     const other = tempDir("sh-home-");
-    const un = e.run(["uninstall", "--agent", agent, "--root", e.root], { HOME: other, XDG_CONFIG_HOME: path.join(other, ".config") });
+    const un = await e.run(["uninstall", "--agent", agent, "--root", e.root], { HOME: other, XDG_CONFIG_HOME: path.join(other, ".config") });
     expect(un.code, un.stderr).toBe(0);
     expect(snapshot(e.root)).toEqual(before);
   });
@@ -152,7 +159,7 @@ describe("a file git tracks from before install is the user's: given back byte f
     [".gemini/settings.json", '\uFEFF{ /* c */ "hooks": {"SessionEnd": []} }', "gemini"],
     ["AGENTS.md", "", "codex"],
   ];
-  it.each(COMMITTED)("%s %j (%s)", (file, text, agent) => {
+  it.each(COMMITTED)("%s %j (%s)", async (file, text, agent) => {
     const e = setup();
     mkdirSync(path.dirname(path.join(e.root, file)), { recursive: true });
     writeFileSync(path.join(e.root, file), text);
@@ -160,23 +167,23 @@ describe("a file git tracks from before install is the user's: given back byte f
     expect(git("add", "-f", "--", file).status).toBe(0);
     expect(git("commit", "-qm", "theirs").status).toBe(0);
     const before = snapshot(e.root);
-    expect(e.run(["install", "--agent", agent, "--root", e.root]).code).toBe(0);
-    const un = e.run(["uninstall", "--agent", agent, "--root", e.root]);
+    expect((await e.run(["install", "--agent", agent, "--root", e.root])).code).toBe(0);
+    const un = await e.run(["uninstall", "--agent", agent, "--root", e.root]);
     expect(un.code, un.stderr).toBe(0);
     expect(snapshot(e.root)).toEqual(before);
     expect(git("status", "--porcelain", "--", file).stdout).toBe("");
   });
 
-  it("changed since install as well: our entries go, the file stays", () => {
+  it("changed since install as well: our entries go, the file stays", async () => {
     const e = setup();
     const file = path.join(e.root, ".claude", "settings.json");
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, "{}\n");
     spawnSync("git", ["-C", e.root, "add", "-f", "--", file]);
     spawnSync("git", ["-C", e.root, "commit", "-qm", "theirs"]);
-    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect((await e.run(["install", "--agent", "claude-code", "--root", e.root])).code).toBe(0);
     writeFileSync(file, `${readFileSync(file, "utf8")}\n`);
-    const un = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    const un = await e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
     expect(un.stdout).toContain("updated .claude/settings.json");
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({});
   });
@@ -184,24 +191,24 @@ describe("a file git tracks from before install is the user's: given back byte f
 
 describe("an empty settings file", () => {
   // An empty file is no settings, as JSON-with-comments readers take it (docs/decisions/install-records.md).
-  it.each([["claude-code", ".claude/settings.json", ""], ["gemini", ".gemini/settings.json", " \n"]])("%s: %s %j gets our hooks; uninstall leaves none", (agent, file, text) => {
+  it.each([["claude-code", ".claude/settings.json", ""], ["gemini", ".gemini/settings.json", " \n"]])("%s: %s %j gets our hooks; uninstall leaves none", async (agent, file, text) => {
     const e = setup();
     mkdirSync(path.dirname(path.join(e.root, file)), { recursive: true });
     writeFileSync(path.join(e.root, file), text);
-    const un = e.run(["uninstall", "--agent", agent, "--root", e.root]);
+    const un = await e.run(["uninstall", "--agent", agent, "--root", e.root]);
     expect(un.code, un.stderr).toBe(0);
     expect(un.stdout).toContain(`unchanged ${file}`);
-    const r = e.run(["install", "--agent", agent, "--root", e.root]);
+    const r = await e.run(["install", "--agent", agent, "--root", e.root]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`updated ${file}`);
     expect(JSON.parse(readFileSync(path.join(e.root, file), "utf8")).hooks.SessionStart).toHaveLength(1);
-    expect(e.run(["uninstall", "--agent", agent, "--root", e.root]).stdout).toContain(`removed ${file}`);
+    expect((await e.run(["uninstall", "--agent", agent, "--root", e.root])).stdout).toContain(`removed ${file}`);
   });
 
-  it("uninstall refuses JSON that does not parse by saying what to do, with no snippet", () => {
+  it("uninstall refuses JSON that does not parse by saying what to do, with no snippet", async () => {
     const e = setup();
     writeFileSync(path.join(e.root, ".claude", "settings.json"), "{,\n");
-    const r = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    const r = await e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("nothing was changed. Fix it and run this again, or take out the hooks of session-handoff by hand.");
     expect(r.stderr).not.toContain("Add this");
@@ -209,13 +216,13 @@ describe("an empty settings file", () => {
 });
 
 describe("an older version's install records", () => {
-  it("are removed from HOME by install and by uninstall, with a note: they held copies of the user's files", () => {
+  it("are removed from HOME by install and by uninstall, with a note: they held copies of the user's files", async () => {
     const e = setup();
     const records = path.join(e.home, ".config", "session-handoff", "installs");
     for (const verb of ["install", "uninstall"]) {
       mkdirSync(records, { recursive: true });
       writeFileSync(path.join(records, "0123abcd.json"), '{"before":"e30K"}\n');
-      const r = e.run([verb, "--agent", "claude-code", "--root", e.root]);
+      const r = await e.run([verb, "--agent", "claude-code", "--root", e.root]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain("an older version's copies of agent files, no longer read");
       expect(existsSync(records)).toBe(false);
@@ -225,7 +232,7 @@ describe("an older version's install records", () => {
 
 describe("an older version's records that cannot be removed", () => {
   // Root ignores modes: there the folder is made immutable instead (chattr +i), or the test is skipped.
-  it("are a note on stderr; install and uninstall go on", (ctx) => {
+  it("are a note on stderr; install and uninstall go on", async (ctx) => {
     const e = setup();
     const records = path.join(e.home, ".config", "session-handoff", "installs");
     mkdirSync(records, { recursive: true });
@@ -235,7 +242,7 @@ describe("an older version's records that cannot be removed", () => {
     if (!root) chmodSync(records, 0o500);
     try {
       for (const verb of ["install", "uninstall"]) {
-        const r = e.run([verb, "--agent", "claude-code", "--root", e.root]);
+        const r = await e.run([verb, "--agent", "claude-code", "--root", e.root]);
         expect(r.code, r.stderr).toBe(0);
         expect(r.stderr).toMatch(/installs could not be removed \(E[A-Z]+\): an older version's copies/);
       }
@@ -248,34 +255,34 @@ describe("an older version's records that cannot be removed", () => {
 });
 
 describe("what install writes", () => {
-  it("keeps a file it creates naming this clone's path (Codex) out of git; one git tracks gets a note", () => {
+  it("keeps a file it creates naming this clone's path (Codex) out of git; one git tracks gets a note", async () => {
     const e = setup();
     const exclude = path.join(e.root, ".git", "info", "exclude");
     const before = readFileSync(exclude);
-    const codex = e.run(["install", "--agent", "codex", "--root", e.root]);
+    const codex = await e.run(["install", "--agent", "codex", "--root", e.root]);
     expect(codex.code, codex.stderr).toBe(0);
     expect(codex.stdout).toContain("added .codex/hooks.json to .git/info/exclude: it names this clone's path\n");
     expect(codex.stderr).not.toContain("keep it out of git");
     expect(spawnSync("git", ["status", "--porcelain"], { cwd: e.root, encoding: "utf8" }).stdout).not.toContain(".codex");
-    expect(e.run(["uninstall", "--agent", "codex", "--root", e.root]).stdout).toContain("removed .codex/hooks.json from .git/info/exclude\n");
+    expect((await e.run(["uninstall", "--agent", "codex", "--root", e.root])).stdout).toContain("removed .codex/hooks.json from .git/info/exclude\n");
     expect(readFileSync(exclude)).toEqual(before);
     mkdirSync(path.join(e.root, ".codex"));
     writeFileSync(path.join(e.root, ".codex", "hooks.json"), "{}\n");
     // Tracked (in the index), though gone from the work tree: install creates it, and does not exclude it.
     spawnSync("git", ["add", ".codex/hooks.json"], { cwd: e.root });
     rmSync(path.join(e.root, ".codex", "hooks.json"));
-    const tracked = e.run(["install", "--agent", "codex", "--root", e.root]);
+    const tracked = await e.run(["install", "--agent", "codex", "--root", e.root]);
     expect(tracked.stderr).toContain(".codex/hooks.json names this clone's path to the helper: keep it out of git");
     expect(readFileSync(exclude)).toEqual(before);
-    const claude = e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    const claude = await e.run(["install", "--agent", "claude-code", "--root", e.root]);
     expect(claude.code, claude.stderr).toBe(0);
     expect(claude.stderr).not.toContain("names this clone's path");
   });
 
-  it("claude-code: SessionStart with the matcher and the checkpoint hooks, relative to $CLAUDE_PROJECT_DIR; the user's keys and hooks kept", () => {
+  it("claude-code: SessionStart with the matcher and the checkpoint hooks, relative to $CLAUDE_PROJECT_DIR; the user's keys and hooks kept", async () => {
     const e = setup();
     userFiles(e.root);
-    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    await e.run(["install", "--agent", "claude-code", "--root", e.root]);
     const s = JSON.parse(readFileSync(path.join(e.root, ".claude", "settings.json"), "utf8"));
     expect(s.model).toBe("opus");
     expect(s.hooks.Stop).toEqual([{ hooks: [{ type: "command", command: "echo stop" }] }]);
@@ -292,7 +299,8 @@ describe("what install writes", () => {
 
   it("codex: absolute quoted path (no project variable known), PreCompact and SessionEnd checkpoints, the context offer", () => {
     const e = setup("outside");
-    e.run(["install", "--agent", "codex", "--root", e.root]);
+    // Spawned: the path in the hooks is the one the process was started as (its argv).
+    e.spawn(["install", "--agent", "codex", "--root", e.root]);
     const s = JSON.parse(readFileSync(path.join(e.root, ".codex", "hooks.json"), "utf8"));
     const cmd = s.hooks.SessionStart[0].hooks[0].command as string;
     expect(cmd).toContain(`'${e.helper}'`);
@@ -302,9 +310,9 @@ describe("what install writes", () => {
     expect(readFileSync(path.join(e.root, "AGENTS.md"), "utf8")).toContain("Installed by session-handoff for: codex.");
   });
 
-  it("gemini: timeouts in milliseconds, $GEMINI_PROJECT_DIR, SessionEnd (no PreCompress), --format gemini everywhere, the GEMINI.md block", () => {
+  it("gemini: timeouts in milliseconds, $GEMINI_PROJECT_DIR, SessionEnd (no PreCompress), --format gemini everywhere, the GEMINI.md block", async () => {
     const e = setup();
-    e.run(["install", "--agent", "gemini", "--root", e.root]);
+    await e.run(["install", "--agent", "gemini", "--root", e.root]);
     const s = JSON.parse(readFileSync(path.join(e.root, ".gemini", "settings.json"), "utf8"));
     expect(s.hooks.SessionStart[0].hooks[0].timeout).toBeGreaterThanOrEqual(1000);
     expect(s.hooks.SessionStart[0].hooks[0].command).toContain('"$GEMINI_PROJECT_DIR"/');
@@ -313,10 +321,10 @@ describe("what install writes", () => {
     expect(readFileSync(path.join(e.root, "GEMINI.md"), "utf8")).toMatch(/^<!-- session-handoff:begin -->\n[\s\S]*<!-- session-handoff:end -->\n$/);
   });
 
-  it("cline: the rule beside the user's siblings, hook files 0755 that run and print Cline's JSON", () => {
+  it("cline: the rule beside the user's siblings, hook files 0755 that run and print Cline's JSON", async () => {
     const e = setup();
     userFiles(e.root);
-    e.run(["install", "--agent", "cline", "--root", e.root]);
+    await e.run(["install", "--agent", "cline", "--root", e.root]);
     expect(readFileSync(path.join(e.root, ".clinerules", "10-style.md"), "utf8")).toBe("Prefer small functions.\n");
     for (const name of ["TaskStart", "TaskResume"]) {
       const file = path.join(e.root, ".clinerules", "hooks", name);
@@ -332,38 +340,38 @@ describe("what install writes", () => {
     expect(out.contextModification).toContain("parked handoff exists");
   });
 
-  it("cursor: an always-applied rule", () => {
+  it("cursor: an always-applied rule", async () => {
     const e = setup();
-    e.run(["install", "--agent", "cursor", "--root", e.root]);
+    await e.run(["install", "--agent", "cursor", "--root", e.root]);
     const text = readFileSync(path.join(e.root, ".cursor", "rules", "session-handoff.mdc"), "utf8");
     expect(text).toMatch(/^---\ndescription: .+\nalwaysApply: true\n---\n<!-- session-handoff:begin -->/);
   });
 
-  it("codex then opencode share one AGENTS.md block listing both; it goes with the last one", () => {
+  it("codex then opencode share one AGENTS.md block listing both; it goes with the last one", async () => {
     const e = setup();
     userFiles(e.root);
     const original = readFileSync(path.join(e.root, "AGENTS.md"), "utf8");
-    e.run(["install", "--agent", "codex", "--root", e.root]);
-    e.run(["install", "--agent", "opencode", "--root", e.root]);
+    await e.run(["install", "--agent", "codex", "--root", e.root]);
+    await e.run(["install", "--agent", "opencode", "--root", e.root]);
     const both = readFileSync(path.join(e.root, "AGENTS.md"), "utf8");
     expect(both.match(/session-handoff:begin/g)).toHaveLength(1);
     expect(both).toContain("Installed by session-handoff for: codex, opencode.");
-    e.run(["uninstall", "--agent", "codex", "--root", e.root]);
+    await e.run(["uninstall", "--agent", "codex", "--root", e.root]);
     const one = readFileSync(path.join(e.root, "AGENTS.md"), "utf8");
     expect(one).toContain("Installed by session-handoff for: opencode.");
-    e.run(["uninstall", "--agent", "opencode", "--root", e.root]);
+    await e.run(["uninstall", "--agent", "opencode", "--root", e.root]);
     expect(readFileSync(path.join(e.root, "AGENTS.md"), "utf8")).toBe(original);
   });
 
-  it("all six agents in one project, then all removed: the project is as before", () => {
+  it("all six agents in one project, then all removed: the project is as before", async () => {
     const e = setup();
     userFiles(e.root);
     const before = snapshot(e.root);
-    for (const a of AGENTS) expect(e.run(["install", "--agent", a, "--root", e.root]).code).toBe(0);
+    for (const a of AGENTS) expect((await e.run(["install", "--agent", a, "--root", e.root])).code).toBe(0);
     const installed = snapshot(e.root);
-    for (const a of AGENTS) expect(e.run(["install", "--agent", a, "--root", e.root]).stdout).not.toMatch(/^(created|updated)/m);
+    for (const a of AGENTS) expect((await e.run(["install", "--agent", a, "--root", e.root])).stdout).not.toMatch(/^(created|updated)/m);
     expect(snapshot(e.root)).toEqual(installed);
-    for (const a of [...AGENTS].reverse()) expect(e.run(["uninstall", "--agent", a, "--root", e.root]).code).toBe(0);
+    for (const a of [...AGENTS].reverse()) expect((await e.run(["uninstall", "--agent", a, "--root", e.root])).code).toBe(0);
     expect(snapshot(e.root)).toEqual(before);
   });
 });
@@ -374,9 +382,9 @@ describe("the installed hook command", () => {
     return s.hooks.SessionStart[0].hooks[0].command as string;
   }
 
-  it.each(["inside", "outside"] as const)("skill %s the project: runs the helper and prints the envelope", (where) => {
+  it.each(["inside", "outside"] as const)("skill %s the project: runs the helper and prints the envelope", async (where) => {
     const e = setup(where);
-    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    await e.run(["install", "--agent", "claude-code", "--root", e.root]);
     mkdirSync(path.join(e.root, ".ai", "memory"), { recursive: true });
     writeFileSync(path.join(e.root, ".ai", "memory", "HANDOFF.md"), `${MARKER}\n# Session Handoff\n`);
     const r = spawnSync("sh", ["-c", commandOf(e)], { cwd: e.root, input: JSON.stringify({ cwd: e.root, source: "startup" }), encoding: "utf8", env: { ...process.env, CLAUDE_PROJECT_DIR: e.root } });
@@ -384,17 +392,17 @@ describe("the installed hook command", () => {
     expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toContain("parked handoff exists");
   });
 
-  it.each(["inside", "outside"] as const)("skill %s the project, helper file missing (a branch without the skill): exit 0, nothing printed", (where) => {
+  it.each(["inside", "outside"] as const)("skill %s the project, helper file missing (a branch without the skill): exit 0, nothing printed", async (where) => {
     const e = setup(where);
-    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    await e.run(["install", "--agent", "claude-code", "--root", e.root]);
     rmSync(e.helper);
     const r = spawnSync("sh", ["-c", commandOf(e)], { cwd: e.root, input: "{}", encoding: "utf8", env: { ...process.env, CLAUDE_PROJECT_DIR: e.root } });
     expect(r).toMatchObject({ status: 0, stdout: "", stderr: "" });
   });
 
-  it("cline's hook file with the helper missing: exit 0, nothing printed", () => {
+  it("cline's hook file with the helper missing: exit 0, nothing printed", async () => {
     const e = setup();
-    e.run(["install", "--agent", "cline", "--root", e.root]);
+    await e.run(["install", "--agent", "cline", "--root", e.root]);
     rmSync(e.helper);
     const r = spawnSync(path.join(e.root, ".clinerules", "hooks", "TaskStart"), [], { input: "{}", encoding: "utf8" });
     expect(r).toMatchObject({ status: 0, stdout: "", stderr: "" });
@@ -415,29 +423,29 @@ describe("refusals change nothing", () => {
     ["cursor", ".cursor/rules/session-handoff.mdc", "---\nalwaysApply: true\n---\nmy own rule\n", /not written by install/],
     ["cline", ".clinerules/00-session-handoff.md", "my own first rule\n", /not written by install/],
   ];
-  it.each(cases)("%s with %s = %j", (agent, file, text, message) => {
+  it.each(cases)("%s with %s = %j", async (agent, file, text, message) => {
     const e = setup();
     mkdirSync(path.dirname(path.join(e.root, file)), { recursive: true });
     writeFileSync(path.join(e.root, file), text);
     const before = snapshot(e.root);
-    const r = e.run(["install", "--agent", agent, "--root", e.root]);
+    const r = await e.run(["install", "--agent", agent, "--root", e.root]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(snapshot(e.root)).toEqual(before);
-    expect(e.run(["install", "--agent", agent, "--root", e.root, "--dry-run"]).code).toBe(2);
+    expect((await e.run(["install", "--agent", agent, "--root", e.root, "--dry-run"])).code).toBe(2);
   });
 
   it.each([
     ["claude-code", ".claude/settings.json"],
     ["codex", "AGENTS.md"],
     ["gemini", ".gemini/settings.json"],
-  ])("%s: %s is a link: refused with a snippet, the link and its target untouched", (agent, file) => {
+  ])("%s: %s is a link: refused with a snippet, the link and its target untouched", async (agent, file) => {
     const e = setup();
     const target = path.join(tempDir(), "elsewhere");
     writeFileSync(target, "{}\n");
     mkdirSync(path.dirname(path.join(e.root, file)), { recursive: true });
     symlinkSync(target, path.join(e.root, file));
-    const r = e.run(["install", "--agent", agent, "--root", e.root]);
+    const r = await e.run(["install", "--agent", agent, "--root", e.root]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`is a link to ${target}`);
     expect(r.stderr).toMatch(/by hand:\n/);
@@ -445,11 +453,11 @@ describe("refusals change nothing", () => {
     expect(lstatSync(path.join(e.root, file)).isSymbolicLink()).toBe(true);
   });
 
-  it("a folder on the way that is a link is refused", () => {
+  it("a folder on the way that is a link is refused", async () => {
     const e = setup();
     const elsewhere = tempDir();
     symlinkSync(elsewhere, path.join(e.root, ".cursor"));
-    const r = e.run(["install", "--agent", "cursor", "--root", e.root]);
+    const r = await e.run(["install", "--agent", "cursor", "--root", e.root]);
     expect(r.code).toBe(2);
     expect(readdirSync(elsewhere)).toEqual([]);
   });
@@ -459,7 +467,8 @@ describe("refusals change nothing", () => {
     mkdirSync(path.join(e.root, ".ai", "memory"), { recursive: true });
     writeFileSync(path.join(e.root, ".ai", "memory", "PAUSE"), "");
     const before = snapshot(e.root);
-    const r = e.run([verb, "--agent", "claude-code", "--root", e.root]);
+    // Spawned: the exit code at the process boundary.
+    const r = e.spawn([verb, "--agent", "claude-code", "--root", e.root]);
     expect(r.code).toBe(4);
     expect(r.stderr).toContain("memory writes are paused");
     expect(snapshot(e.root)).toEqual(before);
@@ -467,16 +476,16 @@ describe("refusals change nothing", () => {
 
   it.each([[["--agent", "vscode"]], [[]], [["--agent", "codex", "--global", "--root", "."]]])("usage %j: exit 2", (args) => {
     const e = setup();
-    expect(e.run(["install", ...args]).code).toBe(2);
+    expect(e.spawn(["install", ...args]).code).toBe(2);
   });
 });
 
 describe("--dry-run", () => {
-  it.each(AGENTS)("%s: says what would change, changes nothing", (agent) => {
+  it.each(AGENTS)("%s: says what would change, changes nothing", async (agent) => {
     const e = setup();
     userFiles(e.root);
     const before = snapshot(e.root);
-    const r = e.run(["install", "--agent", agent, "--root", e.root, "--dry-run"]);
+    const r = await e.run(["install", "--agent", agent, "--root", e.root, "--dry-run"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^would (create|update) /m);
     // The merge driver is part of what install changes, so the preview names it too.
@@ -485,70 +494,70 @@ describe("--dry-run", () => {
     expect(snapshot(e.root)).toEqual(before);
     expect(readFileSync(path.join(e.root, ".git", "config"), "utf8")).not.toContain("session-handoff");
     expect(existsSync(path.join(e.home, ".config"))).toBe(false);
-    e.run(["install", "--agent", agent, "--root", e.root]);
+    await e.run(["install", "--agent", agent, "--root", e.root]);
     const installed = snapshot(e.root);
-    const undo = e.run(["uninstall", "--agent", agent, "--root", e.root, "--dry-run"]).stdout;
+    const undo = (await e.run(["uninstall", "--agent", agent, "--root", e.root, "--dry-run"])).stdout;
     expect(undo).toMatch(/^would (remove|restore|update) /m);
     expect(undo).toContain("would remove the merge driver session-handoff from .git/config\n");
     expect(snapshot(e.root)).toEqual(installed);
-    expect(e.run(["install", "--agent", agent, "--root", e.root, "--dry-run"]).stdout).not.toContain("merge driver");
+    expect((await e.run(["install", "--agent", agent, "--root", e.root, "--dry-run"])).stdout).not.toContain("merge driver");
   });
 });
 
 describe("uninstall after the user changed the file", () => {
-  it("claude-code: only our hooks go; the user's later edit stays", () => {
+  it("claude-code: only our hooks go; the user's later edit stays", async () => {
     const e = setup();
     userFiles(e.root);
-    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    await e.run(["install", "--agent", "claude-code", "--root", e.root]);
     const file = path.join(e.root, ".claude", "settings.json");
     const s = JSON.parse(readFileSync(file, "utf8"));
     s.permissions = { allow: ["Bash(ls)"] };
     writeFileSync(file, `${JSON.stringify(s, null, 2)}\n`);
-    expect(e.run(["uninstall", "--agent", "claude-code", "--root", e.root]).stdout).toContain("updated .claude/settings.json");
+    expect((await e.run(["uninstall", "--agent", "claude-code", "--root", e.root])).stdout).toContain("updated .claude/settings.json");
     const after = JSON.parse(readFileSync(file, "utf8"));
     expect(after.permissions).toEqual({ allow: ["Bash(ls)"] });
     expect(JSON.stringify(after)).not.toContain("memory_io.mjs");
     expect(after.hooks.SessionStart).toEqual([{ matcher: "startup", hooks: [{ type: "command", command: "echo mine" }] }]);
   });
 
-  it("AGENTS.md: the block goes, the user's new line stays", () => {
+  it("AGENTS.md: the block goes, the user's new line stays", async () => {
     const e = setup();
     userFiles(e.root);
-    e.run(["install", "--agent", "codex", "--root", e.root]);
+    await e.run(["install", "--agent", "codex", "--root", e.root]);
     const file = path.join(e.root, "AGENTS.md");
     writeFileSync(file, `${readFileSync(file, "utf8")}\n- Also: no semicolons.\n`);
-    e.run(["uninstall", "--agent", "codex", "--root", e.root]);
+    await e.run(["uninstall", "--agent", "codex", "--root", e.root]);
     const text = readFileSync(file, "utf8");
     expect(text).not.toContain("session-handoff");
     expect(text).toContain("- Use tabs.");
     expect(text).toContain("- Also: no semicolons.");
   });
 
-  it("cline, cursor: lines the user added to a file install created stay; a file of only ours goes", () => {
+  it("cline, cursor: lines the user added to a file install created stay; a file of only ours goes", async () => {
     const e = setup();
-    for (const a of ["cline", "cursor"]) expect(e.run(["install", "--agent", a, "--root", e.root]).code).toBe(0);
+    for (const a of ["cline", "cursor"]) expect((await e.run(["install", "--agent", a, "--root", e.root])).code).toBe(0);
     const mine = { ".clinerules/00-session-handoff.md": "\n- my own rule\n", ".clinerules/hooks/TaskStart": "echo mine\n", ".cursor/rules/session-handoff.mdc": "- my cursor rule" };
     for (const [f, add] of Object.entries(mine)) writeFileSync(path.join(e.root, f), readFileSync(path.join(e.root, f), "utf8") + add);
     // A second install rewrites our part only.
-    for (const a of ["cline", "cursor"]) expect(e.run(["install", "--agent", a, "--root", e.root]).stdout).not.toMatch(/updated/);
-    for (const a of ["cline", "cursor"]) expect(e.run(["uninstall", "--agent", a, "--root", e.root]).code).toBe(0);
+    for (const a of ["cline", "cursor"]) expect((await e.run(["install", "--agent", a, "--root", e.root])).stdout).not.toMatch(/updated/);
+    for (const a of ["cline", "cursor"]) expect((await e.run(["uninstall", "--agent", a, "--root", e.root])).code).toBe(0);
     for (const [f, add] of Object.entries(mine)) expect(readFileSync(path.join(e.root, f), "utf8")).toBe(add);
     expect(readdirSync(path.join(e.root, ".clinerules", "hooks")).sort()).toEqual(["TaskStart"]);
   });
 
-  it("a folder install created keeps the user's file that appeared in it", () => {
+  it("a folder install created keeps the user's file that appeared in it", async () => {
     const e = setup();
-    e.run(["install", "--agent", "cursor", "--root", e.root]);
+    await e.run(["install", "--agent", "cursor", "--root", e.root]);
     writeFileSync(path.join(e.root, ".cursor", "rules", "mine.mdc"), "mine\n");
-    e.run(["uninstall", "--agent", "cursor", "--root", e.root]);
+    await e.run(["uninstall", "--agent", "cursor", "--root", e.root]);
     expect(readdirSync(path.join(e.root, ".cursor", "rules"))).toEqual(["mine.mdc"]);
   });
 
-  it("nothing installed: uninstall changes nothing", () => {
+  it("nothing installed: uninstall changes nothing", async () => {
     const e = setup();
     userFiles(e.root);
     const before = snapshot(e.root);
-    for (const a of AGENTS) expect(e.run(["uninstall", "--agent", a, "--root", e.root]).code).toBe(0);
+    for (const a of AGENTS) expect((await e.run(["uninstall", "--agent", a, "--root", e.root])).code).toBe(0);
     expect(snapshot(e.root)).toEqual(before);
   });
 });
@@ -560,13 +569,13 @@ describe("--global", () => {
     ["opencode", [".config/opencode/AGENTS.md"]],
     ["gemini", [".gemini/GEMINI.md", ".gemini/settings.json"]],
   ];
-  it.each(PATHS)("%s: writes %j under HOME with absolute commands, and uninstall leaves HOME as it was", (agent, files) => {
+  it.each(PATHS)("%s: writes %j under HOME with absolute commands, and uninstall leaves HOME as it was", async (agent, files) => {
     const e = setup();
     mkdirSync(path.join(e.home, ".claude"));
     writeFileSync(path.join(e.home, ".claude", "settings.json"), '{"theme": "light"}');
     const before = snapshot(e.home);
     const projectBefore = snapshot(e.root);
-    const r = e.run(["install", "--agent", agent, "--global"]);
+    const r = await e.run(["install", "--agent", agent, "--global"]);
     expect(r.code).toBe(0);
     for (const f of files) {
       const text = readFileSync(path.join(e.home, f), "utf8");
@@ -574,15 +583,15 @@ describe("--global", () => {
       expect(text).not.toContain("PROJECT_DIR");
     }
     expect(snapshot(e.root)).toEqual(projectBefore);
-    expect(e.run(["uninstall", "--agent", agent, "--global"]).code).toBe(0);
+    expect((await e.run(["uninstall", "--agent", agent, "--global"])).code).toBe(0);
     const after = snapshot(e.home);
     for (const k of [".config/", ".config/session-handoff/", ".config/session-handoff/node"]) delete after[k];
     expect(after).toEqual(before);
   });
 
-  it.each(["cline", "cursor"])("%s has no global files: refused", (agent) => {
+  it.each(["cline", "cursor"])("%s has no global files: refused", async (agent) => {
     const e = setup();
-    const r = e.run(["install", "--agent", agent, "--global"]);
+    const r = await e.run(["install", "--agent", agent, "--global"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("has no per-user");
     expect(r.stderr).not.toMatch(/ruling|§/);
@@ -608,8 +617,8 @@ describe("references/verbs/ says every line install and uninstall print", () => 
   it.each([
     ["install", ["created", "updated", "unchanged", "would create", "would update"]],
     ["uninstall", ["updated", "removed", "unchanged", "absent", "would"]],
-  ] as const)("%s", (verb, words) => {
-    const help = `${referenceOf(verb)} ${helper([verb, "--help"]).stdout.replace(/\s+/g, " ")}`;
+  ] as const)("%s", async (verb, words) => {
+    const help = `${referenceOf(verb)} ${(await inProcess([verb, "--help"])).stdout.replace(/\s+/g, " ")}`;
     for (const w of words) expect(help).toContain(`"${w} `);
   });
 });
@@ -639,10 +648,10 @@ describe("a concurrent edit during install (the failpoint seam)", () => {
 });
 
 describe("a re-install after the user's own edit", () => {
-  it("uninstall then keeps the user's edit (the original bytes are no longer restored)", () => {
+  it("uninstall then keeps the user's edit (the original bytes are no longer restored)", async () => {
     const e = setup();
     userFiles(e.root);
-    e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    await e.run(["install", "--agent", "claude-code", "--root", e.root]);
     const file = path.join(e.root, ".claude", "settings.json");
     const s = JSON.parse(readFileSync(file, "utf8"));
     s.permissions = { allow: ["Bash(ls)"] };
@@ -650,8 +659,8 @@ describe("a re-install after the user's own edit", () => {
     const ours = s.hooks.SessionStart[1].hooks[0];
     ours.command = `${ours.command.slice(0, ours.command.indexOf("|| ") + 3)}node "$f" hook --mode session --format claude`;
     writeFileSync(file, `${JSON.stringify(s, null, 2)}\n`);
-    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).stdout).toContain("updated .claude/settings.json");
-    e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    expect((await e.run(["install", "--agent", "claude-code", "--root", e.root])).stdout).toContain("updated .claude/settings.json");
+    await e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
     const after = JSON.parse(readFileSync(file, "utf8"));
     expect(after.permissions).toEqual({ allow: ["Bash(ls)"] });
     expect(JSON.stringify(after)).not.toContain("memory_io.mjs");
@@ -660,7 +669,7 @@ describe("a re-install after the user's own edit", () => {
 });
 
 describe("modes", () => {
-  it.each([0o022, 0o077])("new files follow the user's umask %s", (mask) => {
+  it.each([0o022, 0o077])("new files follow the user's umask %s", async (mask) => {
     const e = setup();
     const r = spawnSync("sh", ["-c", `umask ${mask.toString(8)} && "${process.execPath}" "${e.helper}" install --agent cline --root "${e.root}"`], { encoding: "utf8", env: { ...process.env, HOME: e.home, XDG_CONFIG_HOME: path.join(e.home, ".config") } });
     expect(r.status, r.stderr).toBe(0);
@@ -668,24 +677,24 @@ describe("modes", () => {
     expect(statSync(path.join(e.root, ".clinerules", "hooks", "TaskStart")).mode & 0o777).toBe(0o755 & ~mask);
   });
 
-  it("a replaced file keeps its own mode", () => {
+  it("a replaced file keeps its own mode", async () => {
     const e = setup();
     writeFileSync(path.join(e.root, "AGENTS.md"), "# Rules\n", { mode: 0o600 });
-    e.run(["install", "--agent", "codex", "--root", e.root]);
+    await e.run(["install", "--agent", "codex", "--root", e.root]);
     expect(statSync(path.join(e.root, "AGENTS.md")).mode & 0o777).toBe(0o600);
   });
 });
 
 describe("uninstall changes nothing when it cannot finish", () => {
-  it("a .gitattributes over 64 MB: uninstall refuses before the agent files and the git config change", () => {
+  it("a .gitattributes over 64 MB: uninstall refuses before the agent files and the git config change", async () => {
     const e = setup();
-    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect((await e.run(["install", "--agent", "claude-code", "--root", e.root])).code).toBe(0);
     const attributes = path.join(e.root, ".gitattributes");
     truncateSync(attributes, 64_000_001);
     const config = path.join(e.root, ".git", "config");
     const before = { files: snapshot(e.root), config: readFileSync(config, "utf8") };
     expect(before.config).toContain('[merge "session-handoff"]');
-    const un = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    const un = await e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
     expect(un.code).toBe(2);
     expect(un.stderr).toContain(".gitattributes is larger than 64000000 bytes: the merge driver's block cannot be taken out of it, so nothing was changed");
     expect({ files: snapshot(e.root), config: readFileSync(config, "utf8") }).toEqual(before);
@@ -693,15 +702,15 @@ describe("uninstall changes nothing when it cannot finish", () => {
 });
 
 describe("uninstall and a .gitattributes git tracks", () => {
-  it("a committed empty .gitattributes is given back empty, never deleted", () => {
+  it("a committed empty .gitattributes is given back empty, never deleted", async () => {
     const e = setup();
     const attributes = path.join(e.root, ".gitattributes");
     writeFileSync(attributes, "");
     git(e.root, "add", ".gitattributes");
     git(e.root, "commit", "-qm", "attributes");
-    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect((await e.run(["install", "--agent", "claude-code", "--root", e.root])).code).toBe(0);
     expect(readFileSync(attributes, "utf8")).toContain("merge=session-handoff");
-    const un = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    const un = await e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
     expect(un.code, un.stderr).toBe(0);
     expect(un.stdout).toContain("removed the merge driver's block from .gitattributes");
     expect(readFileSync(attributes, "utf8")).toBe("");
@@ -712,26 +721,26 @@ describe("uninstall and a .gitattributes git tracks", () => {
 describe("uninstall and a .gitattributes over 1 MB (which install does not edit)", () => {
   const big = `# ${"x".repeat(78)}\n`.repeat(13_000);
 
-  it("the block that grew past 1 MB is taken out, every other byte kept", () => {
+  it("the block that grew past 1 MB is taken out, every other byte kept", async () => {
     const e = setup();
-    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect((await e.run(["install", "--agent", "claude-code", "--root", e.root])).code).toBe(0);
     const attributes = path.join(e.root, ".gitattributes");
     writeFileSync(attributes, `${big}${readFileSync(attributes, "utf8")}`);
-    const un = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    const un = await e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
     expect(un.code, un.stderr).toBe(0);
     expect(un.stdout).toContain("removed the merge driver's block from .gitattributes");
     expect(readFileSync(attributes, "utf8")).toBe(big);
     expect(readFileSync(path.join(e.root, ".git", "config"), "utf8")).not.toContain("session-handoff");
   });
 
-  it("one install could not add the block to is left as it was, and uninstall goes on", () => {
+  it("one install could not add the block to is left as it was, and uninstall goes on", async () => {
     const e = setup();
     const attributes = path.join(e.root, ".gitattributes");
     writeFileSync(attributes, big);
-    const install = e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    const install = await e.run(["install", "--agent", "claude-code", "--root", e.root]);
     expect(install.code, install.stderr).toBe(0);
     expect(install.stderr).toContain(".gitattributes was not changed");
-    const un = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    const un = await e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
     expect(un.code, un.stderr).toBe(0);
     expect(un.stderr).toBe("");
     expect(readFileSync(attributes, "utf8")).toBe(big);

@@ -2,6 +2,8 @@
 // without the login PATH, run as harnesses run them (`/bin/sh -c`, a PATH without node);
 // golden command strings (POSIX, PowerShell, Cline's .ps1); old installs upgraded in place;
 // rules files' byte budgets; line endings and JSON layout kept; HOME and the config folder.
+// install, uninstall, doctor and drift run in this process as the copied helper (inProcess);
+// the hooks they write run as harnesses run them.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -9,7 +11,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { hookCommand, hookCommandPowerShell } from "../../src/agents/command.ts";
 import { AGENTS } from "../../src/agents/index.ts";
-import { MARKER, gitRepo, tempDir } from "../helpers.ts";
+import { MARKER, gitRepo, tempDir, type Run } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 const cline = AGENTS.cline;
 
@@ -18,7 +21,10 @@ interface Env {
   home: string;
   helper: string;
   env: Record<string, string>;
-  run(args: string[], extra?: Record<string, string | undefined>): { code: number | null; stdout: string; stderr: string };
+  /** The verb in this process, run as the helper at `helper` (the hooks install writes name that file). */
+  run(args: string[], extra?: Record<string, string | undefined>): Promise<Run>;
+  /** The helper at `helper` spawned: where the process is the subject (its environment as it starts). */
+  spawn(args: string[], extra?: Record<string, string | undefined>): { code: number | null; stdout: string; stderr: string };
 }
 
 function setup(): Env {
@@ -35,7 +41,8 @@ function setup(): Env {
     home,
     helper,
     env,
-    run(args, extra = {}) {
+    run: (args, extra = {}) => inProcess(args, { wholeEnv: { ...env, ...extra }, cwd: root, helperPath: helper }),
+    spawn(args, extra = {}) {
       const e: Record<string, string> = { ...env };
       for (const [k, v] of Object.entries(extra)) if (v === undefined) delete e[k];
       else e[k] = v;
@@ -70,10 +77,10 @@ describe("installed commands find Node without the login PATH", () => {
     ["claude-code", ".claude/settings.json", "CLAUDE_PROJECT_DIR"],
     ["codex", ".codex/hooks.json", null],
     ["gemini", ".gemini/settings.json", "GEMINI_PROJECT_DIR"],
-  ] as const)("%s: /bin/sh -c with a PATH lacking node runs the recorded Node; with none found, silent exit 0", (agent, file, projectVar) => {
+  ] as const)("%s: /bin/sh -c with a PATH lacking node runs the recorded Node; with none found, silent exit 0", async (agent, file, projectVar) => {
     const e = setup();
     park(e.root);
-    expect(e.run(["install", "--agent", agent, "--root", e.root]).code).toBe(0);
+    expect((await e.run(["install", "--agent", agent, "--root", e.root])).code).toBe(0);
     expect(readFileSync(path.join(e.home, ".config", "session-handoff", "node"), "utf8")).toBe(`${process.execPath}\n`);
     const command = settingsOf(path.join(e.root, file)).hooks.SessionStart[0].hooks[0].command as string;
     const hookEnv: Record<string, string> = { PATH: bareBin(), HOME: e.home };
@@ -96,10 +103,10 @@ describe("installed commands find Node without the login PATH", () => {
     }
   });
 
-  it("cline: the TaskStart script finds the recorded Node with a PATH lacking node", () => {
+  it("cline: the TaskStart script finds the recorded Node with a PATH lacking node", async () => {
     const e = setup();
     park(e.root);
-    e.run(["install", "--agent", "cline", "--root", e.root]);
+    await e.run(["install", "--agent", "cline", "--root", e.root]);
     const r = spawnSync("/bin/sh", [path.join(e.root, ".clinerules", "hooks", "TaskStart")], { cwd: "/", env: { PATH: bareBin(), HOME: e.home }, input: "{}", encoding: "utf8" });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).contextModification).toContain("parked handoff exists");
@@ -163,7 +170,7 @@ describe("golden command strings", () => {
 
 describe("an old install is upgraded in place", () => {
   const old = (rel: string, args: string) => `f="$GEMINI_PROJECT_DIR"/${rel}; [ ! -f "$f" ] || node "$f" ${args}`;
-  it("gemini: bare node and PreCompress replaced where they stood; the user's hooks and layout kept; doctor says outdated, then current", () => {
+  it("gemini: bare node and PreCompress replaced where they stood; the user's hooks and layout kept; doctor says outdated, then current", async () => {
     const e = setup();
     const rel = ".agents/skills/session-handoff/scripts/memory_io.mjs";
     const file = path.join(e.root, ".gemini", "settings.json");
@@ -188,12 +195,12 @@ describe("an old install is upgraded in place", () => {
 }
 `;
     writeFileSync(file, text);
-    const before = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    const before = JSON.parse((await e.run(["doctor", "--root", e.root, "--json"])).stdout);
     expect(before.agents.gemini.install[".gemini/settings.json"]).toBe("outdated");
     const what = before.problems.map((p: { what: string }) => p.what).join("\n");
     expect(what).toContain("bare node");
     expect(what).toContain("PreCompress");
-    expect(e.run(["install", "--agent", "gemini", "--root", e.root]).code).toBe(0);
+    expect((await e.run(["install", "--agent", "gemini", "--root", e.root])).code).toBe(0);
     const after = readFileSync(file, "utf8");
     expect(after).toContain("// my theme");
     expect(after).toContain('"allow": ["a", "b"],');
@@ -202,89 +209,89 @@ describe("an old install is upgraded in place", () => {
     expect(s.hooks.SessionStart[1].hooks[0].command).toContain("SESSION_HANDOFF_NODE");
     expect(s.hooks.PreCompress).toBeUndefined();
     expect(Object.keys(s.hooks)).toEqual(["SessionStart", "SessionEnd"]);
-    const now = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    const now = JSON.parse((await e.run(["doctor", "--root", e.root, "--json"])).stdout);
     expect(now.agents.gemini.install[".gemini/settings.json"]).toBe("current");
     // A second install changes no byte.
-    expect(e.run(["install", "--agent", "gemini", "--root", e.root]).stdout).toContain("unchanged .gemini/settings.json");
+    expect((await e.run(["install", "--agent", "gemini", "--root", e.root])).stdout).toContain("unchanged .gemini/settings.json");
     expect(readFileSync(file, "utf8")).toBe(after);
   });
 
-  it("codex: a start matcher without fork is outdated and upgraded", () => {
+  it("codex: a start matcher without fork is outdated and upgraded", async () => {
     const e = setup();
-    expect(e.run(["install", "--agent", "codex", "--root", e.root]).code).toBe(0);
+    expect((await e.run(["install", "--agent", "codex", "--root", e.root])).code).toBe(0);
     const file = path.join(e.root, ".codex", "hooks.json");
     const text = readFileSync(file, "utf8");
     expect(settingsOf(file).hooks.SessionStart[0].matcher).toBe("startup|resume|clear|compact|fork");
     expect(settingsOf(file).hooks.SessionStart[0].hooks[0].commandWindows).toContain("Test-Path");
     writeFileSync(file, text.replace("compact|fork", "compact"));
-    const d = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    const d = JSON.parse((await e.run(["doctor", "--root", e.root, "--json"])).stdout);
     expect(d.problems.map((p: { what: string }) => p.what).join("\n")).toContain("lacks fork");
-    e.run(["install", "--agent", "codex", "--root", e.root]);
+    await e.run(["install", "--agent", "codex", "--root", e.root]);
     expect(readFileSync(file, "utf8")).toBe(text);
   });
 });
 
 describe("an install from before the backslash guard", () => {
-  it("claude-code: its commands are ours, replaced where they stand; uninstall removes them", () => {
+  it("claude-code: its commands are ours, replaced where they stand; uninstall removes them", async () => {
     const e = setup();
-    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect((await e.run(["install", "--agent", "claude-code", "--root", e.root])).code).toBe(0);
     const file = path.join(e.root, ".claude", "settings.json");
     const text = readFileSync(file, "utf8");
     const before = text.replaceAll(/\{ case \$OS\$f in .*? esac; (exec [^;]*); \}; done/g, "$1; done");
     expect(before).not.toContain("Windows_NT");
     writeFileSync(file, before);
-    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect((await e.run(["install", "--agent", "claude-code", "--root", e.root])).code).toBe(0);
     expect(readFileSync(file, "utf8")).toBe(text);
     writeFileSync(file, before);
-    expect(e.run(["uninstall", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect((await e.run(["uninstall", "--agent", "claude-code", "--root", e.root])).code).toBe(0);
     expect(existsSync(file)).toBe(false);
   });
 });
 
 describe("rules files' byte budgets and line endings", () => {
   const filler = (n: number) => Array.from({ length: n }, (_, i) => `Line ${i} of the team's long rules, kept as they are.`).join("\n");
-  it("a new block in an AGENTS.md over 28 KiB goes after its heading line; uninstall gives the file back", () => {
+  it("a new block in an AGENTS.md over 28 KiB goes after its heading line; uninstall gives the file back", async () => {
     const e = setup();
     const text = `# Team rules\n\n${filler(700)}\n`;
     expect(text.length).toBeGreaterThan(32 * 1024);
     writeFileSync(path.join(e.root, "AGENTS.md"), text);
-    e.run(["install", "--agent", "codex", "--root", e.root]);
+    await e.run(["install", "--agent", "codex", "--root", e.root]);
     const after = readFileSync(path.join(e.root, "AGENTS.md"), "utf8");
     expect(after.startsWith("# Team rules\n\n<!-- session-handoff:begin -->\n")).toBe(true);
     expect(after.indexOf("<!-- session-handoff:end -->")).toBeLessThan(2048);
     expect(after).toContain(text.slice(14));
-    e.run(["uninstall", "--agent", "codex", "--root", e.root]);
+    await e.run(["uninstall", "--agent", "codex", "--root", e.root]);
     expect(readFileSync(path.join(e.root, "AGENTS.md"), "utf8")).toBe(text);
   });
 
-  it("without a heading the block goes at the top; an old block past 32 KiB is reported and moved", () => {
+  it("without a heading the block goes at the top; an old block past 32 KiB is reported and moved", async () => {
     const e = setup();
     const text = `${filler(700)}\n`;
     writeFileSync(path.join(e.root, "AGENTS.md"), text);
-    e.run(["install", "--agent", "codex", "--root", e.root]);
+    await e.run(["install", "--agent", "codex", "--root", e.root]);
     expect(readFileSync(path.join(e.root, "AGENTS.md"), "utf8").startsWith("<!-- session-handoff:begin -->\n")).toBe(true);
-    e.run(["uninstall", "--agent", "codex", "--root", e.root]);
+    await e.run(["uninstall", "--agent", "codex", "--root", e.root]);
     // An install of before: the block at the end.
     const small = setup();
-    small.run(["install", "--agent", "codex", "--root", small.root]);
+    await small.run(["install", "--agent", "codex", "--root", small.root]);
     const blk = readFileSync(path.join(small.root, "AGENTS.md"), "utf8").replaceAll(small.root, e.root);
     writeFileSync(path.join(e.root, "AGENTS.md"), `${text}\n${blk}`);
-    const d = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    const d = JSON.parse((await e.run(["doctor", "--root", e.root, "--json"])).stdout);
     expect(d.problems.map((p: { what: string }) => p.what).join("\n")).toMatch(/: the session-handoff block ends at byte \d+, past the 32768 bytes of AGENTS\.md text Codex reads; Codex never sees it/);
     expect(d.notes.join("\n")).toContain("AGENTS.md files in subfolders");
-    e.run(["install", "--agent", "codex", "--root", e.root]);
+    await e.run(["install", "--agent", "codex", "--root", e.root]);
     const moved = readFileSync(path.join(e.root, "AGENTS.md"), "utf8");
     expect(moved.indexOf("<!-- session-handoff:end -->")).toBeLessThan(2048);
     expect(moved.match(/session-handoff:begin/g)).toHaveLength(1);
-    expect(JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout).problems.map((p: { what: string }) => p.what).join("\n")).not.toContain("past the 32768");
+    expect(JSON.parse((await e.run(["doctor", "--root", e.root, "--json"])).stdout).problems.map((p: { what: string }) => p.what).join("\n")).not.toContain("past the 32768");
   });
 
-  it("CRLF files keep CRLF: AGENTS.md and a settings file", () => {
+  it("CRLF files keep CRLF: AGENTS.md and a settings file", async () => {
     const e = setup();
     writeFileSync(path.join(e.root, "AGENTS.md"), "# Rules\r\n\r\nBe brief.\r\n");
     mkdirSync(path.join(e.root, ".codex"));
     writeFileSync(path.join(e.root, ".codex", "hooks.json"), '{\r\n  "hooks": {\r\n    "Stop": [{ "hooks": [{ "type": "command", "command": "echo stop" }] }]\r\n  }\r\n}\r\n');
-    expect(e.run(["install", "--agent", "codex", "--root", e.root]).code).toBe(0);
+    expect((await e.run(["install", "--agent", "codex", "--root", e.root])).code).toBe(0);
     for (const f of ["AGENTS.md", ".codex/hooks.json"]) {
       const t = readFileSync(path.join(e.root, f), "utf8");
       expect(t.replace(/\r\n/g, "")).not.toContain("\n");
@@ -292,7 +299,7 @@ describe("rules files' byte budgets and line endings", () => {
     }
     expect(readFileSync(path.join(e.root, "AGENTS.md"), "utf8")).toContain("<!-- session-handoff:begin -->\r\n");
     // uninstall removes only ours, CRLF kept.
-    expect(e.run(["uninstall", "--agent", "codex", "--root", e.root]).code).toBe(0);
+    expect((await e.run(["uninstall", "--agent", "codex", "--root", e.root])).code).toBe(0);
     expect(readFileSync(path.join(e.root, "AGENTS.md"), "utf8")).toBe("# Rules\r\n\r\nBe brief.\r\n");
     const hooks = readFileSync(path.join(e.root, ".codex", "hooks.json"), "utf8");
     expect(hooks.replace(/\r\n/g, "")).not.toContain("\n");
@@ -306,31 +313,32 @@ describe("HOME and the config folder", () => {
   it("install refuses with HOME empty or missing, changing nothing", () => {
     const e = setup();
     for (const HOME of ["", path.join(e.home, "gone")]) {
-      const r = e.run(["install", "--agent", "claude-code", "--root", e.root], { HOME, XDG_CONFIG_HOME: undefined });
+      // Spawned: HOME as the process starts with it.
+      const r = e.spawn(["install", "--agent", "claude-code", "--root", e.root], { HOME, XDG_CONFIG_HOME: undefined });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/HOME/);
       expect(existsSync(path.join(e.root, ".claude", "settings.json"))).toBe(false);
     }
   });
-  it("a missing config folder (nested XDG_CONFIG_HOME) is made 0700 for the recorded Node, which uninstall leaves", () => {
+  it("a missing config folder (nested XDG_CONFIG_HOME) is made 0700 for the recorded Node, which uninstall leaves", async () => {
     const e = setup();
     const config = path.join(e.home, "a", "b", "config");
-    expect(e.run(["install", "--agent", "claude-code", "--root", e.root], { XDG_CONFIG_HOME: config }).code).toBe(0);
+    expect((await e.run(["install", "--agent", "claude-code", "--root", e.root], { XDG_CONFIG_HOME: config })).code).toBe(0);
     for (const d of [path.join(e.home, "a"), config, path.join(config, "session-handoff")]) expect(statSync(d).mode & 0o777).toBe(0o700);
-    expect(e.run(["uninstall", "--agent", "claude-code", "--root", e.root], { XDG_CONFIG_HOME: config }).code).toBe(0);
+    expect((await e.run(["uninstall", "--agent", "claude-code", "--root", e.root], { XDG_CONFIG_HOME: config })).code).toBe(0);
     expect(readdirSync(path.join(config, "session-handoff"))).toEqual(["node"]);
   });
 });
 
 describe("doctor's new checks", () => {
   const listAll = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((p) => !p.startsWith(".git/") && p !== ".git").sort();
-  it("runs each installed SessionStart command with PATH=/usr/bin:/bin and reports what it printed, changing nothing", () => {
+  it("runs each installed SessionStart command with PATH=/usr/bin:/bin and reports what it printed, changing nothing", async () => {
     const e = setup();
     park(e.root);
-    e.run(["install", "--agent", "claude-code", "--root", e.root]);
-    e.run(["install", "--agent", "cline", "--root", e.root]);
+    await e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    await e.run(["install", "--agent", "cline", "--root", e.root]);
     const before = listAll(e.root).map((p) => [p, existsSync(path.join(e.root, p)) && statSync(path.join(e.root, p)).isFile() ? readFileSync(path.join(e.root, p), "utf8") : "dir"]);
-    const r = e.run(["doctor", "--root", e.root, "--json"]);
+    const r = await e.run(["doctor", "--root", e.root, "--json"]);
     expect(r.code).toBe(0);
     const d = JSON.parse(r.stdout);
     expect(d.runs.map((x: { file: string }) => x.file).sort()).toEqual([".claude/settings.json", ".clinerules/hooks/TaskStart"]);
@@ -339,42 +347,42 @@ describe("doctor's new checks", () => {
       expect(run.stdout).toContain("parked handoff exists");
     }
     expect(d.notes.join("\n")).toContain("claude-code: project hooks load only when claude-code starts at the project root");
-    const text = e.run(["doctor", "--root", e.root]).stdout;
+    const text = (await e.run(["doctor", "--root", e.root])).stdout;
     expect(text).toMatch(/^ran \.claude\/settings\.json SessionStart \(PATH=\/usr\/bin:\/bin\): exit 0, printed /m);
     expect(listAll(e.root).map((p) => [p, existsSync(path.join(e.root, p)) && statSync(path.join(e.root, p)).isFile() ? readFileSync(path.join(e.root, p), "utf8") : "dir"])).toEqual(before);
   });
 
-  it("codex: no trust entry, then an entry present, read from ~/.codex/config.toml", () => {
+  it("codex: no trust entry, then an entry present, read from ~/.codex/config.toml", async () => {
     const e = setup();
-    e.run(["install", "--agent", "codex", "--root", e.root]);
-    expect(JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout).agents.codex.trust).toBe("no trust entry");
+    await e.run(["install", "--agent", "codex", "--root", e.root]);
+    expect(JSON.parse((await e.run(["doctor", "--root", e.root, "--json"])).stdout).agents.codex.trust).toBe("no trust entry");
     mkdirSync(path.join(e.home, ".codex"));
     const hooks = path.join(e.root, ".codex", "hooks.json");
     writeFileSync(path.join(e.home, ".codex", "config.toml"), `[hooks.state."${hooks}:session_start:0:0"]\ntrusted_hash = "sha256:00"\n`);
-    const d = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    const d = JSON.parse((await e.run(["doctor", "--root", e.root, "--json"])).stdout);
     expect(d.agents.codex.trust).toBe("entry present (review again if the command changed)");
-    expect(e.run(["doctor", "--root", e.root]).stdout).toContain("Codex hook review: entry present (review again if the command changed)");
+    expect((await e.run(["doctor", "--root", e.root])).stdout).toContain("Codex hook review: entry present (review again if the command changed)");
   });
 
-  it("--global reports the per-user files and exits 0", () => {
+  it("--global reports the per-user files and exits 0", async () => {
     const e = setup();
-    expect(e.run(["install", "--agent", "gemini", "--global"]).code).toBe(0);
-    const r = e.run(["doctor", "--global", "--root", e.root, "--json"]);
+    expect((await e.run(["install", "--agent", "gemini", "--global"])).code).toBe(0);
+    const r = await e.run(["doctor", "--global", "--root", e.root, "--json"]);
     expect(r.code).toBe(0);
     const d = JSON.parse(r.stdout);
     expect(d.agents.gemini.install[".gemini/settings.json"]).toBe("current");
     expect(d.runs.map((x: { file: string }) => x.file)).toEqual(["~/.gemini/settings.json"]);
-    expect(e.run(["doctor", "--global"]).code).toBe(0);
+    expect((await e.run(["doctor", "--global"])).code).toBe(0);
   });
 });
 
 describe("text fixes", () => {
-  it("drift says unknown or none, never n/a, and names git's operation apart from the plan's in-progress step", () => {
+  it("drift says unknown or none, never n/a, and names git's operation apart from the plan's in-progress step", async () => {
     const e = setup();
     mkdirSync(path.join(e.root, ".ai", "memory"), { recursive: true });
     const doc = `${MARKER}\n# Session Handoff\nSaved: 2026-11-29T08:00:00Z\n\n## Current goal\nShip it.\n\n## Plan\n- [~] Wire the hooks\n\n## Decisions\n- none\n\n## Failed approaches\n- none\n\n## Open questions\n- none\n\n## Next steps\n- none\n\n## Key files\n- none\n\n## Environment anchors\n- Branch: gone-branch\n- HEAD: ${"a".repeat(40)}\n- Dirty files: none\n- Date: 2026-11-29T08:00:00Z\n`;
     writeFileSync(path.join(e.root, ".ai", "memory", "HANDOFF.md"), doc);
-    const r = e.run(["drift", "--root", e.root]);
+    const r = await e.run(["drift", "--root", e.root]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain("n/a");
     expect(r.stdout).not.toMatch(/^in progress: /m);
@@ -395,84 +403,84 @@ describe("doctor and the Claude Code plugin", () => {
     writeFileSync(path.join(dir, "settings.json"), JSON.stringify({ enabledPlugins: { [key]: enabled }, ...more }));
   }
 
-  it("names the plugin install, and the duplicate notices when project hooks are installed too", () => {
+  it("names the plugin install, and the duplicate notices when project hooks are installed too", async () => {
     const e = setup();
     plugin(e.home, true);
-    const alone = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    const alone = JSON.parse((await e.run(["doctor", "--root", e.root, "--json"])).stdout);
     expect(alone.agents["claude-code"].plugin).toEqual([{ key: "session-handoff@session-handoff", scope: "user", version: "0.1.0", enabled: true, rootSkill: false }]);
     expect(alone.notes).toContain("claude-code: the plugin session-handoff@session-handoff is installed (user scope, 0.1.0, enabled)");
     expect(alone.notes.join("\n")).not.toContain("2.1.112");
     expect(alone.problems.map((p: { what: string }) => p.what).join("\n")).not.toContain("notice twice");
-    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
-    const both = e.run(["doctor", "--root", e.root]);
+    expect((await e.run(["install", "--agent", "claude-code", "--root", e.root])).code).toBe(0);
+    const both = await e.run(["doctor", "--root", e.root]);
     expect(both.code).toBe(0);
     expect(both.stdout).toContain("claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice");
     plugin(e.home, false);
-    expect(e.run(["doctor", "--root", e.root]).stdout).not.toContain("notice twice");
+    expect((await e.run(["doctor", "--root", e.root])).stdout).not.toContain("notice twice");
   });
 
-  it("reads Claude Code's plugins and settings under CLAUDE_CONFIG_DIR when it is set", () => {
+  it("reads Claude Code's plugins and settings under CLAUDE_CONFIG_DIR when it is set", async () => {
     const e = setup();
     const dir = tempDir("sh-claude-");
     plugin(e.home, true, "skills/session-handoff", dir, { statusLine: { type: "command", command: "mine" } });
     const cfg = { CLAUDE_CONFIG_DIR: dir };
-    expect(JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout).agents["claude-code"].plugin).toBeUndefined();
-    const alone = JSON.parse(e.run(["doctor", "--root", e.root, "--json"], cfg).stdout);
+    expect(JSON.parse((await e.run(["doctor", "--root", e.root, "--json"])).stdout).agents["claude-code"].plugin).toBeUndefined();
+    const alone = JSON.parse((await e.run(["doctor", "--root", e.root, "--json"], cfg)).stdout);
     expect(alone.notes).toContain("claude-code: the plugin session-handoff@session-handoff is installed (user scope, 0.1.0, enabled)");
-    const install = e.run(["install", "--agent", "claude-code", "--root", e.root], cfg);
+    const install = await e.run(["install", "--agent", "claude-code", "--root", e.root], cfg);
     expect(install.code, install.stderr).toBe(0);
     expect(install.stderr).toContain(`kept your own status line (${path.join(dir, "settings.json")})`);
     const settings = path.join(e.root, ".claude", "settings.json");
     expect(settingsOf(settings).statusLine).toBeUndefined();
-    const both = e.run(["doctor", "--root", e.root], cfg).stdout;
+    const both = (await e.run(["doctor", "--root", e.root], cfg)).stdout;
     expect(both).toContain("every session gets the notice twice");
     expect(both).toContain(".claude/settings.json current");
-    expect(e.run(["uninstall", "--agent", "claude-code", "--root", e.root], cfg).code).toBe(0);
+    expect((await e.run(["uninstall", "--agent", "claude-code", "--root", e.root], cfg)).code).toBe(0);
     expect(existsSync(settings)).toBe(false);
   });
 
-  it("install --global puts Claude Code's user settings under CLAUDE_CONFIG_DIR when it is set", () => {
+  it("install --global puts Claude Code's user settings under CLAUDE_CONFIG_DIR when it is set", async () => {
     const e = setup();
     const dir = tempDir("sh-claude-");
     const cfg = { CLAUDE_CONFIG_DIR: dir };
-    const r = e.run(["install", "--agent", "claude-code", "--global"], cfg);
+    const r = await e.run(["install", "--agent", "claude-code", "--global"], cfg);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`created ${path.join(dir, "settings.json")}`);
     expect(settingsOf(path.join(dir, "settings.json")).hooks.SessionStart).toHaveLength(1);
     expect(existsSync(path.join(e.home, ".claude"))).toBe(false);
-    expect(JSON.parse(e.run(["doctor", "--global", "--json"], cfg).stdout).agents["claude-code"].install[".claude/settings.json"]).toBe("current");
-    expect(e.run(["install", "--agent", "claude-code", "--root", e.root], cfg).code).toBe(0);
-    expect(e.run(["doctor", "--root", e.root], cfg).stdout).toContain(`for your user (${path.join(dir, "settings.json")}) too`);
-    expect(e.run(["uninstall", "--agent", "claude-code", "--global"], cfg).code).toBe(0);
+    expect(JSON.parse((await e.run(["doctor", "--global", "--json"], cfg)).stdout).agents["claude-code"].install[".claude/settings.json"]).toBe("current");
+    expect((await e.run(["install", "--agent", "claude-code", "--root", e.root], cfg)).code).toBe(0);
+    expect((await e.run(["doctor", "--root", e.root], cfg)).stdout).toContain(`for your user (${path.join(dir, "settings.json")}) too`);
+    expect((await e.run(["uninstall", "--agent", "claude-code", "--global"], cfg)).code).toBe(0);
     expect(readdirSync(dir)).toEqual([]);
     // A CLAUDE_CONFIG_DIR that is not there is the user's to make: refused, nothing written.
     const gone = { CLAUDE_CONFIG_DIR: path.join(dir, "missing") };
     const before = readdirSync(e.home, { recursive: true });
-    const no = e.run(["install", "--agent", "claude-code", "--global"], gone);
+    const no = await e.run(["install", "--agent", "claude-code", "--global"], gone);
     expect(no.code).toBe(2);
     expect(no.stderr).toMatch(/^memory operation refused: \S*missing is not a folder; create it \(or unset CLAUDE_CONFIG_DIR\)/);
     expect(readdirSync(e.home, { recursive: true })).toEqual(before);
   });
 
-  it("names an install in the project and for the user too, and its fix leaves one", () => {
+  it("names an install in the project and for the user too, and its fix leaves one", async () => {
     const e = setup();
-    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
-    expect(e.run(["doctor", "--root", e.root]).stdout).not.toContain("for your user");
-    expect(e.run(["install", "--agent", "claude-code", "--global"]).code).toBe(0);
-    const both = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    expect((await e.run(["install", "--agent", "claude-code", "--root", e.root])).code).toBe(0);
+    expect((await e.run(["doctor", "--root", e.root])).stdout).not.toContain("for your user");
+    expect((await e.run(["install", "--agent", "claude-code", "--global"])).code).toBe(0);
+    const both = JSON.parse((await e.run(["doctor", "--root", e.root, "--json"])).stdout);
     const twice = both.problems.find((p: { what: string }) => p.what.includes("for your user"));
     expect(twice.what).toBe("claude-code: installed in this project and for your user (~/.claude/settings.json) too: every session start runs both (two notices, two checkpoint writers)");
     expect(twice.fix).toMatch(/ uninstall --agent claude-code --global \(or this project's: /);
     // Doctor for the user's files alone names no double install.
-    expect(e.run(["doctor", "--global"]).stdout).not.toContain("for your user");
-    expect(e.run(["uninstall", "--agent", "claude-code", "--global"]).code).toBe(0);
-    expect(e.run(["doctor", "--root", e.root]).stdout).not.toContain("for your user");
+    expect((await e.run(["doctor", "--global"])).stdout).not.toContain("for your user");
+    expect((await e.run(["uninstall", "--agent", "claude-code", "--global"])).code).toBe(0);
+    expect((await e.run(["doctor", "--root", e.root])).stdout).not.toContain("for your user");
   });
 
-  it("names an install whose SKILL.md sits at its root (from before dist-plugin): 2.1.112 does not list it", () => {
+  it("names an install whose SKILL.md sits at its root (from before dist-plugin): 2.1.112 does not list it", async () => {
     const e = setup();
     plugin(e.home, true, ".");
-    const d = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    const d = JSON.parse((await e.run(["doctor", "--root", e.root, "--json"])).stdout);
     expect(d.agents["claude-code"].plugin[0].rootSkill).toBe(true);
     expect(d.notes).toContain('claude-code: the plugin session-handoff@session-handoff has its SKILL.md at its root, which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin branch (README, "Install")');
   });

@@ -1,14 +1,18 @@
 // Every helper command that SKILL.md and the references tell an agent to run is run here, with
-// its placeholders filled in, through the BUILT bundle against scratch git repositories, in a
-// cold project (no memory yet) and a warm one (memory saved). Instructions that don't work are
-// bugs (skill.md). The bundle is copied under a path with a space, as real install paths have.
+// its placeholders filled in, through a shell against scratch git repositories, in a cold
+// project (no memory yet) and a warm one (memory saved). Instructions that don't work are bugs
+// (skill.md). The bundle is copied under a path with a space, as real install paths have. The
+// shell parses each command; a command that is one call of the helper then runs in this process
+// with the argv and stdin the shell gave it (shell()); the kill switch, the hook snippet and
+// the crash spawn the built bundle.
 import { copyHelper } from "../helpers.ts";
-import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { briefBody } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 import {
   docCommands,
   fencedBlocks,
@@ -66,8 +70,16 @@ function git(root: string, ...args: string[]): string {
   return r.stdout.trim();
 }
 
+/** What a command left: its exit code (null when killed), its output. */
+interface Ran {
+  status: number | null;
+  signal?: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
 /** Runs the bundle copy directly (test plumbing, not a doc command). */
-function helper(args: string[], input = "", extraEnv: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
+function helper(args: string[], input = "", extraEnv: NodeJS.ProcessEnv = {}): Ran {
   return spawnSync(process.execPath, [path.join(skillDir, "scripts", "memory_io.mjs"), ...args], {
     env: { ...env, ...extraEnv },
     input,
@@ -111,15 +123,15 @@ function makeScratch(state: State, root: string): string {
   return root;
 }
 
-function tokenOf(root: string, args: string[]): string {
-  return readFor(root, args).token;
+async function tokenOf(root: string, args: string[]): Promise<string> {
+  return (await readFor(root, args)).token;
 }
 
 /** What a read prints for a save: the token, and (`read <kind>`) its own draft path (docs/decisions/drafts.md). */
-function readFor(root: string, args: string[]): { token: string; draft: string | null } {
-  const r = helper([...args, "--root", root]);
+async function readFor(root: string, args: string[]): Promise<{ token: string; draft: string | null }> {
+  const r = await inProcess([...args, "--root", root], { wholeEnv: env, helperPath: path.join(skillDir, "scripts", "memory_io.mjs") });
   const m = /^CURRENT-SHA256: (absent|[0-9a-f]{64})$/m.exec(r.stdout);
-  if (!m?.[1]) throw new Error(`no token from ${args.join(" ")} (exit ${r.status}): ${r.stderr}`);
+  if (!m?.[1]) throw new Error(`no token from ${args.join(" ")} (exit ${r.code}): ${r.stderr}`);
   return { token: m[1], draft: /^DRAFT: (\S+)$/m.exec(r.stderr)?.[1] ?? null };
 }
 
@@ -138,9 +150,30 @@ function fill(text: string, root: string, token?: string, draft?: string): strin
   return out;
 }
 
-/** Runs a filled command through a shell, as an agent would. */
-function shell(command: string, cwd: string, input: string, extraEnv: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
+/** Runs a filled command through a shell as an agent would, the helper's node process included. */
+function spawnShell(command: string, cwd: string, input: string, extraEnv: NodeJS.ProcessEnv = {}): Ran {
   return spawnSync("sh", ["-c", command], { cwd, env: { ...env, ...extraEnv }, input, encoding: "utf8", timeout: 30_000 });
+}
+
+// One call of the helper, words and quotes only, a heredoc's document after it at most.
+const ONE_CALL = /^node "[^"\n]*"(?: [^\n|;&$`()<>]*)?(?: <<-?\s*'?[A-Za-z_]+'?\n[\s\S]*)?$/;
+
+/**
+ * Runs a filled command through a shell as an agent would. When it is one call of the helper, a
+ * shell function `node` takes the argv and stdin the shell gives it, and the verb runs in this
+ * process as the copy in the skill folder (without a node start); a wrong path or a word split
+ * by bad quoting fails as the real call would. Anything else runs as written (spawnShell).
+ */
+async function shell(command: string, cwd: string, input: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  if (!ONE_CALL.test(command)) return spawnShell(command, cwd, input, extraEnv);
+  const helperPath = path.join(skillDir, "scripts", "memory_io.mjs");
+  const seen = path.join(work, `argv-${++serial}`);
+  const shim = `node() { [ "$1" = '${helperPath}' ] || { echo "node: cannot find $1" >&2; exit 1; }; shift; printf '%s\\0' "$@" > '${seen}'; cat > '${seen}.in'; }\n`;
+  const called = spawnShell(shim + command, cwd, input, extraEnv);
+  if (called.status !== 0 || !existsSync(seen)) return called;
+  const argv = readFileSync(seen, "utf8").split("\0").slice(0, -1);
+  const r = await inProcess(argv, { wholeEnv: { ...env, ...extraEnv }, cwd, input: readFileSync(`${seen}.in`), helperPath });
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** What a harness's file tool does for the draft form: the folders as needed, then the file. */
@@ -158,11 +191,11 @@ interface Plan {
   /** The draft path the read named, for `<draft>`. */
   draft?: string;
   expect: number;
-  check?: (r: SpawnSyncReturns<string>, root: string) => void;
+  check?: (r: Ran, root: string) => void;
 }
 
 /** What a documented command needs and must do in each state, as references/memory-contract.md says. */
-function plan(cmd: DocCommand, state: State, root: string): Plan {
+async function plan(cmd: DocCommand, state: State, root: string): Promise<Plan> {
   const [verb = "", arg] = cmd.words;
   const warm = state === "warm";
   switch (verb) {
@@ -204,7 +237,7 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
       if (!(kind in EXAMPLES)) throw new Error(`no example document for write ${arg}`);
       // The draft form (docs/decisions/save-form.md): the document goes to drafts/ by the file tool.
       const fromDraft = cmd.words.includes("--from-draft");
-      const { token, draft } = readFor(root, ["read", kind]);
+      const { token, draft } = await readFor(root, ["read", kind]);
       const named = cmd.words.includes("<draft>") ? draft! : `.ai/memory/drafts/${kind}.md`;
       return {
         stdin: fromDraft ? "" : EXAMPLES[kind],
@@ -219,7 +252,7 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
       const target = flag(cmd.words, "--target") ?? "AGENTS.md";
       return {
         stdin: PROMOTED,
-        token: tokenOf(root, ["read-target", "--target", target]),
+        token: await tokenOf(root, ["read-target", "--target", target]),
         expect: 0,
         check: (r) => expect(r.stdout).toContain(`appended approved lesson to ${target}`),
       };
@@ -294,11 +327,11 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
   }
 }
 
-function runDocCommand(cmd: DocCommand, state: State): void {
+async function runDocCommand(cmd: DocCommand, state: State): Promise<void> {
   const root = scratch(state);
-  const p = plan(cmd, state, root);
+  const p = await plan(cmd, state, root);
   p.prepare?.(root);
-  const r = shell(fill(cmd.text, root, p.token, p.draft), root, p.stdin);
+  const r = await shell(fill(cmd.text, root, p.token, p.draft), root, p.stdin);
   if (r.status === 2 && /unknown verb/.test(r.stderr)) {
     throw new Error(`${cmd.where}: the verb ${JSON.stringify(cmd.words[0])} is not in the bundle yet`);
   }
@@ -336,7 +369,7 @@ describe("the save and resume flows as SKILL.md tells them", () => {
     expect(FLOWS.save.drafts).toEqual(["DRAFT:"]);
   });
 
-  it("save: read, the draft written by the file tool, then its write with the token; the helper stamps Saved: and fills the anchors; resume: one brief", () => {
+  it("save: read, the draft written by the file tool, then its write with the token; the helper stamps Saved: and fills the anchors; resume: one brief", async () => {
     const root = scratch("cold");
     // The worked example's key files, so that drift has nothing to report.
     mkdirSync(path.join(root, "src", "import"), { recursive: true });
@@ -346,7 +379,7 @@ describe("the save and resume flows as SKILL.md tells them", () => {
     const [readCall = "", writeCall = ""] = FLOWS.save.calls;
     const [briefCall = ""] = FLOWS.resume.calls;
 
-    const read = shell(fill(readCall, root), root, "");
+    const read = await shell(fill(readCall, root), root, "");
     expect(read.status).toBe(3);
     expect(read.stdout).toBe("CURRENT-SHA256: absent\n");
     // The draft of this read's own, on stderr (docs/decisions/drafts.md).
@@ -356,7 +389,7 @@ describe("the save and resume flows as SKILL.md tells them", () => {
     // What the template asks the agent for: no Saved: line, the anchors section left empty.
     const doc = EXAMPLES.handoff.replace(/^Saved: .+\n\n?/m, "").replace(/(## Environment anchors\n)[\s\S]*$/, "$1");
     expect(handoffProblems(doc, { placeholders: false, helperFills: true })).toEqual([]);
-    const save = (document: string, token: string) => {
+    const save = async (document: string, token: string) => {
       for (const d of FLOWS.save.drafts.map((x) => (x === "DRAFT:" ? draft : x))) {
         mkdirSync(path.dirname(path.join(root, d)), { recursive: true });
         writeFileSync(path.join(root, d), document);
@@ -364,12 +397,12 @@ describe("the save and resume flows as SKILL.md tells them", () => {
       return shell(fill(writeCall, root, token, draft), root, "");
     };
 
-    const write = save(doc, "absent");
+    const write = await save(doc, "absent");
     expect(write.status, write.stderr).toBe(0);
     const saved = write.stdout.replace(/\n$/, "").split("\n").at(-1) ?? "";
     expect(saved).toMatch(TOKEN_LINE);
 
-    const again = shell(fill(readCall, root), root, "");
+    const again = await shell(fill(readCall, root), root, "");
     expect(again.status).toBe(0);
     draft = /^DRAFT: (\S+)$/m.exec(again.stderr)?.[1] ?? "";
     expect(again.stdout.split("\n")[0]).toBe(saved);
@@ -377,15 +410,15 @@ describe("the save and resume flows as SKILL.md tells them", () => {
     expect(again.stdout).toContain(`- HEAD: ${git(root, "rev-parse", "HEAD")}\n`);
 
     // The same document again is `unchanged`; a changed one with a stale token is refused.
-    const same = save(doc, saved.slice("CURRENT-SHA256: ".length));
+    const same = await save(doc, saved.slice("CURRENT-SHA256: ".length));
     expect(same.status, same.stderr).toBe(0);
     expect(same.stdout).toBe(`unchanged HANDOFF.md\n${saved}\n`);
-    const stale = save(doc.replace("Make the CSV importer", "Make the TSV importer"), "absent");
+    const stale = await save(doc.replace("Make the CSV importer", "Make the TSV importer"), "absent");
     expect(stale.status).toBe(2);
     expect(stale.stderr).toContain("memory operation refused: ");
     expect(stale.stderr).toContain("changed since it was read");
 
-    const brief = shell(fill(briefCall, root), root, "");
+    const brief = await shell(fill(briefCall, root), root, "");
     expect(brief.status, brief.stderr).toBe(0);
     expect(briefBody(brief.stdout).split("\n").slice(0, 6).map((l) => BRIEF_LABELS.find((label) => l.startsWith(label)))).toEqual(BRIEF_LABELS);
     expect(brief.stdout).toMatch(/^Drift & lessons: fresh/m);
@@ -395,16 +428,17 @@ describe("the save and resume flows as SKILL.md tells them", () => {
 describe("recovery as memory-contract.md describes it", () => {
   it("check exits 1 after a crashed save, recover repairs it, check then sees the parked handoff", () => {
     const root = scratch("warm");
-    const token = tokenOf(root, ["read", "handoff"]);
+    // Spawned throughout, as the crash must be: the documents' commands as a shell runs them.
+    const token = /^CURRENT-SHA256: (\S+)$/m.exec(helper(["read", "handoff", "--root", root]).stdout)![1]!;
     // A changed document: the parked one sent again would be `unchanged`, no claim made.
     const changed = EXAMPLES.handoff.replace("## Open questions\n", "## Open questions\n- Is 1 GB the right spill threshold?\n");
     const crashed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], changed, {
       MEMORY_IO_FAILPOINT: "after-claim:crash",
     });
     expect(crashed.signal ?? crashed.status).toBe("SIGKILL");
-    const check = () => shell(fill(documented("check").text, root), root, "");
+    const check = () => spawnShell(fill(documented("check").text, root), root, "");
     expect(check().status).toBe(1);
-    const recover = shell(fill(documented("recover").text, root), root, "");
+    const recover = spawnShell(fill(documented("recover").text, root), root, "");
     expect(recover.status, recover.stderr).toBe(0);
     expect(check().status).toBe(2);
   });
@@ -412,7 +446,7 @@ describe("recovery as memory-contract.md describes it", () => {
 
 describe("the kill switch as memory-contract.md describes it", () => {
   const write = (root: string, extraEnv: NodeJS.ProcessEnv) =>
-    shell(fill(documented("write", "handoff").text, root, "absent", ".ai/memory/drafts/handoff-0123abcd.md"), root, EXAMPLES.handoff, extraEnv);
+    spawnShell(fill(documented("write", "handoff").text, root, "absent", ".ai/memory/drafts/handoff-0123abcd.md"), root, EXAMPLES.handoff, extraEnv);
 
   it.each(["memory-dir PAUSE", "SESSION_HANDOFF_PAUSE", "config PAUSE", "SESSION_HANDOFF_DISABLE=1"])("%s pauses writes (exit 4), reads keep working", (which) => {
     const root = scratch("cold");
@@ -432,16 +466,17 @@ describe("the kill switch as memory-contract.md describes it", () => {
     } else {
       extraEnv = { SESSION_HANDOFF_DISABLE: "1" };
     }
+    // Spawned: the environment and the config folder are read by the process the shell starts.
     const r = write(root, extraEnv);
     expect(r.status, r.stderr).toBe(4);
     expect(r.stderr).toContain("memory writes are paused: remove ");
-    const read = shell(fill(documented("read", "handoff").text, root), root, "", extraEnv);
+    const read = spawnShell(fill(documented("read", "handoff").text, root), root, "", extraEnv);
     expect(read.status).toBe(3);
   });
 
   it("SESSION_HANDOFF_DISABLE=1 silences the hook", () => {
     const root = scratch("warm");
-    const r = shell(fill(documented("hook", "--mode", "session").text, root), root, "", { SESSION_HANDOFF_DISABLE: "1" });
+    const r = spawnShell(fill(documented("hook", "--mode", "session").text, root), root, "", { SESSION_HANDOFF_DISABLE: "1" });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe("");
   });
@@ -467,7 +502,8 @@ describe("the Claude Code hook snippet of references/session-start-hook.md", () 
     const root = scratch(state);
     const stdin = JSON.stringify({ session_id: "s1", cwd: root, hook_event_name: "SessionStart", source: "startup" });
     // Started elsewhere on purpose: the project must come from the stdin JSON.
-    const r = shell(fill(command, root), work, stdin);
+    // Spawned: the session bundle, as the harness starts it.
+    const r = spawnShell(fill(command, root), work, stdin);
     expect(r.status, r.stderr).toBe(0);
     if (state === "warm") expect(r.stdout).toContain("parked handoff exists");
     else expect(r.stdout).toBe("");
@@ -492,7 +528,7 @@ describe("sh fences run", () => {
     for (const file of FENCE_DOCS) expect(readDoc(file), file).not.toMatch(/^```(bash|shell|zsh)$/m);
   });
 
-  it.each(FENCES.map((f) => [`${f.file} fence ${f.index}`, f] as const))("%s", (_name, fence) => {
+  it.each(FENCES.map((f) => [`${f.file} fence ${f.index}`, f] as const))("%s", async (_name, fence) => {
     for (const state of ["cold", "warm"] as const) {
       const root = scratch(state);
       // A fence holding a heredoc is one command (SKILL.md's save: `write … <<'EOF'`, the
@@ -500,8 +536,8 @@ describe("sh fences run", () => {
       const heredoc = /^(?!\s*#).*<<-?\s*'?[A-Za-z_]+'?\s*$/m.test(fence.body);
       if (heredoc) {
         const kind = (/ write (handoff|lessons|solutions) /.exec(fence.body)?.[1] ?? "handoff") as Kind;
-        const script = fill(fence.body.replace(/^<handoff>$/m, () => EXAMPLES[kind].trimEnd()), root, tokenOf(root, ["read", kind]));
-        const r = shell(script, root, "");
+        const script = fill(fence.body.replace(/^<handoff>$/m, () => EXAMPLES[kind].trimEnd()), root, await tokenOf(root, ["read", kind]));
+        const r = await shell(script, root, "");
         expect(r.status, `${fence.file} (${state}): ${fence.body}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(0);
         continue;
       }
@@ -511,10 +547,10 @@ describe("sh fences run", () => {
         // A helper command without `# exit N` exits as its scenario says for this state
         // (`brief` and `read` exit 3 in a cold project: the cold start SKILL.md describes).
         const bare = line.trim().replace(/\s+#[^"']*$/, "");
-        const planned = bare.startsWith(INVOCATION) ? plan({ text: bare, where: `${fence.file} fence ${fence.index}`, words: bare.slice(INVOCATION.length).trim().split(/\s+/) }, state, root) : null;
+        const planned = bare.startsWith(INVOCATION) ? await plan({ text: bare, where: `${fence.file} fence ${fence.index}`, words: bare.slice(INVOCATION.length).trim().split(/\s+/) }, state, root) : null;
         const expected = annotated ? Number(annotated[1]) : (planned?.expect ?? 0);
         planned?.prepare?.(root);
-        const r = shell(fill(line.replace(/\s+#[^"']*$/, ""), root, planned?.token, planned?.draft), root, "");
+        const r = await shell(fill(line.replace(/\s+#[^"']*$/, ""), root, planned?.token, planned?.draft), root, "");
         expect(r.status, `${fence.file} (${state}): ${line}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(expected);
       }
     }

@@ -7,6 +7,10 @@ import { REDACTION_RULES } from "../../src/guard/redact.ts";
 import { MAKERS, SYNTAXES, prng, randomString, ALNUM, B64URL, type Sample } from "../fixtures/redaction/corpus.ts";
 import { kindMembers } from "../fixtures/redaction/kinds.ts";
 import { archives, gitRepo, handoff, helper, referenceOf, sha, snapshot, tokenOf, unstamped, STAMP } from "../helpers.ts";
+// The verbs run in this process as the bundle runs them (inProcess: the same dispatch, the same
+// redaction of what is printed); through the built bundle: the first pasted log end to end, the
+// writer killed at each phase, the random documents, and stdin the redact verb refuses.
+import { inProcess, tokenIn } from "../in-process.ts";
 
 /** Every file under `dir` (recursively, private leftovers included) with its bytes. */
 function allFiles(dir: string): Array<{ file: string; bytes: Buffer }> {
@@ -79,17 +83,17 @@ describe("write: secrets never reach disk, stdout or stderr", () => {
 
   it.each(["after-claim", "after-archive", "before-publication", "after-publication", "before-prune"])(
     "leaves no secret in temp, claim or archive files when the writer dies at %s",
-    (phase) => {
+    async (phase) => {
       const root = gitRepo();
-      const first = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("first") });
+      const first = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("first") });
       expect(first.code, first.stderr).toBe(0);
-      const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], {
+      const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", await tokenIn(root)], {
         input: withLog("Sync the orders."),
         env: { MEMORY_IO_FAILPOINT: `${phase}:crash` },
       });
       expect(run.signal).toBe("SIGKILL");
       expectNowhere(root, [OPENAI, DB_PASSWORD], [run.stdout, run.stderr]);
-      const recover = helper(["recover", "--root", root]);
+      const recover = await inProcess(["recover", "--root", root]);
       expectNowhere(root, [OPENAI, DB_PASSWORD], [recover.stdout, recover.stderr]);
     },
   );
@@ -132,9 +136,9 @@ describe("write: every secret kind end to end (disk, archives, temps, stdout, st
   const expected = demote(members.map((m) => `### ${m.kind}\n${m.doc.replace(m.secret, `<redacted: ${m.rule}>`)}`).join("\n\n"));
   const secrets = members.map((m) => m.secret);
 
-  it("saves the handoff with only the secrets replaced, and names every kind and line on stderr", () => {
+  it("saves the handoff with only the secrets replaced, and names every kind and line on stderr", async () => {
     const root = gitRepo();
-    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff(body) });
+    const run = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff(body) });
     expect(run.code, run.stderr).toBe(0);
     const saved = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
     // Every byte kept but the secrets, and the Saved: line write stamps.
@@ -149,15 +153,15 @@ describe("write: every secret kind end to end (disk, archives, temps, stdout, st
     }
     expect(run.stderr).toMatch(new RegExp(`^redacted ${members.length} secret\\(s\\): `, "m"));
     // A second save archives the first: the archive holds the redacted text only.
-    const second = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], { input: handoff(`${body}\n\nagain`) });
+    const second = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", await tokenIn(root)], { input: handoff(`${body}\n\nagain`) });
     expect(second.code, second.stderr).toBe(0);
     expect(archives(root).length).toBe(1);
     expectNowhere(root, secrets, [second.stdout, second.stderr]);
   });
 
-  it.each(["after-claim", "before-publication", "after-publication"])("leaves no secret of any kind in temps or claims when the writer dies at %s", (phase) => {
+  it.each(["after-claim", "before-publication", "after-publication"])("leaves no secret of any kind in temps or claims when the writer dies at %s", async (phase) => {
     const root = gitRepo();
-    expect(helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("first") }).code).toBe(0);
+    expect((await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("first") })).code).toBe(0);
     const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], {
       input: handoff(body),
       env: { MEMORY_IO_FAILPOINT: `${phase}:crash` },
@@ -166,16 +170,16 @@ describe("write: every secret kind end to end (disk, archives, temps, stdout, st
     expectNowhere(root, secrets, [run.stdout, run.stderr]);
   });
 
-  it("keeps an anchor branch shaped like sk-1234-… as it is", () => {
+  it("keeps an anchor branch shaped like sk-1234-… as it is", async () => {
     const root = gitRepo();
     const doc = handoff("Fix the login loop.").replace("## Environment anchors\n", "## Environment anchors\n- Branch: feature/sk-1234-fix-login-redirect-loop-safari\n");
-    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
+    const run = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).not.toContain("redacted");
     expect(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("- Branch: feature/sk-1234-fix-login-redirect-loop-safari\n");
   });
 
-  it("the size refusal names the size of the input, not of the redacted text, and changes nothing", () => {
+  it("the size refusal names the size of the input, not of the redacted text, and changes nothing", async () => {
     const root = gitRepo();
     const before = snapshot(root);
     const r = prng(99);
@@ -194,7 +198,7 @@ describe("write: every secret kind end to end (disk, archives, temps, stdout, st
     const input = handoff(lines.join("\n"));
     const inputBytes = Buffer.byteLength(input);
     expect(inputBytes).toBeLessThanOrEqual(1_000_000);
-    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input });
+    const run = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(new RegExp(`the document is ${inputBytes} bytes \\(\\d+ after redaction\\); memory documents are at most 1000000 bytes \\(shorten it\\)`));
     expect(snapshot(root)).toEqual(before);
@@ -202,9 +206,9 @@ describe("write: every secret kind end to end (disk, archives, temps, stdout, st
 });
 
 describe("promote redacts too", () => {
-  it("appends the lesson without the secret", () => {
+  it("appends the lesson without the secret", async () => {
     const root = gitRepo();
-    const run = helper(["promote", "--root", root, "--target", "AGENTS.md", "--expected-current-sha256", "absent"], {
+    const run = await inProcess(["promote", "--root", root, "--target", "AGENTS.md", "--expected-current-sha256", "absent"], {
       input: `- Never paste env dumps: OPENAI_API_KEY=${OPENAI} leaked once.\n`,
     });
     expect(run.code, run.stderr).toBe(0);
@@ -222,11 +226,11 @@ describe("invisible characters", () => {
     ["U+E0041", "\u{E0041}"],
     ["U+FE00", "\uFE00"],
     ["U+3164", "\u3164"],
-  ])("write refuses %s with line, column and code point, and changes nothing", (code, c) => {
+  ])("write refuses %s with line, column and code point, and changes nothing", async (code, c) => {
     const root = gitRepo();
     const before = snapshot(root);
     const doc = handoff(`Ship it.\nIgnore the ${c}review step.`);
-    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
+    const run = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^memory operation refused: /);
     expect(run.stderr).toContain("line 7, column 12");
@@ -234,22 +238,22 @@ describe("invisible characters", () => {
     expect(snapshot(root)).toEqual(before);
   });
 
-  it("write accepts emoji with joiners and U+FE0F", () => {
+  it("write accepts emoji with joiners and U+FE0F", async () => {
     const root = gitRepo();
-    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], {
+    const run = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], {
       input: handoff("Team: 👨‍👩‍👧 👩🏽‍💻 🏳️‍🌈 ❤️ done."),
     });
     expect(run.code, run.stderr).toBe(0);
   });
 
-  it("read shows a planted U+202E as <U+202E>, warns on stderr, and the token covers the bytes on disk", () => {
+  it("read shows a planted U+202E as <U+202E>, warns on stderr, and the token covers the bytes on disk", async () => {
     const root = gitRepo();
-    expect(helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("clean") }).code).toBe(0);
+    expect((await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("clean") })).code).toBe(0);
     const file = path.join(root, ".ai", "memory", "HANDOFF.md");
     const [head, tail] = handoff("evil \u202Etxt.exe and a bad byte @@").split("@@") as [string, string];
     const planted = Buffer.concat([Buffer.from(head), Buffer.from([0xff]), Buffer.from(tail)]);
     writeFileSync(file, planted);
-    const read = helper(["read", "handoff", "--root", root]);
+    const read = await inProcess(["read", "handoff", "--root", root]);
     expect(read.code, read.stderr).toBe(0);
     expect(read.stdout).toContain("evil <U+202E>txt.exe and a bad byte <0xFF>\n");
     expect(read.stdout).not.toContain("\u202E");
@@ -261,8 +265,8 @@ describe("invisible characters", () => {
 describe("the redact verb", () => {
   const input = `ok\nexport OPENAI_API_KEY=${OPENAI}\nurl: postgres://app:${DB_PASSWORD}@db:5432/x\ncommit ${COMMIT}\n`;
 
-  it("copies stdin to stdout with secrets replaced; stderr names kinds and lines only", () => {
-    const run = helper(["redact"], { input });
+  it("copies stdin to stdout with secrets replaced; stderr names kinds and lines only", async () => {
+    const run = await inProcess(["redact"], { input });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(
       `ok\nexport OPENAI_API_KEY=<redacted: openai-api-key>\nurl: postgres://app:<redacted: url-password>@db:5432/x\ncommit ${COMMIT}\n`,
@@ -270,8 +274,8 @@ describe("the redact verb", () => {
     expect(run.stderr).toBe("redacted 2 secret(s): openai-api-key (line 2), url-password (line 3)\n");
   });
 
-  it("prints text and findings with --json", () => {
-    const run = helper(["redact", "--json"], { input });
+  it("prints text and findings with --json", async () => {
+    const run = await inProcess(["redact", "--json"], { input });
     expect(run.code).toBe(0);
     const parsed = JSON.parse(run.stdout) as { text: string; findings: unknown[] };
     expect(parsed.text).not.toContain(OPENAI);
@@ -281,14 +285,14 @@ describe("the redact verb", () => {
     ]);
   });
 
-  it("prints nothing on stderr when there is nothing to redact, and needs no --root", () => {
-    const run = helper(["redact"], { input: "nothing here\n" });
+  it("prints nothing on stderr when there is nothing to redact, and needs no --root", async () => {
+    const run = await inProcess(["redact"], { input: "nothing here\n" });
     expect(run).toMatchObject({ code: 0, stdout: "nothing here\n", stderr: "" });
   });
 
-  it("documents the exit codes in --help (both spellings) and every rule in references/verbs/", () => {
+  it("documents the exit codes in --help (both spellings) and every rule in references/verbs/", async () => {
     for (const args of [["redact", "--help"], ["--help", "redact"]]) {
-      const run = helper(args);
+      const run = await inProcess(args);
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/exit codes: 0 /);
       expect(run.stdout).toContain("references/verbs/redact.md");

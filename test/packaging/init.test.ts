@@ -4,6 +4,9 @@
 // .agents/skills/session-handoff, Claude Code sees it through .claude/skills, the hooks name
 // the copy (never npm's cache or node_modules), doctor run from the copy reports no problem,
 // a second run changes no byte, `init --undo` takes it all back, refusals change nothing.
+// npm itself runs where it is the subject (npx from the tarball, a local `npm i -D`); init's
+// dry run, undo and refusals run in this process (inProcess) as the packed helper, unpacked,
+// or this checkout's; the copy's helper and doctor's fix command are spawned.
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
@@ -11,15 +14,20 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MARKER } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 const REPO = path.resolve(import.meta.dirname, "..", "..");
 const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), "sh-init-")));
 let tarball = "";
+/** The helper of the packed tarball, unpacked: what `npm exec` runs, without npm's start. */
+let packed = "";
 let serial = 0;
 
 beforeAll(() => {
   const out = execFileSync("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: REPO, encoding: "utf8", env: npmEnv(path.join(scratch, "pack-home")) });
   tarball = path.join(scratch, JSON.parse(out)[0].filename);
+  execFileSync("tar", ["-xzf", tarball, "-C", scratch]);
+  packed = path.join(scratch, "package", "scripts", "memory_io.mjs");
 }, 120_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -46,6 +54,12 @@ function project(folders: string[] = [".claude", ".codex"]): { root: string; env
 
 function npx(root: string, env: NodeJS.ProcessEnv, args: string[]) {
   return spawnSync("npm", ["exec", "--yes", "--package", tarball, "--", "session-handoff", ...args], { cwd: root, env, encoding: "utf8", timeout: 180_000 });
+}
+
+/** The verb in this process, run as the helper at `helperPath` (init copies the skill folder it lies in). */
+async function inside(helperPath: string, root: string, env: NodeJS.ProcessEnv, args: string[]) {
+  const r = await inProcess(args, { wholeEnv: env, cwd: root, helperPath });
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Every path under `dirs` with its bytes' hash (links by their target): a second run must keep it. */
@@ -122,15 +136,15 @@ describe("npx session-handoff init, from the packed tarball", () => {
     expect(snapshot([root, path.join(env.HOME!, ".config")])).toBe(before);
   }, 300_000);
 
-  it("--dry-run says what it would do and changes nothing; --undo takes back everything init did", () => {
+  it("--dry-run says what it would do and changes nothing; --undo takes back everything init did", async () => {
     const { root, env } = project();
     const before = snapshot([root]);
-    const dry = npx(root, env, ["init", "--agent", "claude-code", "--dry-run"]);
+    const dry = await inside(packed, root, env, ["init", "--agent", "claude-code", "--dry-run"]);
     expect(dry.status, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/^would copy the skill to \.agents\/skills\/session-handoff \(\d+ new files\)\nwould link \.claude\/skills\/session-handoff -> \.agents\/skills\/session-handoff\nclaude-code: would create \.claude\/settings\.json\n/);
     expect(snapshot([root])).toBe(before);
-    expect(npx(root, env, ["init"]).status).toBe(0);
-    const undo = npx(root, env, ["init", "--undo"]);
+    expect((await inside(packed, root, env, ["init"])).status).toBe(0);
+    const undo = await inside(packed, root, env, ["init", "--undo"]);
     expect(undo.status, undo.stderr).toBe(0);
     expect(undo.stdout).toContain("claude-code: removed .claude/settings.json\n");
     expect(undo.stdout).toContain("removed .claude/skills/session-handoff\n");
@@ -141,14 +155,14 @@ describe("npx session-handoff init, from the packed tarball", () => {
     expect(existsSync(path.join(root, "AGENTS.md"))).toBe(false);
   }, 300_000);
 
-  it("--undo takes back an agent no folder marks (opencode: AGENTS.md alone) and leaves the project as it was", () => {
+  it("--undo takes back an agent no folder marks (opencode: AGENTS.md alone) and leaves the project as it was", async () => {
     const { root, env } = project([]);
     const before = snapshot([root]);
-    expect(npx(root, env, ["init", "--agent", "opencode"]).status).toBe(0);
+    expect((await inside(packed, root, env, ["init", "--agent", "opencode"])).status).toBe(0);
     expect(readFileSync(path.join(root, "AGENTS.md"), "utf8")).toContain("session-handoff");
-    const dry = npx(root, env, ["init", "--undo", "--dry-run"]);
+    const dry = await inside(packed, root, env, ["init", "--undo", "--dry-run"]);
     expect(dry.stdout).toContain("opencode: would remove AGENTS.md\n");
-    const undo = npx(root, env, ["init", "--undo"]);
+    const undo = await inside(packed, root, env, ["init", "--undo"]);
     expect(undo.status, undo.stderr).toBe(0);
     expect(undo.stdout).toContain("opencode: removed AGENTS.md\n");
     expect(undo.stdout).toContain("\nremoved the merge driver session-handoff from .git/config\n");
@@ -174,7 +188,7 @@ describe("npx session-handoff init, from the packed tarball", () => {
 });
 
 describe("init --global", () => {
-  it("copies into ~/.agents/skills, links ~/.claude/skills, installs the per-user hooks; --undo leaves HOME as it was", () => {
+  it("copies into ~/.agents/skills, links ~/.claude/skills, installs the per-user hooks; --undo leaves HOME as it was", async () => {
     const { root, env } = project([]);
     const home = env.HOME!;
     for (const d of [".claude", ".codex"]) mkdirSync(path.join(home, d));
@@ -183,14 +197,14 @@ describe("init --global", () => {
     const mine = (s: string) => s.split("\n").filter((l) => !l.startsWith(path.join(home, ".config"))).join("\n");
     const before = mine(snapshot([home]));
     const helper = path.join(REPO, "scripts", "memory_io.mjs");
-    const r = spawnSync(process.execPath, [helper, "init", "--global"], { cwd: root, env, encoding: "utf8" });
+    const r = await inside(helper, root, env, ["init", "--global"]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^copied the skill to ~\/\.agents\/skills\/session-handoff \(\d+ new files\)\nlinked ~\/\.claude\/skills\/session-handoff -> ~\/\.agents\/skills\/session-handoff\nclaude-code: created ~\/\.claude\/settings\.json\ncodex: created ~\/\.codex\/AGENTS\.md\ncodex: created ~\/\.codex\/hooks\.json\n/);
     const copy = path.join(home, ".agents", "skills", "session-handoff", "scripts", "memory_io.mjs");
     expect(readFileSync(path.join(home, ".codex", "hooks.json"), "utf8")).toContain(realpathSync(copy));
-    const doctor = spawnSync(process.execPath, [copy, "doctor", "--global", "--json"], { cwd: root, env, encoding: "utf8" });
+    const doctor = await inside(copy, root, env, ["doctor", "--global", "--json"]);
     expect(JSON.parse(doctor.stdout).problems).toEqual([]);
-    const undo = spawnSync(process.execPath, [helper, "init", "--global", "--undo"], { cwd: root, env, encoding: "utf8" });
+    const undo = await inside(helper, root, env, ["init", "--global", "--undo"]);
     expect(undo.status, undo.stderr).toBe(0);
     expect(mine(snapshot([home]))).toBe(before);
   });
@@ -198,53 +212,54 @@ describe("init --global", () => {
 
 describe("init's refusals change nothing", () => {
   const helper = path.join(REPO, "scripts", "memory_io.mjs");
-  const run = (root: string, env: NodeJS.ProcessEnv, args: string[]) => spawnSync(process.execPath, [helper, "init", ...args], { cwd: root, env, encoding: "utf8" });
+  const run = (root: string, env: NodeJS.ProcessEnv, args: string[]) => inside(helper, root, env, ["init", ...args]);
 
+  // Spawned: the exit code at the process boundary.
   it("no project: a folder with no .git", () => {
     const { root, env } = project();
     rmSync(path.join(root, ".git"), { recursive: true });
     const before = snapshot([root]);
-    const r = run(root, env, []);
+    const r = spawnSync(process.execPath, [helper, "init"], { cwd: root, env, encoding: "utf8" });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/no project here: .* has no \.git and no folder above it has one; nothing was changed\. Run init at your project's root \(after `git init`\), or pass --root <project>/);
     expect(snapshot([root])).toBe(before);
   });
-  it("an unknown agent, and no agent found", () => {
+  it("an unknown agent, and no agent found", async () => {
     const { root, env } = project([]);
     const before = snapshot([root]);
-    const unknown = run(root, env, ["--agent", "vim"]);
+    const unknown = await run(root, env, ["--agent", "vim"]);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('init: unknown agent "vim"; name one of claude-code|codex|opencode|cline|gemini|cursor');
-    const none = run(root, env, []);
+    const none = await run(root, env, []);
     expect(none.status).toBe(2);
     expect(none.stderr).toContain("nothing was changed. Name them: init --agent claude-code --agent codex");
     expect(snapshot([root])).toBe(before);
   });
-  it("a place it cannot write: .agents is a file", () => {
+  it("a place it cannot write: .agents is a file", async () => {
     const { root, env } = project();
     writeFileSync(path.join(root, ".agents"), "not a folder\n");
     const before = snapshot([root]);
-    const r = run(root, env, []);
+    const r = await run(root, env, []);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(`.agents is not a folder; nothing was changed. Fix its permissions, then run init again`);
     expect(snapshot([root])).toBe(before);
   });
-  it("a file install refuses (settings that do not parse): nothing is copied either", () => {
+  it("a file install refuses (settings that do not parse): nothing is copied either", async () => {
     const { root, env } = project();
     writeFileSync(path.join(root, ".claude", "settings.json"), "{ not json\n");
     const before = snapshot([root]);
-    const r = run(root, env, []);
+    const r = await run(root, env, []);
     expect(r.status).toBe(2);
     expect(snapshot([root])).toBe(before);
     expect(existsSync(path.join(root, ".agents"))).toBe(false);
   });
-  it("a skill folder for Claude Code that is something else", () => {
+  it("a skill folder for Claude Code that is something else", async () => {
     const { root, env } = project();
     mkdirSync(path.join(root, ".claude", "skills", "session-handoff"), { recursive: true });
     writeFileSync(path.join(root, ".claude", "skills", "session-handoff", "notes.txt"), "mine\n");
     chmodSync(path.join(root, ".claude", "skills", "session-handoff", "notes.txt"), 0o644);
     const before = snapshot([root]);
-    const r = run(root, env, []);
+    const r = await run(root, env, []);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(".claude/skills/session-handoff is a folder that is not this skill; nothing was changed. Move it away, then run init again");
     expect(snapshot([root])).toBe(before);
@@ -252,20 +267,20 @@ describe("init's refusals change nothing", () => {
 });
 
 describe("doctor names a skill folder without its helper, with the command that fixes it", () => {
-  it("SKILL.md alone in .claude/skills/session-handoff; init completes it", () => {
+  it("SKILL.md alone in .claude/skills/session-handoff; init completes it", async () => {
     const { root, env } = project([".claude"]);
     const lone = path.join(root, ".claude", "skills", "session-handoff");
     mkdirSync(lone, { recursive: true });
     writeFileSync(path.join(lone, "SKILL.md"), readFileSync(path.join(REPO, "SKILL.md")));
     const helper = path.join(REPO, "scripts", "memory_io.mjs");
-    const d = spawnSync(process.execPath, [helper, "doctor", "--json", "--root", root], { cwd: root, env, encoding: "utf8" });
+    const d = await inside(helper, root, env, ["doctor", "--json", "--root", root]);
     const problem = (JSON.parse(d.stdout).problems as { what: string; fix: string }[]).find((p) => p.what.includes("lacks its helper"));
     expect(problem?.what).toBe(`claude-code: the skill folder ${lone} lacks its helper (scripts/memory_io.mjs, scripts/lib/cli.mjs, scripts/lib/session.mjs)`);
     expect(problem?.fix).toBe(`node ${helper} init --agent claude-code --root ${root}`);
     const fix = spawnSync("sh", ["-c", problem!.fix], { cwd: root, env, encoding: "utf8" });
     expect(fix.status, fix.stderr).toBe(0);
     expect(existsSync(path.join(lone, "scripts", "lib", "cli.mjs"))).toBe(true);
-    const after = spawnSync(process.execPath, [path.join(skill(root), "scripts", "memory_io.mjs"), "doctor", "--json"], { cwd: root, env, encoding: "utf8" });
+    const after = await inside(path.join(skill(root), "scripts", "memory_io.mjs"), root, env, ["doctor", "--json"]);
     expect(JSON.parse(after.stdout).problems).toEqual([]);
   });
 });
