@@ -13695,18 +13695,22 @@ async function undo(ctx, plan2) {
     if (!plan2.dryRun) rmSync(place, { recursive: state === "copy", force: true });
     lines2.push(`${would} ${shown(place)}`);
   }
-  const all = skillFiles(dest);
+  const folder = lstatOrNull(dest)?.isDirectory() === true;
+  const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
-  const recordToo = kept.length === 0 && exists(path48.join(dest, RECORD)) ? [RECORD] : [];
+  const others = folder ? readdirSync(dest).filter((n2) => n2 !== RECORD && !SKILL_ENTRIES.includes(n2)).sort() : [];
+  const recordToo = kept.length + others.length === 0 && exists(path48.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
-  if (files.length > 0 && !(existsSync(dest) && lstatSync(dest).isSymbolicLink())) {
+  if (files.length > 0) {
     if (!plan2.dryRun) {
       for (const rel of files) rmSync(path48.join(dest, rel), { force: true });
       for (const rel of files) removeEmptyUpTo(path48.dirname(path48.join(dest, rel)), dest);
     }
-    lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path48.join(dest, rel))}: you edited it since init copied it`);
+    const whole = `${would} ${shown(dest)} (${files.length} files)`;
+    lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown(dest)}` : whole);
   }
+  for (const rel of kept) lines2.push(`left ${shown(path48.join(dest, rel))}: you edited it since init copied it`);
+  for (const n2 of others) lines2.push(`left ${shown(path48.join(dest, n2))}: init did not copy it`);
   const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path48.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
   const made = (record2?.createdDirs ?? []).map((rel) => path48.join(plan2.base, rel)).filter((d) => mayMake.has(d));
@@ -13788,8 +13792,9 @@ are those whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
 --dry-run says what it would do and changes nothing.
 --undo    \`uninstall\` for each agent found or whose files hold its entries,
           then the links and the copy go (folders init made go when empty); a
-          file of the copy you edited stays, and so do this clone's records of
-          its saves (.git/session-handoff/) while .ai/memory is there.
+          file of the copy you edited or added stays, named (with .init.json),
+          and so do this clone's records of its saves (.git/session-handoff/)
+          while .ai/memory is there.
 --replace overwrite the files of the copy you edited since init copied them
           (else init refuses, naming them; .init.json in the copy records what
           it copied).
