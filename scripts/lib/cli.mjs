@@ -13713,18 +13713,22 @@ async function undo(ctx, plan2) {
     if (!plan2.dryRun) rmSync(place, { recursive: state === "copy", force: true });
     lines2.push(`${would} ${shown(place)}`);
   }
-  const all = skillFiles(dest);
+  const folder = lstatOrNull(dest)?.isDirectory() === true;
+  const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
-  const recordToo = kept.length === 0 && exists(path48.join(dest, RECORD)) ? [RECORD] : [];
+  const others = folder ? readdirSync(dest).filter((n2) => n2 !== RECORD && !SKILL_ENTRIES.includes(n2)).sort() : [];
+  const recordToo = kept.length + others.length === 0 && exists(path48.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
-  if (files.length > 0 && !(existsSync(dest) && lstatSync(dest).isSymbolicLink())) {
+  if (files.length > 0) {
     if (!plan2.dryRun) {
       for (const rel of files) rmSync(path48.join(dest, rel), { force: true });
       for (const rel of files) removeEmptyUpTo(path48.dirname(path48.join(dest, rel)), dest);
     }
-    lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path48.join(dest, rel))}: you edited it since init copied it`);
+    const whole = `${would} ${shown(dest)} (${files.length} files)`;
+    lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown(dest)}` : whole);
   }
+  for (const rel of kept) lines2.push(`left ${shown(path48.join(dest, rel))}: you edited it since init copied it`);
+  for (const n2 of others) lines2.push(`left ${shown(path48.join(dest, n2))}: init did not copy it`);
   const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path48.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
   const made = (record2?.createdDirs ?? []).map((rel) => path48.join(plan2.base, rel)).filter((d) => mayMake.has(d));
@@ -13806,8 +13810,9 @@ are those whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
 --dry-run says what it would do and changes nothing.
 --undo    \`uninstall\` for each agent found or whose files hold its entries,
           then the links and the copy go (folders init made go when empty); a
-          file of the copy you edited stays, and so do this clone's records of
-          its saves (.git/session-handoff/) while .ai/memory is there.
+          file of the copy you edited or added stays, named (with .init.json),
+          and so do this clone's records of its saves (.git/session-handoff/)
+          while .ai/memory is there.
 --replace overwrite the files of the copy you edited since init copied them
           (else init refuses, naming them; .init.json in the copy records what
           it copied).
@@ -14462,13 +14467,16 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const programs = await repositoryPrograms(top, env, push);
   const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
   const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
-  let commit;
+  const mine = (p) => p.startsWith(`${memRel}/`) && isPublicMemoryPath(p.slice(memRel.length + 1), journal);
+  let made;
   try {
-    commit = await commitOnly(top, env, runHooks ? programs : null, message, changed, attributesEntry, old, fp);
+    made = await commitOnly(top, env, runHooks ? programs : null, message, changed, attributesEntry, old, mine, fp);
   } catch (err) {
     await putBack2(top, env, changed, before, old).catch(() => void 0);
     throw err;
   }
+  if (made === null) return { committed: false, paths: [], commit: null, pushed: null };
+  const { commit, leftStaged } = made;
   let pushed = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
@@ -14480,11 +14488,11 @@ ${out.stderr.trim()}`);
   }
   return {
     committed: true,
-    paths: changed,
+    paths: made.paths,
     commit,
     pushed,
-    attributes: changed.includes(".gitattributes"),
-    ...runHooks ? {} : { skipped: programs }
+    attributes: made.paths.includes(".gitattributes"),
+    ...runHooks ? { leftStaged } : { skipped: programs }
   };
 }
 async function pushTarget(top, env, runHooks) {
@@ -14545,11 +14553,11 @@ async function notSwapped(top, env, tree, old, paths) {
   const held = differ.code === 0 ? paths.filter((p) => !differ.stdout.toString("utf8").split("\0").includes(p)) : [];
   const moved = `HEAD moved to ${now.slice(0, 12)} while publish was committing (a commit or checkout made meanwhile)`;
   if (held.length === 0) return `${moved}: nothing was published and that commit stands; run publish again`;
-  const list2 = held.length > 3 ? `${held.slice(0, 3).join(", ")} and ${held.length - 3} more` : held.join(", ");
+  const list2 = namesList(held);
   if (held.length === paths.length) return `${moved}; that commit already holds what publish was committing (${list2}), so publish made no commit of its own and pushed nothing: nothing is left to publish`;
   return `${moved}; that commit already holds ${list2}, the rest was not published: run publish again`;
 }
-async function commitOnly(top, env, programs, message, paths, attributes, old, fp) {
+async function commitOnly(top, env, programs, message, paths, attributes, old, mine, fp) {
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
@@ -14564,10 +14572,15 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, f
     await failpoint(fp, "publish-before-commit");
     writeFileSync(msg, `${message}
 `);
+    const meant = (await git(["write-tree"], "git write-tree", index)).trim();
     await hook("pre-commit");
     await hook("prepare-commit-msg", msg, "message");
     await hook("commit-msg", msg);
-    const tree = (await git(["write-tree"], "git write-tree", index)).trim();
+    const hooked = hooks ? await afterHooks(top, env, index, meant, mine) : null;
+    const tree = hooked?.tree ?? meant;
+    const diff = old === "" ? ["ls-tree", tree] : ["diff-tree", old, tree];
+    const held = (await git([diff[0], "-r", "--name-only", "-z", ...diff.slice(1)], `git ${diff[0]}`)).split("\0").filter(Boolean);
+    if (held.length === 0) return null;
     const parent = old === "" ? [] : ["-p", old];
     const sign = programs?.signing ? ["-S"] : [];
     const commit = (await git(["commit-tree", tree, ...parent, ...sign, "-F", msg], "git commit-tree")).trim();
@@ -14578,23 +14591,45 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, f
       "git update-ref",
       hooks
     );
-    if (swap.code !== 0) throw new Refused(await notSwapped(top, env, tree, old, paths));
-    const memory = paths.filter((p) => p !== ".gitattributes");
+    if (swap.code !== 0) throw new Refused(await notSwapped(top, env, meant, old, held));
+    const memory = [.../* @__PURE__ */ new Set([...paths, ...hooked?.memory ?? []])].filter((p) => p !== ".gitattributes");
     if (hooks && memory.length > 0) {
       await putEntries(top, env, memory, await git(["ls-files", "-s", "-z", "--", ...memory], "git ls-files", index));
     }
+    if (hooked && hooked.outside.length > 0) await putEntries(top, env, hooked.outside, hooked.entries);
     if (programs?.hooks.includes("post-commit")) await step(top, ["hook", "run", "post-commit"], env, "git hook", true);
-    return commit;
+    return { commit, paths: held, leftStaged: hooked?.outside ?? [] };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS;
+async function afterHooks(top, env, index, meant, mine) {
+  const git = (args, what) => gitOut(top, args, env, what, false, index);
+  const changed = (await git(["diff-index", "--cached", "--name-only", "-z", meant], "git diff-index")).split("\0").filter(Boolean);
+  const memory = changed.filter(mine);
+  const outside = changed.filter((p) => !mine(p));
+  const entries2 = async (list2) => list2.length > 0 ? git(["ls-files", "-s", "-z", "--", ...list2], "git ls-files") : "";
+  const [ours, theirs] = [await entries2(memory), await entries2(outside)];
+  const show2 = async (obj2) => (await runGit(top, ["cat-file", "blob", obj2], env)).stdout.toString("utf8");
+  for (const e of ours.split("\0").filter(Boolean)) {
+    const file = e.slice(e.indexOf("	") + 1);
+    const before = new Set((await show2(`${meant}:${file}`)).split("\n"));
+    const added2 = (await show2(e.split(" ")[1])).split("\n").filter((l) => !before.has(l)).join("\n");
+    const kinds = [...new Set(redactText(added2).findings.map((f) => f.kind))];
+    if (kinds.length > 0) throw new Refused(`a commit hook added a secret (${kinds.join(", ")}) to ${file}, so nothing was published: remove it from that file (the hook wrote it there) and publish again`);
+  }
+  if (changed.length > 0) await git(["read-tree", meant], "git read-tree");
+  if (memory.length > 0) await putEntries(top, env, memory, ours, index);
+  const tree = changed.length > 0 ? (await git(["write-tree"], "git write-tree")).trim() : meant;
+  return { tree, memory, outside, entries: theirs };
+}
+var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS, namesList;
 var init_publish_memory = __esm({
   "src/git/publish-memory.ts"() {
     "use strict";
     init_builtins();
     init_errors();
+    init_redact();
     init_fs();
     init_merge_driver_config();
     init_run();
@@ -14610,6 +14645,7 @@ var init_publish_memory = __esm({
     ];
     LS_MEMORY = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"];
     PUSH_TIMEOUT_MS = 5 * 6e4;
+    namesList = (p) => p.length > 3 ? `${p.slice(0, 3).join(", ")} and ${p.length - 3} more` : p.join(", ");
   }
 });
 
@@ -14669,7 +14705,9 @@ options:
   --push            then push HEAD to the current branch's upstream, and only
                     there
   --run-hooks       run the repository's git hooks and signing program; without
-                    it none runs, and publish says which it skipped
+                    it none runs, and publish says which it skipped; what a
+                    hook stages outside memory stays staged, uncommitted, and a
+                    secret a hook adds to memory refuses the publish
   --lock-timeout S  seconds to wait for the memory lock (default 10): publish
                     commits only between saves, after repairing an interrupted
                     one
@@ -14722,6 +14760,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
 `, notes);
         const lines2 = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit.slice(0, 12)}`];
         if (r.attributes) lines2.push(ATTRIBUTES_COMMITTED);
+        const left = r.leftStaged ?? [];
+        if (left.length) lines2.push(`a hook staged ${namesList(left)} outside the memory dir: left staged, not committed`);
         const skipped = skippedLine(r.skipped);
         if (skipped) lines2.push(skipped);
         if (r.pushed) lines2.push(`pushed to ${r.pushed}`);

@@ -415,20 +415,24 @@ async function undo(ctx: Caller, plan: Plan) {
     if (!plan.dryRun) rmSync(place, { recursive: state === "copy", force: true });
     lines.push(`${would} ${shown(place)}`);
   }
-  // A file the user edited since init copied it stays (with no record, every file goes).
-  const all = skillFiles(dest);
+  // A file the user edited or added since init copied it stays (with no record, every skill file goes), and so does
+  // the record while the folder does, so that another undo still names what is left and why.
+  const folder = lstatOrNull(dest)?.isDirectory() === true;
+  const all = folder ? skillFiles(dest) : [];
   const kept = record === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record);
-  // The record goes with the last file init copied, and is counted with them.
-  const recordToo = kept.length === 0 && exists(path.join(dest, RECORD)) ? [RECORD] : [];
+  const others = folder ? readdirSync(dest).filter((n) => n !== RECORD && !SKILL_ENTRIES.includes(n)).sort() : [];
+  const recordToo = kept.length + others.length === 0 && exists(path.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
-  if (files.length > 0 && !(existsSync(dest) && lstatSync(dest).isSymbolicLink())) {
+  if (files.length > 0) {
     if (!plan.dryRun) {
       for (const rel of files) rmSync(path.join(dest, rel), { force: true });
       for (const rel of files) removeEmptyUpTo(path.dirname(path.join(dest, rel)), dest);
     }
-    lines.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines.push(`left ${shown(path.join(dest, rel))}: you edited it since init copied it`);
+    const whole = `${would} ${shown(dest)} (${files.length} files)`;
+    lines.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown(dest)}` : whole);
   }
+  for (const rel of kept) lines.push(`left ${shown(path.join(dest, rel))}: you edited it since init copied it`);
+  for (const n of others) lines.push(`left ${shown(path.join(dest, n))}: init did not copy it`);
   // Only folders on the way to the copy or a link, as the record is a file in the project anyone can edit.
   const places = [dest, ...linkPlaces(plan, Object.values(AGENTS)).map((p) => path.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan.base, d)));

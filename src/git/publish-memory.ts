@@ -3,6 +3,7 @@ import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, write
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { redactText } from "../guard/redact.ts";
 import { readSmall } from "../store/fs.ts";
 import { attributesOnlyOurs, attributesOnto } from "./merge-driver-config.ts";
 import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
@@ -19,7 +20,8 @@ export function isPublicMemoryPath(rel: string, journal = true): boolean {
   );
 }
 
-// What `publish` did: top-relative `paths`; `skipped`: the repository's hooks and signing it did not run.
+// What `publish` did: top-relative `paths` the commit changes; `skipped`: the repository's hooks and signing it did
+// not run; `leftStaged`: what a hook staged outside the memory dir, staged in the user's index and not committed.
 interface PublishMemoryResult {
   committed: boolean;
   paths: string[];
@@ -27,6 +29,7 @@ interface PublishMemoryResult {
   pushed: string | null;
   attributes?: boolean;
   skipped?: Programs;
+  leftStaged?: string[];
 }
 
 type Programs = { hooks: string[]; signing: boolean };
@@ -161,14 +164,17 @@ export async function publishMemory(
   // An unborn branch starts from an empty index.
   const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
   const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
-  let commit: string;
+  const mine = (p: string) => p.startsWith(`${memRel}/`) && isPublicMemoryPath(p.slice(memRel.length + 1), journal);
+  let made: Awaited<ReturnType<typeof commitOnly>>;
   try {
-    commit = await commitOnly(top, env, runHooks ? programs : null, message, changed, attributesEntry, old, fp);
+    made = await commitOnly(top, env, runHooks ? programs : null, message, changed, attributesEntry, old, mine, fp);
   } catch (err) {
     // Best effort: the refusal is what the user must see, with their index as it was.
     await putBack(top, env, changed, before, old).catch(() => undefined);
     throw err;
   }
+  if (made === null) return { committed: false, paths: [], commit: null, pushed: null };
+  const { commit, leftStaged } = made;
   let pushed: string | null = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
@@ -178,8 +184,8 @@ export async function publishMemory(
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
   return {
-    committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes"),
-    ...(runHooks ? {} : { skipped: programs }),
+    committed: true, paths: made.paths, commit, pushed, attributes: made.paths.includes(".gitattributes"),
+    ...(runHooks ? { leftStaged } : { skipped: programs }),
   };
 }
 
@@ -243,6 +249,10 @@ async function putEntries(top: string, env: Env, paths: string[], entries: strin
   if (listed.length > 0) await update(["-z", "--index-info"], entries);
 }
 
+/** Paths for a sentence: the first three, then how many more. */
+export const namesList = (p: string[]) =>
+  p.length > 3 ? `${p.slice(0, 3).join(", ")} and ${p.length - 3} more` : p.join(", ");
+
 // Why HEAD did not move to publish's commit, in words that hold: what a commit made meanwhile already took of `paths`
 // (as publish's `tree` has them), or that HEAD stayed and git could not lock it.
 async function notSwapped(top: string, env: Env, tree: string, old: string, paths: string[]): Promise<string> {
@@ -253,7 +263,7 @@ async function notSwapped(top: string, env: Env, tree: string, old: string, path
   const held = differ.code === 0 ? paths.filter((p) => !differ.stdout.toString("utf8").split("\0").includes(p)) : [];
   const moved = `HEAD moved to ${now.slice(0, 12)} while publish was committing (a commit or checkout made meanwhile)`;
   if (held.length === 0) return `${moved}: nothing was published and that commit stands; run publish again`;
-  const list = held.length > 3 ? `${held.slice(0, 3).join(", ")} and ${held.length - 3} more` : held.join(", ");
+  const list = namesList(held);
   if (held.length === paths.length) return `${moved}; that commit already holds what publish was committing ` +
     `(${list}), so publish made no commit of its own and pushed nothing: nothing is left to publish`;
   return `${moved}; that commit already holds ${list}, the rest was not published: run publish again`;
@@ -261,9 +271,10 @@ async function notSwapped(top: string, env: Env, tree: string, old: string, path
 
 // Commits `old` plus `paths` as the user's index stages them, from an index of its own: nothing else staged goes in.
 // `git commit-tree` and a compare-and-swap of HEAD, so that a commit the user makes meanwhile is never undone; with
-// `programs` (--run-hooks), the hooks a `git commit` runs, run around it as it runs them, and its signing.
+// `programs` (--run-hooks), the hooks a `git commit` runs, run around it as it runs them, and its signing. Null when
+// the tree is HEAD's: an empty commit publishes nothing.
 async function commitOnly(top: string, env: Env, programs: Programs | null, message: string, paths: string[],
-  attributes: string | null, old: string, fp?: string): Promise<string> {
+  attributes: string | null, old: string, mine: (p: string) => boolean, fp?: string) {
   const hooks = programs !== null;
   const git = (args: string[], what: string, index?: string) => gitOut(top, args, env, what, hooks, index);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
@@ -278,25 +289,61 @@ async function commitOnly(top: string, env: Env, programs: Programs | null, mess
     if (attributes !== null) await putEntries(top, env, [".gitattributes"], attributes, index);
     await failpoint(fp, "publish-before-commit");
     writeFileSync(msg, `${message}\n`);
+    // What publish means to commit, before any hook: what a hook changes is judged against it.
+    const meant = (await git(["write-tree"], "git write-tree", index)).trim();
     await hook("pre-commit");
     await hook("prepare-commit-msg", msg, "message");
     await hook("commit-msg", msg);
-    const tree = (await git(["write-tree"], "git write-tree", index)).trim();
+    const hooked = hooks ? await afterHooks(top, env, index, meant, mine) : null;
+    const tree = hooked?.tree ?? meant;
+    const diff = old === "" ? ["ls-tree", tree] : ["diff-tree", old, tree];
+    const held = (await git([diff[0]!, "-r", "--name-only", "-z", ...diff.slice(1)], `git ${diff[0]}`))
+      .split("\0").filter(Boolean);
+    if (held.length === 0) return null;
     const parent = old === "" ? [] : ["-p", old];
     const sign = programs?.signing ? ["-S"] : [];
     const commit = (await git(["commit-tree", tree, ...parent, ...sign, "-F", msg], "git commit-tree")).trim();
     const swap = await step(top, ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old], env, "git update-ref",
       hooks);
-    if (swap.code !== 0) throw new Refused(await notSwapped(top, env, tree, old, paths));
-    // A pre-commit hook may have re-staged a memory file: the user's index takes what landed, or it stages a revert.
-    const memory = paths.filter((p) => p !== ".gitattributes");
+    if (swap.code !== 0) throw new Refused(await notSwapped(top, env, meant, old, held));
+    // A hook may have re-staged a memory file: the user's index takes what landed, or it stages a revert; what a hook
+    // staged elsewhere is staged there too, as `git commit` would have left it, but not committed.
+    const memory = [...new Set([...paths, ...(hooked?.memory ?? [])])].filter((p) => p !== ".gitattributes");
     if (hooks && memory.length > 0) {
       await putEntries(top, env, memory, await git(["ls-files", "-s", "-z", "--", ...memory], "git ls-files", index));
     }
+    if (hooked && hooked.outside.length > 0) await putEntries(top, env, hooked.outside, hooked.entries);
     // As in `git commit`, post-commit's exit status changes nothing: the commit is made.
     if (programs?.hooks.includes("post-commit")) await step(top, ["hook", "run", "post-commit"], env, "git hook", true);
-    return commit;
+    return { commit, paths: held, leftStaged: hooked?.outside ?? [] };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// After the hooks ran on publish's `index`: the tree to commit is `meant` plus the memory files a hook changed, each
+// refused when the lines it added hold a secret (write would have redacted them, and a commit is kept forever); what
+// a hook staged outside the memory dir is taken out and comes back as the user's index entries.
+async function afterHooks(top: string, env: Env, index: string, meant: string, mine: (p: string) => boolean) {
+  const git = (args: string[], what: string) => gitOut(top, args, env, what, false, index);
+  const changed = (await git(["diff-index", "--cached", "--name-only", "-z", meant], "git diff-index"))
+    .split("\0").filter(Boolean);
+  const memory = changed.filter(mine);
+  const outside = changed.filter((p) => !mine(p));
+  const entries = async (list: string[]) =>
+    list.length > 0 ? git(["ls-files", "-s", "-z", "--", ...list], "git ls-files") : "";
+  const [ours, theirs] = [await entries(memory), await entries(outside)];
+  const show = async (obj: string) => (await runGit(top, ["cat-file", "blob", obj], env)).stdout.toString("utf8");
+  for (const e of ours.split("\0").filter(Boolean)) {
+    const file = e.slice(e.indexOf("\t") + 1);
+    const before = new Set((await show(`${meant}:${file}`)).split("\n"));
+    const added = (await show(e.split(" ")[1]!)).split("\n").filter((l) => !before.has(l)).join("\n");
+    const kinds = [...new Set(redactText(added).findings.map((f) => f.kind))];
+    if (kinds.length > 0) throw new Refused(`a commit hook added a secret (${kinds.join(", ")}) to ${file}, so ` +
+      `nothing was published: remove it from that file (the hook wrote it there) and publish again`);
+  }
+  if (changed.length > 0) await git(["read-tree", meant], "git read-tree");
+  if (memory.length > 0) await putEntries(top, env, memory, ours, index);
+  const tree = changed.length > 0 ? (await git(["write-tree"], "git write-tree")).trim() : meant;
+  return { tree, memory, outside, entries: theirs };
 }

@@ -37,8 +37,9 @@ are those whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
 --dry-run says what it would do and changes nothing.
 --undo    \`uninstall\` for each agent found or whose files hold its entries,
           then the links and the copy go (folders init made go when empty); a
-          file of the copy you edited stays, and so do this clone's records of
-          its saves (.git/session-handoff/) while .ai/memory is there.
+          file of the copy you edited or added stays, named (with .init.json),
+          and so do this clone's records of its saves (.git/session-handoff/)
+          while .ai/memory is there.
 --replace overwrite the files of the copy you edited since init copied them
           (else init refuses, naming them; .init.json in the copy records what
           it copied).

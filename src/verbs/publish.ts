@@ -1,7 +1,7 @@
 import { HelperError, Refused } from "../errors.ts";
 import { redactText } from "../guard/redact.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
-import { publishMemory, publishTarget, pushTarget } from "../git/publish-memory.ts";
+import { namesList, publishMemory, publishTarget, pushTarget } from "../git/publish-memory.ts";
 import { helperLocation } from "../agents/target.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
@@ -47,7 +47,9 @@ options:
   --push            then push HEAD to the current branch's upstream, and only
                     there
   --run-hooks       run the repository's git hooks and signing program; without
-                    it none runs, and publish says which it skipped
+                    it none runs, and publish says which it skipped; what a
+                    hook stages outside memory stays staged, uncommitted, and a
+                    secret a hook adds to memory refuses the publish
   --lock-timeout S  seconds to wait for the memory lock (default 10): publish
                     commits only between saves, after repairing an interrupted
                     one
@@ -104,6 +106,9 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
     if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}\n`, notes);
     const lines = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit!.slice(0, 12)}`];
     if (r.attributes) lines.push(ATTRIBUTES_COMMITTED);
+    // publish commits only memory: what a hook staged elsewhere is the user's to commit (docs/design.md#publish).
+    const left = r.leftStaged ?? [];
+    if (left.length) lines.push(`a hook staged ${namesList(left)} outside the memory dir: left staged, not committed`);
     const skipped = skippedLine(r.skipped);
     if (skipped) lines.push(skipped);
     if (r.pushed) lines.push(`pushed to ${r.pushed}`);

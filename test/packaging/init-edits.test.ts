@@ -47,6 +47,27 @@ describe("init and the user's edits to the copied skill", () => {
     expect(readFileSync(file, "utf8")).toBe("mine\n");
     expect(existsSync(path.join(p.skill, "scripts"))).toBe(false);
   });
+
+  it("--undo names what stays of the copy and why, and a second --undo still does (tester)", () => {
+    const p = project([".claude"]);
+    expect(p.run().code).toBe(0);
+    writeFileSync(path.join(p.skill, "SKILL.md"), "mine\n");
+    writeFileSync(path.join(p.skill, "notes.txt"), "my notes\n");
+    const undo = p.run("--undo");
+    expect(undo.code, undo.stderr).toBe(0);
+    // Before: "removed .agents/skills/session-handoff (30 files)" while the folder stayed, notes.txt unmentioned.
+    expect(undo.stdout).toMatch(/^removed \d+ files of \.agents\/skills\/session-handoff$/m);
+    expect(undo.stdout).not.toMatch(/removed \.agents\/skills\/session-handoff \(/);
+    const left = "left .agents/skills/session-handoff/SKILL.md: you edited it since init copied it\n" +
+      "left .agents/skills/session-handoff/notes.txt: init did not copy it\n";
+    expect(undo.stdout).toContain(left);
+    expect(existsSync(path.join(p.skill, ".init.json"))).toBe(true);
+    // Before: "nothing of session-handoff's init to undo here".
+    const again = p.run("--undo");
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(left);
+    expect(again.stdout).not.toMatch(/removed|nothing of session-handoff/);
+  });
 });
 
 describe("init --undo after publish", () => {

@@ -237,6 +237,50 @@ describe("publish", () => {
     expect(git(root, "status", "--porcelain", "--", ".ai/memory/LESSONS.md")).toBe("");
   });
 
+  it("--run-hooks commits only memory: a hook's secret is refused, what it staged elsewhere stays staged (tester)", () => {
+    const { root } = project();
+    writeFileSync(path.join(root, "a.ts"), "mine\n");
+    git(root, "add", "a.ts");
+    git(root, "commit", "-qm", "a");
+    const hook = path.join(root, ".git", "hooks", "pre-commit");
+    const stage = "echo hacked > a.ts && git add a.ts";
+    writeFileSync(hook, `#!/bin/sh\n${stage}\necho password=Zx9Qw7Lm2Kp4 >> .ai/memory/HANDOFF.md && git add .ai/memory\n`, { mode: 0o755 });
+    const head = git(root, "rev-parse", "HEAD");
+    const no = run(root, "--run-hooks");
+    // Before, it said "published 3 file(s)" and the commit held a.ts and the secret line.
+    expect(no.code).toBe(2);
+    expect(no.stderr).toMatch(/refused: a commit hook added a secret \([^)]+\) to \.ai\/memory\/HANDOFF\.md, so nothing was published/);
+    expect(no.stdout + no.stderr).not.toContain("Zx9Qw7Lm2Kp4");
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), HANDOFF);
+    writeFileSync(hook, `#!/bin/sh\n${stage}\n`, { mode: 0o755 });
+    const r = run(root, "--run-hooks");
+    expect(r.code, r.stderr).toBe(0);
+    const files = git(root, "show", "--name-only", "--format=", "HEAD").trim().split("\n");
+    expect(files).not.toContain("a.ts");
+    expect(r.stdout).toContain(`published ${files.length} file(s)`);
+    expect(r.stdout).toMatch(/a hook staged a\.ts outside the memory dir: left staged, not committed/);
+    expect(git(root, "diff", "--cached", "--name-only")).toBe("a.ts\n");
+  });
+
+  it("a hook that commits its own edit: the refusal names only what that commit holds as publish meant (tester)", () => {
+    const { root } = project();
+    const hook = path.join(root, ".git", "hooks", "pre-commit");
+    const edit = "echo '- hooked' >> .ai/memory/HANDOFF.md && git add .ai/memory/HANDOFF.md";
+    writeFileSync(hook, `#!/bin/sh\n${edit} && git commit -q --no-verify -m hooked\n`, { mode: 0o755 });
+    const no = run(root, "--run-hooks");
+    expect(no.code).toBe(2);
+    // Before: "already holds what publish was committing", though it held the hook's HANDOFF.md, not the saved one.
+    expect(no.stderr).toMatch(/that commit already holds [^\n]*the rest was not published/);
+    expect(no.stderr).not.toMatch(/already holds[^\n]*HANDOFF\.md/);
+    unlinkSync(hook);
+    const head = git(root, "rev-parse", "HEAD");
+    const r = run(root);
+    // The hook's commit holds every file as on disk now: a count of "published" files would be untrue.
+    expect(r).toMatchObject({ code: 0, stdout: "nothing to publish\n" });
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+  });
+
   it("a push stopped midway is a refusal naming git push, never an internal error", () => {
     const { root } = project();
     // The pre-push hook kills its git push as a timeout would (--run-hooks lets it run).
