@@ -2934,11 +2934,17 @@ var init_saves = __esm({
 
 // src/git/handoff-away.ts
 import path18 from "node:path";
-async function branchRefs(root, env) {
-  const r = await runGit(root, ["for-each-ref", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"], env);
+async function branchRefs(root, env, timeout) {
+  const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
+  const r = await runGit(root, args, env, timeout);
   const names = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
   const ok2 = (n2) => !n2.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n2);
   return names.map((l) => l.slice(2)).filter(ok2).slice(0, 1e3);
+}
+function handoffSpec(root, env) {
+  const top = gitTopOf(root, env);
+  const file = top === null ? "\n" : `${path18.relative(top, root).split(path18.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 async function handoffAway(root, env, tree = null) {
   const top = gitTopOf(root, env);
@@ -2953,8 +2959,8 @@ async function handoffAway(root, env, tree = null) {
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
   const count = Math.min(stashCount(commonDir), 100);
-  const file = `${path18.relative(top, root).split(path18.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if (count === 0 && saves.length === 0 || /[\r\n]/.test(file)) return null;
+  const file = handoffSpec(root, env);
+  if (count === 0 && saves.length === 0 || file === null) return null;
   let refs = [];
   let blobs;
   try {
@@ -2988,11 +2994,33 @@ async function handoffAway(root, env, tree = null) {
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
-  const ref = refs[ranks.indexOf(best)].replace(/^refs\/(heads|remotes)\//, "");
-  const source = /^[A-Za-z0-9._/-]+$/.test(ref) ? ref : `'${ref}'`;
-  return { ref, restore: `git restore --source=${source} -- .ai/memory` };
+  const ref = shortName(refs[ranks.indexOf(best)]);
+  return { ref, restore: `git restore --source=${shellWord2(ref)} -- .ai/memory` };
 }
-var whereAway, restoreNote, awaySentence;
+async function handoffsElsewhere(root, env, timeout) {
+  const file = handoffSpec(root, env);
+  try {
+    const refs = file === null ? [] : await branchRefs(root, env, timeout);
+    if (refs.length === 0) return null;
+    const input = ["HEAD", ...refs].map((x) => `${x}:${file}
+`).join("");
+    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
+    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+    const seen = /* @__PURE__ */ new Set([ids[0]]);
+    const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
+    return r.code !== 0 || held.length === 0 ? null : { refs: held.map(shortName), file };
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    return null;
+  }
+}
+function elsewhereSentence(e) {
+  const [first, ...rest] = e.refs;
+  const more = rest.length > 2 ? ` and ${rest.length - 2} more` : "";
+  const also = rest.length === 0 ? "" : ` (also ${rest.slice(0, 2).join(", ")}${more})`;
+  return `a handoff is committed on branch ${first}${also}, not on this one: brief it with \`git show ${shellWord2(`${first}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
+}
+var shortName, shellWord2, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
@@ -3000,6 +3028,8 @@ var init_handoff_away = __esm({
     init_git_dir();
     init_run();
     init_saves();
+    shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
+    shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
     whereAway = (a) => a.stash !== void 0 ? `in ${a.stash}` : `on branch ${a.ref}`;
     restoreNote = (a) => a.stash !== void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back untracked: before checking out ${a.ref}, put it aside with \`git stash -u -- .ai/memory\``;
     awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
@@ -3066,7 +3096,8 @@ token still covers the bytes on disk).
 \`read checkpoint\` prints an automatic checkpoint (\`checkpoint --help\`) the same
 way: the newest, or the session's with --session ID. \`read handoff\` notes on
 stderr when a newer checkpoint exists, and, when absent, a stash entry or branch
-holding the handoff (as \`check\` says it; the exit stays 3). A file that
+holding the handoff, else another branch holding a committed one (as \`check\`
+says it; the exit stays 3). A file that
 changes while it is read is refused ("<FILE> changed while it was read; read it
 again"). Every case and its words: references/verbs/read.md.
 ${ROOT_HELP}
@@ -3090,7 +3121,9 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
           const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
           if (note !== null) out.stderr.push(note);
           const away = got === null ? await handoffAway(root, ctx.env) : null;
+          const other = got === null && away === null ? await handoffsElsewhere(root, ctx.env) : null;
           if (away !== null) out.stderr.push(`note: ${awaySentence(away)}`);
+          else if (other !== null) out.stderr.push(`note: ${elsewhereSentence(other)}`);
         }
         return out;
       }
@@ -8778,6 +8811,8 @@ exit: 0 nothing parked
         the handoff (\`git stash -u\` took the memory dir), or a branch holding
         this clone's saved handoff (a checkout left it there): the line names
         the command that brings it back
+        (0 with no handoff here names other branches holding a committed one:
+        "\u2026; a handoff is committed on branch <name>, not on this one: \u2026")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
@@ -8785,7 +8820,7 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
-"stash", "ref", "restore", "conflicted", "mergeDriverMissing" and
+"stash", "ref", "restore", "elsewhere", "conflicted", "mergeDriverMissing" and
 "unknownSections": references/verbs/check.md. When the kill switch is on, the
 paused sentence is printed too and the code is kept.
 `,
@@ -8824,7 +8859,10 @@ paused sentence is printed too and the code is kept.
         if (parked === "checkpoint") message = CHECKPOINT_PARKED;
         else if (stashed) message = awaySentence(stashed);
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
+        const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env) : null;
+        if (other !== null) message = `${message}; ${elsewhereSentence(other)}`;
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
+        if (other !== null) result.elsewhere = other.refs;
         if (state === "conflicted") result.conflicted = conflicted;
         const md = pipe ?? await mergeDriverMissing(root, ctx.env);
         if (md === MERGE_DRIVER_MISSING) result.mergeDriverMissing = true;
@@ -10780,7 +10818,8 @@ between \`<<<BEGIN UNTRUSTED BRIEF <nonce>>>\` and \`<<<END UNTRUSTED BRIEF
 Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field
 cut at 400 characters. With no handoff, a brief names a stash entry holding one,
 or is drafted from an automatic checkpoint (every field marked "captured, not
-confirmed"). The words of each state and the JSON fields:
+confirmed"); else exit 3 names other branches holding a committed handoff, with
+the command that briefs one. The words of each state and the JSON fields:
 references/verbs/brief.md.
 
 options:
@@ -10790,7 +10829,8 @@ ${ROOT_HELP}
 exit: 0 brief printed
       2 refused (unsafe or conflicted memory; an interrupted save: run
         \`recover\`) or usage error
-      3 no handoff: cold start (prints \`No saved session state exists.\`)
+      3 no handoff: cold start (prints \`No saved session state exists.\`, and
+        "note: a handoff is committed on branch <name>\u2026" when another holds one)
 `,
       async run(ctx) {
         const root = rootOption(ctx);
@@ -10805,8 +10845,11 @@ exit: 0 brief printed
           const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
           if (b !== null) return ok(json2 ? `${JSON.stringify({ brief: b, drift: null })}
 ` : renderBrief(b), []);
-          return ok(json2 ? `${JSON.stringify({ brief: null, message: COLD_START })}
-` : `${COLD_START}
+          const other = stdin ? null : await handoffsElsewhere(root, ctx.env);
+          const note = other === null ? void 0 : `note: ${elsewhereSentence(other)}`;
+          const cold = { brief: null, message: COLD_START, elsewhere: other?.refs, note };
+          return ok(json2 ? `${JSON.stringify(cold)}
+` : `${[COLD_START, note].filter(Boolean).join("\n")}
 `, [], 3);
         }
         const now = Date.now();
@@ -16055,9 +16098,9 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import path55 from "node:path";
-function statusText(handoff, commits, pct, now, stashed = false) {
+function statusText(handoff, commits, pct, now, none = "handoff: none") {
   const parts = [];
-  if (handoff === null) parts.push(stashed ? "handoff: maybe in a stash (run check)" : "handoff: none");
+  if (handoff === null) parts.push(none);
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
@@ -16081,6 +16124,12 @@ async function commitsSince(root, handoff, env) {
     return null;
   }
 }
+async function noneHere(root, env, missing) {
+  if (!missing) return void 0;
+  if (maybeStashed(root, env)) return "handoff: maybe in a stash (run check)";
+  const other = await handoffsElsewhere(root, env, 500);
+  return other === null ? void 0 : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
+}
 var statuslineVerb;
 var init_statusline = __esm({
   "src/verbs/statusline.ts"() {
@@ -16090,6 +16139,7 @@ var init_statusline = __esm({
     init_hook_input();
     init_attributes_block();
     init_saves();
+    init_handoff_away();
     init_run();
     init_state_time();
     init_handoff();
@@ -16111,9 +16161,11 @@ and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
 check)" when this clone saved one and stashed since (as the hook says; read
-from files, no git). Commits since count HEAD's commits after the handoff's
-HEAD anchor but memory-only ones (\`publish\`'s, with our .gitattributes
-block) (git log, at most 500 ms; left out when unknown).
+from files, no git); "handoff: none here, one on branch <name> (run brief)"
+when another branch holds a committed one (git, at most 500 ms). Commits since
+count HEAD's commits after the handoff's HEAD anchor but memory-only ones
+(\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
+out when unknown).
 Always exit 0.
 `,
       async run(ctx) {
@@ -16134,7 +16186,7 @@ Always exit 0.
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-          ours = statusText(handoff, commits, pct, Date.now(), handoff === null && maybeStashed(root, ctx.env));
+          ours = statusText(handoff, commits, pct, Date.now(), await noneHere(root, ctx.env, handoff === null));
         } catch {
         }
         return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}

@@ -983,7 +983,7 @@ function itemCall(item, at2) {
   }
   return call;
 }
-var addEdit = (events, path23) => path23 && events.push({ kind: "edit", path: path23 });
+var addEdit = (events, path24) => path24 && events.push({ kind: "edit", path: path24 });
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
@@ -3313,7 +3313,7 @@ ${paused ? `${SENTENCES.paused()}
 };
 
 // src/verbs/statusline.ts
-import path22 from "node:path";
+import path23 from "node:path";
 
 // src/git/attributes-block.ts
 var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -3340,10 +3340,43 @@ ${c}:.gitattributes
   return new Set(ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
 }
 
+// src/git/handoff-away.ts
+import path22 from "node:path";
+async function branchRefs(root, env, timeout) {
+  const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
+  const r = await runGit(root, args, env, timeout);
+  const names = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
+  const ok2 = (n) => !n.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n);
+  return names.map((l) => l.slice(2)).filter(ok2).slice(0, 1e3);
+}
+function handoffSpec(root, env) {
+  const top = gitTopOf(root, env);
+  const file = top === null ? "\n" : `${path22.relative(top, root).split(path22.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
+}
+var shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
+async function handoffsElsewhere(root, env, timeout) {
+  const file = handoffSpec(root, env);
+  try {
+    const refs = file === null ? [] : await branchRefs(root, env, timeout);
+    if (refs.length === 0) return null;
+    const input = ["HEAD", ...refs].map((x) => `${x}:${file}
+`).join("");
+    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
+    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+    const seen = /* @__PURE__ */ new Set([ids[0]]);
+    const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
+    return r.code !== 0 || held.length === 0 ? null : { refs: held.map(shortName), file };
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    return null;
+  }
+}
+
 // src/verbs/statusline.ts
-function statusText(handoff, commits, pct, now, stashed = false) {
+function statusText(handoff, commits, pct, now, none = "handoff: none") {
   const parts = [];
-  if (handoff === null) parts.push(stashed ? "handoff: maybe in a stash (run check)" : "handoff: none");
+  if (handoff === null) parts.push(none);
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
@@ -3367,6 +3400,12 @@ async function commitsSince(root, handoff, env) {
     return null;
   }
 }
+async function noneHere(root, env, missing) {
+  if (!missing) return void 0;
+  if (maybeStashed(root, env)) return "handoff: maybe in a stash (run check)";
+  const other = await handoffsElsewhere(root, env, 500);
+  return other === null ? void 0 : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
+}
 var statuslineVerb = {
   name: "statusline",
   options: { then: { type: "string" }, root: { type: "string" } },
@@ -3381,9 +3420,11 @@ and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
 check)" when this clone saved one and stashed since (as the hook says; read
-from files, no git). Commits since count HEAD's commits after the handoff's
-HEAD anchor but memory-only ones (\`publish\`'s, with our .gitattributes
-block) (git log, at most 500 ms; left out when unknown).
+from files, no git); "handoff: none here, one on branch <name> (run brief)"
+when another branch holds a committed one (git, at most 500 ms). Commits since
+count HEAD's commits after the handoff's HEAD anchor but memory-only ones
+(\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
+out when unknown).
 Always exit 0.
 `,
   async run(ctx) {
@@ -3400,11 +3441,11 @@ Always exit 0.
     let ours = "";
     try {
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-      const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const handoff = readHead(path23.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-      ours = statusText(handoff, commits, pct, Date.now(), handoff === null && maybeStashed(root, ctx.env));
+      ours = statusText(handoff, commits, pct, Date.now(), await noneHere(root, ctx.env, handoff === null));
     } catch {
     }
     return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}

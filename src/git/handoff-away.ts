@@ -13,15 +13,23 @@ type Env = Record<string, string | undefined>;
 /** The stash entry or branch holding the handoff, and the command that brings back only it. */
 export type HandoffAway = { stash?: string; ref?: string; restore: string };
 
-// Local and remote-tracking branches but the checked-out one (`%(HEAD)` marks it), as git lists them: the ref files,
-// packed-refs and a reftable alike.
-async function branchRefs(root: string, env: Env): Promise<string[]> {
-  const r = await runGit(root, ["for-each-ref", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"], env);
+// Local and remote-tracking branches but the checked-out one (`%(HEAD)` marks it), newest commit first, as git lists
+// them: the ref files, packed-refs and a reftable alike.
+async function branchRefs(root: string, env: Env, timeout?: number): Promise<string[]> {
+  const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
+  const r = await runGit(root, args, env, timeout);
   const names = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
   // A name is printed raw inside a command: letters, digits and a few signs only (never a quote, a blank or an
   // invisible or bidi character); at most 1,000 are asked.
   const ok = (n: string) => !n.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n);
   return names.map((l) => l.slice(2)).filter(ok).slice(0, 1000);
+}
+
+// The handoff's path from the top of the work tree, as `<rev>:<path>` takes it; null outside git or on a line break.
+function handoffSpec(root: string, env: Env): string | null {
+  const top = gitTopOf(root, env);
+  const file = top === null ? "\n" : `${path.relative(top, root).split(path.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 
 /**
@@ -44,8 +52,8 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   // Nothing newer can be found when the tree holds this clone's newest save.
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
   const count = Math.min(stashCount(commonDir), 100);
-  const file = `${path.relative(top, root).split(path.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if ((count === 0 && saves.length === 0) || /[\r\n]/.test(file)) return null;
+  const file = handoffSpec(root, env);
+  if ((count === 0 && saves.length === 0) || file === null) return null;
   let refs: string[] = [];
   let blobs: (Buffer | null)[];
   try {
@@ -82,9 +90,46 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   // The work tree only: staged, the user's next plain `git commit` would commit it (docs/decisions/handoff-restore.md).
-  const ref = refs[ranks.indexOf(best)]!.replace(/^refs\/(heads|remotes)\//, "");
-  const source = /^[A-Za-z0-9._/-]+$/.test(ref) ? ref : `'${ref}'`;
-  return { ref, restore: `git restore --source=${source} -- .ai/memory` };
+  const ref = shortName(refs[ranks.indexOf(best)]!);
+  return { ref, restore: `git restore --source=${shellWord(ref)} -- .ai/memory` };
+}
+
+const shortName = (ref: string) => ref.replace(/^refs\/(heads|remotes)\//, "");
+const shellWord = (w: string) => (/^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`);
+
+/** Branches but this one whose newest commit holds a handoff, newest first, one per handoff; `file`: its path. */
+export type HandoffsElsewhere = { refs: string[]; file: string };
+
+/**
+ * With no handoff here and none of this clone's away: the branches whose tip commits another (a teammate's, pulled or
+ * fetched), so that no cold start is called while one is on file. One `for-each-ref`, then one `cat-file
+ * --batch-check`; a handoff HEAD's commit holds too (deleted here by hand) is not named. Null: none, or outside git.
+ */
+export async function handoffsElsewhere(root: string, env: Env, timeout?: number): Promise<HandoffsElsewhere | null> {
+  const file = handoffSpec(root, env);
+  try {
+    const refs = file === null ? [] : await branchRefs(root, env, timeout);
+    if (refs.length === 0) return null;
+    const input = ["HEAD", ...refs].map((x) => `${x}:${file}\n`).join("");
+    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
+    // `<id> blob <size>` or `<rev> missing`, a line each: the names hold no blank.
+    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+    const seen = new Set([ids[0]]);
+    const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
+    return r.code !== 0 || held.length === 0 ? null : { refs: held.map(shortName), file: file! };
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    return null;
+  }
+}
+
+/** Which branches hold a handoff (three named) and how to brief one without checking it out. */
+export function elsewhereSentence(e: HandoffsElsewhere): string {
+  const [first, ...rest] = e.refs;
+  const more = rest.length > 2 ? ` and ${rest.length - 2} more` : "";
+  const also = rest.length === 0 ? "" : ` (also ${rest.slice(0, 2).join(", ")}${more})`;
+  return `a handoff is committed on branch ${first}${also}, not on this one: brief it with ` +
+    `\`git show ${shellWord(`${first}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
 }
 
 /** `in stash@{n}` or `on branch <name>`. */

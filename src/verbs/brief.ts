@@ -1,7 +1,7 @@
 import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
-import { handoffAway, restoreNote, whereAway } from "../git/handoff-away.ts";
+import { elsewhereSentence, handoffAway, handoffsElsewhere, restoreNote, whereAway } from "../git/handoff-away.ts";
 import { briefWithCheckpoint, coldBriefFromCheckpoint } from "../checkpoint/brief.ts";
 import { existsSync } from "../builtins.ts";
 import path from "node:path";
@@ -54,7 +54,8 @@ between \`<<<BEGIN UNTRUSTED BRIEF <nonce>>>\` and \`<<<END UNTRUSTED BRIEF
 Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field
 cut at 400 characters. With no handoff, a brief names a stash entry holding one,
 or is drafted from an automatic checkpoint (every field marked "captured, not
-confirmed"). The words of each state and the JSON fields:
+confirmed"); else exit 3 names other branches holding a committed handoff, with
+the command that briefs one. The words of each state and the JSON fields:
 references/verbs/brief.md.
 
 options:
@@ -64,7 +65,8 @@ ${ROOT_HELP}
 exit: 0 brief printed
       2 refused (unsafe or conflicted memory; an interrupted save: run
         \`recover\`) or usage error
-      3 no handoff: cold start (prints \`No saved session state exists.\`)
+      3 no handoff: cold start (prints \`No saved session state exists.\`, and
+        "note: a handoff is committed on branch <name>…" when another holds one)
 `,
   async run(ctx) {
     const root = rootOption(ctx);
@@ -79,7 +81,11 @@ exit: 0 brief printed
       const fromStash = away === null ? null : briefFromStash(away);
       const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
       if (b !== null) return ok(json ? `${JSON.stringify({ brief: b, drift: null })}\n` : renderBrief(b), []);
-      return ok(json ? `${JSON.stringify({ brief: null, message: COLD_START })}\n` : `${COLD_START}\n`, [], 3);
+      // Still 3, nothing here to resume, but never silent about a teammate's handoff on another branch.
+      const other = stdin ? null : await handoffsElsewhere(root, ctx.env);
+      const note = other === null ? undefined : `note: ${elsewhereSentence(other)}`;
+      const cold = { brief: null, message: COLD_START, elsewhere: other?.refs, note };
+      return ok(json ? `${JSON.stringify(cold)}\n` : `${[COLD_START, note].filter(Boolean).join("\n")}\n`, [], 3);
     }
     const now = Date.now();
     // Merge conflict markers: two handoffs in one file, never briefed as one.

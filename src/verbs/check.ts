@@ -4,7 +4,7 @@ import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
-import { awaySentence, handoffAway } from "../git/handoff-away.ts";
+import { awaySentence, elsewhereSentence, handoffAway, handoffsElsewhere } from "../git/handoff-away.ts";
 import { configPipe } from "../git/config-pipe.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -23,6 +23,8 @@ export interface CheckResult {
   stash?: string;
   ref?: string;
   restore?: string;
+  /** Nothing parked here, but these other branches hold a committed handoff (a teammate's), newest first. */
+  elsewhere?: string[];
   conflicted?: string[];
   /** The attributes name our merge driver but this clone's config lacks it: git merges memory as text. */
   mergeDriverMissing?: boolean;
@@ -67,6 +69,8 @@ exit: 0 nothing parked
         the handoff (\`git stash -u\` took the memory dir), or a branch holding
         this clone's saved handoff (a checkout left it there): the line names
         the command that brings it back
+        (0 with no handoff here names other branches holding a committed one:
+        "…; a handoff is committed on branch <name>, not on this one: …")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
@@ -74,7 +78,7 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
-"stash", "ref", "restore", "conflicted", "mergeDriverMissing" and
+"stash", "ref", "restore", "elsewhere", "conflicted", "mergeDriverMissing" and
 "unknownSections": references/verbs/check.md. When the kill switch is on, the
 paused sentence is printed too and the code is kept.
 `,
@@ -119,7 +123,11 @@ paused sentence is printed too and the code is kept.
     if (parked === "checkpoint") message = CHECKPOINT_PARKED;
     else if (stashed) message = awaySentence(stashed);
     else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
+    // Not parked here (0 stays 0), but an agent told only "nothing parked" would call a cold start wrongly.
+    const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env) : null;
+    if (other !== null) message = `${message}; ${elsewhereSentence(other)}`;
     const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...stashed };
+    if (other !== null) result.elsewhere = other.refs;
     if (state === "conflicted") result.conflicted = conflicted;
     const md = pipe ?? await mergeDriverMissing(root, ctx.env);
     if (md === MERGE_DRIVER_MISSING) result.mergeDriverMissing = true;

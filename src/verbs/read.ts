@@ -8,7 +8,7 @@ import { checkTree, FILE_OF, memoryDir, parseKind, parseTarget } from "../store/
 import { failpointOf, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
 import { checkpointNoteForHandoff } from "../checkpoint/surface.ts";
-import { awaySentence, handoffAway } from "../git/handoff-away.ts";
+import { awaySentence, elsewhereSentence, handoffAway, handoffsElsewhere } from "../git/handoff-away.ts";
 
 const ABSENT = "CURRENT-SHA256: absent\n";
 
@@ -55,7 +55,8 @@ token still covers the bytes on disk).
 \`read checkpoint\` prints an automatic checkpoint (\`checkpoint --help\`) the same
 way: the newest, or the session's with --session ID. \`read handoff\` notes on
 stderr when a newer checkpoint exists, and, when absent, a stash entry or branch
-holding the handoff (as \`check\` says it; the exit stays 3). A file that
+holding the handoff, else another branch holding a committed one (as \`check\`
+says it; the exit stays 3). A file that
 changes while it is read is refused ("<FILE> changed while it was read; read it
 again"). Every case and its words: references/verbs/read.md.
 ${ROOT_HELP}
@@ -82,7 +83,9 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       if (note !== null) out.stderr.push(note);
       // Absent here but on file elsewhere: a new save now would stand in the way of bringing that one back.
       const away = got === null ? await handoffAway(root, ctx.env) : null;
+      const other = got === null && away === null ? await handoffsElsewhere(root, ctx.env) : null;
       if (away !== null) out.stderr.push(`note: ${awaySentence(away)}`);
+      else if (other !== null) out.stderr.push(`note: ${elsewhereSentence(other)}`);
     }
     return out;
   },

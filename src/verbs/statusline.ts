@@ -5,6 +5,7 @@ import { hookCwd } from "../agents/harness-path.ts";
 import { hookObject } from "../agents/hook-input.ts";
 import { oursOnly } from "../git/attributes-block.ts";
 import { maybeStashed } from "../git/saves.ts";
+import { handoffsElsewhere } from "../git/handoff-away.ts";
 import { runGit, type Git } from "../git/run.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
@@ -15,9 +16,9 @@ import { ok, type Verb, type VerbContext } from "./types.ts";
 
 /** The state part of the line, from the handoff's text, the commits since its HEAD anchor and the percent used. */
 function statusText(handoff: string | null, commits: number | null, pct: number | null, now: number,
-  stashed = false): string {
+  none = "handoff: none"): string {
   const parts: string[] = [];
-  if (handoff === null) parts.push(stashed ? "handoff: maybe in a stash (run check)" : "handoff: none");
+  if (handoff === null) parts.push(none);
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
@@ -47,6 +48,15 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
   }
 }
 
+// Without a handoff here, where one may be: a stash (from files), else a branch (git, within the line's 500 ms), so
+// that "none" is never said of a teammate's handoff on another branch.
+async function noneHere(root: string, env: VerbContext["env"], missing: boolean): Promise<string | undefined> {
+  if (!missing) return undefined;
+  if (maybeStashed(root, env)) return "handoff: maybe in a stash (run check)";
+  const other = await handoffsElsewhere(root, env, 500);
+  return other === null ? undefined : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
+}
+
 export const statuslineVerb: Verb = {
   name: "statusline",
   options: { then: { type: "string" }, root: { type: "string" } },
@@ -61,9 +71,11 @@ and prints its output first, then ours after " | ":
   handoff: saved today · 3 commits since · context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
 check)" when this clone saved one and stashed since (as the hook says; read
-from files, no git). Commits since count HEAD's commits after the handoff's
-HEAD anchor but memory-only ones (\`publish\`'s, with our .gitattributes
-block) (git log, at most 500 ms; left out when unknown).
+from files, no git); "handoff: none here, one on branch <name> (run brief)"
+when another branch holds a committed one (git, at most 500 ms). Commits since
+count HEAD's commits after the handoff's HEAD anchor but memory-only ones
+(\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
+out when unknown).
 Always exit 0.
 `,
   async run(ctx) {
@@ -85,7 +97,7 @@ Always exit 0.
       const cw = input.context_window as Record<string, unknown> | undefined;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-      ours = statusText(handoff, commits, pct, Date.now(), handoff === null && maybeStashed(root, ctx.env));
+      ours = statusText(handoff, commits, pct, Date.now(), await noneHere(root, ctx.env, handoff === null));
     } catch {
       // no root: their part alone
     }

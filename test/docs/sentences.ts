@@ -49,6 +49,8 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "usage.prefix", source: "src/run-verb.ts", text: "usage error: {what}" },
   { id: "paused.prefix", source: "src/errors.ts", text: "memory writes are paused: remove {switch} to resume" },
   { id: "brief.cold-start", source: "src/verbs/brief.ts", text: "No saved session state exists." },
+  // Said with exit 3 (brief, read) or 0 (check): a teammate's handoff elsewhere is not this branch's.
+  { id: "brief.elsewhere", source: "src/git/handoff-away.ts", doc: "docs/decisions/handoff-elsewhere.md", text: "a handoff is committed on branch {branch}, not on this one: brief it with {command}, or check that branch out" },
   { id: "drift.verdict", source: "src/verbs/drift.ts", text: "verdict: {verdict}" },
   // The agent writes its draft where this line says (docs/decisions/drafts.md).
   { id: "read.draft", source: "src/verbs/read.ts", doc: "docs/decisions/drafts.md", text: "DRAFT: {path}" },

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { briefBody, helper, tempDir } from "../helpers.ts";
+import { briefBody, helper, HELPER, tempDir } from "../helpers.ts";
 import { gitCalls, loggingGit } from "./repo.ts";
 
 const DOC = [
@@ -148,12 +148,72 @@ describe("a handoff away from the working tree", () => {
     expect(briefBody(r.run(["brief"]).stdout)).toContain("a newer save of this clone is on branch feat");
   });
 
-  it("a cold start with no save recorded runs no git for it", { timeout: 60_000 }, () => {
+  it("a cold start with no save recorded and no other branch runs one git process for it", { timeout: 60_000 }, () => {
     const r = repo();
     const { bin, log } = loggingGit();
     const c = r.run(["check"], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
     expect(c.stdout).toBe("nothing parked: no saved session state exists\n");
-    expect(gitCalls(log).filter((argv) => argv[0] !== "config")).toEqual([]);
+    expect(gitCalls(log).filter((argv) => argv[0] !== "config").map((argv) => argv[0])).toEqual(["for-each-ref"]);
+  });
+
+  // Found by a newcomer: a clone that never saved called a teammate's handoff on another branch a cold start.
+  it("a teammate's handoff on another branch of a fresh clone: brief, check, read and the status line name it; exit 3 kept", { timeout: 90_000 }, () => {
+    const a = repo();
+    const remote = `${a.dir}.git`;
+    a.git("init", "-q", "--bare", remote);
+    a.git("remote", "add", "origin", remote);
+    a.git("push", "-q", "origin", "main");
+    a.git("checkout", "-q", "-b", "feat/underscore");
+    a.save(DOC);
+    expect(a.run(["publish"]).code).toBe(0);
+    a.git("push", "-q", "origin", "feat/underscore");
+    const c = `${a.dir}-c`;
+    a.git("clone", "-q", "-b", "feat/underscore", remote, c);
+    const cgit = (...args: string[]) => a.git("-C", c, ...args);
+    cgit("switch", "-q", "main");
+    const home = path.dirname(a.dir);
+    const env = { HOME: home, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig"), GIT_CEILING_DIRECTORIES: home };
+    const run = (...args: string[]) => helper([...args, "--root", c], { env });
+    const show = "git show feat/underscore:.ai/memory/HANDOFF.md | node memory_io.mjs brief --stdin";
+    // The local branch and its remote-tracking twin hold one handoff: named once.
+    const note = `a handoff is committed on branch feat/underscore, not on this one: brief it with \`${show}\`, or check that branch out`;
+    const b = run("brief");
+    expect(b.code, b.stderr).toBe(3);
+    expect(b.stdout).toBe(`No saved session state exists.\nnote: ${note}\n`);
+    expect(JSON.parse(run("brief", "--json").stdout)).toMatchObject({ brief: null, elsewhere: ["feat/underscore"] });
+    const ck = run("check", "--json");
+    expect(ck.code).toBe(0);
+    expect(JSON.parse(ck.stdout)).toMatchObject({ state: "clean", elsewhere: ["feat/underscore"] });
+    expect(run("check").stdout).toBe(`nothing parked: no saved session state exists; ${note}\n`);
+    const read = run("read", "handoff");
+    expect(read.code).toBe(3);
+    expect(read.stderr).toContain(`note: ${note}`);
+    const line = helper(["statusline"], { env, input: JSON.stringify({ cwd: c }) });
+    expect(line.stdout).toBe("handoff: none here, one on branch feat/underscore (run brief)\n");
+    // The command the note gives briefs it, run where the agent stands.
+    const pasted = execFileSync("sh", ["-c", show.replace("memory_io.mjs", JSON.stringify(HELPER))], { cwd: c, env: { ...process.env, ...env }, encoding: "utf8" });
+    expect(briefBody(pasted)).toContain("Goal: Make the importer fast.");
+    // Only fetched, in a clone whose own record of saves lacks it: the remote-tracking branch is named.
+    cgit("branch", "-q", "-D", "feat/underscore");
+    const token = /CURRENT-SHA256: (\S+)/.exec(run("read", "handoff").stdout)![1]!;
+    expect(helper(["write", "handoff", "--expected-current-sha256", token, "--root", c], { env, input: DOC }).code).toBe(0);
+    rmSync(path.join(c, ".ai", "memory", "HANDOFF.md"));
+    expect(run("brief").stdout).toContain("a handoff is committed on branch origin/feat/underscore, not on this one");
+  });
+
+  it("a handoff deleted here by hand that HEAD's commit holds is not named on the branches that share it", { timeout: 60_000 }, () => {
+    const r = repo();
+    r.git("checkout", "-q", "-b", "feat");
+    writeFileSync(path.join(r.dir, "b.txt"), "b\n");
+    mkdirSync(path.join(r.dir, ".ai", "memory"), { recursive: true });
+    writeFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), DOC);
+    r.git("add", ".");
+    r.git("commit", "-qm", "handoff");
+    r.git("branch", "copy");
+    rmSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"));
+    const b = r.run(["brief"]);
+    expect(b.code).toBe(3);
+    expect(b.stdout).toBe("No saved session state exists.\n");
   });
 
   it("`git stash` after publish: the brief of the older published handoff names the newer save's entry", { timeout: 60_000 }, () => {
