@@ -8669,10 +8669,10 @@ var init_merge_driver_config = __esm({
     init_attributes_block();
     DRIVER_NAME = "session-handoff";
     DRIVER_ARGS = " merge-driver %O %A %B %P";
-    COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
+    COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run init (or install --agent NAME) in this clone";
     shellQuote2 = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
     REMOVE_MAX = 64e6;
-    MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
+    MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `init` (or `install --agent NAME`) once in this clone";
     NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
     effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);
   }
@@ -14041,6 +14041,11 @@ async function agentInstalls(r, name2, agent) {
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of edits) install2[edit2.file] = await installState(r, name2, edit2);
   if (!r.global && Object.values(install2).some(installed)) doubleInstall(r, name2, agent);
+  const absent = Object.keys(install2).filter((f) => install2[f] === "absent");
+  if (Object.values(install2).some(installed) && absent.length > 0) {
+    const what = `${name2}: ${absent.join(", ")} not installed (its other files are; a clone lacks the files that name`;
+    r.problems.push({ what: `${what} the clone's own path)`, fix: agentFix(r, "install", name2) });
+  }
   if (skill.length === 0 && Object.values(install2).some(installed)) {
     const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
     const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
@@ -14142,6 +14147,12 @@ function pluginInstalls(r) {
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
+function driverFix(r) {
+  const here = (n2) => !r.global && Object.values(r.agents[n2].install).some(installed);
+  const names = Object.keys(r.agents).filter(here);
+  if (names.length > 0) return fixCmd(r, `install ${names.map((n2) => `--agent ${n2}`).join(" ")}`);
+  return `${fixCmd(r, "init")} (add --agent NAME when it finds no agent's folder)`;
+}
 async function memoryState(r, journal) {
   const { root, problems } = r;
   const kinds = ["handoff", "lessons", "solutions"];
@@ -14167,11 +14178,11 @@ async function memoryState(r, journal) {
   }
   const md = await mergeDriverMissing(root, r.env);
   const unread = "make .gitattributes a readable file of at most 1 MB";
-  if (md !== null) problems.push({ what: md, fix: md === MERGE_DRIVER_MISSING ? fixCmd(r, "publish") : unread });
+  if (md !== null) problems.push({ what: md, fix: md === MERGE_DRIVER_MISSING ? driverFix(r) : unread });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
-    problems.push({ what, fix: fixCmd(r, "publish") });
+    problems.push({ what, fix: driverFix(r) });
   }
   let archives = 0;
   try {

@@ -35,8 +35,8 @@ function cloneOf(root: string, env: Env): { top: string; common: string; copy: s
 
 const DRIVER_ARGS = " merge-driver %O %A %B %P";
 const COPY_GONE =
-  "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or " +
-  "publish in this clone";
+  "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run init (or " +
+  "install --agent NAME) in this clone";
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -280,7 +280,7 @@ function textOr(dir: string, name: string): string {
 /** The sentence `doctor` and `check` print when `mergeDriverMissing` is true. */
 export const MERGE_DRIVER_MISSING =
   ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges " +
-    "memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
+    "memory files as text (conflict markers can land); run `init` (or `install --agent NAME`) once in this clone";
 
 const NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
 /**
