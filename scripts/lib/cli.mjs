@@ -1793,7 +1793,7 @@ function expectedTokenOption(ctx) {
   }
   if (!TOKEN_PATTERN.test(value)) {
     const got = quotedValue(value.slice(0, 80));
-    throw new Refused(`--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got ${got}`);
+    throw new UsageError(`--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got ${got}`);
   }
   return value;
 }
@@ -8569,8 +8569,10 @@ async function unregisterMergeDriver(root, env, keep) {
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
       const committed = async () => (await runGit(c.top, ["cat-file", "-e", "HEAD:.gitattributes"], env)).code === 0;
-      if (rest === "" && !await committed()) unlinkSync(file);
+      const gone = rest === "" && !await committed();
+      if (gone) unlinkSync(file);
       else import_write_file_atomic.default.sync(file, rest);
+      if (!gone && rest === "") out.notes.push(".gitattributes is left empty, as HEAD holds it: git rm it if unwanted");
       out.attributes = true;
     }
   } catch (err) {
@@ -10299,7 +10301,7 @@ function parseCheckpoint(text) {
   return {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
     plan: plan2,
-    failedCommands: of("Commands").filter((c) => / — exit [1-9]\d*$/.test(c))
+    failedCommands: of("Commands").filter((c) => / — (exit [1-9]\d*|failed)$/.test(c))
   };
 }
 function planStatusOf(cp) {
@@ -14821,7 +14823,7 @@ function resultStatus(rec, block2) {
   const text = blockText(block2.content);
   const tur = rec.toolUseResult;
   const failed = block2.is_error === true;
-  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
+  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "failed";
   if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text) ?? "ok";
   return exitFromText(text) ?? "unknown";
 }
@@ -14995,7 +14997,7 @@ function callArgs(p) {
 function itemCall(item, at2) {
   const code = item.exit_code;
   const failed = typeof code === "number" ? code !== 0 : item.status === "failed";
-  const done2 = item.status === "completed" ? "ok" : "unknown";
+  const done2 = item.status === "completed" ? "ok" : item.status === "failed" ? "failed" : "unknown";
   const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done2;
   const result = { text: str(item.aggregated_output) ?? "", failed, status };
   const call = { ...at2, id: str(item.id), events: [], text: "", result, status, item: true };
@@ -15161,7 +15163,8 @@ function geminiCall(call, ts) {
   const out = recordedResult(call.result);
   const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
   const shown = resultText(call.result);
-  const status = exitFromText(shown) ?? (call.status === "success" && !/Exit Code:/i.test(shown) ? "ok" : "unknown");
+  const ok2 = call.status === "success" && !/Exit Code:/i.test(shown);
+  const status = exitFromText(shown) ?? (ok2 ? "ok" : call.status === "error" ? "failed" : "unknown");
   const result = out === null ? null : { text: out, failed, status };
   const made = { id: null, ts, cwd: null, events: [{ kind: "other" }], text: "", result, status };
   if (name2 === "run_shell_command") {
@@ -15498,6 +15501,15 @@ function findLastSave(events, project) {
   }
   return found;
 }
+function lineOfSavedTime(events, project) {
+  const savedMs2 = project.current?.savedMs ?? null;
+  let line = -1;
+  for (const ev of events) {
+    const at2 = secondOf(ev.ts);
+    if (savedMs2 !== null && at2 !== null && at2 <= savedMs2) line = ev.line;
+  }
+  return line;
+}
 var SAVE_COMMAND, TOKEN_LINE, SAVED_LINE;
 var init_last_save = __esm({
   "src/agents/transcripts/last-save.ts"() {
@@ -15732,8 +15744,8 @@ function capture(transcript, lastMessage, format2, notes, project) {
       const events = readEvents(chosen, lines2, "all");
       save2 = findLastSave(events, project);
       resume = findLastResume(events);
-      toolCalls = countToolCalls(events, save2?.line);
-      const from = save2?.line ?? -1;
+      const from = save2?.line ?? lineOfSavedTime(events, project);
+      toolCalls = countToolCalls(events, from);
       return captureOf(chosen, events.filter((ev) => ev.line > from));
     };
     let read = Math.min(file.size, FIRST_TAIL_BYTES);

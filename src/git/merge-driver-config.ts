@@ -192,8 +192,10 @@ async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Pro
     if (had) {
       // A file HEAD holds is emptied, never deleted: a deletion would be a change for the user to commit or undo.
       const committed = async () => (await runGit(c.top, ["cat-file", "-e", "HEAD:.gitattributes"], env)).code === 0;
-      if (rest === "" && !(await committed())) unlinkSync(file);
+      const gone = rest === "" && !(await committed());
+      if (gone) unlinkSync(file);
       else writeFileAtomic.sync(file, rest);
+      if (!gone && rest === "") out.notes.push(".gitattributes is left empty, as HEAD holds it: git rm it if unwanted");
       out.attributes = true;
     }
   } catch (err) {
