@@ -358,7 +358,14 @@ export async function memoryState(r: Report, journal: JournalHealth) {
     const fix = word !== null ? `rm ${word}` : `remove the file ${quotedValue(paused)} ${NO_PASTE}`;
     problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
-  return { verdict, files, archives, paused, git: await gitState(r), journal };
+  const git = await gitState(r);
+  // A folder with no git, no memory and nothing of ours is where doctor was run by mistake: "ok" would mislead.
+  const bare = Object.values(r.agents).every((a) => a.skill.length === 0 && !Object.values(a.install).some(installed));
+  if (!r.global && git === null && bare && !exists(memoryDir(root))) {
+    const what = `${quotedPath(root)} is not a project: no git repository, no .ai/memory and nothing installed`;
+    problems.push({ what, fix: "run doctor in your project (or pass --root <project>); init there sets it up" });
+  }
+  return { verdict, files, archives, paused, git, journal };
 }
 
 /** Whether git ignores and tracks the memory dir; null outside a repository; a sentence when git is not on PATH. */
