@@ -797,7 +797,7 @@ function resultStatus(rec, block) {
   const text = blockText(block.content);
   const tur = rec.toolUseResult;
   const failed = block.is_error === true;
-  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
+  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "failed";
   if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text) ?? "ok";
   return exitFromText(text) ?? "unknown";
 }
@@ -964,7 +964,7 @@ function callArgs(p) {
 function itemCall(item, at2) {
   const code = item.exit_code;
   const failed = typeof code === "number" ? code !== 0 : item.status === "failed";
-  const done = item.status === "completed" ? "ok" : "unknown";
+  const done = item.status === "completed" ? "ok" : item.status === "failed" ? "failed" : "unknown";
   const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
   const result = { text: str(item.aggregated_output) ?? "", failed, status };
   const call = { ...at2, id: str(item.id), events: [], text: "", result, status, item: true };
@@ -1118,7 +1118,8 @@ function geminiCall(call, ts) {
   const out = recordedResult(call.result);
   const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
   const shown = resultText(call.result);
-  const status = exitFromText(shown) ?? (call.status === "success" && !/Exit Code:/i.test(shown) ? "ok" : "unknown");
+  const ok2 = call.status === "success" && !/Exit Code:/i.test(shown);
+  const status = exitFromText(shown) ?? (ok2 ? "ok" : call.status === "error" ? "failed" : "unknown");
   const result = out === null ? null : { text: out, failed, status };
   const made = { id: null, ts, cwd: null, events: [{ kind: "other" }], text: "", result, status };
   if (name === "run_shell_command") {

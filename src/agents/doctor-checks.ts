@@ -176,6 +176,13 @@ export async function agentInstalls(r: Report, name: AgentName, agent: Agent): P
   r.agents[name] = { skill, install };
   for (const edit of edits) install[edit.file] = await installState(r, name, edit);
   if (!r.global && Object.values(install).some(installed)) doubleInstall(r, name, agent);
+  // install writes all of an agent's files: one missing beside the others is a clone's (init keeps a file naming
+  // the clone's path out of git) or a removed one, and the agent lacks what it did.
+  const absent = Object.keys(install).filter((f) => install[f] === "absent");
+  if (Object.values(install).some(installed) && absent.length > 0) {
+    const what = `${name}: ${absent.join(", ")} not installed (its other files are; a clone lacks the files that name`;
+    r.problems.push({ what: `${what} the clone's own path)`, fix: agentFix(r, "install", name) });
+  }
   // Hooks or rules without a skill folder run, but the agent never loads SKILL.md's flows.
   if (skill.length === 0 && Object.values(install).some(installed)) {
     const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
@@ -290,6 +297,15 @@ export function pluginInstalls(r: Report): void {
   }
 }
 
+// install registers the merge driver and commits nothing (publish does too, but commits memory, which only the user
+// asks for): the agents installed here, or init, which finds them by their folders.
+function driverFix(r: Report): string {
+  const here = (n: string) => !r.global && Object.values(r.agents[n]!.install).some(installed);
+  const names = Object.keys(r.agents).filter(here);
+  if (names.length > 0) return fixCmd(r, `install ${names.map((n) => `--agent ${n}`).join(" ")}`);
+  return `${fixCmd(r, "init")} (add --agent NAME when it finds no agent's folder)`;
+}
+
 /** The memory dir: check's verdict, the lock, the merge driver, archives, the journal, the kill switch, git. */
 export async function memoryState(r: Report, journal: JournalHealth) {
   const { root, problems } = r;
@@ -317,11 +333,11 @@ export async function memoryState(r: Report, journal: JournalHealth) {
   }
   const md = await mergeDriverMissing(root, r.env);
   const unread = "make .gitattributes a readable file of at most 1 MB";
-  if (md !== null) problems.push({ what: md, fix: md === MERGE_DRIVER_MISSING ? fixCmd(r, "publish") : unread });
+  if (md !== null) problems.push({ what: md, fix: md === MERGE_DRIVER_MISSING ? driverFix(r) : unread });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
-    problems.push({ what, fix: fixCmd(r, "publish") });
+    problems.push({ what, fix: driverFix(r) });
   }
   let archives = 0;
   try {
@@ -342,7 +358,14 @@ export async function memoryState(r: Report, journal: JournalHealth) {
     const fix = word !== null ? `rm ${word}` : `remove the file ${quotedValue(paused)} ${NO_PASTE}`;
     problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
-  return { verdict, files, archives, paused, git: await gitState(r), journal };
+  const git = await gitState(r);
+  // A folder with no git, no memory and nothing of ours is where doctor was run by mistake: "ok" would mislead.
+  const bare = Object.values(r.agents).every((a) => a.skill.length === 0 && !Object.values(a.install).some(installed));
+  if (!r.global && git === null && bare && !exists(memoryDir(root))) {
+    const what = `${quotedPath(root)} is not a project: no git repository, no .ai/memory and nothing installed`;
+    problems.push({ what, fix: "run doctor in your project (or pass --root <project>); init there sets it up" });
+  }
+  return { verdict, files, archives, paused, git, journal };
 }
 
 /** Whether git ignores and tracks the memory dir; null outside a repository; a sentence when git is not on PATH. */

@@ -23,7 +23,7 @@ function parseCheckpoint(text: string) {
   return {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
     plan,
-    failedCommands: of("Commands").filter((c) => / — exit [1-9]\d*$/.test(c)),
+    failedCommands: of("Commands").filter((c) => / — (exit [1-9]\d*|failed)$/.test(c)),
   };
 }
 

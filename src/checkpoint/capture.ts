@@ -8,7 +8,7 @@ import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, openTranscript, readFa
   type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { userHelperWithoutMemory } from "../agents/hook-input.ts";
-import { findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
+import { findLastSave, lineOfSavedTime, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { recordResume } from "../journal/record.ts";
 import { findLastResume, type ResumeCall } from "../journal/outcome.ts";
 import { formatRedactionReport } from "../guard/redact.ts";
@@ -174,8 +174,8 @@ function capture(
       const events = readEvents(chosen, lines, "all");
       save = findLastSave(events, project);
       resume = findLastResume(events);
-      toolCalls = countToolCalls(events, save?.line);
-      const from = save?.line ?? -1;
+      const from = save?.line ?? lineOfSavedTime(events, project);
+      toolCalls = countToolCalls(events, from);
       return captureOf(chosen, events.filter((ev) => ev.line > from));
     };
     // The last 1 MiB first; all of the last 4 MiB when that lacks what is needed, or the save may lie before it.

@@ -35,8 +35,8 @@ function cloneOf(root: string, env: Env): { top: string; common: string; copy: s
 
 const DRIVER_ARGS = " merge-driver %O %A %B %P";
 const COPY_GONE =
-  "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or " +
-  "publish in this clone";
+  "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run init (or " +
+  "install --agent NAME) in this clone";
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -192,8 +192,10 @@ async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Pro
     if (had) {
       // A file HEAD holds is emptied, never deleted: a deletion would be a change for the user to commit or undo.
       const committed = async () => (await runGit(c.top, ["cat-file", "-e", "HEAD:.gitattributes"], env)).code === 0;
-      if (rest === "" && !(await committed())) unlinkSync(file);
+      const gone = rest === "" && !(await committed());
+      if (gone) unlinkSync(file);
       else writeFileAtomic.sync(file, rest);
+      if (!gone && rest === "") out.notes.push(".gitattributes is left empty, as HEAD holds it: git rm it if unwanted");
       out.attributes = true;
     }
   } catch (err) {
@@ -280,7 +282,7 @@ function textOr(dir: string, name: string): string {
 /** The sentence `doctor` and `check` print when `mergeDriverMissing` is true. */
 export const MERGE_DRIVER_MISSING =
   ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges " +
-    "memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
+    "memory files as text (conflict markers can land); run `init` (or `install --agent NAME`) once in this clone";
 
 const NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
 /**

@@ -5,7 +5,7 @@ export interface PlanItem {
   status: "done" | "doing" | "open" | "dropped";
 }
 
-/** One shell command and its outcome as recorded: `exit N`, `ok` (success without a code) or `unknown`. */
+/** One shell command and its outcome as recorded: `exit N`, `ok`/`failed` (no code) or `unknown`. */
 export interface CommandRun {
   command: string;
   status: string;

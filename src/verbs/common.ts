@@ -1,6 +1,6 @@
 import { quotedPath, quotedValue } from "../guard/quote.ts";
 import path from "node:path";
-import { HelperError, Refused, UsageError } from "../errors.ts";
+import { HelperError, UsageError } from "../errors.ts";
 import { TOKEN_PATTERN } from "../store/files.ts";
 import { exists } from "../store/fs.ts";
 import { findRoot } from "../git/root.ts";
@@ -38,7 +38,7 @@ export function expectedTokenOption(ctx: VerbContext): string {
   }
   if (!TOKEN_PATTERN.test(value)) {
     const got = quotedValue(value.slice(0, 80));
-    throw new Refused(`--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got ${got}`);
+    throw new UsageError(`--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got ${got}`);
   }
   return value;
 }

@@ -61,7 +61,7 @@ function parseClaudeInOrder(lines: readonly string[]): Capture {
         const run = pending.get(id);
         if (run !== undefined) {
           const tur = rec.toolUseResult;
-          if (b!.is_error === true) run.status = exitFromText(text) ?? (typeof tur === "string" ? exitFromText(tur) : null) ?? "unknown";
+          if (b!.is_error === true) run.status = exitFromText(text) ?? (typeof tur === "string" ? exitFromText(tur) : null) ?? "failed";
           else if (obj(tur) !== null && obj(tur)!.interrupted !== true) run.status = exitFromText(text) ?? "ok";
           else run.status = exitFromText(text) ?? "unknown";
           pending.delete(id);

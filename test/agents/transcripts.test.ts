@@ -58,7 +58,7 @@ describe("Claude Code adapter: neighbours of the golden", () => {
     claudeLine({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: id, content, ...(isError === undefined ? {} : { is_error: isError }) }] }, toolUseResult: tur });
   it.each([
     ["error with a code", result("t", "Exit code 2\nboom", true, "Error: Exit code 2"), "exit 2"],
-    ["error without a code", result("t", "permission denied", true, "Error: permission denied"), "unknown"],
+    ["error without a code (recorded as failed)", result("t", "permission denied", true, "Error: permission denied"), "failed"],
     ["success without a code", result("t", "fine", undefined, { stdout: "fine", stderr: "", interrupted: false }), "ok"],
     ["interrupted", result("t", "", undefined, { stdout: "", stderr: "", interrupted: true }), "unknown"],
     ["no result yet (the transcript lags)", "", "unknown"],

@@ -18,7 +18,8 @@ describe("write's refusals, word for word", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`${USAGE}--expected-current-sha256 TOKEN is required: pass the CURRENT-SHA256 token from \`read\` (or \`absent\`)\n`);
     const bad = write(root, "XYZ");
-    expect(bad.stderr).toContain(`${REFUSED}--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got "XYZ"\n`);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`${USAGE}--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got "XYZ"\n`);
     const stale = write(root, "a".repeat(64));
     expect(stale.code).toBe(2);
     expect(stale.stderr).toContain(`${REFUSED}HANDOFF.md changed since it was read (expected ${"a".repeat(64)}, current absent); read again and merge\n`);

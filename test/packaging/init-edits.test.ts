@@ -84,6 +84,8 @@ describe("init --undo after publish", () => {
     expect(undo.stdout).toContain("removed the merge driver's block from .gitattributes");
     expect(readFileSync(path.join(p.root, ".gitattributes"), "utf8")).toBe("");
     expect(git(p.root, "status", "--porcelain", "--", ".gitattributes")).toBe(" M .gitattributes\n");
+    // Said, so that an empty file left behind is not taken for one init forgot.
+    expect(undo.stderr).toContain(".gitattributes is left empty, as HEAD holds it: git rm it if unwanted\n");
   });
 });
 

@@ -24,6 +24,9 @@ const result = (id: string, text: string, isError = false) =>
   rec({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text, is_error: isError }] }, toolUseResult: { stdout: text } });
 const said = (text: string) => rec({ type: "assistant", message: { role: "assistant", content: [{ type: "text", text }] } });
 
+// The same handoff saved before the session started: work after it is all the session's.
+const EARLIER = HANDOFF.toString("utf8").replace(/^Saved: .*$/m, "Saved: 2026-12-01T18:00:00Z");
+
 /** A project holding the handoff the real session saved. */
 function project(handoff: Buffer | string = HANDOFF): string {
   const root = gitRepo();
@@ -60,6 +63,25 @@ describe("checkpoint: after the last save only", () => {
     expect(brief).not.toContain("captured, not confirmed");
   });
 
+  it("a handoff saved outside the transcript: only the work after its Saved: time is captured and counted", () => {
+    const root = project();
+    const at = (ts: string, line: string) => line.replace(/"timestamp":"[^"]+"/, `"timestamp":"${ts}"`);
+    const before = "2026-12-01T18:09:40.000Z";
+    const lines = [at(before, user("look at src/math.js")), at(before, bash("t1", "cat src/math.js")),
+      at(before, result("t1", "export const add")), ...WORK_AFTER];
+    run(root, lines, { hook_event_name: "PreCompact" });
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain('## User requests\n- The user wrote: "one more: run the tests"\n\n');
+    expect(text).not.toContain("cat src/math.js");
+    expect(hook(root)).toContain("is newer than the parked handoff: it holds 1 request, 1 command from after the handoff was saved");
+  });
+
+  it("a command whose result the transcript marks is_error without an exit code is recorded as failed", () => {
+    const root = project();
+    run(root, [...SAVE, user("run the tests"), bash("t2", "npm test"), result("t2", "npm ERR! Missing script: test", true)]);
+    expect(cpText(root, "sess-1")).toContain("## Commands\n- `npm test` — failed\n");
+  });
+
   it("work after the save: exactly that work, Since-handoff: the save's token, named as newer, the handoff's plan kept", () => {
     const root = project();
     run(root, [...SAVE, ...WORK_AFTER]);
@@ -79,7 +101,7 @@ describe("checkpoint: after the last save only", () => {
   });
 
   it("a save refused (exit 2): the whole session is captured, with no Since-handoff:", () => {
-    const root = project();
+    const root = project(EARLIER);
     const refused = [...SAVE.slice(0, CALL + 1), result(JSON.parse(SAVE[CALL]!).message.content[0].id, "memory operation refused: HANDOFF.md has 1 schema error(s)\nExit code 2", true), ...SAVE.slice(CALL + 2)];
     run(root, refused);
     const text = cpText(root, "sess-1")!;
@@ -89,7 +111,7 @@ describe("checkpoint: after the last save only", () => {
   });
 
   it("a save of another project's memory (--root elsewhere, a token not ours): the whole session is captured", () => {
-    const root = project(HANDOFF.toString("utf8").replace("keeping add() unchanged", "another project"));
+    const root = project(EARLIER.replace("keeping add() unchanged", "another project"));
     run(root, SAVE);
     const text = cpText(root, "sess-1")!;
     expect(text).not.toContain("Since-handoff:");
@@ -170,9 +192,10 @@ describe("checkpoint: after the last save only", () => {
   });
 
   it("a save after an earlier checkpoint of the session removes that checkpoint (it is from before the save)", () => {
-    const root = project();
+    const root = project(EARLIER);
     run(root, SAVE.slice(0, CALL - 3), { hook_event_name: "PreCompact" });
     expect(cpText(root, "sess-1")).toContain("subtract");
+    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), HANDOFF);
     const r = run(root, SAVE);
     expect(r.stderr).toContain("removed checkpoints/sess-1.md");
     expect(cpText(root, "sess-1")).toBeNull();

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MARKER, gitRepo, tempDir } from "../helpers.ts";
+import { HELPER, MARKER, git, gitRepo, tempDir } from "../helpers.ts";
 import { inProcess } from "../in-process.ts";
 
 // The verbs run in this process as the copied helper (inProcess); spawned: doctor's exit code and
@@ -397,5 +397,33 @@ describe("doctor without git on PATH", () => {
     expect(r.stdout).toMatch(/^memory: .*; git: git was not found on PATH$/m);
     const j = spawnSync(process.execPath, [helper, "doctor", "--root", root, "--json"], { cwd: root, env, encoding: "utf8" });
     expect(JSON.parse(j.stdout).memory.git).toBe("git was not found on PATH");
+  });
+});
+
+describe("doctor in a teammate's clone", () => {
+  it("names install for the agents there (not publish) for the merge driver, and Codex's hooks file as a problem", () => {
+    const home = tempDir("sh-home-");
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home,
+      XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CEILING_DIRECTORIES: path.dirname(home) };
+    delete env.SESSION_HANDOFF_DISABLE;
+    delete env.SESSION_HANDOFF_PAUSE;
+    const run = (cwd: string, helper: string, ...args: string[]) =>
+      spawnSync(process.execPath, [helper, ...args], { cwd, env, encoding: "utf8" });
+    const a = gitRepo();
+    expect(run(a, HELPER, "init", "--agent", "claude-code", "--agent", "codex").status).toBe(0);
+    git(a, "add", "-A");
+    git(a, "commit", "-qm", "install");
+    const b = path.join(tempDir("sh-clone-"), "b");
+    git(path.dirname(b), "clone", "-q", a, b);
+    const helper = path.join(b, ".agents", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    const out = run(b, helper, "doctor").stdout;
+    expect(out).toContain("- codex: .codex/hooks.json not installed (its other files are; a clone lacks the files that name the clone's own path)\n");
+    expect(out).toContain(`  fix: node ${helper} install --agent codex --root ${b}\n`);
+    expect(out).toContain(`  fix: node ${helper} install --agent claude-code --agent codex --root ${b}\n`);
+    expect(out).not.toMatch(/publish/);
+    expect(run(b, helper, "install", "--agent", "claude-code", "--agent", "codex", "--root", b).status).toBe(0);
+    const after = run(b, helper, "doctor").stdout;
+    expect(after).not.toContain("not installed (its other files are");
+    expect(after).not.toContain("merge driver");
   });
 });

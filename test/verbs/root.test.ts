@@ -112,3 +112,25 @@ describe("one root for every verb", () => {
     expect(hook.stderr).toMatch(/does not exist/);
   });
 });
+
+describe("a folder in no git repository", () => {
+  it("read handoff takes it as the root and says so once, before its memory exists", () => {
+    const dir = tempDir("sh-nogit-");
+    const env = { GIT_CEILING_DIRECTORIES: path.dirname(dir), HOME: tempDir("sh-home-") };
+    const first = helper(["read", "handoff"], { cwd: dir, env });
+    expect(first.code).toBe(3);
+    expect(first.stderr).toContain(`note: "${dir}" is in no git repository and held no .ai/memory: memory starts there; pass --root <project> to choose another\n`);
+    expect(existsSync(path.join(dir, ".ai", "memory", "drafts"))).toBe(true);
+    expect(helper(["read", "handoff"], { cwd: dir, env }).stderr).not.toContain("no git repository");
+  });
+
+  it("doctor there with nothing installed is not ok: it says the folder is not a project", () => {
+    const dir = tempDir("sh-nogit-");
+    const env = { GIT_CEILING_DIRECTORIES: path.dirname(dir), HOME: tempDir("sh-home-") };
+    const r = helper(["doctor", "--json"], { cwd: dir, env });
+    const report = JSON.parse(r.stdout);
+    expect(report.ok).toBe(false);
+    expect(report.problems.map((p: { what: string }) => p.what)).toEqual([`"${dir}" is not a project: no git repository, no .ai/memory and nothing installed`]);
+    expect(existsSync(path.join(dir, ".ai"))).toBe(false);
+  });
+});

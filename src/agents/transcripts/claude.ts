@@ -14,12 +14,12 @@ const TEXT = new Set(["text"]);
 const blockText = (content: unknown): string => textOf(content, TEXT);
 
 // What a command's result record says about it (docs/design.md#checkpoints): `exit N` from the output, else
-// `ok` for a success the harness recorded, else `unknown` -- never guessed.
+// `ok` for a success the harness recorded, `failed` for an error it recorded without a code, else `unknown`.
 function resultStatus(rec: Record<string, unknown>, block: Record<string, unknown>): string {
   const text = blockText(block.content);
   const tur = rec.toolUseResult;
   const failed = block.is_error === true;
-  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
+  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "failed";
   if (obj(tur) !== null && obj(tur)!.interrupted !== true) return exitFromText(text) ?? "ok";
   return exitFromText(text) ?? "unknown";
 }

@@ -100,7 +100,7 @@ function callArgs(p: Record<string, unknown>): Record<string, unknown> | string 
 function itemCall(item: Rec, at: Pick<Call, "ts" | "cwd">): Call {
   const code = item.exit_code;
   const failed = typeof code === "number" ? code !== 0 : item.status === "failed";
-  const done = item.status === "completed" ? "ok" : "unknown";
+  const done = item.status === "completed" ? "ok" : item.status === "failed" ? "failed" : "unknown";
   const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
   const result = { text: str(item.aggregated_output) ?? "", failed, status };
   const call: Call = { ...at, id: str(item.id), events: [], text: "", result, status, item: true };

@@ -60,7 +60,8 @@ function geminiCall(call: Record<string, unknown>, ts: string | null): Call {
   const out = recordedResult(call.result);
   const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
   const shown = resultText(call.result);
-  const status = exitFromText(shown) ?? (call.status === "success" && !/Exit Code:/i.test(shown) ? "ok" : "unknown");
+  const ok = call.status === "success" && !/Exit Code:/i.test(shown);
+  const status = exitFromText(shown) ?? (ok ? "ok" : call.status === "error" ? "failed" : "unknown");
   const result = out === null ? null : { text: out, failed, status };
   const made: Call = { id: null, ts, cwd: null, events: [{ kind: "other" }], text: "", result, status };
   if (name === "run_shell_command") {

@@ -75,3 +75,17 @@ export function findLastSave(events: readonly LineEvents[], project: ProjectHand
   }
   return found;
 }
+
+/**
+ * Without a save in the transcript (the handoff saved from a shell, or by another session), the last line at or
+ * before the current handoff's `Saved:` second, so that a capture holds only what came after it; -1 for none.
+ */
+export function lineOfSavedTime(events: readonly LineEvents[], project: ProjectHandoffs): number {
+  const savedMs = project.current?.savedMs ?? null;
+  let line = -1;
+  for (const ev of events) {
+    const at = secondOf(ev.ts);
+    if (savedMs !== null && at !== null && at <= savedMs) line = ev.line;
+  }
+  return line;
+}
