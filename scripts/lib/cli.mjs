@@ -1536,7 +1536,8 @@ function gitArgs(args, hooksAndSigning = false) {
 async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   const base = gitEnv(env);
   if (opts.index !== void 0) base.GIT_INDEX_FILE = opts.index;
-  const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
+  const plain2 = args[0] === "config" || args[0] === "for-each-ref" || args[0] === "cat-file" && !args.some((a) => /^--(filters|textconv)/.test(a));
+  const named = plain2 ? [] : await namedOverrides(cwd, base, timeoutMs);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;
   return spawnGit(cwd, args, runEnv, timeoutMs, opts.input, opts.hooksAndSigning);
 }

@@ -125,8 +125,10 @@ export async function runGit(
   const base = gitEnv(env);
   // Our own index file (publish's commit), never one inherited from the caller's environment.
   if (opts.index !== undefined) base.GIT_INDEX_FILE = opts.index;
-  // `git config` runs no filter nor diff driver: asking which ones the config names would only cost a process.
-  const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
+  // These run no filter nor diff driver: asking which ones the config names would only cost a process.
+  const plain = args[0] === "config" || args[0] === "for-each-ref" ||
+    (args[0] === "cat-file" && !args.some((a) => /^--(filters|textconv)/.test(a)));
+  const named = plain ? [] : await namedOverrides(cwd, base, timeoutMs);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;
   return spawnGit(cwd, args, runEnv, timeoutMs, opts.input, opts.hooksAndSigning);
 }
