@@ -3,6 +3,7 @@
 import { linkSync, lstatSync, mkdirSync, nodeCrypto, renameSync, rmSync, writeFileSync } from "../builtins.ts";
 import path from "node:path";
 import { commonDirOf, gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
+import { runGit } from "./run.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
 
 const KEPT = 10;
@@ -173,4 +174,12 @@ export function maybeStashed(root: string, env: Env): boolean {
   const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
   return stashEntries(common).some((e) => e.sec !== null && (Number.isNaN(savedMs) || e.sec * 1000 >= savedMs) &&
     (!shared || /^(?:WIP on|On) (.+?): /.exec(e.message)?.[1] === branch));
+}
+
+/** The archive names in git's index: a save never deletes one, so two clones' pulls never conflict. */
+export async function trackedArchives(root: string, env: Env): Promise<Set<string>> {
+  const r = await runGit(root, ["ls-files", "-z", "--", ".ai/memory/archive/"], env).catch(() => null);
+  // Outside git (or git unable to answer) nothing is tracked: pruning is what it was.
+  if (r === null || r.code !== 0) return new Set();
+  return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
