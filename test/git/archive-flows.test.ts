@@ -56,6 +56,23 @@ describe("archive/ through git flows", () => {
     expect(run(dir, ["recover"]).stdout).toBe("nothing to recover\n");
   });
 
+  it("one clone saving on two branches merges them without a conflict in archive/", { timeout: 120_000 }, () => {
+    const { base, git, save, publish } = world();
+    const dir = path.join(base, "p");
+    mkdirSync(dir);
+    expect(git(dir, "init", "-q").code).toBe(0);
+    expect(git(dir, "commit", "-q", "--allow-empty", "-m", "init").code).toBe(0);
+    for (let i = 1; i <= 6; i++) save(dir, `base ${i}`);
+    publish(dir);
+    expect(git(dir, "checkout", "-q", "-b", "side").code).toBe(0);
+    for (const g of ["side 1", "side 2"]) save(dir, g), publish(dir);
+    expect(git(dir, "checkout", "-q", "main").code).toBe(0);
+    for (const g of ["main 1", "main 2"]) save(dir, g), publish(dir);
+    const m = git(dir, "merge", "--no-edit", "side");
+    expect(m.out).not.toContain("CONFLICT");
+    expect(m.code, m.out).toBe(0);
+  });
+
   for (const mode of ["merge", "rebase"] as const) {
     it(`two clones each save and publish six times: pulls by ${mode} both ways meet no conflict in archive/`, { timeout: 240_000 }, () => {
       const { base, git, run, save, publish, archives } = world();
