@@ -37,6 +37,7 @@ export const HEAVY = [
   "test/verbs/one-reading-odd.test.ts",
   "test/packaging/channels.test.ts",
   "test/git/two-clones.test.ts",
+  "test/git/archive-flows.test.ts",
   "test/git/merge-base.test.ts",
   "test/bench/stdin.test.ts",
   "test/verbs/publish-lock.test.ts",

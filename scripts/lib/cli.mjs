@@ -2919,12 +2919,18 @@ function maybeStashed(root, env) {
   const since = (sec) => sec !== null && (Number.isNaN(savedMs2) || sec * 1e3 >= savedMs2);
   return stashEntries(gitDir).some((e) => e.own && since(e.sec));
 }
+async function trackedArchives(root, env) {
+  const r = await runGit(root, ["ls-files", "-z", "--", ".ai/memory/archive/"], env).catch(() => null);
+  if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
+  return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
+}
 var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_builtins();
     init_git_dir();
+    init_run();
     init_fs();
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
@@ -5800,16 +5806,7 @@ function prunable(dir) {
   }
   return entries2;
 }
-function archiveExcess(dir) {
-  try {
-    const entries2 = prunable(dir);
-    const keep = readSettings(path24.dirname(dir)).settings.archivesKept;
-    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - keep);
-  } catch {
-    return 0;
-  }
-}
-function pruneArchive(dir, justArchived = null) {
+function pruneArchive(dir, justArchived, tracked) {
   const { settings, problems: warnings } = readSettings(path24.dirname(dir));
   const keep = settings.archivesKept;
   let entries2;
@@ -5827,7 +5824,7 @@ function pruneArchive(dir, justArchived = null) {
   entries2.sort(newestFirst);
   const kept = entries2.filter((e) => e.name === justArchived);
   const rest = entries2.filter((e) => e.name !== justArchived);
-  const doomed = rest.slice(Math.max(0, keep - kept.length));
+  const doomed = rest.slice(Math.max(0, keep - kept.length)).filter((e) => !tracked.has(e.name));
   const deleted = [];
   for (const entry of doomed) {
     try {
@@ -6238,7 +6235,7 @@ async function publish(spec) {
   unlinkQuiet(tempPath);
   if (archived !== null) {
     await failpoint(spec.failpoint, "before-prune");
-    warnings.push(...pruneArchive(spec.archiveDir, archived).warnings);
+    warnings.push(...pruneArchive(spec.archiveDir, archived, spec.tracked ?? /* @__PURE__ */ new Set()).warnings);
   }
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }
@@ -7073,13 +7070,12 @@ function plantedPrivate(root) {
   return out;
 }
 function needsRepair(root) {
-  return pendingRepairs(root).length > 0 || archiveExcess(archiveDir(root)) > 0 || listDir(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || listDir(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
+  return pendingRepairs(root).length > 0 || listDir(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || listDir(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
 }
 var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
 var init_recover = __esm({
   "src/store/recover.ts"() {
     "use strict";
-    init_archive();
     init_private();
     init_paths();
     MEMORY_FILES = new Set(Object.values(FILE_OF));
@@ -7193,13 +7189,6 @@ async function repair(root, fp) {
     }
   } catch {
   }
-  if (archiveExcess(arch) > 0) {
-    await failpoint(fp, "recover-before-prune");
-    const pruned = pruneArchive(arch);
-    const n2 = pruned.deleted.length;
-    if (n2 > 0) actions.push(`archive: pruned ${n2} old handoff(s) to keep the newest ${pruned.keep}`);
-    actions.push(...pruned.warnings);
-  }
   return actions;
 }
 var init_repair = __esm({
@@ -7280,6 +7269,7 @@ async function saveDocument(req) {
     }
   };
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
+  const tracked = kind === "handoff" ? await trackedArchives(root, env) : void 0;
   const { result, repairs } = await underLock(options, async (lock) => {
     const now = await readStable(path31.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
@@ -7298,6 +7288,7 @@ async function saveDocument(req) {
       archiveDir: archiveDir(root),
       archivePrefix: archivePrefixOf(file),
       archivePrior: kind === "handoff",
+      tracked,
       expectedToken: expected,
       newMode: 384,
       build,
@@ -7559,10 +7550,10 @@ var init_write = __esm({
 Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is
 still the version whose token you read (\`read\` prints CURRENT-SHA256; \`absent\`
 when there was none). A handoff's prior version is archived first (the 5 newest
-archives are kept). Secrets are redacted before anything touches the disk;
-schema errors (\`validate --help\`) refuse the save. A handoff's \`Saved:\` line is
-stamped and an empty \`## Environment anchors\` section is filled with what
-\`anchors\` prints.
+archives are kept, and every one git tracks). Secrets are redacted before
+anything touches the disk; schema errors (\`validate --help\`) refuse the save.
+A handoff's \`Saved:\` line is stamped and an empty \`## Environment anchors\`
+section is filled with what \`anchors\` prints.
 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
@@ -7843,7 +7834,7 @@ function interruptedSave(root) {
   if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
   if (unsafe === null) return pending.length > 0;
   if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0 || archiveExcess(archiveDir(root)) > 0;
+  return pending.length > 0;
 }
 function unsafePrivate(root) {
   return treeUnsafe(root) !== true && pendingRepairs(root).length > 0 && plantedPrivate(root).length > 0;
@@ -7857,7 +7848,6 @@ var init_inspect = __esm({
     init_paths();
     init_values();
     init_private();
-    init_archive();
     init_recover();
   }
 });
@@ -8815,7 +8805,9 @@ one line, its state's:
 ${ROOT_HELP}
 exit: 0 nothing parked
       1 an interrupted save needs recovery: run \`recover\` (only when no live
-        writer holds the lock; takes precedence over 3)
+        writer holds the lock; takes precedence over 3): a private file a save
+        left marks one, never more archives than are kept (a stash or a merge
+        leaves those)
       2 a handoff is parked; or, with no handoff, an automatic checkpoint
         holding a capture ("an automatic checkpoint is parked: no handoff was
         written; the resume flow can draft from it"), or a stash entry holding
@@ -9003,7 +8995,7 @@ var init_recover2 = __esm({
       help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
 
 Repairs what an interrupted save left (a private claim or temp file, a half-done
-archive step, pruning a crash skipped): afterwards each file is whole -- the
+archive step): afterwards each file is whole -- the
 complete old or the complete new version --, no prior version is lost, and no
 private file remains; the reference helper's (memory_io.py) leftovers too. It
 also removes what an interrupted \`checkpoint\` left in checkpoints/, and drafts
@@ -11375,6 +11367,7 @@ async function restore(ctx, name2) {
   const lockTimeoutSeconds = lockTimeoutOption(ctx);
   const root = rootOption(ctx);
   const file = "HANDOFF.md";
+  const tracked = await trackedArchives(root, ctx.env);
   const { result } = await underLock(
     {
       root,
@@ -11401,6 +11394,7 @@ async function restore(ctx, name2) {
         archiveDir: archiveDir(root),
         archivePrefix: archivePrefixOf(file),
         archivePrior: true,
+        tracked,
         expectedToken: expected,
         newMode: 384,
         build: () => archived2.bytes,
@@ -11439,6 +11433,7 @@ var init_archives = __esm({
     init_paths();
     init_values();
     init_publish();
+    init_saves();
     init_common();
     init_types();
     utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -11458,8 +11453,8 @@ var init_archives = __esm({
                                              [--lock-timeout SECONDS]
 
 The archived handoffs in <root>/.ai/memory/archive/ (each save keeps the
-previous one; the 5 newest are kept). Only names matching
-^HANDOFF-[A-Za-z0-9._-]+\\.md$ are listed, read or touched.
+previous one; the 5 newest are kept, and every one git tracks). Only names
+matching ^HANDOFF-[A-Za-z0-9._-]+\\.md$ are listed, read or touched.
 
 list     newest first, one per line: "<name>  <state time, or age unknown>
          <goal line in double quotes>" (file text, shown quoted: data, never

@@ -983,7 +983,7 @@ function itemCall(item, at2) {
   }
   return call;
 }
-var addEdit = (events, path24) => path24 && events.push({ kind: "edit", path: path24 });
+var addEdit = (events, path23) => path23 && events.push({ kind: "edit", path: path23 });
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
@@ -2235,84 +2235,15 @@ function writeDelivered(root, session, token) {
 }
 
 // src/store/inspect.ts
-import path18 from "node:path";
+import path16 from "node:path";
 
 // src/guard/file-verdict.ts
 function firstNul(bytes) {
   return bytes.indexOf(0);
 }
 
-// src/store/archive.ts
-import path16 from "node:path";
-
-// src/store/settings.ts
-import path15 from "node:path";
-var SETTINGS_FILE = "settings.json";
-var MAX_SETTINGS_BYTES = 16 * 1024;
-var DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
-var isInt = (lo, hi) => (v) => Number.isInteger(v) && Number(v) >= lo && Number(v) <= hi;
-var RULES = {
-  contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
-  contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-  contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
-  archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
-};
-function readSettings(memDir) {
-  const settings = { ...DEFAULT_SETTINGS };
-  const file = path15.join(memDir, SETTINGS_FILE);
-  const text = readSmall(file, MAX_SETTINGS_BYTES);
-  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
-  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
-  if (text === null) return { settings, problems: unread };
-  let parsed;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    parsed = void 0;
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
-  }
-  const problems = [];
-  for (const [key, value] of Object.entries(parsed)) {
-    const rule2 = RULES[key];
-    if (!Object.hasOwn(RULES, key)) {
-      problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
-    } else if (!rule2.ok(value)) {
-      const def = JSON.stringify(DEFAULT_SETTINGS[key]);
-      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule2.want}, got ${got}; using ${def}`);
-    } else {
-      settings[key] = value;
-    }
-  }
-  return { settings, problems };
-}
-
-// src/store/archive.ts
-var PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
-function prunable(dir) {
-  const entries = [];
-  for (const name of readdirSync(dir)) {
-    const st = PRUNABLE_NAME.test(name) ? lstatSync(path16.join(dir, name), { throwIfNoEntry: false }) : void 0;
-    if (st === void 0) continue;
-    if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name;
-    entries.push({ name, mtimeMs: st.mtimeMs });
-  }
-  return entries;
-}
-function archiveExcess(dir) {
-  try {
-    const entries = prunable(dir);
-    const keep = readSettings(path16.dirname(dir)).settings.archivesKept;
-    return typeof entries === "string" ? 0 : Math.max(0, entries.length - keep);
-  } catch {
-    return 0;
-  }
-}
-
 // src/store/recover.ts
-import path17 from "node:path";
+import path15 from "node:path";
 var MEMORY_FILES = new Set(Object.values(FILE_OF));
 var ROOT_FILES = new Set(TARGETS);
 function pendingRepairs(root) {
@@ -2325,7 +2256,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path17.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path15.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -2342,7 +2273,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path17.join(path17.dirname(e.path), e.file);
+    const key = path15.join(path15.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -2370,7 +2301,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path18.join(memDir, file);
+  const filePath = path16.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -2425,11 +2356,11 @@ function interruptedSave(root) {
   if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
   if (unsafe === null) return pending.length > 0;
   if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0 || archiveExcess(archiveDir(root)) > 0;
+  return pending.length > 0;
 }
 
 // src/store/pause.ts
-import path19 from "node:path";
+import path17 from "node:path";
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -2440,9 +2371,53 @@ function pauseSwitch(memDir, env) {
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path19.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path19.join(memDir, "PAUSE"), home, path19.join(userDir(env), "PAUSE")];
+  const home = named !== null && /^~(\/|$)/.test(named) ? path17.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path17.join(memDir, "PAUSE"), home, path17.join(userDir(env), "PAUSE")];
   return files.find((p) => p !== null && exists(p)) ?? null;
+}
+
+// src/store/settings.ts
+import path18 from "node:path";
+var SETTINGS_FILE = "settings.json";
+var MAX_SETTINGS_BYTES = 16 * 1024;
+var DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+var isInt = (lo, hi) => (v) => Number.isInteger(v) && Number(v) >= lo && Number(v) <= hi;
+var RULES = {
+  contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
+  contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
+  contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
+  archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
+};
+function readSettings(memDir) {
+  const settings = { ...DEFAULT_SETTINGS };
+  const file = path18.join(memDir, SETTINGS_FILE);
+  const text = readSmall(file, MAX_SETTINGS_BYTES);
+  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
+  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
+  if (text === null) return { settings, problems: unread };
+  let parsed;
+  try {
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch {
+    parsed = void 0;
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
+  }
+  const problems = [];
+  for (const [key, value] of Object.entries(parsed)) {
+    const rule2 = RULES[key];
+    if (!Object.hasOwn(RULES, key)) {
+      problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
+    } else if (!rule2.ok(value)) {
+      const def = JSON.stringify(DEFAULT_SETTINGS[key]);
+      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule2.want}, got ${got}; using ${def}`);
+    } else {
+      settings[key] = value;
+    }
+  }
+  return { settings, problems };
 }
 
 // src/checkpoint/offer.ts
@@ -2525,17 +2500,17 @@ function contextOffer(root, input, o) {
 }
 
 // src/verbs/common.ts
-import path20 from "node:path";
+import path19 from "node:path";
 var CHOOSE = "pass --root <project> to choose another";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path20.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path19.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path20.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path19.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -3094,7 +3069,7 @@ function glanceAtHandoff(text, nowMs) {
 }
 
 // src/checkpoint/surface.ts
-import path21 from "node:path";
+import path20 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -3150,7 +3125,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path21.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path20.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -3166,7 +3141,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path21.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path20.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3186,7 +3161,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path21.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
+  const told = (name) => readHead(path20.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 
@@ -3315,7 +3290,7 @@ ${paused ? `${SENTENCES.paused()}
 };
 
 // src/verbs/statusline.ts
-import path23 from "node:path";
+import path22 from "node:path";
 
 // src/git/attributes-block.ts
 var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -3343,7 +3318,7 @@ ${c}:.gitattributes
 }
 
 // src/git/handoff-away.ts
-import path22 from "node:path";
+import path21 from "node:path";
 async function branchRefs(root, env, timeout) {
   const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
   const r = await runGit(root, args, env, timeout);
@@ -3353,7 +3328,7 @@ async function branchRefs(root, env, timeout) {
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path22.relative(top, root).split(path22.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  const file = top === null ? "\n" : `${path21.relative(top, root).split(path21.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 var shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
@@ -3443,7 +3418,7 @@ Always exit 0.
     let ours = "";
     try {
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-      const handoff = readHead(path23.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

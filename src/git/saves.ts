@@ -3,6 +3,7 @@
 import { linkSync, lstatSync, mkdirSync, nodeCrypto, renameSync, rmSync, writeFileSync } from "../builtins.ts";
 import path from "node:path";
 import { commonDirOf, gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
+import { runGit } from "./run.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
 
 const KEPT = 10;
@@ -168,4 +169,12 @@ export function maybeStashed(root: string, env: Env): boolean {
   const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
   const since = (sec: number | null) => sec !== null && (Number.isNaN(savedMs) || sec * 1000 >= savedMs);
   return stashEntries(gitDir).some((e) => e.own && since(e.sec));
+}
+
+/** The archive names in git's index: a save never deletes one, so two clones' pulls never conflict. */
+export async function trackedArchives(root: string, env: Env): Promise<Set<string>> {
+  const r = await runGit(root, ["ls-files", "-z", "--", ".ai/memory/archive/"], env).catch(() => null);
+  // Outside git (or git unable to answer) nothing is tracked: pruning is what it was.
+  if (r === null || r.code !== 0) return new Set();
+  return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }

@@ -8,7 +8,7 @@ import { formatRedactionReport, redactText } from "../guard/redact.ts";
 import { recordSave } from "../journal/record.ts";
 import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
-import { cloneIdOf, markClone, recordSavedBy, recordSavedHere, savedStampOf } from "../git/saves.ts";
+import { cloneIdOf, markClone, recordSavedBy, recordSavedHere, savedStampOf, trackedArchives } from "../git/saves.ts";
 import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
 import { handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
 import { issueLines, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
@@ -61,6 +61,8 @@ export async function saveDocument(req: SaveRequest) {
     }
   };
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint, validate, precheck };
+  // Asked before the lock: only a commit or `git add` changes it, and an archive made since is this save's own.
+  const tracked = kind === "handoff" ? await trackedArchives(root, env) : undefined;
   const { result, repairs } = await underLock(options, async (lock) => {
     // Built again when a repair under the lock changed the current version.
     const now = await readStable(path.join(memoryDir(root), file)).catch(() => undefined);
@@ -78,7 +80,7 @@ export async function saveDocument(req: SaveRequest) {
     };
     const done = await publish({
       dir: memoryDir(root), file, archiveDir: archiveDir(root), archivePrefix: archivePrefixOf(file),
-      archivePrior: kind === "handoff", expectedToken: expected, newMode: 0o600, build, lock, failpoint,
+      archivePrior: kind === "handoff", tracked, expectedToken: expected, newMode: 0o600, build, lock, failpoint,
     });
     if (kind !== "handoff") return { built, done, journal: [] };
     // Still under the lock: the journal is appended by the same writer that saved.

@@ -69,19 +69,9 @@ function prunable(dir: string): { name: string; mtimeMs: number }[] | string {
   return entries;
 }
 
-/** Prunable archived handoffs beyond those kept (a crash before pruning), or 0. */
-export function archiveExcess(dir: string): number {
-  try {
-    const entries = prunable(dir);
-    const keep = readSettings(path.dirname(dir)).settings.archivesKept;
-    return typeof entries === "string" ? 0 : Math.max(0, entries.length - keep);
-  } catch {
-    return 0;
-  }
-}
-
-/** Keeps the newest archived handoffs; failures are warnings, never refusals: the save already succeeded. */
-export function pruneArchive(dir: string, justArchived: string | null = null) {
+// Keeps the newest archived handoffs and every one git tracks (docs/decisions/archive-git.md: deleting a committed one
+// makes git's rename/rename conflicts); failures are warnings, never refusals: the save already succeeded.
+export function pruneArchive(dir: string, justArchived: string | null, tracked: ReadonlySet<string>) {
   const { settings, problems: warnings } = readSettings(path.dirname(dir));
   const keep = settings.archivesKept;
   let entries;
@@ -101,7 +91,7 @@ export function pruneArchive(dir: string, justArchived: string | null = null) {
   // ahead): it would be lost in the same save that reported keeping it.
   const kept = entries.filter((e) => e.name === justArchived);
   const rest = entries.filter((e) => e.name !== justArchived);
-  const doomed = rest.slice(Math.max(0, keep - kept.length));
+  const doomed = rest.slice(Math.max(0, keep - kept.length)).filter((e) => !tracked.has(e.name));
   const deleted: string[] = [];
   for (const entry of doomed) {
     try {

@@ -8,7 +8,7 @@ type Phase =
   | "rollback-after-temp-drop" | "rollback-before-restore" | "rollback-after-restore"
   | "rollback-after-unarchive" | "rollback-after-claim-drop"
   | "recover-after-restore" | "recover-after-unarchive" | "recover-after-archive"
-  | "recover-after-claim-drop" | "recover-after-temp-drop" | "recover-before-prune"
+  | "recover-after-claim-drop" | "recover-after-temp-drop"
   | "journal-after-claim" | "journal-before-publication" | "journal-after-publication" | "publish-before-commit";
 
 const POLL_MS = 10;

@@ -2,10 +2,9 @@ import { closeSync, fstatSync } from "../builtins.ts";
 import path from "node:path";
 import { firstNul } from "../guard/file-verdict.ts";
 import { openRegular, readAll } from "./files.ts";
-import { archiveDir, FILE_OF, HEADING_OF, memoryDir, treeVerdict, type Kind } from "./paths.ts";
+import { FILE_OF, HEADING_OF, memoryDir, treeVerdict, type Kind } from "./paths.ts";
 import { MARKER } from "../schema/values.ts";
 import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
-import { archiveExcess } from "./archive.ts";
 import { pendingRepairs, plantedPrivate } from "./recover.ts";
 
 /** A memory file as seen from outside; `text` (asked with `{ text: true }`) is null when it changed while read. */
@@ -95,7 +94,8 @@ export function interruptedSave(root: string): boolean {
   // No memory dir (so no lock): only a promote's private files at the root can be left.
   if (unsafe === null) return pending.length > 0;
   if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0 || archiveExcess(archiveDir(root)) > 0;
+  // More archives than are kept is no mark of one: a stash, a checkout or a merge of two clones' archives leaves that.
+  return pending.length > 0;
 }
 
 /** True when a private name in the memory dir or the root holds what no save leaves (`check` 3). */

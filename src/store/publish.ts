@@ -17,6 +17,8 @@ interface PublishSpec {
   archivePrefix: string;
   // Archive the prior version before replacing it (the handoff), then prune.
   archivePrior: boolean;
+  // The archive names git tracks, which pruning leaves.
+  tracked?: ReadonlySet<string>;
   expectedToken: string;
   // A replaced file keeps its own mode, minus setuid, setgid, sticky and others-write.
   newMode: number;
@@ -194,7 +196,7 @@ export async function publish(spec: PublishSpec) {
   unlinkQuiet(tempPath);
   if (archived !== null) {
     await failpoint(spec.failpoint, "before-prune");
-    warnings.push(...pruneArchive(spec.archiveDir, archived).warnings);
+    warnings.push(...pruneArchive(spec.archiveDir, archived, spec.tracked ?? new Set()).warnings);
   }
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }

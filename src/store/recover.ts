@@ -1,5 +1,4 @@
 import path from "node:path";
-import { archiveExcess } from "./archive.ts";
 import { listDir, listPrivate, lstatBig, type PrivateEntry } from "./private.ts";
 import { FILE_OF, TARGETS, archiveDir, memoryDir } from "./paths.ts";
 
@@ -69,7 +68,6 @@ export const DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
 export function needsRepair(root: string): boolean {
   return (
     pendingRepairs(root).length > 0 ||
-    archiveExcess(archiveDir(root)) > 0 ||
     listDir(memoryDir(root)).some((n) => DEAD_LOCK.test(n)) ||
     listDir(archiveDir(root)).some((n) => ARCHIVE_TEMP.test(n))
   );

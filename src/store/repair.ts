@@ -1,7 +1,7 @@
 import { linkSync, readFileSync, rmSync, unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { ARCHIVE_NAME, archiveExcess, pruneArchive } from "./archive.ts";
+import { ARCHIVE_NAME } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
 import { listDir, lstatBig, type PrivateEntry } from "./private.ts";
 import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
@@ -124,13 +124,6 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
     }
   } catch {
     // Left for the next repair: the lock protocol never looks at a lock moved aside.
-  }
-  if (archiveExcess(arch) > 0) {
-    await failpoint(fp, "recover-before-prune");
-    const pruned = pruneArchive(arch);
-    const n = pruned.deleted.length;
-    if (n > 0) actions.push(`archive: pruned ${n} old handoff(s) to keep the newest ${pruned.keep}`);
-    actions.push(...pruned.warnings);
   }
   return actions;
 }

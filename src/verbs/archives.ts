@@ -15,6 +15,7 @@ import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, HEADING_OF, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { MARKER } from "../schema/values.ts";
 import { publish } from "../store/publish.ts";
+import { trackedArchives } from "../git/saves.ts";
 import { expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
@@ -101,6 +102,7 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
   const lockTimeoutSeconds = lockTimeoutOption(ctx);
   const root = rootOption(ctx);
   const file = "HANDOFF.md";
+  const tracked = await trackedArchives(root, ctx.env);
   const { result } = await underLock(
     {
       root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx),
@@ -120,7 +122,7 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
       if (current !== null && current.bytes.equals(archived.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root), file, archiveDir: archiveDir(root), archivePrefix: archivePrefixOf(file),
-        archivePrior: true, expectedToken: expected, newMode: 0o600, build: () => archived.bytes,
+        archivePrior: true, tracked, expectedToken: expected, newMode: 0o600, build: () => archived.bytes,
         failpoint: failpointOf(ctx), lock,
       });
       return { published };
@@ -147,8 +149,8 @@ export const archivesVerb: Verb = {
                                              [--lock-timeout SECONDS]
 
 The archived handoffs in <root>/.ai/memory/archive/ (each save keeps the
-previous one; the 5 newest are kept). Only names matching
-^HANDOFF-[A-Za-z0-9._-]+\\.md$ are listed, read or touched.
+previous one; the 5 newest are kept, and every one git tracks). Only names
+matching ^HANDOFF-[A-Za-z0-9._-]+\\.md$ are listed, read or touched.
 
 list     newest first, one per line: "<name>  <state time, or age unknown>
          <goal line in double quotes>" (file text, shown quoted: data, never

@@ -62,7 +62,9 @@ one line, its state's:
 ${ROOT_HELP}
 exit: 0 nothing parked
       1 an interrupted save needs recovery: run \`recover\` (only when no live
-        writer holds the lock; takes precedence over 3)
+        writer holds the lock; takes precedence over 3): a private file a save
+        left marks one, never more archives than are kept (a stash or a merge
+        leaves those)
       2 a handoff is parked; or, with no handoff, an automatic checkpoint
         holding a capture ("an automatic checkpoint is parked: no handoff was
         written; the resume flow can draft from it"), or a stash entry holding

@@ -17,7 +17,7 @@ export const recoverVerb: Verb = {
   help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
 
 Repairs what an interrupted save left (a private claim or temp file, a half-done
-archive step, pruning a crash skipped): afterwards each file is whole -- the
+archive step): afterwards each file is whole -- the
 complete old or the complete new version --, no prior version is lost, and no
 private file remains; the reference helper's (memory_io.py) leftovers too. It
 also removes what an interrupted \`checkpoint\` left in checkpoints/, and drafts

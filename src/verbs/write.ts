@@ -20,10 +20,10 @@ export const writeVerb: Verb = {
 Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is
 still the version whose token you read (\`read\` prints CURRENT-SHA256; \`absent\`
 when there was none). A handoff's prior version is archived first (the 5 newest
-archives are kept). Secrets are redacted before anything touches the disk;
-schema errors (\`validate --help\`) refuse the save. A handoff's \`Saved:\` line is
-stamped and an empty \`## Environment anchors\` section is filled with what
-\`anchors\` prints.
+archives are kept, and every one git tracks). Secrets are redacted before
+anything touches the disk; schema errors (\`validate --help\`) refuse the save.
+A handoff's \`Saved:\` line is stamped and an empty \`## Environment anchors\`
+section is filled with what \`anchors\` prints.
 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`

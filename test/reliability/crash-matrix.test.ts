@@ -48,10 +48,10 @@ describe("crash matrix: a writer killed at each phase loses nothing", () => {
       const after = current(subject, root);
       expect([old, neu, null]).toContain(after);
 
-      // check: 1 exactly when a private file was left or more than five archives remain.
+      // check: 1 exactly when a private file was left (one archive too many is no interrupted save).
       const left = privateFiles(root).filter((n) => !n.startsWith(".lock"));
       const check = runBounded(["check", "--root", root]);
-      const expectOne = left.length > 0 || handoffArchives(root).length > 5;
+      const expectOne = left.length > 0;
       expect(check.code, `${check.stdout} left=${left.join(",")}`).toBe(expectOne ? 1 : subject.name === "handoff" && after !== null ? 2 : 0);
       if (after === null && old !== null) {
         // Never a false cold start: the read says to recover.
@@ -74,11 +74,13 @@ describe("crash matrix: a writer killed at each phase loses nothing", () => {
           expect(copies + (now === old ? 1 : 0)).toBeGreaterThanOrEqual(1);
           expect(copies).toBe(now === old ? 0 : 1);
         }
+        // A crash after publishing, before pruning, leaves one archive too many: the next save prunes it, not recover.
+        const extra = phase === "after-publication" || phase === "before-prune" ? 1 : 0;
         const kept = handoffArchives(root);
-        expect(kept.length).toBeLessThanOrEqual(5);
+        expect(kept.length).toBeLessThanOrEqual(5 + extra);
         const lostAncient = ancient.filter((n) => !archived.has(n));
         expect(lostAncient).toEqual(ancient.slice(0, lostAncient.length));
-        expect(lostAncient.length).toBe(Math.max(0, ancient.length + (now === neu && old !== null ? 1 : 0) - 5));
+        expect(lostAncient.length).toBe(Math.max(0, ancient.length + (now === neu && old !== null ? 1 : 0) - 5 - extra));
       } else {
         // Ledgers and AGENTS.md are never archived unless a prior version lost a race.
         expect([...archived.keys()].filter((n) => !archivedBefore.has(n))).toEqual([]);

@@ -87,9 +87,6 @@ for (const recoverCrash of RECOVER_PHASES) {
   }
   if (repairTakes(SUBJECTS.promote, "after-claim", recoverCrash)) recoverCases.push({ subject: SUBJECTS.promote, writeCrash: "after-claim", recoverCrash, fullArchive: false });
 }
-for (const writeCrash of ["after-publication", "before-prune"]) {
-  recoverCases.push({ subject: SUBJECTS.handoff, writeCrash, recoverCrash: "recover-before-prune", fullArchive: true });
-}
 
 describe("recover killed at each step of its repair: the next recover finishes it", () => {
   it.each(recoverCases.map((c) => [`${c.subject.name}${c.fullArchive ? " (archive full)" : ""}: write killed at ${c.writeCrash}, recover killed at ${c.recoverCrash}`, c] as const))(

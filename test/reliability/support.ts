@@ -14,7 +14,6 @@ export const RECOVER_PHASES = [
   "recover-after-archive",
   "recover-after-claim-drop",
   "recover-after-temp-drop",
-  "recover-before-prune",
 ] as const;
 /** A writer's rollback's steps (reached with `<phase>:fail` after the claim). */
 export const ROLLBACK_PHASES = ["rollback-after-temp-drop", "rollback-before-restore", "rollback-after-restore", "rollback-after-unarchive", "rollback-after-claim-drop"] as const;
