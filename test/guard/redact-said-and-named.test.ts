@@ -120,6 +120,7 @@ const KEPT2 = [
   "the password is incorrect",
   "password: !vault |",
   "gpg --passphrase \"$GPG_PASSPHRASE\" -d f",
+  "  --passphrase string   passphrase for the key file",
   '{"auth": "true"}',
 ];
 
