@@ -4397,7 +4397,7 @@ function cookieSpans(text, m) {
 }
 function notACliPassword(v, m) {
   const prompted = v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]);
-  const word = m[0].startsWith("--passphrase") ? /^(?:string|str|text|value)$/ : /^[A-Za-z][a-z]*$/;
+  const word = m[0].startsWith("--passphrase") ? /^(?:string|str|text|value|[A-Z])$/ : /^[A-Za-z][a-z]*$/;
   const wordOrAddress = word.test(v) || /^[\d.:/-]+$/.test(v);
   return placeholderOrVariable(v) || PATH_OR_URL.test(v) || prompted || wordOrAddress;
 }

@@ -408,9 +408,9 @@ export function notACliPassword(v: string, m: RegExpExecArray): boolean {
   // Not the assignment allow-list: a human password often reads as code (`Summer2024!`). `--password --host db`:
   // the next word is a flag, the password is prompted for.
   const prompted = v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]);
-  // `--passphrase` takes nothing but a passphrase: a word after it is one (`--passphrase correcthorsebattery`), but
-  // for a help page's type (`--passphrase string`).
-  const word = m[0].startsWith("--passphrase") ? /^(?:string|str|text|value)$/ : /^[A-Za-z][a-z]*$/;
+  // `--passphrase` takes nothing but a passphrase: any word after it is one, but for a help page's type or letter
+  // (`--passphrase string`, `--passphrase V`).
+  const word = m[0].startsWith("--passphrase") ? /^(?:string|str|text|value|[A-Z])$/ : /^[A-Za-z][a-z]*$/;
   const wordOrAddress = word.test(v) || /^[\d.:/-]+$/.test(v);
   return placeholderOrVariable(v) || PATH_OR_URL.test(v) || prompted || wordOrAddress;
 }

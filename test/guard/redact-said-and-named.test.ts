@@ -121,6 +121,7 @@ const KEPT2 = [
   "password: !vault |",
   "gpg --passphrase \"$GPG_PASSPHRASE\" -d f",
   "  --passphrase string   passphrase for the key file",
+  "gpg --passphrase V -d f",
   '{"auth": "true"}',
 ];
 
