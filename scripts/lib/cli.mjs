@@ -4314,7 +4314,7 @@ function genericValueEnd(text, start, inQuery) {
   }
   return end;
 }
-function refineGenericValue(text, m, start, end) {
+function refineGenericValue(text, m, start, end, min = 8) {
   if (m.groups?.["s4"] !== void 0) {
     let e = end;
     while (e > start && (text[e - 1] === " " || text[e - 1] === "	" || text[e - 1] === "\r")) e--;
@@ -4328,7 +4328,7 @@ function refineGenericValue(text, m, start, end) {
   while (eq < stop && isNameChar(text.charCodeAt(eq))) eq++;
   const nested = text[eq] === "=" && isNameStart(text.charCodeAt(start)) && looksLikeCode(text.slice(start, eq));
   if (eq < stop && nested) from = eq + 1;
-  if (stop - from < 8) return null;
+  if (stop - from < min) return null;
   return [from, stop];
 }
 function codeName(v) {
@@ -4342,13 +4342,15 @@ function codeName(v) {
     if (p.length === 1) parts[i + 1] = p + parts[i + 1].toLowerCase();
     else words.push(p);
   }
-  return words.join("").length / words.length >= 3 && rarePairCount(words) < 2;
+  const read = v.length <= 16 || words.filter((w) => /^[A-Z]{3,}$/.test(w)).length <= 1;
+  if (/^[a-z]{2}$/.test(words[0] ?? "") && /^[a-z]{2}[A-Z]/.test(v) && words.length > 1) words.shift();
+  return read && words.join("").length / words.length >= 3 && rarePairCount(words) < (v.length <= 16 ? 2 : 1);
 }
 function namedValueKept(v, password) {
   if (!password && WORDS_AND_YEAR.test(v)) return false;
   const name2 = !/^[A-Za-z0-9]+$/.test(v) || /^[A-Za-z]+$/.test(v) || isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1;
   const floor = password ? 2.5 : name2 ? 3.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
-  return shannonEntropy(v) < floor || !password && codeName(v) || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password) || password && NAMED_PARTS.test(v);
+  return shannonEntropy(v) < floor || !password && codeName(v) || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password) || password && (NAMED_PARTS.test(v) || HASH_SCHEME.test(v));
 }
 function keyNameValueKept(v, m) {
   if (m.groups?.["k"] === void 0) return false;
@@ -4445,7 +4447,8 @@ function cookieSpans(text, m) {
 }
 function notACliPassword(v, m) {
   const prompted = v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]);
-  const wordOrAddress = /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
+  const word = m[0].startsWith("--passphrase") ? /^(?:string|str|text|value|[A-Z])$/ : /^[A-Za-z][a-z]*$/;
+  const wordOrAddress = word.test(v) || /^[\d.:/-]+$/.test(v);
   return placeholderOrVariable(v) || PATH_OR_URL.test(v) || prompted || wordOrAddress;
 }
 function awsCandidates(text, from, to) {
@@ -4494,7 +4497,7 @@ function awsUnnamedSpans(text) {
   flush();
   return out;
 }
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, endsLine, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, PART, NAMED_PARTS, CODE_PART, WORDS_AND_YEAR, PASSWORD_NAME, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, FILE_VALUE, CREDENTIAL_FILE_RULES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, endsLine, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, PART, NAMED_PARTS, CODE_PART, HASH_SCHEME, WORDS_AND_YEAR, PASSWORD_NAME, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, FILE_VALUE, CREDENTIAL_FILE_RULES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
@@ -4525,6 +4528,7 @@ var init_redact_syntax = __esm({
     PART = "(?:[A-Z]?[a-z]*|[A-Z]*)\\d*(?:[a-z]*|[A-Z]*)";
     NAMED_PARTS = new RegExp(`^(?:${PART}[/+.:-]){1,5}${PART}$`);
     CODE_PART = /(?:^[A-Za-z]|[A-Z])?\d+(?:[a-z]\d+)*(?:[kK](?![a-z]))?|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
+    HASH_SCHEME = /^(?:argon2(?:id?|d)|pbkdf2\w*|[bs]crypt\w*|!{1,2}[a-z]+)$/i;
     WORDS_AND_YEAR = /^(?:[A-Z][a-z]+){2,}(?!(?:128|256|384|512)\b)\d{3,4}[!#$%&*?@]*$/;
     PASSWORD_NAME = /(?:^|[ _.-])(?:pass(?:word|wd|phrase)|pwd)$|[_.-]pass$/i;
     SECRET_NAME = new RegExp(
@@ -4691,12 +4695,13 @@ var init_redact_vendors = __esm({
         { allow: notADiscordBotToken }
       ),
       rule2("databricks-api-token", "dapi", `${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`),
+      // Any length: base64 of `u:p` is four characters, and a weak password is still one.
       rule2(
         "docker-config-auth",
         '"auth"',
-        `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`,
+        `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{4,}={0,2})"`,
         void 0,
-        { allow: notADockerAuth }
+        { allow: notADockerAuth, weakIsSecret: true }
       ),
       rule2(
         "1password-token",
@@ -4824,7 +4829,7 @@ function notAGluedEnvName(m) {
 }
 function genericKept(v, m) {
   if (UUID.test(v)) return false;
-  if (m.groups?.["is"] !== void 0 || m.groups?.["for"] !== void 0) {
+  if ((m.groups?.["is"] !== void 0 || m.groups?.["for"] !== void 0) && m.groups?.["p"] === void 0) {
     return !(PROSE_NAME.test(m[0]) && saidSecret(v)) || namedValueKept(v, true);
   }
   if (notAGluedEnvName(m)) return true;
@@ -5207,7 +5212,7 @@ var init_redact = __esm({
         {
           // A sentence's full stop after a value said in prose is not the value's.
           refine: (text, m, start, end) => {
-            const span = refineGenericValue(text, m, start, end);
+            const span = refineGenericValue(text, m, start, end, passwordNamed(m) ? 6 : 8);
             const said2 = m.groups?.["is"] !== void 0 || m.groups?.["for"] !== void 0;
             return span !== null && said2 && text[span[1] - 1] === "." ? [span[0], span[1] - 1] : span;
           },

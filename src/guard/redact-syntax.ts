@@ -209,8 +209,10 @@ export function genericValueEnd(text: string, start: number, inQuery: boolean): 
 }
 
 // generic-secret's refine: a quoted value as matched; a YAML block scalar's first line; an unquoted value
-// widened to its run, 8+ characters, or the value of a nested assignment it begins with.
-export function refineGenericValue(text: string, m: RegExpExecArray, start: number, end: number): Range | null {
+// widened to its run, `min`+ characters, or the value of a nested assignment it begins with.
+export function refineGenericValue(
+  text: string, m: RegExpExecArray, start: number, end: number, min = 8,
+): Range | null {
   if (m.groups?.["s4"] !== undefined) {
     let e = end;
     while (e > start && (text[e - 1] === " " || text[e - 1] === "\t" || text[e - 1] === "\r")) e--;
@@ -225,7 +227,7 @@ export function refineGenericValue(text: string, m: RegExpExecArray, start: numb
   while (eq < stop && isNameChar(text.charCodeAt(eq))) eq++;
   const nested = text[eq] === "=" && isNameStart(text.charCodeAt(start)) && looksLikeCode(text.slice(start, eq));
   if (eq < stop && nested) from = eq + 1;
-  if (stop - from < 8) return null;
+  if (stop - from < min) return null;
   return [from, stop];
 }
 
@@ -250,8 +252,16 @@ export function codeName(v: string): boolean {
     if (p.length === 1) parts[i + 1] = p + parts[i + 1]!.toLowerCase();
     else words.push(p);
   }
-  return words.join("").length / words.length >= 3 && rarePairCount(words) < 2;
+  // Past 16 characters a name's words must read as words: no rare pair, one acronym of 3+ letters at most; random
+  // runs of both cases (`abcdEFGH1234ijklMNOP5678`) seldom do.
+  const read = v.length <= 16 || words.filter((w) => /^[A-Z]{3,}$/.test(w)).length <= 1;
+  // A leading verb of two letters (`isRegExp2`, `toUint8`) is a prefix, not a word to average.
+  if (/^[a-z]{2}$/.test(words[0] ?? "") && /^[a-z]{2}[A-Z]/.test(v) && words.length > 1) words.shift();
+  return read && words.join("").length / words.length >= 3 && rarePairCount(words) < (v.length <= 16 ? 2 : 1);
 }
+
+/** A password hashing scheme (`the password is Argon2id`) names how it is stored, a YAML tag (`!vault |`) where. */
+const HASH_SCHEME = /^(?:argon2(?:id?|d)|pbkdf2\w*|[bs]crypt\w*|!{1,2}[a-z]+)$/i;
 
 /** Capitalised words and a number of 3 or 4 digits (`MySuperSecret2024`): chosen, not a name in code. */
 const WORDS_AND_YEAR = /^(?:[A-Z][a-z]+){2,}(?!(?:128|256|384|512)\b)\d{3,4}[!#$%&*?@]*$/;
@@ -267,7 +277,8 @@ export function namedValueKept(v: string, password: boolean): boolean {
     (isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1);
   const floor = password ? 2.5 : name ? 3.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
   return shannonEntropy(v) < floor || (!password && codeName(v)) ||
-    notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password) || (password && NAMED_PARTS.test(v));
+    notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password) ||
+    (password && (NAMED_PARTS.test(v) || HASH_SCHEME.test(v)));
 }
 
 /** A bare `_KEY` name needs a digit and not a dotted identifier (`user.profile.v2`), and 16+ characters unless the
@@ -397,7 +408,10 @@ export function notACliPassword(v: string, m: RegExpExecArray): boolean {
   // Not the assignment allow-list: a human password often reads as code (`Summer2024!`). `--password --host db`:
   // the next word is a flag, the password is prompted for.
   const prompted = v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]);
-  const wordOrAddress = /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
+  // `--passphrase` takes nothing but a passphrase: any word after it is one, but for a help page's type or letter
+  // (`--passphrase string`, `--passphrase V`).
+  const word = m[0].startsWith("--passphrase") ? /^(?:string|str|text|value|[A-Z])$/ : /^[A-Za-z][a-z]*$/;
+  const wordOrAddress = word.test(v) || /^[\d.:/-]+$/.test(v);
   return placeholderOrVariable(v) || PATH_OR_URL.test(v) || prompted || wordOrAddress;
 }
 

@@ -28,8 +28,9 @@ export const VENDOR_RULES: readonly RedactionRule[] = [
       `|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>${DISCORD_TOKEN})${RD}|\\bBot[ \\t]+(?<s1>${DISCORD_TOKEN})${RD}`,
     3.5, { allow: notADiscordBotToken }),
   v("databricks-api-token", "dapi", `${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`),
+  // Any length: base64 of `u:p` is four characters, and a weak password is still one.
   v("docker-config-auth", '"auth"',
-    `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{8,}={0,2})"`, undefined, { allow: notADockerAuth }),
+    `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{4,}={0,2})"`, undefined, { allow: notADockerAuth, weakIsSecret: true }),
   v("1password-token", "ops_eyj a3-",
     `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}` +
       `|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`, 3.5),

@@ -115,10 +115,10 @@ const NPM_TOKEN_NAME = /^[\w.-]*?(?:npm|node)[_.-]?(?:auth[_.-]?)?token["'`]?\s*
 function genericKept(v: string, m: RegExpExecArray): boolean {
   // A UUID gets here only under npm's token names (uuidNamed): a legacy token, its dashes under the entropy floor.
   if (UUID.test(v)) return false;
-  // In prose (`the password is …`, `password for staging = …`) only after a password's, token's or secret's name, a
-  // value mixing letters and digits with a sign or as no name in code does (not `sha256-hashed`, `Argon2id`), judged
-  // as a person's password.
-  if (m.groups?.["is"] !== undefined || m.groups?.["for"] !== undefined) {
+  // In prose (`the password is …`, `password for staging = …`) a password's is judged as after `password:`; after a
+  // token's or secret's name, a value mixing letters and digits with a sign or as no name in code does (not
+  // `sha256-hashed`, `Argon2id`), judged as a person's password.
+  if ((m.groups?.["is"] !== undefined || m.groups?.["for"] !== undefined) && m.groups?.["p"] === undefined) {
     return !(PROSE_NAME.test(m[0]) && saidSecret(v)) || namedValueKept(v, true);
   }
   if (notAGluedEnvName(m)) return true;
@@ -254,7 +254,8 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
       `(?::=|=>|=|:|(?<=[\\w.-][ \\t])(?<is>is|was):?(?=[ \\t]))(?![=:>])\\s*${GENERIC_VALUE}`, undefined, {
     // A sentence's full stop after a value said in prose is not the value's.
     refine: (text, m, start, end) => {
-      const span = refineGenericValue(text, m, start, end);
+      // A person's password may be short (`hunter2`): 6 characters after a password's name, 8 after others.
+      const span = refineGenericValue(text, m, start, end, passwordNamed(m) ? 6 : 8);
       const said = m.groups?.["is"] !== undefined || m.groups?.["for"] !== undefined;
       return span !== null && said && text[span[1] - 1] === "." ? [span[0], span[1] - 1] : span;
     },

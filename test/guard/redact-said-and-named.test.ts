@@ -89,6 +89,60 @@ describe("through the built helper", () => {
   });
 });
 
+// A second round: a password said in prose judged as after `password:`, a word after `--passphrase`, a long value
+// of both cases' runs and digits under an API key's name, a short `auth` in a docker config.
+const PHRASE = j("correcthorse", "battery");
+const ALTERNATING = j("abcdEFGH1234", "ijklMNOP5678");
+const SHORT_AUTH = b64(`{"auths":{"r.io":{"auth":"${b64("u:p")}"}}}`);
+const LEAKS2: Array<[string, string, string, string]> = [
+  ...[PHRASE, j("Wel", "come1"), j("hun", "ter2"), j("bluefal", "con77")].flatMap((pw): typeof LEAKS2 => [
+    [`${pw} said in prose`, `the staging password is ${pw}`, pw, "generic-secret"],
+    [`${pw} after password:`, `staging password: ${pw}`, pw, "generic-secret"],
+  ]),
+  ["a word after gpg --passphrase", `gpg --passphrase ${PHRASE} -d f`, PHRASE, "cli-password"],
+  ["a quoted word after gpg --passphrase", `gpg --passphrase "${j("supersecret", "phrase")}"`,
+    j("supersecret", "phrase"), "cli-password"],
+  ["runs of both cases and digits under OPENAI_API_KEY", `OPENAI_API_KEY=${ALTERNATING}`, ALTERNATING,
+    "generic-secret"],
+  ["a Secret's .dockerconfigjson with a short auth", `kind: Secret\ndata:\n  .dockerconfigjson: ${SHORT_AUTH}\n`,
+    SHORT_AUTH, "docker-config-auth"],
+  ["a docker config's short auth", `{"auths":{"r.io":{"auth":"${b64("u:p")}"}}}`, b64("u:p"), "docker-config-auth"],
+];
+
+const KEPT2 = [
+  "API_KEY=readUInt8",
+  "API_KEY=secp256k1",
+  "API_KEY=isRegExp2",
+  "API_KEY=toString2",
+  "API_KEY=decodeBase64WithBufferFrom",
+  "API_KEY=getPeerX509Certificate",
+  "the password is Argon2id",
+  "the password is incorrect",
+  "password: !vault |",
+  "gpg --passphrase \"$GPG_PASSPHRASE\" -d f",
+  "  --passphrase string   passphrase for the key file",
+  "gpg --passphrase V -d f",
+  '{"auth": "true"}',
+];
+
+describe("redactText: what the tester found kept, round two", () => {
+  it.each(LEAKS2)("%s", (_name, text, secret, kind) => {
+    const r = redactText(text);
+    expect(r.text).not.toContain(secret);
+    expect(r.findings.map((f) => f.kind)).toEqual([kind]);
+  });
+
+  it("through the built helper: each value goes, the look-alikes stay byte for byte", () => {
+    const r = helper(["redact"], { input: `${LEAKS2.map(([, text]) => text).join("\n\n")}\n` });
+    expect(r.code, r.stderr).toBe(0);
+    for (const [name, , secret] of LEAKS2) expect(r.stdout + r.stderr, name).not.toContain(secret);
+    const input = `${KEPT2.join("\n\n")}\n`;
+    const k = helper(["redact"], { input });
+    expect(k.code, k.stderr).toBe(0);
+    expect(k.stdout).toBe(input);
+  });
+});
+
 describe("linear on the new forms' near misses: 8x the input, at most 3 times 8x the time", () => {
   it.each([
     ["passwords for many words", "password for the staging db host "],
