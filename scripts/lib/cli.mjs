@@ -9262,10 +9262,12 @@ function patchesKept(f) {
 function headClauses(f, verdict, notHere, memoryOnly, older) {
   const head = short(f.saved.head);
   const pre = older === 0 ? "" : ` (${older} of them committed before the save)`;
-  if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
+  const n2 = f.commitsSinceDate;
+  const byDate = n2 === null ? [] : [`${plural(n2, "commit")} on HEAD since the saved date`];
+  if (verdict === "unverifiable") return [unverifiableClause(f, notHere), ...byDate];
   if (patchesKept(f)) {
-    const n2 = f.savedCopied ?? null;
-    const copies = n2 === 1 ? "the saved commit is on HEAD as a new commit" : `the ${n2 === null ? "" : `${n2} `}saved commits are on HEAD as new commits`;
+    const n3 = f.savedCopied ?? null;
+    const copies = n3 === 1 ? "the saved commit is on HEAD as a new commit" : `the ${n3 === null ? "" : `${n3} `}saved commits are on HEAD as new commits`;
     const since = f.sinceSaved ?? 0;
     return [
       `saved HEAD ${head} was rewritten with its patches kept (whitespace aside): ${copies}`,
@@ -9281,8 +9283,7 @@ function headClauses(f, verdict, notHere, memoryOnly, older) {
     if ((f.savedChanged ?? 0) > 0)
       parts.push(`${plural(f.savedChanged, "saved commit")} with no patch-identical copy on HEAD`);
     if (f.sinceSaved != null) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, ${copies}`);
-    else if (f.commitsSinceDate !== null)
-      parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
+    else parts.push(...byDate);
     return [...parts, "plan statuses are unverified"];
   }
   if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
@@ -9373,7 +9374,8 @@ function assessDrift(f) {
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
   else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
-  else if ((ageRaw ?? 0) > STALE_DAYS && !worked) parts.push("no work since the save, so not stale");
+  else if ((ageRaw ?? 0) > STALE_DAYS && !worked && reachable === true)
+    parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(fates));
   const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;

@@ -152,7 +152,10 @@ function patchesKept(f: DriftFacts): boolean {
 function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOnly: number, older: number) {
   const head = short(f.saved.head);
   const pre = older === 0 ? "" : ` (${older} of them committed before the save)`;
-  if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
+  // The saved HEAD unchecked says nothing of work since; the commits since the saved date are what is known.
+  const n = f.commitsSinceDate;
+  const byDate = n === null ? [] : [`${plural(n, "commit")} on HEAD since the saved date`];
+  if (verdict === "unverifiable") return [unverifiableClause(f, notHere), ...byDate];
   if (patchesKept(f)) {
     const n = f.savedCopied ?? null;
     const copies = n === 1 ? "the saved commit is on HEAD as a new commit"
@@ -174,8 +177,7 @@ function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOn
     if ((f.savedChanged ?? 0) > 0)
       parts.push(`${plural(f.savedChanged!, "saved commit")} with no patch-identical copy on HEAD`);
     if (f.sinceSaved != null) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, ${copies}`);
-    else if (f.commitsSinceDate !== null)
-      parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
+    else parts.push(...byDate);
     return [...parts, "plan statuses are unverified"];
   }
   if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
@@ -290,7 +292,9 @@ export function assessDrift(f: DriftFacts) {
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
   else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
-  else if ((ageRaw ?? 0) > STALE_DAYS && !worked) parts.push("no work since the save, so not stale");
+  // Only a saved HEAD on HEAD's history shows that no commit came since.
+  else if ((ageRaw ?? 0) > STALE_DAYS && !worked && reachable === true)
+    parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(fates));
   // Said whenever the list was cut: other files dirty now can hide unlisted ones cleaned (a count is no name).

@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { briefBody, helper, tempDir } from "../helpers.ts";
+import { handoff } from "./repo.ts";
 
 interface Repo {
   dir: string;
@@ -256,5 +257,37 @@ describe("verdicts after ordinary git work", () => {
     d = drift(q);
     expect(d.verdict, d.summary).toBe("drifted");
     expect(d.changedKeyFiles).toEqual(["a.txt"]);
+  });
+});
+
+describe("what the summary says it knows", () => {
+  const old = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const pasted = (head: string, days: number) => handoff({ saved: old(days), branch: "main", head, date: old(days), keyFiles: ["`a.txt` — key"] });
+
+  it("an old pasted handoff whose HEAD is not here: commits since its date, never 'no work since'", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    for (const n of [1, 2, 3]) {
+      writeFileSync(path.join(r.dir, "a.txt"), `a${n}\n`);
+      r.gitAt(old(30 - n), "commit", "-qam", `c${n}`);
+    }
+    const b = r.run(["brief", "--stdin"], pasted("ab".repeat(20), 36));
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toMatch(/^Drift & lessons: unverifiable: saved HEAD abababababab is not in this clone/m);
+    // The 3 and the first commit, made today.
+    expect(b.stdout).toContain("4 commits on HEAD since the saved date");
+    expect(b.stdout).not.toContain("no work since the save");
+  });
+
+  it("an old saved HEAD rewritten, nothing else changed: the commit since is said, never 'no work since'", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    writeFileSync(path.join(r.dir, "a.txt"), "a1\n");
+    r.gitAt(old(21), "commit", "-qam", "c1");
+    const text = pasted(r.git("rev-parse", "HEAD"), 20);
+    writeFileSync(path.join(r.dir, "a.txt"), "a2\n");
+    r.gitAt(old(19), "commit", "-q", "--amend", "-am", "c1 amended");
+    const d = JSON.parse(r.run(["drift", "--stdin", "--json"], text).stdout);
+    expect(d.verdict).toBe("rewritten");
+    expect(d.summary).toContain("1 commit on HEAD since the save");
+    expect(d.summary).not.toContain("no work since the save");
   });
 });
