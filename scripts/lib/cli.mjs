@@ -2950,15 +2950,15 @@ async function handoffAway(root, env, tree = null) {
   };
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
-  const count = Math.min(stashCount(commonDir), 100);
+  const count2 = Math.min(stashCount(commonDir), 100);
   const file = `${path18.relative(top, root).split(path18.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if (count === 0 && saves.length === 0 || /[\r\n]/.test(file)) return null;
+  if (count2 === 0 && saves.length === 0 || /[\r\n]/.test(file)) return null;
   let refs = [];
   let blobs;
   try {
     if (saves.length > 0) refs = await branchRefs(root, env);
-    if (count === 0 && refs.length === 0) return null;
-    const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+    if (count2 === 0 && refs.length === 0) return null;
+    const stashRevs = Array.from({ length: count2 }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
     const revs = [...stashRevs.flat(), ...refs];
     const input = revs.map((x) => `${x}:${file}
 `).join("");
@@ -2975,7 +2975,7 @@ async function handoffAway(root, env, tree = null) {
     return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
   };
   const newer = (b) => b != null && rankOf(b) > treeRank;
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < count2; i++) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
     if (untracked && (tree === null || newer(untracked)))
@@ -2983,7 +2983,7 @@ async function handoffAway(root, env, tree = null) {
     if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
       return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
   }
-  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
+  const ranks = refs.map((_, j) => blobs[count2 * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   const ref = refs[ranks.indexOf(best)].replace(/^refs\/(heads|remotes)\//, "");
@@ -6543,9 +6543,9 @@ function summaryLine(entries2) {
   const saves = entries2.filter((e) => e.kind === "save").length;
   const resumes = entries2.length - saves;
   const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
-  const count = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
-  parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
+  const count2 = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`];
+  parts.push(`${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
 }
 function foldSection(period, entries2) {
@@ -7276,8 +7276,8 @@ async function saveDocument(req) {
 }
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+  const count2 = errors.filter((e) => e.rule !== "more").length + Number(more);
+  return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
@@ -8069,12 +8069,12 @@ var require_cjs = __commonJS({
         for (const sig of signals_js_1.signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count } = this.#emitter;
+            let { count: count2 } = this.#emitter;
             const p = process3;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count += p.__signal_exit_emitter__.count;
+              count2 += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count) {
+            if (listeners.length === count2) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -9137,8 +9137,8 @@ async function objectIds(git, revs) {
   const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
   return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
 }
-async function untrackedInStashes(git, count, paths) {
-  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+async function untrackedInStashes(git, count2, paths) {
+  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
@@ -11635,10 +11635,10 @@ var init_claude_plugin = __esm({
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count, exact) {
+  function scanHexDigits(count2, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count || !exact) {
+    while (digits < count2 || !exact) {
       let ch = text.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -11652,7 +11652,7 @@ function createScanner(text, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count) {
+    if (digits < count2) {
       value2 = -1;
     }
     return value2;
@@ -15999,13 +15999,15 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import path55 from "node:path";
-function statusText(handoff, commits, pct, now, stashed = false) {
+function statusText(handoff, since, pct, now, stashed = false) {
   const parts = [];
   if (handoff === null) parts.push(stashed ? "handoff: maybe in a stash (run check)" : "handoff: none");
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (commits !== null) parts.push(`${commits} commit${commits === 1 ? "" : "s"} since`);
+    if (since !== null) parts.push(`${count(since.commits, "commit")} since`);
+    if (since !== null && since.lost > 0) parts.push(`${count(since.lost, "saved commit")} not on this branch`);
+    else if (since?.copied) parts.push("saved HEAD rewritten, patches kept");
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" \xB7 ");
@@ -16016,16 +16018,27 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const only = ["--", ":/", ":(exclude).ai/memory"];
-    const r = await git(["log", "--format=%x01%H", "--name-only", "-z", `${head}..HEAD`, ...only]);
+    const r = await git([
+      "log",
+      "--left-right",
+      "--cherry-mark",
+      "--format=%x01%m%H",
+      "--name-only",
+      "-z",
+      `${head}...HEAD`,
+      ...only
+    ]);
     if (r.code !== 0) return null;
     const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1, -1).map((c) => c.split("\0\n"));
-    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id);
-    return commits.length - (await oursOnly(git, attributes)).size;
+    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id.slice(1));
+    const ours = await oursOnly(git, attributes);
+    const side = (m) => commits.filter(([id]) => id[0] === m && !ours.has(id.slice(1))).length;
+    return { commits: side(">"), lost: side("<"), copied: side("=") > 0 };
   } catch {
     return null;
   }
 }
-var statuslineVerb;
+var count, statuslineVerb;
 var init_statusline = __esm({
   "src/verbs/statusline.ts"() {
     "use strict";
@@ -16041,6 +16054,7 @@ var init_statusline = __esm({
     init_paths();
     init_common();
     init_types();
+    count = (n2, word) => `${n2} ${word}${n2 === 1 ? "" : "s"}`;
     statuslineVerb = {
       name: "statusline",
       options: { then: { type: "string" }, root: { type: "string" } },
@@ -16057,7 +16071,10 @@ and prints its output first, then ours after " | ":
 check)" when this clone saved one and stashed since (as the hook says; read
 from files, no git). Commits since count HEAD's commits after the handoff's
 HEAD anchor but memory-only ones (\`publish\`'s, with our .gitattributes
-block) (git log, at most 500 ms; left out when unknown).
+block) (git log, at most 500 ms; left out when unknown). With the saved HEAD
+off HEAD's history: "\xB7 N saved commits not on this branch" (behind,
+diverged, amended, reset), or "\xB7 saved HEAD rewritten, patches kept" when
+each is on HEAD as a copy (a rebase; the copies not counted since).
 Always exit 0.
 `,
       async run(ctx) {
