@@ -9143,9 +9143,10 @@ async function untrackedInStashes(git, count2, paths) {
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
 }
-async function renamesOf(git, savedHead, gone, staged) {
+async function renamesOf(git, savedHead, gone, staged, found) {
   const moves = new Map(staged);
-  if (savedHead !== null && gone.some((p) => !moves.has(p))) {
+  for (const [from, to] of found ?? []) if (!moves.has(from)) moves.set(from, to);
+  if (found === null && savedHead !== null && gone.some((p) => !moves.has(p))) {
     const r = await git(["diff", "-M", "--diff-filter=R", "--name-status", "-z", savedHead, "HEAD"]);
     const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
     for (let k = 0; k + 2 < f.length; k += 3) if (!moves.has(f[k + 1])) moves.set(f[k + 1], f[k + 2]);
@@ -9154,7 +9155,7 @@ async function renamesOf(git, savedHead, gone, staged) {
 }
 async function gatherFateLogs(git, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: /* @__PURE__ */ new Map() };
-  const renames = opts.gone.length === 0 || !opts.headExists ? /* @__PURE__ */ new Map() : await renamesOf(git, opts.savedHead, opts.gone, opts.staged);
+  const renames = opts.gone.length === 0 || !opts.headExists ? /* @__PURE__ */ new Map() : await renamesOf(git, opts.savedHead, opts.gone, opts.staged, opts.moves ?? null);
   const paths = [.../* @__PURE__ */ new Set([...opts.cleaned, ...renames.values()])];
   const specs = ["--", ...paths.map((p) => `:(top,literal)${p}`)];
   const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
@@ -9212,8 +9213,8 @@ function effectiveBranch(branch, progress) {
 function branchWords(name2) {
   return quoted(withoutTokens(name2), { redact: false });
 }
-function listed(paths) {
-  const shown = paths.slice(0, 3).map(quotedPath).join(", ");
+function listed(paths, words = quotedPath) {
+  const shown = paths.slice(0, 3).map(words).join(", ");
   return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
 }
 function notHereWords(reason) {
@@ -9297,10 +9298,15 @@ function headClauses(f, verdict, notHere, memoryOnly, older) {
   if (ahead === 0) return [`${plural(behind, "commit")} behind the saved ${head}`];
   return [`diverged from the saved ${head}: ${ahead} ahead${pre.replace(" of them", "")}, ${behind} behind`];
 }
+function missingWords(renamed) {
+  const to = new Map(renamed.map((r) => [r.path, r.to]));
+  return (p) => quotedPath(p) + (to.has(p) ? ` (renamed to ${quotedPath(to.get(p))})` : "");
+}
 function fileClauses(f, parts, dirtyChanged) {
   const cur = f.current;
   const missing = f.missingKeyFiles;
-  if (missing.length > 0) parts.push(`key files missing: ${listed(missing)}`);
+  const renamed = (f.renamedKeyFiles ?? []).filter((r) => missing.includes(r.path));
+  if (missing.length > 0) parts.push(`key files missing: ${listed(missing, missingWords(renamed))}`);
   const notYet = f.keyFilesNotYetCreated ?? [];
   if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
   const up = cur?.upstream ?? null;
@@ -9317,7 +9323,7 @@ function fileClauses(f, parts, dirtyChanged) {
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
     parts.push(`dirty files: ${f.saved.dirty.length + (f.saved.dirtyMore ?? 0)} then, ${cur.dirty.length} now`);
   }
-  return { changedKeyFiles, dirtyKeyFiles, up };
+  return { changedKeyFiles, dirtyKeyFiles, up, renamed };
 }
 function assessDrift(f) {
   const cur = f.current;
@@ -9376,7 +9382,7 @@ function assessDrift(f) {
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
   else if ((ageRaw ?? 0) > STALE_DAYS && !worked && reachable === true)
     parts.push("no work since the save, so not stale");
-  const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
+  const { changedKeyFiles, dirtyKeyFiles, up, renamed } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(fates));
   const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;
   const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;
@@ -9406,6 +9412,7 @@ function assessDrift(f) {
     aheadAsSaved: f.aheadAsSaved === true && behind === 0,
     ageDays,
     missingKeyFiles: f.missingKeyFiles,
+    renamedKeyFiles: renamed,
     keyFilesNotYetCreated: f.keyFilesNotYetCreated ?? [],
     upstream: up,
     dirtyChanged,
@@ -9569,10 +9576,25 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
   const headMoved = head !== null && snap.head !== null && snap.head !== head;
   let changed = null;
+  let moves = null;
   if (head !== null && !headMoved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
   else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
-    const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
-    if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
+    const d = await git(["diff", "-M", "--name-status", "-z", head, "HEAD"]);
+    if (d.code === 0) {
+      const f = d.stdout.toString("utf8").split("\0");
+      [changed, moves] = [/* @__PURE__ */ new Set(), /* @__PURE__ */ new Map()];
+      for (let k = 0; k + 1 < f.length; k += f[k].startsWith("R") ? 3 : 2) {
+        changed.add(f[k + 1]);
+        if (!f[k].startsWith("R")) continue;
+        changed.add(f[k + 2]);
+        moves.set(f[k + 1], f[k + 2]);
+      }
+      const rel = (p) => p.startsWith(prefix) ? p.slice(prefix.length) : p;
+      facts.renamedKeyFiles = keyFiles.flatMap((p) => {
+        const to = moves.get(`${prefix}${p}`);
+        return to === void 0 ? [] : [{ path: p, to: rel(to) }];
+      });
+    }
   } else if (facts.savedNone && snap.head !== null && keyFiles.length > 0) {
     const specs = keyFiles.map((k) => `:(top,literal)${prefix}${k}`);
     const t = await git(["ls-tree", "-r", "-z", "--full-name", "--name-only", "HEAD", "--", ...specs]);
@@ -9586,7 +9608,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
     const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
-    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at2.drivers };
+    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at2.drivers, moves };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
   const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
@@ -9786,7 +9808,8 @@ async function measureFates(git, facts, anchors, at2) {
     cleaned: at2.cleaned,
     gone,
     staged: now.renames ?? [],
-    headExists: now.head !== null
+    headExists: now.head !== null,
+    moves: at2.moves
   }), still.length === 0 ? /* @__PURE__ */ new Map() : at2.drivers().then((d) => blobIdsOf(git, d, at2.top, still))]);
   const blobNow = (p) => ids.get(p)?.raw === saved.get(p) ? saved.get(p) : ids.get(p)?.id ?? null;
   return fatesOf({
@@ -9925,7 +9948,7 @@ function renderDrift(r) {
     // The since-date count is taken only when the saved HEAD is not in HEAD: said only then.
     `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${since}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
-    `key files missing: ${paths(r.missingKeyFiles)}`,
+    `key files missing: ${r.missingKeyFiles.map(missingWords(r.renamedKeyFiles)).join(", ") || "none found"}`,
     `key files not created yet (absent at the save too): ${paths(r.keyFilesNotYetCreated, "none")}`,
     `dirty files: ${dirtyThen} then, ${r.current.dirty?.length ?? "unknown"} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,

@@ -290,4 +290,15 @@ describe("what the summary says it knows", () => {
     expect(d.summary).toContain("1 commit on HEAD since the save");
     expect(d.summary).not.toContain("no work since the save");
   });
+  it("a key file renamed and committed since the save is missing with where it went", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    save(r);
+    r.git("mv", "a.txt", "moved.txt");
+    r.git("commit", "-qm", "rename a");
+    const d = drift(r);
+    expect(d.verdict).toBe("drifted");
+    expect(d.summary).toContain('key files missing: "a.txt" (renamed to "moved.txt")');
+    expect(d.renamedKeyFiles).toEqual([{ path: "a.txt", to: "moved.txt" }]);
+    expect(brief(r)).toContain('key files missing: "a.txt" (renamed to "moved.txt")');
+  });
 });
