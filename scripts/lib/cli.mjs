@@ -9616,10 +9616,16 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
-  if (committer === null && snap.head !== null && (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0) {
-    const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
-    committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
-  }
+  const lastBy = async (...revs) => {
+    const spec = `:(top,literal)${handoffPath}`;
+    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", ...revs, "--", spec]);
+    return r.code === 0 ? r.stdout.toString("utf8").trim() || null : null;
+  };
+  const merging = facts.inProgress?.current === "merge" && snap.head !== null;
+  const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
+  const theirs = merging ? await lastBy("MERGE_HEAD", "^HEAD") : null;
+  if (theirs !== null) committer = theirs;
+  else if (committer === null && snap.head !== null && await inHead()) committer = await lastBy();
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
 async function heldAsSaved(git, hashes, paths) {

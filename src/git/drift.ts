@@ -220,11 +220,18 @@ async function measureRepo(
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
+  const lastBy = async (...revs: string[]) => {
+    const spec = `:(top,literal)${handoffPath}`;
+    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", ...revs, "--", spec]);
+    return r.code === 0 ? r.stdout.toString("utf8").trim() || null : null;
+  };
+  // Mid-merge, a handoff the other side changed is that side's in the tree: HEAD's history names the wrong author.
+  const merging = facts.inProgress?.current === "merge" && snap.head !== null;
+  const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
+  const theirs = merging ? await lastBy("MERGE_HEAD", "^HEAD") : null;
+  if (theirs !== null) committer = theirs;
   // Only when the commits since the save did not name its committer; a handoff not in HEAD has none to walk for.
-  if (committer === null && snap.head !== null && (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0) {
-    const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
-    committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
-  }
+  else if (committer === null && snap.head !== null && (await inHead())) committer = await lastBy();
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
 

@@ -301,4 +301,22 @@ describe("what the summary says it knows", () => {
     expect(d.renamedKeyFiles).toEqual([{ path: "a.txt", to: "moved.txt" }]);
     expect(brief(r)).toContain('key files missing: "a.txt" (renamed to "moved.txt")');
   });
+  it("mid-merge, a handoff the other side changed is not said to be by this clone's user", { timeout: 60_000 }, () => {
+    const a = newRepo();
+    save(a);
+    a.git("add", "-f", ".ai/memory");
+    a.git("commit", "-qm", "alice's handoff");
+    const b = person(tempDir("sh-bob-"), tempDir("sh-bob-clone-"));
+    b.git("clone", "-q", a.dir, ".");
+    save(b);
+    b.git("add", "-f", ".ai/memory");
+    b.git("-c", "user.name=Bob", "-c", "user.email=bob@example.com", "commit", "-qm", "bob's handoff");
+    writeFileSync(path.join(a.dir, "a.txt"), "alice's work\n");
+    a.git("commit", "-qam", "alice's work");
+    a.git("fetch", "-q", b.dir, "main:bob");
+    a.git("merge", "-q", "--no-ff", "--no-commit", "bob");
+    const d = drift(a);
+    expect(d.summary).toContain('the handoff was not saved in this clone; its last commit is by "Bob" "bob@example.com"');
+    expect(d.summary).not.toContain("Alice");
+  });
 });
