@@ -2965,15 +2965,15 @@ async function handoffAway(root, env, tree = null) {
   };
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
-  const count = Math.min(stashCount(commonDir), 100);
+  const count2 = Math.min(stashCount(commonDir), 100);
   const file = handoffSpec(root, env);
-  if (count === 0 && saves.length === 0 || file === null) return null;
+  if (count2 === 0 && saves.length === 0 || file === null) return null;
   let refs = [];
   let blobs;
   try {
     if (saves.length > 0) refs = await branchRefs(root, env);
-    if (count === 0 && refs.length === 0) return null;
-    const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+    if (count2 === 0 && refs.length === 0) return null;
+    const stashRevs = Array.from({ length: count2 }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
     const revs = [...stashRevs.flat(), ...refs];
     const input = revs.map((x) => `${x}:${file}
 `).join("");
@@ -2990,7 +2990,7 @@ async function handoffAway(root, env, tree = null) {
     return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
   };
   const newer = (b) => b != null && rankOf(b) > treeRank;
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < count2; i++) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
     if (untracked && (tree === null || newer(untracked)))
@@ -2998,7 +2998,7 @@ async function handoffAway(root, env, tree = null) {
     if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
       return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
   }
-  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
+  const ranks = refs.map((_, j) => blobs[count2 * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   const ref = shortName(refs[ranks.indexOf(best)]);
@@ -6589,9 +6589,9 @@ function summaryLine(entries2) {
   const saves = entries2.filter((e) => e.kind === "save").length;
   const resumes = entries2.length - saves;
   const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
-  const count = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
-  parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
+  const count2 = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`];
+  parts.push(`${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
 }
 function foldSection(period, entries2) {
@@ -7316,8 +7316,8 @@ async function saveDocument(req) {
 }
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+  const count2 = errors.filter((e) => e.rule !== "more").length + Number(more);
+  return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
@@ -8108,12 +8108,12 @@ var require_cjs = __commonJS({
         for (const sig of signals_js_1.signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count } = this.#emitter;
+            let { count: count2 } = this.#emitter;
             const p = process3;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count += p.__signal_exit_emitter__.count;
+              count2 += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count) {
+            if (listeners.length === count2) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -9186,15 +9186,16 @@ async function objectIds(git, revs) {
   const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
   return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
 }
-async function untrackedInStashes(git, count, paths) {
-  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+async function untrackedInStashes(git, count2, paths) {
+  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
 }
-async function renamesOf(git, savedHead, gone, staged) {
+async function renamesOf(git, savedHead, gone, staged, found) {
   const moves = new Map(staged);
-  if (savedHead !== null && gone.some((p) => !moves.has(p))) {
+  for (const [from, to] of found ?? []) if (!moves.has(from)) moves.set(from, to);
+  if (found === null && savedHead !== null && gone.some((p) => !moves.has(p))) {
     const r = await git(["diff", "-M", "--diff-filter=R", "--name-status", "-z", savedHead, "HEAD"]);
     const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
     for (let k = 0; k + 2 < f.length; k += 3) if (!moves.has(f[k + 1])) moves.set(f[k + 1], f[k + 2]);
@@ -9203,7 +9204,7 @@ async function renamesOf(git, savedHead, gone, staged) {
 }
 async function gatherFateLogs(git, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: /* @__PURE__ */ new Map() };
-  const renames = opts.gone.length === 0 || !opts.headExists ? /* @__PURE__ */ new Map() : await renamesOf(git, opts.savedHead, opts.gone, opts.staged);
+  const renames = opts.gone.length === 0 || !opts.headExists ? /* @__PURE__ */ new Map() : await renamesOf(git, opts.savedHead, opts.gone, opts.staged, opts.moves ?? null);
   const paths = [.../* @__PURE__ */ new Set([...opts.cleaned, ...renames.values()])].filter((p) => !CONTROL.test(p));
   if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
   const specs = ["--", ...paths.map((p) => `:(top,literal)${p}`)];
@@ -9264,8 +9265,8 @@ function effectiveBranch(branch, progress) {
 function branchWords(name2) {
   return quoted(withoutTokens(name2), { redact: false });
 }
-function listed(paths) {
-  const shown = paths.slice(0, 3).map(quotedPath).join(", ");
+function listed(paths, words = quotedPath) {
+  const shown = paths.slice(0, 3).map(words).join(", ");
   return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
 }
 function notHereWords(reason) {
@@ -9314,10 +9315,12 @@ function patchesKept(f) {
 function headClauses(f, verdict, notHere, memoryOnly, older) {
   const head = short(f.saved.head);
   const pre = older === 0 ? "" : ` (${older} of them committed before the save)`;
-  if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
+  const n2 = f.commitsSinceDate;
+  const byDate = n2 === null ? [] : [`${plural(n2, "commit")} on HEAD since the saved date`];
+  if (verdict === "unverifiable") return [unverifiableClause(f, notHere), ...byDate];
   if (patchesKept(f)) {
-    const n2 = f.savedCopied ?? null;
-    const copies = n2 === 1 ? "the saved commit is on HEAD as a new commit" : `the ${n2 === null ? "" : `${n2} `}saved commits are on HEAD as new commits`;
+    const n3 = f.savedCopied ?? null;
+    const copies = n3 === 1 ? "the saved commit is on HEAD as a new commit" : `the ${n3 === null ? "" : `${n3} `}saved commits are on HEAD as new commits`;
     const since = f.sinceSaved ?? 0;
     return [
       `saved HEAD ${head} was rewritten with its patches kept (whitespace aside): ${copies}`,
@@ -9333,8 +9336,7 @@ function headClauses(f, verdict, notHere, memoryOnly, older) {
     if ((f.savedChanged ?? 0) > 0)
       parts.push(`${plural(f.savedChanged, "saved commit")} with no patch-identical copy on HEAD`);
     if (f.sinceSaved != null) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, ${copies}`);
-    else if (f.commitsSinceDate !== null)
-      parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
+    else parts.push(...byDate);
     return [...parts, "plan statuses are unverified"];
   }
   if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
@@ -9348,10 +9350,15 @@ function headClauses(f, verdict, notHere, memoryOnly, older) {
   if (ahead === 0) return [`${plural(behind, "commit")} behind the saved ${head}`];
   return [`diverged from the saved ${head}: ${ahead} ahead${pre.replace(" of them", "")}, ${behind} behind`];
 }
+function missingWords(renamed) {
+  const to = new Map(renamed.map((r) => [r.path, r.to]));
+  return (p) => quotedPath(p) + (to.has(p) ? ` (renamed to ${quotedPath(to.get(p))})` : "");
+}
 function fileClauses(f, parts, dirtyChanged) {
   const cur = f.current;
   const missing = f.missingKeyFiles;
-  if (missing.length > 0) parts.push(`key files missing: ${listed(missing)}`);
+  const renamed = (f.renamedKeyFiles ?? []).filter((r) => missing.includes(r.path));
+  if (missing.length > 0) parts.push(`key files missing: ${listed(missing, missingWords(renamed))}`);
   const notYet = f.keyFilesNotYetCreated ?? [];
   if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
   const up = cur?.upstream ?? null;
@@ -9368,7 +9375,7 @@ function fileClauses(f, parts, dirtyChanged) {
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
     parts.push(`dirty files: ${f.saved.dirty.length + (f.saved.dirtyMore ?? 0)} then, ${cur.dirty.length} now`);
   }
-  return { changedKeyFiles, dirtyKeyFiles, up };
+  return { changedKeyFiles, dirtyKeyFiles, up, renamed };
 }
 function assessDrift(f) {
   const cur = f.current;
@@ -9425,8 +9432,9 @@ function assessDrift(f) {
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
   else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
-  else if ((ageRaw ?? 0) > STALE_DAYS && !worked) parts.push("no work since the save, so not stale");
-  const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
+  else if ((ageRaw ?? 0) > STALE_DAYS && !worked && reachable === true)
+    parts.push("no work since the save, so not stale");
+  const { changedKeyFiles, dirtyKeyFiles, up, renamed } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(fates));
   const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;
   const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;
@@ -9456,6 +9464,7 @@ function assessDrift(f) {
     aheadAsSaved: f.aheadAsSaved === true && behind === 0,
     ageDays,
     missingKeyFiles: f.missingKeyFiles,
+    renamedKeyFiles: renamed,
     keyFilesNotYetCreated: f.keyFilesNotYetCreated ?? [],
     upstream: up,
     dirtyChanged,
@@ -9619,10 +9628,25 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
   const headMoved = head !== null && snap.head !== null && snap.head !== head;
   let changed = null;
+  let moves = null;
   if (head !== null && !headMoved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
   else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
-    const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
-    if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
+    const d = await git(["diff", "-M", "--name-status", "-z", head, "HEAD"]);
+    if (d.code === 0) {
+      const f = d.stdout.toString("utf8").split("\0");
+      [changed, moves] = [/* @__PURE__ */ new Set(), /* @__PURE__ */ new Map()];
+      for (let k = 0; k + 1 < f.length; k += f[k].startsWith("R") ? 3 : 2) {
+        changed.add(f[k + 1]);
+        if (!f[k].startsWith("R")) continue;
+        changed.add(f[k + 2]);
+        moves.set(f[k + 1], f[k + 2]);
+      }
+      const rel = (p) => p.startsWith(prefix) ? p.slice(prefix.length) : p;
+      facts.renamedKeyFiles = keyFiles.flatMap((p) => {
+        const to = moves.get(`${prefix}${p}`);
+        return to === void 0 ? [] : [{ path: p, to: rel(to) }];
+      });
+    }
   } else if (facts.savedNone && snap.head !== null && keyFiles.length > 0) {
     const specs = keyFiles.map((k) => `:(top,literal)${prefix}${k}`);
     const t = await git(["ls-tree", "-r", "-z", "--full-name", "--name-only", "HEAD", "--", ...specs]);
@@ -9636,7 +9660,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
     const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
-    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at2.drivers };
+    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at2.drivers, moves };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
   const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
@@ -9644,10 +9668,16 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
-  if (committer === null && snap.head !== null && (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0) {
-    const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
-    committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
-  }
+  const lastBy = async (...revs) => {
+    const spec = `:(top,literal)${handoffPath}`;
+    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", ...revs, "--", spec]);
+    return r.code === 0 ? r.stdout.toString("utf8").trim() || null : null;
+  };
+  const merging = facts.inProgress?.current === "merge" && snap.head !== null;
+  const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
+  const theirs = merging ? await lastBy("MERGE_HEAD", "^HEAD") : null;
+  if (theirs !== null) committer = theirs;
+  else if (committer === null && snap.head !== null && await inHead()) committer = await lastBy();
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
 async function heldAsSaved(git, savedHead, hashes, paths) {
@@ -9848,7 +9878,8 @@ async function measureFates(git, facts, anchors, at2) {
     cleaned: at2.cleaned,
     gone,
     staged: now.renames ?? [],
-    headExists: now.head !== null
+    headExists: now.head !== null,
+    moves: at2.moves
   }), still.length === 0 ? /* @__PURE__ */ new Map() : at2.drivers().then((d) => blobIdsOf(git, d, at2.top, still))]);
   const blobNow = (p) => ids.get(p)?.raw === saved.get(p) ? saved.get(p) : ids.get(p)?.id ?? null;
   return fatesOf({
@@ -9987,7 +10018,7 @@ function renderDrift(r) {
     // The since-date count is taken only when the saved HEAD is not in HEAD: said only then.
     `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${since}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
-    `key files missing: ${paths(r.missingKeyFiles)}`,
+    `key files missing: ${r.missingKeyFiles.map(missingWords(r.renamedKeyFiles)).join(", ") || "none found"}`,
     `key files not created yet (absent at the save too): ${paths(r.keyFilesNotYetCreated, "none")}`,
     `dirty files: ${dirtyThen} then, ${r.current.dirty?.length ?? "unknown"} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
@@ -11705,10 +11736,10 @@ var init_claude_plugin = __esm({
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count, exact) {
+  function scanHexDigits(count2, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count || !exact) {
+    while (digits < count2 || !exact) {
       let ch = text.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -11722,7 +11753,7 @@ function createScanner(text, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count) {
+    if (digits < count2) {
       value2 = -1;
     }
     return value2;
@@ -16136,13 +16167,15 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import path56 from "node:path";
-function statusText(handoff, commits, pct, now, none = "handoff: none") {
+function statusText(handoff, since, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (commits !== null) parts.push(`${commits} commit${commits === 1 ? "" : "s"} since`);
+    if (since !== null) parts.push(`${count(since.commits, "commit")} since`);
+    if (since !== null && since.lost > 0) parts.push(`${count(since.lost, "saved commit")} not on this branch`);
+    else if (since?.copied) parts.push("saved HEAD rewritten, patches kept");
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" \xB7 ");
@@ -16153,11 +16186,22 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const only = ["--", ":/", ":(exclude).ai/memory"];
-    const r = await git(["log", "--format=%x01%H", "--name-only", "-z", `${head}..HEAD`, ...only]);
+    const r = await git([
+      "log",
+      "--left-right",
+      "--cherry-mark",
+      "--format=%x01%m%H",
+      "--name-only",
+      "-z",
+      `${head}...HEAD`,
+      ...only
+    ]);
     if (r.code !== 0) return null;
     const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1, -1).map((c) => c.split("\0\n"));
-    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id);
-    return commits.length - (await oursOnly(git, attributes)).size;
+    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id.slice(1));
+    const ours = await oursOnly(git, attributes);
+    const side = (m) => commits.filter(([id]) => id[0] === m && !ours.has(id.slice(1))).length;
+    return { commits: side(">"), lost: side("<"), copied: side("=") > 0 };
   } catch {
     return null;
   }
@@ -16168,7 +16212,7 @@ async function noneHere(root, env, missing) {
   const other = await handoffsElsewhere(root, env, 500);
   return other === null ? void 0 : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
 }
-var statuslineVerb;
+var count, statuslineVerb;
 var init_statusline = __esm({
   "src/verbs/statusline.ts"() {
     "use strict";
@@ -16185,6 +16229,7 @@ var init_statusline = __esm({
     init_paths();
     init_common();
     init_types();
+    count = (n2, word) => `${n2} ${word}${n2 === 1 ? "" : "s"}`;
     statuslineVerb = {
       name: "statusline",
       options: { then: { type: "string" }, root: { type: "string" } },
@@ -16203,7 +16248,9 @@ from files, no git); "handoff: none here, one on branch <name> (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
-out when unknown).
+out when unknown). With the saved HEAD off HEAD's history: "\xB7 N saved commits
+not on this branch" (behind, diverged, amended, reset), or "\xB7 saved HEAD
+rewritten, patches kept" when each is on HEAD as a copy (a rebase).
 Always exit 0.
 `,
       async run(ctx) {

@@ -3351,13 +3351,16 @@ async function handoffsElsewhere(root, env, timeout) {
 }
 
 // src/verbs/statusline.ts
-function statusText(handoff, commits, pct, now, none = "handoff: none") {
+var count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+function statusText(handoff, since, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (commits !== null) parts.push(`${commits} commit${commits === 1 ? "" : "s"} since`);
+    if (since !== null) parts.push(`${count(since.commits, "commit")} since`);
+    if (since !== null && since.lost > 0) parts.push(`${count(since.lost, "saved commit")} not on this branch`);
+    else if (since?.copied) parts.push("saved HEAD rewritten, patches kept");
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" \xB7 ");
@@ -3368,11 +3371,22 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const only = ["--", ":/", ":(exclude).ai/memory"];
-    const r = await git(["log", "--format=%x01%H", "--name-only", "-z", `${head}..HEAD`, ...only]);
+    const r = await git([
+      "log",
+      "--left-right",
+      "--cherry-mark",
+      "--format=%x01%m%H",
+      "--name-only",
+      "-z",
+      `${head}...HEAD`,
+      ...only
+    ]);
     if (r.code !== 0) return null;
     const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1, -1).map((c) => c.split("\0\n"));
-    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id);
-    return commits.length - (await oursOnly(git, attributes)).size;
+    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id.slice(1));
+    const ours = await oursOnly(git, attributes);
+    const side = (m) => commits.filter(([id]) => id[0] === m && !ours.has(id.slice(1))).length;
+    return { commits: side(">"), lost: side("<"), copied: side("=") > 0 };
   } catch {
     return null;
   }
@@ -3401,7 +3415,9 @@ from files, no git); "handoff: none here, one on branch <name> (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
-out when unknown).
+out when unknown). With the saved HEAD off HEAD's history: "\xB7 N saved commits
+not on this branch" (behind, diverged, amended, reset), or "\xB7 saved HEAD
+rewritten, patches kept" when each is on HEAD as a copy (a rebase).
 Always exit 0.
 `,
   async run(ctx) {

@@ -173,10 +173,27 @@ async function measureRepo(
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
   const headMoved = head !== null && snap.head !== null && snap.head !== head;
   let changed: Set<string> | null = null;
+  // Renames from the saved HEAD to HEAD, when that diff ran: the fates then ask git for none.
+  let moves: Map<string, string> | null = null;
   if (head !== null && !headMoved && facts.headReachable === true) changed = new Set();
   else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
-    const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
-    if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
+    // With renames found, a key file gone since can say where it went; both names count as changed.
+    const d = await git(["diff", "-M", "--name-status", "-z", head, "HEAD"]);
+    if (d.code === 0) {
+      const f = d.stdout.toString("utf8").split("\0");
+      [changed, moves] = [new Set(), new Map()];
+      for (let k = 0; k + 1 < f.length; k += f[k]!.startsWith("R") ? 3 : 2) {
+        changed.add(f[k + 1]!);
+        if (!f[k]!.startsWith("R")) continue;
+        changed.add(f[k + 2]!);
+        moves.set(f[k + 1]!, f[k + 2]!);
+      }
+      const rel = (p: string) => (p.startsWith(prefix) ? p.slice(prefix.length) : p);
+      facts.renamedKeyFiles = keyFiles.flatMap((p) => {
+        const to = moves!.get(`${prefix}${p}`);
+        return to === undefined ? [] : [{ path: p, to: rel(to) }];
+      });
+    }
   } else if (facts.savedNone && snap.head !== null && keyFiles.length > 0) {
     // From no commit, every key file in HEAD's tree was added since the save.
     const specs = keyFiles.map((k) => `:(top,literal)${prefix}${k}`);
@@ -193,7 +210,7 @@ async function measureRepo(
   facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
     const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
-    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at.drivers };
+    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at.drivers, moves };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
   // Key files dirty now (an untracked folder counts for the files in it) and not listed dirty at the save.
@@ -203,11 +220,18 @@ async function measureRepo(
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
+  const lastBy = async (...revs: string[]) => {
+    const spec = `:(top,literal)${handoffPath}`;
+    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", ...revs, "--", spec]);
+    return r.code === 0 ? r.stdout.toString("utf8").trim() || null : null;
+  };
+  // Mid-merge, a handoff the other side changed is that side's in the tree: HEAD's history names the wrong author.
+  const merging = facts.inProgress?.current === "merge" && snap.head !== null;
+  const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
+  const theirs = merging ? await lastBy("MERGE_HEAD", "^HEAD") : null;
+  if (theirs !== null) committer = theirs;
   // Only when the commits since the save did not name its committer; a handoff not in HEAD has none to walk for.
-  if (committer === null && snap.head !== null && (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0) {
-    const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
-    committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
-  }
+  else if (committer === null && snap.head !== null && (await inHead())) committer = await lastBy();
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
 
@@ -433,7 +457,10 @@ function blankFacts(anchors: CheckedAnchors, nowMs: number): DriftFacts {
 
 async function measureFates(
   git: Git, facts: DriftFacts, anchors: CheckedAnchors,
-  at: { top: string; gitDir: string | null; cleaned: string[]; fromElsewhere: boolean; drivers: At["drivers"] },
+  at: {
+    top: string; gitDir: string | null; cleaned: string[]; fromElsewhere: boolean; drivers: At["drivers"];
+    moves: Map<string, string> | null;
+  },
 ) {
   const now = facts.current!;
   const head = facts.saved.head;
@@ -447,7 +474,7 @@ async function measureFates(
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
     gitDir: at.gitDir, savedHead: present ? head : null,
     savedDateMs: facts.saved.date?.ms ?? null, cleaned: at.cleaned, gone, staged: now.renames ?? [],
-    headExists: now.head !== null,
+    headExists: now.head !== null, moves: at.moves,
   }), still.length === 0 ? new Map() : at.drivers().then((d) => blobIdsOf(git, d, at.top, still))]);
   // A handoff of an older version holds the raw bytes' id: equal raw bytes are unchanged content too.
   const blobNow = (p: string) => (ids.get(p)?.raw === saved.get(p) ? saved.get(p)! : ids.get(p)?.id ?? null);

@@ -149,9 +149,12 @@ async function untrackedInStashes(git: Git, count: number, paths: readonly strin
  */
 async function renamesOf(
   git: Git, savedHead: string | null, gone: readonly string[], staged: readonly (readonly [string, string])[],
+  found: Map<string, string> | null,
 ): Promise<Map<string, string>> {
   const moves = new Map(staged);
-  if (savedHead !== null && gone.some((p) => !moves.has(p))) {
+  // Drift's own diff of the saved HEAD to HEAD, when it ran, found these renames already.
+  for (const [from, to] of found ?? []) if (!moves.has(from)) moves.set(from, to);
+  if (found === null && savedHead !== null && gone.some((p) => !moves.has(p))) {
     const r = await git(["diff", "-M", "--diff-filter=R", "--name-status", "-z", savedHead, "HEAD"]);
     const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
     // `R<score>`, the old path, the new one.
@@ -167,11 +170,11 @@ async function renamesOf(
 export async function gatherFateLogs(
   git: Git, opts: { gitDir: string | null; savedHead: string | null; savedDateMs: number | null;
     cleaned: readonly string[]; gone: readonly string[]; staged: readonly (readonly [string, string])[];
-    headExists: boolean },
+    headExists: boolean; moves?: Map<string, string> | null },
 ): Promise<Pick<FateInputs, "onHead" | "elsewhere" | "stashes" | "renames">> {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: new Map() };
   const renames = opts.gone.length === 0 || !opts.headExists ? new Map<string, string>()
-    : await renamesOf(git, opts.savedHead, opts.gone, opts.staged);
+    : await renamesOf(git, opts.savedHead, opts.gone, opts.staged, opts.moves ?? null);
   const paths = [...new Set([...opts.cleaned, ...renames.values()])].filter((p) => !CONTROL.test(p));
   if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
   const specs = ["--", ...paths.map((p) => `:(top,literal)${p}`)];

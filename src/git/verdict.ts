@@ -45,6 +45,8 @@ export interface DriftFacts {
   /** Commits on HEAD since the saved date, counted only when the saved HEAD is unreachable. */
   commitsSinceDate: number | null;
   missingKeyFiles: string[];
+  /** Key files renamed between the saved HEAD and HEAD (git's -M), by their saved path. */
+  renamedKeyFiles?: { path: string; to: string }[];
   keyFilesNotYetCreated?: string[];
   unverifiable: string[];
   memoryOnlyCommits?: number;
@@ -81,8 +83,8 @@ export function branchWords(name: string): string {
   return quoted(withoutTokens(name), { redact: false });
 }
 
-function listed(paths: readonly string[]): string {
-  const shown = paths.slice(0, 3).map(quotedPath).join(", ");
+function listed(paths: readonly string[], words: (p: string) => string = quotedPath): string {
+  const shown = paths.slice(0, 3).map(words).join(", ");
   return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
 }
 
@@ -152,7 +154,10 @@ function patchesKept(f: DriftFacts): boolean {
 function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOnly: number, older: number) {
   const head = short(f.saved.head);
   const pre = older === 0 ? "" : ` (${older} of them committed before the save)`;
-  if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
+  // The saved HEAD unchecked says nothing of work since; the commits since the saved date are what is known.
+  const n = f.commitsSinceDate;
+  const byDate = n === null ? [] : [`${plural(n, "commit")} on HEAD since the saved date`];
+  if (verdict === "unverifiable") return [unverifiableClause(f, notHere), ...byDate];
   if (patchesKept(f)) {
     const n = f.savedCopied ?? null;
     const copies = n === 1 ? "the saved commit is on HEAD as a new commit"
@@ -174,8 +179,7 @@ function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOn
     if ((f.savedChanged ?? 0) > 0)
       parts.push(`${plural(f.savedChanged!, "saved commit")} with no patch-identical copy on HEAD`);
     if (f.sinceSaved != null) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, ${copies}`);
-    else if (f.commitsSinceDate !== null)
-      parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
+    else parts.push(...byDate);
     return [...parts, "plan statuses are unverified"];
   }
   if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
@@ -190,11 +194,18 @@ function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOn
   return [`diverged from the saved ${head}: ${ahead} ahead${pre.replace(" of them", "")}, ${behind} behind`];
 }
 
+/** A missing key file in words, with the name a rename since the save gave it. */
+export function missingWords(renamed: readonly { path: string; to: string }[]): (p: string) => string {
+  const to = new Map(renamed.map((r) => [r.path, r.to]));
+  return (p) => quotedPath(p) + (to.has(p) ? ` (renamed to ${quotedPath(to.get(p)!)})` : "");
+}
+
 // The key files (missing, not created yet, changed, with uncommitted edits), upstream and dirty counts.
 function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | null) {
   const cur = f.current;
   const missing = f.missingKeyFiles;
-  if (missing.length > 0) parts.push(`key files missing: ${listed(missing)}`);
+  const renamed = (f.renamedKeyFiles ?? []).filter((r) => missing.includes(r.path));
+  if (missing.length > 0) parts.push(`key files missing: ${listed(missing, missingWords(renamed))}`);
   const notYet = f.keyFilesNotYetCreated ?? [];
   if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
   const up = cur?.upstream ?? null;
@@ -212,7 +223,7 @@ function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | nul
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
     parts.push(`dirty files: ${f.saved.dirty.length + (f.saved.dirtyMore ?? 0)} then, ${cur.dirty.length} now`);
   }
-  return { changedKeyFiles, dirtyKeyFiles, up };
+  return { changedKeyFiles, dirtyKeyFiles, up, renamed };
 }
 
 export function assessDrift(f: DriftFacts) {
@@ -290,8 +301,10 @@ export function assessDrift(f: DriftFacts) {
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
   else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
-  else if ((ageRaw ?? 0) > STALE_DAYS && !worked) parts.push("no work since the save, so not stale");
-  const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
+  // Only a saved HEAD on HEAD's history shows that no commit came since.
+  else if ((ageRaw ?? 0) > STALE_DAYS && !worked && reachable === true)
+    parts.push("no work since the save, so not stale");
+  const { changedKeyFiles, dirtyKeyFiles, up, renamed } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(fates));
   // Said whenever the list was cut: other files dirty now can hide unlisted ones cleaned (a count is no name).
   const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;
@@ -316,7 +329,8 @@ export function assessDrift(f: DriftFacts) {
     branchChanged, headReachable: reachable, ahead, behind, olderAhead: older, commitsSinceDate: f.commitsSinceDate,
     aheadAsSaved: f.aheadAsSaved === true && behind === 0,
     ageDays,
-    missingKeyFiles: f.missingKeyFiles, keyFilesNotYetCreated: f.keyFilesNotYetCreated ?? [], upstream: up,
+    missingKeyFiles: f.missingKeyFiles, renamedKeyFiles: renamed, keyFilesNotYetCreated: f.keyFilesNotYetCreated ?? [],
+    upstream: up,
     dirtyChanged, shallow: f.shallow,
     headPresent: unchecked ? null : reachable || !f.objectMissing, countsAtLeast: f.shallow, notHereReason,
     sinceSaved: reachable === false && !f.objectMissing ? (f.sinceSaved ?? null) : null,

@@ -2,7 +2,7 @@ import { Absent } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import type { DirtyFate } from "../git/fates.ts";
-import { branchWords, notHereWords, placeWords, type DriftReport } from "../git/verdict.ts";
+import { branchWords, missingWords, notHereWords, placeWords, type DriftReport } from "../git/verdict.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
 import { quotedPath } from "../guard/quote.ts";
@@ -45,7 +45,7 @@ export function renderDrift(r: DriftReport): string {
     // The since-date count is taken only when the saved HEAD is not in HEAD: said only then.
     `ahead: ${n(r.ahead)}, behind: ${n(r.behind)}${since}`,
     `age: ${r.ageDays === null ? "unknown" : `${r.ageDays} days`} (saved ${r.saved.date ?? "at an unverifiable time"})`,
-    `key files missing: ${paths(r.missingKeyFiles)}`,
+    `key files missing: ${r.missingKeyFiles.map(missingWords(r.renamedKeyFiles)).join(", ") || "none found"}`,
     `key files not created yet (absent at the save too): ${paths(r.keyFilesNotYetCreated, "none")}`,
     `dirty files: ${dirtyThen} then, ${r.current.dirty?.length ?? "unknown"} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,

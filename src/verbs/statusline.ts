@@ -14,21 +14,28 @@ import { memoryDir } from "../store/paths.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 
+type Since = { commits: number; lost: number; copied: boolean };
+
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 /** The state part of the line, from the handoff's text, the commits since its HEAD anchor and the percent used. */
-function statusText(handoff: string | null, commits: number | null, pct: number | null, now: number,
+function statusText(handoff: string | null, since: Since | null, pct: number | null, now: number,
   none = "handoff: none"): string {
   const parts: string[] = [];
   if (handoff === null) parts.push(none);
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (commits !== null) parts.push(`${commits} commit${commits === 1 ? "" : "s"} since`);
+    if (since !== null) parts.push(`${count(since.commits, "commit")} since`);
+    // The saved HEAD off HEAD's history: behind, diverged or rewritten, as the brief then says in full.
+    if (since !== null && since.lost > 0) parts.push(`${count(since.lost, "saved commit")} not on this branch`);
+    else if (since?.copied) parts.push("saved HEAD rewritten, patches kept");
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" · ");
 }
 
-async function commitsSince(root: string, handoff: string, env: VerbContext["env"]): Promise<number | null> {
+async function commitsSince(root: string, handoff: string, env: VerbContext["env"]): Promise<Since | null> {
   // The anchors section's HEAD, not a `- HEAD:` line quoted elsewhere in the document.
   const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === undefined) return null;
@@ -37,12 +44,16 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
     // the brief, nor `publish`'s that also adds our `.gitattributes` block (only that file outside memory, ours alone).
     const git: Git = (args, input) => runGit(root, args, env, 500, { input });
     const only = ["--", ":/", ":(exclude).ai/memory"];
-    const r = await git(["log", "--format=%x01%H", "--name-only", "-z", `${head}..HEAD`, ...only]);
+    // Both sides in the one log: `<` a saved commit HEAD lacks, `>` one since, `=` a patch-identical copy (a rebase).
+    const r = await git(["log", "--left-right", "--cherry-mark", "--format=%x01%m%H", "--name-only", "-z",
+      `${head}...HEAD`, ...only]);
     if (r.code !== 0) return null;
-    // `\x01<id>\0\n<name>\0<name>…`; a record's names end in \0 but the next record's \x01 takes it.
+    // `\x01<mark><id>\0\n<name>\0<name>…`; a record's names end in \0 but the next record's \x01 takes it.
     const commits = `\0${r.stdout.toString("utf8")}\x01`.split("\0\x01").slice(1, -1).map((c) => c.split("\0\n"));
-    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id!);
-    return commits.length - (await oursOnly(git, attributes)).size;
+    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id!.slice(1));
+    const ours = await oursOnly(git, attributes);
+    const side = (m: string) => commits.filter(([id]) => id![0] === m && !ours.has(id!.slice(1))).length;
+    return { commits: side(">"), lost: side("<"), copied: side("=") > 0 };
   } catch {
     return null;
   }
@@ -75,7 +86,9 @@ from files, no git); "handoff: none here, one on branch <name> (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
-out when unknown).
+out when unknown). With the saved HEAD off HEAD's history: "· N saved commits
+not on this branch" (behind, diverged, amended, reset), or "· saved HEAD
+rewritten, patches kept" when each is on HEAD as a copy (a rebase).
 Always exit 0.
 `,
   async run(ctx) {

@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync 
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { briefBody, helper, tempDir } from "../helpers.ts";
+import { handoff } from "./repo.ts";
 
 interface Repo {
   dir: string;
@@ -310,5 +311,66 @@ describe("verdicts after ordinary git work", () => {
     const d = drift(r);
     expect(d.summary).toContain("reverted (neither committed nor stashed)");
     expect(d.summary).not.toContain("stash@{0}");
+  });
+});
+
+describe("what the summary says it knows", () => {
+  const old = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const pasted = (head: string, days: number) => handoff({ saved: old(days), branch: "main", head, date: old(days), keyFiles: ["`a.txt` — key"] });
+
+  it("an old pasted handoff whose HEAD is not here: commits since its date, never 'no work since'", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    for (const n of [1, 2, 3]) {
+      writeFileSync(path.join(r.dir, "a.txt"), `a${n}\n`);
+      r.gitAt(old(30 - n), "commit", "-qam", `c${n}`);
+    }
+    const b = r.run(["brief", "--stdin"], pasted("ab".repeat(20), 36));
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toMatch(/^Drift & lessons: unverifiable: saved HEAD abababababab is not in this clone/m);
+    // The 3 and the first commit, made today.
+    expect(b.stdout).toContain("4 commits on HEAD since the saved date");
+    expect(b.stdout).not.toContain("no work since the save");
+  });
+
+  it("an old saved HEAD rewritten, nothing else changed: the commit since is said, never 'no work since'", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    writeFileSync(path.join(r.dir, "a.txt"), "a1\n");
+    r.gitAt(old(21), "commit", "-qam", "c1");
+    const text = pasted(r.git("rev-parse", "HEAD"), 20);
+    writeFileSync(path.join(r.dir, "a.txt"), "a2\n");
+    r.gitAt(old(19), "commit", "-q", "--amend", "-am", "c1 amended");
+    const d = JSON.parse(r.run(["drift", "--stdin", "--json"], text).stdout);
+    expect(d.verdict).toBe("rewritten");
+    expect(d.summary).toContain("1 commit on HEAD since the save");
+    expect(d.summary).not.toContain("no work since the save");
+  });
+  it("a key file renamed and committed since the save is missing with where it went", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    save(r);
+    r.git("mv", "a.txt", "moved.txt");
+    r.git("commit", "-qm", "rename a");
+    const d = drift(r);
+    expect(d.verdict).toBe("drifted");
+    expect(d.summary).toContain('key files missing: "a.txt" (renamed to "moved.txt")');
+    expect(d.renamedKeyFiles).toEqual([{ path: "a.txt", to: "moved.txt" }]);
+    expect(brief(r)).toContain('key files missing: "a.txt" (renamed to "moved.txt")');
+  });
+  it("mid-merge, a handoff the other side changed is not said to be by this clone's user", { timeout: 60_000 }, () => {
+    const a = newRepo();
+    save(a);
+    a.git("add", "-f", ".ai/memory");
+    a.git("commit", "-qm", "alice's handoff");
+    const b = person(tempDir("sh-bob-"), tempDir("sh-bob-clone-"));
+    b.git("clone", "-q", a.dir, ".");
+    save(b);
+    b.git("add", "-f", ".ai/memory");
+    b.git("-c", "user.name=Bob", "-c", "user.email=bob@example.com", "commit", "-qm", "bob's handoff");
+    writeFileSync(path.join(a.dir, "a.txt"), "alice's work\n");
+    a.git("commit", "-qam", "alice's work");
+    a.git("fetch", "-q", b.dir, "main:bob");
+    a.git("merge", "-q", "--no-ff", "--no-commit", "bob");
+    const d = drift(a);
+    expect(d.summary).toContain('the handoff was not saved in this clone; its last commit is by "Bob" "bob@example.com"');
+    expect(d.summary).not.toContain("Alice");
   });
 });

@@ -117,4 +117,40 @@ describe("statusline", () => {
     writeFileSync(path.join(mem, "HANDOFF.md"), doc);
     expect(helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout).toMatch(/ · 1 commit since\n$/);
   });
+  it("agrees with the brief when the saved HEAD is off HEAD's history: rebased, amended, mid-merge", () => {
+    const commit = (root: string, file: string, text: string, ...flags: string[]) => {
+      writeFileSync(path.join(root, file), text);
+      git(root, "add", file);
+      git(root, "commit", "-q", ...flags, "-m", file);
+    };
+    const line = (root: string) => helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout;
+    const save = (root: string) =>
+      expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
+    // Rebased onto a moved main: the saved commit is on HEAD as a copy, one other commit since (the brief's words).
+    const rebased = gitRepo();
+    git(rebased, "checkout", "-qb", "feat");
+    commit(rebased, "x.txt", "x\n");
+    save(rebased);
+    git(rebased, "checkout", "-q", "main");
+    commit(rebased, "u.txt", "u\n");
+    git(rebased, "checkout", "-q", "feat");
+    git(rebased, "rebase", "-q", "main");
+    expect(line(rebased)).toBe("handoff: saved today · 1 commit since · saved HEAD rewritten, patches kept\n");
+    // The saved HEAD amended with new content: history rewritten, not one plain commit since.
+    const amended = gitRepo();
+    commit(amended, "x.txt", "x\n");
+    save(amended);
+    commit(amended, "x.txt", "x2\n", "--amend");
+    expect(line(amended)).toBe("handoff: saved today · 1 commit since · 1 saved commit not on this branch\n");
+    // Mid-merge, the handoff in the tree came from the other side: HEAD lacks its commit (the brief: 1 behind).
+    const merging = gitRepo();
+    git(merging, "checkout", "-qb", "other");
+    commit(merging, "o.txt", "o\n");
+    save(merging);
+    git(merging, "add", "-f", ".ai/memory/HANDOFF.md");
+    git(merging, "commit", "-qm", "handoff");
+    git(merging, "checkout", "-q", "main");
+    git(merging, "merge", "-q", "--no-ff", "--no-commit", "other");
+    expect(line(merging)).toBe("handoff: saved today · 0 commits since · 1 saved commit not on this branch\n");
+  });
 });
