@@ -9144,7 +9144,7 @@ function fatesOf(i) {
       if (now === null) return { path: p, fate: "dirty" };
       return { path: p, fate: now === saved ? "unchanged" : "changed" };
     }
-    if (CONTROL.test(p)) return { path: p, fate: "clean" };
+    if (CONTROL.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
     const to = i.renames.get(p);
     const renamed = to === void 0 ? {} : { as: to };
     const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);

@@ -76,7 +76,7 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
       return { path: p, fate: now === saved ? "unchanged" : "changed" };
     }
     // git is passed no control character, so no log was asked about such a path: its fate is not known.
-    if (CONTROL.test(p)) return { path: p, fate: "clean" };
+    if (CONTROL.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
     const to = i.renames.get(p);
     const renamed = to === undefined ? {} : { as: to };
     // A folder (untracked when saved) is taken in by any change under it; a file by its saved content, under its
