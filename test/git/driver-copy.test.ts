@@ -83,7 +83,9 @@ describe("the merge driver's copy of the helper, per clone", () => {
     rmSync(copy);
     const doctor = b.run(["doctor"]);
     expect(doctor.stdout).toContain(`the merge driver's copy of the helper ${copy} is missing: memory files merge as text (conflict markers)`);
-    expect(doctor.stdout).toMatch(/publish/);
+    // The fix registers the driver again (install), never a commit of memory (publish).
+    expect(doctor.stdout).toMatch(/fix: .* install --agent /);
+    expect(doctor.stdout).not.toMatch(/publish/);
     b.branches(2);
     const m2 = gitIn(b.dir, home, "merge", "--no-edit", "side2");
     expect(m2.code).toBe(1);

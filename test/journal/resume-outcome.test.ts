@@ -5,7 +5,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitRepo, helper, MARKER, sha, tokenOf } from "../helpers.ts";
 
-const rec = (o: Record<string, unknown>) => JSON.stringify({ isSidechain: false, sessionId: "s", uuid: `u${Math.random()}`, timestamp: "2026-12-01T18:10:30.000Z", ...o });
+// Stamped just after the handoff's save: a transcript holding no save is captured from the save's second on.
+const rec = (o: Record<string, unknown>) => JSON.stringify({ isSidechain: false, sessionId: "s", uuid: `u${Math.random()}`, timestamp: new Date(Date.now() + 2000).toISOString(), ...o });
 const user = (text: string) => rec({ type: "user", message: { role: "user", content: text } });
 const tool = (cwd: string, id: string, name: string, input: Record<string, unknown>) => rec({ type: "assistant", cwd, message: { role: "assistant", content: [{ type: "tool_use", id, name, input }] } });
 const result = (id: string, text: string) => rec({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text }] }, toolUseResult: { stdout: text } });
