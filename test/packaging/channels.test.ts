@@ -86,9 +86,10 @@ describe("the distribution ref", () => {
     const got = delivered(dist.source);
     expect([...new Set([...got.keys()].map((f) => f.split("/")[0]))].sort()).toEqual([...ENTRIES].sort());
     expect(got).toEqual(dist.files);
-    // A page per verb in references/verbs/ (17) is most of it; src/, test/ and docs/ would be hundreds.
+    // A page per verb in references/verbs/ (17) is most of the files, the plain bundle (about 920 KB)
+    // most of the bytes; src/, test/ and docs/ would be hundreds of files and several MB.
     expect(got.size).toBeLessThan(40);
-    expect(bytes(got)).toBeLessThan(1024 * 1024);
+    expect(bytes(got)).toBeLessThan(1280 * 1024);
   });
   it("the repository root keeps its development layout, and is no plugin marketplace", () => {
     for (const e of [...ENTRIES, "src", "package.json", "test", "README.md"]) expect(existsSync(path.join(REPO, e))).toBe(true);
