@@ -104,7 +104,8 @@ export function loggingGit(): { bin: string; log: string } {
   const log = path.join(dir, "argv.log");
   const bin = path.join(dir, "bin");
   mkdirSync(bin);
-  writeFileSync(path.join(bin, "git"), `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a" >> '${log}'; done\nprintf '\\n' >> '${log}'\nexec '${real}' "$@"\n`);
+  // One printf per call, so a call's lines land in one append even when the helper runs git processes at once.
+  writeFileSync(path.join(bin, "git"), `#!/bin/sh\nprintf '%s\\n' "$@" '' >> '${log}'\nexec '${real}' "$@"\n`);
   chmodSync(path.join(bin, "git"), 0o755);
   writeFileSync(log, "");
   return { bin, log };
