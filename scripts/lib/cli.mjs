@@ -1903,6 +1903,9 @@ function parseDirtyHashes(value) {
   const items2 = readItems(value, " ([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)");
   return items2?.map((x) => ({ path: x.path, id: x.value })) ?? null;
 }
+function parseDirtyModes(value) {
+  return readItems(value, " (100644|100755|120000|160000)")?.map((x) => ({ path: x.path, id: x.value })) ?? null;
+}
 function renderInProgress(p) {
   return `${p.words} (${p.conflicted} conflicted files)`;
 }
@@ -1924,12 +1927,14 @@ function renderAnchorLines(a) {
     return `${lines2.join("\n")}
 `;
   }
-  const hashes = a.dirtyHashes?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
+  const items2 = (l) => l?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
+  const [hashes, modes] = [items2(a.dirtyHashes), items2(a.dirtyModes)];
   return [
     `- Branch: ${quoteBranch(a.branch ?? "(detached)")}`,
     `- HEAD: ${a.head ?? "none (no commits yet)"}`,
     `- Dirty files: ${renderPathList(a.dirty)}`,
     ...hashes ? [`- Dirty hashes: ${hashes}`] : [],
+    ...modes ? [`- Dirty modes: ${modes}`] : [],
     `- Date: ${a.date}`,
     ...a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : [],
     ""
@@ -1953,6 +1958,9 @@ function valueError(label, value) {
     case "Dirty hashes":
       if (parseDirtyHashes(value) !== null) return null;
       return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\``;
+    case "Dirty modes":
+      if (parseDirtyModes(value)) return null;
+      return `dirty modes ${shown} are not \`<path> <100644 | 100755 | 120000 | 160000>, \u2026\``;
     case "In progress":
       if (parseInProgress(value)) return null;
       return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
@@ -1982,7 +1990,7 @@ function readAnchorLine(line) {
   }
   const shown = quotedValue(line.slice(0, 60));
   if (/^[-*+]\s*([A-Za-z ]+):/.test(line)) {
-    const labels = "Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes";
+    const labels = "Branch, HEAD, Dirty files, Dirty hashes, Dirty modes, In progress, Date, Key file mtimes";
     return { error: `${shown} is not an anchor line (labels are exactly ${labels}, after "- ")` };
   }
   const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
@@ -2008,7 +2016,7 @@ var init_anchor_lines = __esm({
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     QUOTED = /"((?:[^"\\]|\\.)*)"/y;
     MORE = /^\u2026 and (\d+) more$/;
-    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
+    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
   }
@@ -2449,6 +2457,8 @@ function checkAnchors(h, nowMs) {
   const hashes = a.dirtyHashes == null ? [] : parseDirtyHashes(a.dirtyHashes);
   fail("dirtyHashes", hashes === null);
   const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
+  const modes = a.dirtyModes == null ? [] : parseDirtyModes(a.dirtyModes);
+  fail("dirtyModes", modes === null);
   return {
     head,
     headNone,
@@ -2461,6 +2471,7 @@ function checkAnchors(h, nowMs) {
     dirtyMore: dirtyList?.more ?? 0,
     dirtyHashes,
     keyFiles,
+    dirtyModes: new Map((modes ?? []).map((m) => [m.path, m.id])),
     unverifiable
   };
 }
@@ -2489,7 +2500,7 @@ var init_handoff = __esm({
     LENDABLE = /* @__PURE__ */ new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
     STEP = /^\[([ xX~-])\]\s*/;
     KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
-    ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+    ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
     ANCHOR_KEY = {
       branch: "branch",
       head: "head",
@@ -2497,7 +2508,8 @@ var init_handoff = __esm({
       date: "date",
       "key file mtimes": "keyFileMtimes",
       "in progress": "inProgress",
-      "dirty hashes": "dirtyHashes"
+      "dirty hashes": "dirtyHashes",
+      "dirty modes": "dirtyModes"
     };
   }
 });
@@ -2690,6 +2702,18 @@ function gitDirOf(top) {
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
   const dir = m ? path16.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
+}
+function checkedOutAt(dir) {
+  const gitDir = gitDirOf(dir);
+  const head = gitDir === null ? "" : (readSmall(path16.join(gitDir, "HEAD")) ?? "").trim();
+  const ref = /^ref: (refs\/[^\s\\]+)$/.exec(head)?.[1];
+  const id = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+  if (ref === void 0 || ref.split("/").includes("..")) return id.test(head) ? head : null;
+  const common = commonDirOf(gitDir);
+  const loose = (readSmall(path16.join(common, ref)) ?? "").trim();
+  if (id.test(loose)) return loose;
+  const packed = (readSmall(path16.join(common, "packed-refs"), 5e7) ?? "").split("\n");
+  return packed.find((l) => l.endsWith(` ${ref}`) && id.test(l.slice(0, -ref.length - 1)))?.split(" ")[0] ?? null;
 }
 function commonDirOf(gitDir) {
   try {
@@ -3522,7 +3546,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     const abs = path20.join(top, p);
-    const raw = p.endsWith("/") ? null : blobIdOf(abs, format2);
+    const raw = p.endsWith("/") ? null : blobIdOf(abs, format2) ?? checkedOutAt(abs);
     if (raw === null) continue;
     if (!lstatOrNull(abs)?.isFile() || raw === "over 8 MB") out.set(p, { id: raw, raw });
     else if (!/^"|[\r\n]/.test(p)) files.push({ p, raw, cr: readSmall(abs, 1 << 23)?.includes("\r") === true });
@@ -3574,6 +3598,7 @@ function parseStatusV2(out) {
   let ab = null;
   const dirty = [];
   const renames = [];
+  const modes = /* @__PURE__ */ new Map();
   let conflicted = 0;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i];
@@ -3596,13 +3621,15 @@ function parseStatusV2(out) {
     let at2 = 0;
     for (let n2 = 0; n2 < skip; n2++) at2 = f.indexOf(" ", at2) + 1;
     dirty.push(f.slice(at2));
+    const parts = f.split(" ");
+    if (kind !== "u" && kind !== "?") modes.set(f.slice(at2), [parts[3], parts[5]]);
     if (kind === "u") conflicted++;
-    if (kind === "2" && f.split(" ")[8]?.startsWith("R")) renames.push([fields[i + 1], f.slice(at2)]);
+    if (kind === "2" && parts[8]?.startsWith("R")) renames.push([fields[i + 1], f.slice(at2)]);
     if (kind === "2") i++;
   }
   const gap = { ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
   const upstream = upstreamName === null ? null : { name: upstreamName, ...gap };
-  return { branch, head, upstream, dirty, conflicted, ...renames.length > 0 ? { renames } : {} };
+  return { branch, head, upstream, dirty, conflicted, modes, ...renames.length > 0 ? { renames } : {} };
 }
 async function readSnapshot(root, env, excludes = []) {
   const r = await runGit(root, statusArgs(excludes), env);
@@ -3672,6 +3699,18 @@ async function dirtyHashesOf(root, env, top, dirty) {
   const ids = await blobIdsOf(git, await filterDrivers(root, env), top, dirty, MAX_DIRTY_HASHES);
   return dirty.flatMap((p) => ids.has(p) ? [{ path: p, id: ids.get(p).id }] : []);
 }
+function modesOf(top, snap, paths) {
+  const gitDir = gitDirOf(top);
+  const config = gitDir === null ? null : readSmall(path21.join(commonDirOf(gitDir), "config"));
+  const trustX = !/^\s*filemode\s*=\s*false\s*$/im.test(config ?? "");
+  return new Map(paths.map((p) => {
+    const m = snap.modes?.get(p);
+    const st = m === void 0 ? lstatOrNull(path21.join(top, p)) : null;
+    const x = trustX && st?.isFile() === true && (st.mode & 64) !== 0;
+    const now = m?.[1] ?? (st?.isSymbolicLink() ? "120000" : x ? "100755" : "100644");
+    return [p, { now, assumed: m === void 0 || m[0] === "000000" ? "100644" : m[0] }];
+  }));
+}
 async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const date = isoSeconds(nowMs);
   let gitNote = null;
@@ -3683,6 +3722,8 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
       const dirtyHashes = top !== null ? await dirtyHashesOf(root, env, top, s.dirty) : [];
+      const hashed = dirtyHashes.filter((h) => h.id !== "deleted").map((h) => h.path);
+      const modes = top === null ? [] : [...modesOf(top, s, hashed)].filter(([, m]) => m.now !== m.assumed);
       return {
         insideGit: true,
         branch: s.branch,
@@ -3692,6 +3733,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
         keyFileMtimes: [],
         inProgress,
         dirtyHashes,
+        dirtyModes: modes.map(([p, m]) => ({ path: p, id: m.now })),
         gitNote: null,
         skippedKeyFiles: []
       };
@@ -3727,6 +3769,7 @@ var init_anchors = __esm({
     init_git_dir();
     init_run();
     init_status();
+    init_fs();
     MAX_DIRTY_HASHES = 20;
   }
 });
@@ -7513,7 +7556,7 @@ var init_save = __esm({
     init_paths();
     init_publish();
     MAX_FINDINGS_SHOWN = 20;
-    DIRTY = /^- Dirty (files|hashes): /;
+    DIRTY = /^- Dirty (files|hashes|modes): /;
   }
 });
 
@@ -9080,6 +9123,7 @@ heading), ready to paste:
     repository)
   - Dirty files: <paths, comma-separated, or none>
   - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
+  - Dirty modes: <path> <mode>, ...   (only for a mode other than HEAD's)
   - Date: <now, ISO-8601 UTC with Z>
   - In progress: <operation>[ of <branch>] (<n> conflicted files)
                  (only while git is in the middle of a rebase, merge, \u2026)
@@ -9123,15 +9167,16 @@ function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
     if (rest[0] === "") rest.shift();
-    const paths = /* @__PURE__ */ new Map();
+    const [paths, modes] = [/* @__PURE__ */ new Map(), /* @__PURE__ */ new Map()];
     for (let i = 0; i + 1 < rest.length; i += 2) {
       const meta = rest[i].replace(/^\n/, "");
       if (!meta.startsWith(":")) break;
       const fields = meta.split(" ");
       paths.set(rest[i + 1], fields[fields.length - 2] ?? "");
+      modes.set(rest[i + 1], fields[(fields.length - 1) / 2 - 1] ?? "");
     }
     const [id = "", ct] = name2.trim().split(" ");
-    return { name: id, time: ct === void 0 ? null : Number(ct), paths };
+    return { name: id, time: ct === void 0 ? null : Number(ct), paths, modes };
   });
 }
 function fatesOf(i) {
@@ -9142,13 +9187,16 @@ function fatesOf(i) {
     if (i.nowDirty.includes(p)) {
       const now = known ? i.blobNow(p) : null;
       if (now === null) return { path: p, fate: "dirty" };
-      return { path: p, fate: now === saved ? "unchanged" : "changed" };
+      const mode2 = i.modes?.get(p);
+      const same = now === saved && (mode2 === void 0 || mode2 === i.modeNow?.(p));
+      return { path: p, fate: same ? "unchanged" : "changed" };
     }
     if (CONTROL.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
     const to = i.renames.get(p);
     const renamed = to === void 0 ? {} : { as: to };
-    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
-    const heldAs = (t) => [...t.paths].find(([q, id]) => p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && sameContent(id));
+    const mode = i.modes?.get(p);
+    const sameContent = (id, m = mode) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved && (mode === void 0 || m === mode));
+    const heldAs = (t) => [...t.paths].find(([q, id]) => p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && sameContent(id, t.modes?.get(q)));
     const as = (t) => heldAs(t)?.[0] === to ? renamed : {};
     const head = i.onHead?.find(heldAs);
     if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head) };
@@ -9653,7 +9701,8 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
     if (t.code === 0) changed = new Set(t.stdout.toString("utf8").split("\0"));
   }
   const keyChanged = keyFiles.map((k) => `${prefix}${k}`).filter((k) => changed?.has(k));
-  const asSaved = await heldAsSaved(git, head, anchors.dirtyHashes ?? [], [...aheadPaths ?? [], ...keyChanged]);
+  const asks = [...aheadPaths ?? [], ...keyChanged];
+  const asSaved = await heldAsSaved(git, head, anchors.dirtyHashes ?? [], anchors.dirtyModes, asks);
   const changedSince = (k) => changed?.has(`${prefix}${k}`) === true && !asSaved.has(`${prefix}${k}`);
   if (changed !== null) facts.changedKeyFiles = keyFiles.filter(changedSince);
   const paths = [...aheadPaths ?? []];
@@ -9680,7 +9729,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   else if (committer === null && snap.head !== null && await inHead()) committer = await lastBy();
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
-async function heldAsSaved(git, savedHead, hashes, paths) {
+async function heldAsSaved(git, savedHead, hashes, modes, paths) {
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
   const known = (p) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? "") && !/[\x00-\x1f\x7f]/.test(p);
   const asks = [...new Set(paths)].filter(known);
@@ -9693,8 +9742,8 @@ async function heldAsSaved(git, savedHead, hashes, paths) {
     const [oldMode = "", newMode = "", , newId = ""] = f[k].replace(/^:/, "").split(" ");
     const p = f[k + 1];
     const want = saved.get(p);
-    const regular = /^100(644|755)$/.test(newMode);
-    const sameMode = oldMode === newMode ? regular : oldMode === "000000" && newMode === "100644";
+    const mode = modes.get(p) ?? (oldMode === "000000" ? "100644" : oldMode);
+    const sameMode = newMode === mode && /^1(00644|00755|60000)$/.test(newMode);
     if (want === "deleted" ? newMode === "000000" : sameMode && newId === want) held.add(p);
   }
   return held;
@@ -9882,6 +9931,7 @@ async function measureFates(git, facts, anchors, at2) {
     moves: at2.moves
   }), still.length === 0 ? /* @__PURE__ */ new Map() : at2.drivers().then((d) => blobIdsOf(git, d, at2.top, still))]);
   const blobNow = (p) => ids.get(p)?.raw === saved.get(p) ? saved.get(p) : ids.get(p)?.id ?? null;
+  const modes = modesOf(at2.top, now, still);
   return fatesOf({
     savedDirty: facts.saved.dirty ?? [],
     hashes,
@@ -9889,6 +9939,8 @@ async function measureFates(git, facts, anchors, at2) {
     savedSec: savedSecOf(facts),
     blobNow,
     ...logs,
+    modes: anchors.dirtyModes,
+    modeNow: (p) => modes.get(p)?.now ?? "",
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null,
     fromElsewhere: at2.fromElsewhere

@@ -2918,7 +2918,7 @@ function normaliseText(text) {
 }
 var STEP = /^\[([ xX~-])\]\s*/;
 var KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
-var ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+var ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
 var ANCHOR_KEY = {
   branch: "branch",
   head: "head",
@@ -2926,7 +2926,8 @@ var ANCHOR_KEY = {
   date: "date",
   "key file mtimes": "keyFileMtimes",
   "in progress": "inProgress",
-  "dirty hashes": "dirtyHashes"
+  "dirty hashes": "dirtyHashes",
+  "dirty modes": "dirtyModes"
 };
 function itemText(text, item) {
   const first = item.children[0];

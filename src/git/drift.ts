@@ -5,7 +5,7 @@ import { quotedValue } from "../guard/quote.ts";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
-import { statInsideRoot } from "./anchors.ts";
+import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
 import { gitDirOf, gitTopOf, inProgressOf, isShallow, reflogNames } from "./git-dir.ts";
 import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
@@ -202,7 +202,8 @@ async function measureRepo(
   }
   // Work dirty at the save and committed since exactly as saved: not a change since the save.
   const keyChanged = keyFiles.map((k) => `${prefix}${k}`).filter((k) => changed?.has(k));
-  const asSaved = await heldAsSaved(git, head, anchors.dirtyHashes ?? [], [...(aheadPaths ?? []), ...keyChanged]);
+  const asks = [...(aheadPaths ?? []), ...keyChanged];
+  const asSaved = await heldAsSaved(git, head, anchors.dirtyHashes ?? [], anchors.dirtyModes, asks);
   const changedSince = (k: string) => changed?.has(`${prefix}${k}`) === true && !asSaved.has(`${prefix}${k}`);
   if (changed !== null) facts.changedKeyFiles = keyFiles.filter(changedSince);
   // Empty commits alone change nothing saved: they stay counted, as the commits they stand for.
@@ -235,10 +236,11 @@ async function measureRepo(
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
 
-// Of `paths`, those dirty at the save that HEAD holds exactly as saved: the saved blob as a regular file of the saved
-// HEAD's mode (a new file not executable), or deleted. A symlink, a submodule or a mode change is not as saved.
+// Of `paths`, those dirty at the save that HEAD holds exactly as saved: the saved blob (a submodule's commit) in the
+// saved mode (`modes`, else the saved HEAD's, a new file not executable), or deleted. A symlink is never as saved.
 async function heldAsSaved(
-  git: Git, savedHead: string | null, hashes: readonly DirtyHash[], paths: readonly string[],
+  git: Git, savedHead: string | null, hashes: readonly DirtyHash[], modes: ReadonlyMap<string, string>,
+  paths: readonly string[],
 ): Promise<Set<string>> {
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
   // git is passed no control character: such a path is not asked about.
@@ -254,8 +256,8 @@ async function heldAsSaved(
     const [oldMode = "", newMode = "", , newId = ""] = f[k]!.replace(/^:/, "").split(" ");
     const p = f[k + 1]!;
     const want = saved.get(p);
-    const regular = /^100(644|755)$/.test(newMode);
-    const sameMode = oldMode === newMode ? regular : oldMode === "000000" && newMode === "100644";
+    const mode = modes.get(p) ?? (oldMode === "000000" ? "100644" : oldMode);
+    const sameMode = newMode === mode && /^1(00644|00755|60000)$/.test(newMode);
     if (want === "deleted" ? newMode === "000000" : sameMode && newId === want) held.add(p);
   }
   return held;
@@ -478,8 +480,10 @@ async function measureFates(
   }), still.length === 0 ? new Map() : at.drivers().then((d) => blobIdsOf(git, d, at.top, still))]);
   // A handoff of an older version holds the raw bytes' id: equal raw bytes are unchanged content too.
   const blobNow = (p: string) => (ids.get(p)?.raw === saved.get(p) ? saved.get(p)! : ids.get(p)?.id ?? null);
+  const modes = modesOf(at.top, now, still);
   return fatesOf({
     savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: now.dirty, savedSec: savedSecOf(facts), blobNow, ...logs,
+    modes: anchors.dirtyModes, modeNow: (p) => modes.get(p)?.now ?? "",
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null, fromElsewhere: at.fromElsewhere,
   });

@@ -18,8 +18,8 @@ export type DirtyFate =
   | { path: string; fate: "renamed"; to: string }
   | { path: string; fate: "reverted" | "changed" | "unchanged" | "dirty" | "not-here" | "clean" };
 
-/** One commit (or stash entry) of a `--raw -z` log: its name, committer second and each path's new blob id. */
-type Touch = { name: string; time: number | null; paths: Map<string, string> };
+/** One commit (or stash entry) of a `--raw -z` log: its name, committer second, each path's new blob id and mode. */
+type Touch = { name: string; time: number | null; paths: Map<string, string>; modes?: Map<string, string> };
 
 // Parses `git log --raw --no-abbrev --no-renames -z --format=%x01<name> %ct`.
 function parseRawLog(out: Buffer): Touch[] {
@@ -27,17 +27,18 @@ function parseRawLog(out: Buffer): Touch[] {
     const [name = "", ...rest] = rec.split("\0");
     // A merge's combined diff follows its header after a NUL rather than a line break.
     if (rest[0] === "") rest.shift();
-    const paths = new Map<string, string>();
+    const [paths, modes] = [new Map<string, string>(), new Map<string, string>()];
     for (let i = 0; i + 1 < rest.length; i += 2) {
       const meta = rest[i]!.replace(/^\n/, "");
       if (!meta.startsWith(":")) break;
       // `:<old mode> <new mode> <old id> <new id> <status>` (a merge's: a colon, mode and id per parent): the new id
-      // is the last but one; a deletion's is all zeros.
+      // is the last but one, the new mode the last of the modes; a deletion's is all zeros.
       const fields = meta.split(" ");
       paths.set(rest[i + 1]!, fields[fields.length - 2] ?? "");
+      modes.set(rest[i + 1]!, fields[(fields.length - 1) / 2 - 1] ?? "");
     }
     const [id = "", ct] = name.trim().split(" ");
-    return { name: id, time: ct === undefined ? null : Number(ct), paths };
+    return { name: id, time: ct === undefined ? null : Number(ct), paths, modes };
   });
 }
 
@@ -52,8 +53,10 @@ const CONTROL = /[\x00-\x1f\x7f]/;
 interface FateInputs {
   savedDirty: readonly string[];
   hashes: readonly DirtyHash[];
+  modes?: ReadonlyMap<string, string>;
   nowDirty: readonly string[];
   blobNow: (p: string) => string | null;
+  modeNow?: (p: string) => string;
   onHead: Touch[] | null;
   elsewhere: Touch[] | null;
   stashes: Touch[] | null;
@@ -73,7 +76,9 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
       const now = known ? i.blobNow(p) : null;
       // No id now (a folder, a file under a filter, git failed): nothing to compare it with.
       if (now === null) return { path: p, fate: "dirty" };
-      return { path: p, fate: now === saved ? "unchanged" : "changed" };
+      const mode = i.modes?.get(p);
+      const same = now === saved && (mode === undefined || mode === i.modeNow?.(p));
+      return { path: p, fate: same ? "unchanged" : "changed" };
     }
     // git is passed no control character, so no log was asked about such a path: its fate is not known.
     if (CONTROL.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
@@ -81,9 +86,12 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
     const renamed = to === undefined ? {} : { as: to };
     // A folder (untracked when saved) is taken in by any change under it; a file by its saved content, under its
     // saved name or the one it was renamed to.
-    const sameContent = (id: string) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
-    const heldAs = (t: Touch) =>
-      [...t.paths].find(([q, id]) => (p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && sameContent(id)));
+    // A recorded mode is part of the saved content (a stash's untracked tree tells none).
+    const mode = i.modes?.get(p);
+    const sameContent = (id: string, m = mode) =>
+      !known || (saved === "deleted" ? ZERO.test(id) : id === saved && (mode === undefined || m === mode));
+    const heldAs = (t: Touch) => [...t.paths].find(([q, id]) =>
+      (p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && sameContent(id, t.modes?.get(q))));
     const as = (t: Touch) => (heldAs(t)?.[0] === to ? renamed : {});
     const head = i.onHead?.find(heldAs);
     if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head) };
