@@ -9484,6 +9484,10 @@ function assessDrift(f) {
     parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up, renamed } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(fates));
+  const named = new Set(fates.flatMap((x) => "stash" in x ? [x.stash] : []));
+  const stashes = (f.stashesSince ?? []).filter((s) => !named.has(s));
+  const which = stashes.length === 1 ? "a stash" : "stashes";
+  if (stashes.length > 0) parts.push(`${which} made since the save, not read: ${listed(stashes, (s) => s)}`);
   const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;
   const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;
   if (savedMore > 0 && !fromElsewhere) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
@@ -9533,6 +9537,7 @@ function assessDrift(f) {
     provenance: f.provenance ?? null,
     dirtyFates: fates,
     unlistedClean,
+    stashesSince: stashes,
     summary
   };
 }
@@ -9715,6 +9720,9 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
   const newlyDirty = (p) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
+  const sec = savedSecOf(facts);
+  const entries2 = gitDir === null ? [] : stashEntries(gitDir);
+  facts.stashesSince = entries2.flatMap((e, n2) => e.own && (e.sec ?? -1) >= (sec ?? Infinity) ? [`stash@{${n2}}`] : []);
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async (...revs) => {

@@ -7,7 +7,7 @@ import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
-import { gitDirOf, gitTopOf, inProgressOf, isShallow, reflogNames } from "./git-dir.ts";
+import { gitDirOf, gitTopOf, inProgressOf, isShallow, reflogNames, stashEntries } from "./git-dir.ts";
 import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { filterDrivers, GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
@@ -219,6 +219,9 @@ async function measureRepo(
     list.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
   const newlyDirty = (p: string) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
+  const sec = savedSecOf(facts);
+  const entries = gitDir === null ? [] : stashEntries(gitDir);
+  facts.stashesSince = entries.flatMap((e, n) => (e.own && (e.sec ?? -1) >= (sec ?? Infinity) ? [`stash@{${n}}`] : []));
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async (...revs: string[]) => {

@@ -127,3 +127,23 @@ describe("a submodule is anchored by its commit", () => {
     expect(drift(kept)).toMatchObject({ verdict: "fresh", aheadAsSaved: true, dirtyFates: [{ path: "sub", fate: "committed" }] });
   });
 });
+
+describe("a stash made since the save", () => {
+  it("the saved work committed as saved, later edits stashed: fresh, and the stash is named; an older one is not", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    writeFileSync(path.join(r.dir, "a.ts"), "an old edit\n");
+    r.git("stash", "-q");
+    // The reflog's times are whole seconds: the save comes in a later one.
+    execFileSync("sleep", ["1.1"]);
+    writeFileSync(path.join(r.dir, "a.ts"), "a edited\n");
+    save(r);
+    r.git("commit", "-qam", "the saved work");
+    expect(drift(r).summary).not.toContain("stash");
+    writeFileSync(path.join(r.dir, "a.ts"), "a edited\nand more\n");
+    r.git("stash", "-q");
+    const d = drift(r) as Drift & { stashesSince: string[] };
+    expect(d.verdict).toBe("fresh");
+    expect(d.stashesSince).toEqual(["stash@{0}"]);
+    expect(brief(r)).toContain("; a stash made since the save, not read: stash@{0};");
+  });
+});
