@@ -2938,10 +2938,10 @@ function maybeStashed(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   const last = (savesRecord(root, env) ?? []).at(-1);
-  if (gitDir === null || last === void 0) return false;
+  if (gitDir === null || last === void 0) return [];
   const savedMs2 = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
   const since = (sec) => sec !== null && (Number.isNaN(savedMs2) || sec * 1e3 >= savedMs2);
-  return stashEntries(gitDir).some((e) => e.own && since(e.sec));
+  return stashEntries(gitDir).flatMap((e, n2) => e.own && since(e.sec) ? [`stash@{${n2}}`] : []);
 }
 async function trackedArchives(root, env) {
   const r = await runGit(root, ["ls-files", "-z", "--", ".ai/memory/archive/"], env).catch(() => null);
@@ -3027,6 +3027,21 @@ async function handoffAway(root, env, tree = null) {
   if (best <= treeRank) return null;
   const ref = shortName(refs[ranks.indexOf(best)]);
   return { ref, restore: `git restore --source=${shellWord2(ref)} -- .ai/memory` };
+}
+async function stashHolds(root, env, stashes, timeout) {
+  const file = handoffSpec(root, env);
+  if (file === null || stashes.length === 0) return false;
+  const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}
+`).join("");
+  try {
+    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
+    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+    const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
+    return r.code === 0 && stashes.some((_, i) => holds(i));
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    return false;
+  }
 }
 async function handoffsElsewhere(root, env, timeout) {
   const file = handoffSpec(root, env);
@@ -11082,7 +11097,7 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
       lines2.push(SENTENCES.elsewhere());
   }
   const handoff = files.find((f) => f.kind === "handoff");
-  if (handoff?.status === "missing" && maybeStashed(root, env)) lines2.push(SENTENCES.stashed());
+  if (handoff?.status === "missing" && maybeStashed(root, env).length > 0) lines2.push(SENTENCES.stashed());
   if (cp) lines2.push(...cp.lines);
   if (paused) lines2.push(SENTENCES.paused());
   const text = lines2.join("\n");
@@ -16268,7 +16283,7 @@ async function commitsSince(root, handoff, env) {
 }
 async function noneHere(root, env, missing) {
   if (!missing) return void 0;
-  if (maybeStashed(root, env)) return "handoff: maybe in a stash (run check)";
+  if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
   return other === null ? void 0 : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
 }
@@ -16303,8 +16318,8 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
-check)" when this clone saved one and stashed since (as the hook says; read
-from files, no git); "handoff: none here, one on branch <name> (run brief)"
+check)" when this clone saved one and a stash made since holds a handoff (git,
+at most 500 ms); "handoff: none here, one on branch <name> (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
