@@ -9203,22 +9203,26 @@ function fatesOf(i) {
       const now = known ? i.blobNow(p) : null;
       if (now === null) return { path: p, fate: "dirty" };
       const mode2 = i.modes?.get(p);
-      const same = now === saved && (mode2 === void 0 || mode2 === i.modeNow?.(p));
-      return { path: p, fate: same ? "unchanged" : "changed" };
+      const same = mode2 === void 0 || mode2 === i.modeNow?.(p);
+      if (same && now !== saved && i.eol?.has(`${saved} ${now}`)) return { path: p, fate: "unchanged", eol: true };
+      return { path: p, fate: same && now === saved ? "unchanged" : "changed" };
     }
     if (CONTROL.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
     const to = i.renames.get(p);
     const renamed = to === void 0 ? {} : { as: to };
     const mode = i.modes?.get(p);
     const sameContent = (id, m = mode) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved && (mode === void 0 || m === mode));
-    const heldAs = (t) => [...t.paths].find(([q, id]) => p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && sameContent(id, t.modes?.get(q)));
-    const as = (t) => heldAs(t)?.[0] === to ? renamed : {};
-    const head = i.onHead?.find(heldAs);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head) };
-    const stash = i.stashes?.find(heldAs);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name, ...as(stash) };
-    const other = i.elsewhere?.find(heldAs);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...as(other) };
+    const sameEol = (id) => i.eol?.has(`${saved} ${id}`) === true;
+    for (const [same, eol] of [[sameContent, {}], [sameEol, { eol: true }]]) {
+      const heldAs = (t) => [...t.paths].find(([q, id]) => p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && same(id, t.modes?.get(q)));
+      const as = (t) => heldAs(t)?.[0] === to ? renamed : {};
+      const head = i.onHead?.find(heldAs);
+      if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head), ...eol };
+      const stash = i.stashes?.find(heldAs);
+      if (stash) return { path: p, fate: "stashed", stash: stash.name, ...as(stash), ...eol };
+      const other = i.elsewhere?.find(heldAs);
+      if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...as(other), ...eol };
+    }
     if (to !== void 0 && i.nowDirty.includes(to)) return { path: p, fate: "renamed", to };
     const after = (t) => i.savedSec === null || t.time !== null && t.time >= i.savedSec;
     const touched = (t) => after(t) && (t.paths.has(p) || t.paths.has(to ?? p));
@@ -9231,6 +9235,18 @@ function fatesOf(i) {
     if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };
   });
+}
+function eolPairs(blobs, savedIds, format2) {
+  const out = /* @__PURE__ */ new Set();
+  for (const [id, bytes] of blobs) {
+    const lf = bytes?.toString("latin1").replace(/\r\n/g, "\n");
+    if (lf === void 0 || !bytes.includes(10)) continue;
+    for (const text of [lf, lf.replace(/\n/g, "\r\n")]) {
+      const variant = hashBlob(Buffer.from(text, "latin1"), format2);
+      if (variant !== id && savedIds.has(variant)) out.add(`${variant} ${id}`);
+    }
+  }
+  return out;
 }
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
@@ -9342,8 +9358,10 @@ function ageUnknownWords(reason) {
 }
 function placeWords(f) {
   const as = "as" in f && f.as !== void 0 ? ` as ${quotedPath(f.as)}` : "";
-  if (f.fate === "committed") return `committed${as} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
-  if (f.fate === "stashed") return `now in ${f.stash}${as}`;
+  const eol = "eol" in f ? " with other line endings" : "";
+  if (f.fate === "committed") return `committed${as}${eol} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "stashed") return `now in ${f.stash}${as}${eol}`;
+  if (f.fate === "unchanged" && f.eol) return "still dirty and unchanged but for its line endings";
   if (f.fate === "renamed") return `renamed to ${quotedPath(f.to)}, not committed`;
   if (f.fate !== "edited") return null;
   const where = "stash" in f ? `, stashed in ${f.stash}` : ` in ${short(f.commit)}`;
@@ -9955,7 +9973,7 @@ async function measureFates(git, facts, anchors, at2) {
   }), still.length === 0 ? /* @__PURE__ */ new Map() : at2.drivers().then((d) => blobIdsOf(git, d, at2.top, still))]);
   const blobNow = (p) => ids.get(p)?.raw === saved.get(p) ? saved.get(p) : ids.get(p)?.id ?? null;
   const modes = modesOf(at2.top, now, still);
-  return fatesOf({
+  const inputs = {
     savedDirty: facts.saved.dirty ?? [],
     hashes,
     nowDirty: now.dirty,
@@ -9967,12 +9985,35 @@ async function measureFates(git, facts, anchors, at2) {
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null,
     fromElsewhere: at2.fromElsewhere
-  });
+  };
+  const fates = fatesOf(inputs);
+  const hex2 = (f) => /^[0-9a-f]{40,64}$/.test(saved.get(f.path) ?? "");
+  const edited = new Set(fates.filter((f) => f.fate === "edited" && hex2(f)).map((f) => f.path));
+  for (const p of [...edited]) edited.add(logs.renames.get(p) ?? p);
+  const changed = fates.filter((f) => f.fate === "changed" && hex2(f)).map((f) => f.path);
+  if (edited.size + changed.length === 0) return fates;
+  const touches2 = [logs.onHead, logs.stashes, logs.elsewhere].flatMap((l) => l ?? []).flatMap((t) => [...t.paths]);
+  const blobs = [...new Set(touches2.filter(([q, id]) => edited.has(q) && !/^0+$/.test(id)).map(([, id]) => id))];
+  const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
+  const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
+  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path37.join(at2.top, p))]);
+  const pairs = [...got.map((b, k) => [blobs[k], b]), ...disk];
+  const eol = eolPairs(pairs, new Set(hashes.map((h) => h.id)), objectFormat(at2.gitDir));
+  return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
+}
+function smallFile(abs) {
+  try {
+    const st = lstatOrNull(abs);
+    return st?.isFile() && st.size <= 8 * 1024 * 1024 ? readFileSync(abs) : null;
+  } catch {
+    return null;
+  }
 }
 var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
+    init_builtins();
     init_quote();
     init_values();
     init_anchors();

@@ -1,5 +1,6 @@
 // Gathers the drift facts (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs,
 // then hands them to the pure `assessDrift`.
+import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
@@ -7,9 +8,9 @@ import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
-import { gitDirOf, gitTopOf, inProgressOf, isShallow, reflogNames, stashEntries } from "./git-dir.ts";
-import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
-import { filterDrivers, GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
+import { gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames, stashEntries } from "./git-dir.ts";
+import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
+import { batchBlobs, filterDrivers, GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { lstatOrNull } from "../store/fs.ts";
 import { savedByOf, savedHere } from "./saves.ts";
@@ -484,10 +485,36 @@ async function measureFates(
   // A handoff of an older version holds the raw bytes' id: equal raw bytes are unchanged content too.
   const blobNow = (p: string) => (ids.get(p)?.raw === saved.get(p) ? saved.get(p)! : ids.get(p)?.id ?? null);
   const modes = modesOf(at.top, now, still);
-  return fatesOf({
+  const inputs = {
     savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: now.dirty, savedSec: savedSecOf(facts), blobNow, ...logs,
-    modes: anchors.dirtyModes, modeNow: (p) => modes.get(p)?.now ?? "",
+    modes: anchors.dirtyModes, modeNow: (p: string) => modes.get(p)?.now ?? "",
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null, fromElsewhere: at.fromElsewhere,
-  });
+  };
+  const fates = fatesOf(inputs);
+  // A file changed since, or still dirty and changed, may hold the saved content with other line endings: its blobs
+  // since (one `cat-file --batch`) and its bytes on disk are compared with the saved id line endings aside.
+  const hex = (f: DirtyFate) => /^[0-9a-f]{40,64}$/.test(saved.get(f.path) ?? "");
+  const edited = new Set(fates.filter((f) => f.fate === "edited" && hex(f)).map((f) => f.path));
+  for (const p of [...edited]) edited.add(logs.renames.get(p) ?? p);
+  const changed = fates.filter((f) => f.fate === "changed" && hex(f)).map((f) => f.path);
+  if (edited.size + changed.length === 0) return fates;
+  const touches = [logs.onHead, logs.stashes, logs.elsewhere].flatMap((l) => l ?? []).flatMap((t) => [...t.paths]);
+  const blobs = [...new Set(touches.filter(([q, id]) => edited.has(q) && !/^0+$/.test(id)).map(([, id]) => id))];
+  const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
+  const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
+  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path.join(at.top, p))] as const);
+  const pairs = [...got.map((b, k) => [blobs[k]!, b] as const), ...disk];
+  const eol = eolPairs(pairs, new Set(hashes.map((h) => h.id)), objectFormat(at.gitDir));
+  return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
+}
+
+// A regular file's bytes, at most 8 MB (what the anchor hashes); null otherwise.
+function smallFile(abs: string): Buffer | null {
+  try {
+    const st = lstatOrNull(abs);
+    return st?.isFile() && st.size <= 8 * 1024 * 1024 ? readFileSync(abs) : null;
+  } catch {
+    return null;
+  }
 }

@@ -107,8 +107,10 @@ const NOT_HELD = "(no commit or stash holds the saved one)";
 /** Where a fate left the saved work, in words; null for a fate that names no place. */
 export function placeWords(f: DirtyFate): string | null {
   const as = "as" in f && f.as !== undefined ? ` as ${quotedPath(f.as)}` : "";
-  if (f.fate === "committed") return `committed${as} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
-  if (f.fate === "stashed") return `now in ${f.stash}${as}`;
+  const eol = "eol" in f ? " with other line endings" : "";
+  if (f.fate === "committed") return `committed${as}${eol} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "stashed") return `now in ${f.stash}${as}${eol}`;
+  if (f.fate === "unchanged" && f.eol) return "still dirty and unchanged but for its line endings";
   if (f.fate === "renamed") return `renamed to ${quotedPath(f.to)}, not committed`;
   if (f.fate !== "edited") return null;
   const where = "stash" in f ? `, stashed in ${f.stash}` : ` in ${short(f.commit)}`;

@@ -147,3 +147,28 @@ describe("a stash made since the save", () => {
     expect(brief(r)).toContain("; a stash made since the save, not read: stash@{0};");
   });
 });
+
+describe("line endings changed since the save", () => {
+  it("core.autocrlf turned off, then committed or stashed: named as the saved work with other line endings", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    r.git("config", "core.autocrlf", "true");
+    writeFileSync(path.join(r.dir, "a.ts"), "a\r\nb\r\n");
+    save(r);
+    const copy = path.join(path.dirname(r.dir), "copy");
+    execFileSync("cp", ["-a", r.dir, copy]);
+    r.git("config", "core.autocrlf", "false");
+    // The bytes on disk are the saved ones; only git's conversion changed.
+    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "unchanged", eol: true }]);
+    r.git("commit", "-qam", "CRLF kept");
+    const id = r.git("rev-parse", "HEAD");
+    const d = drift(r);
+    expect(d.dirtyFates).toEqual([{ path: "a.ts", fate: "committed", commit: id, onHead: true, eol: true }]);
+    expect(brief(r)).toContain(`dirty at the save, committed with other line endings in ${id.slice(0, 12)}: "a.ts"`);
+    // Not as saved: the commit holds CRLF where the save would have stored LF.
+    expect(d.aheadAsSaved).toBe(false);
+    const kept = repo(path.join(path.dirname(r.dir), "me"), copy);
+    kept.git("config", "core.autocrlf", "false");
+    kept.git("stash", "-q");
+    expect(drift(kept).dirtyFates).toEqual([{ path: "a.ts", fate: "stashed", stash: "stash@{0}", eol: true }]);
+  });
+});
