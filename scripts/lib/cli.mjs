@@ -1903,6 +1903,9 @@ function parseDirtyHashes(value) {
   const items2 = readItems(value, " ([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)");
   return items2?.map((x) => ({ path: x.path, id: x.value })) ?? null;
 }
+function parseDirtyModes(value) {
+  return readItems(value, " (100644|100755|120000|160000)")?.map((x) => ({ path: x.path, id: x.value })) ?? null;
+}
 function renderInProgress(p) {
   return `${p.words} (${p.conflicted} conflicted files)`;
 }
@@ -1924,12 +1927,14 @@ function renderAnchorLines(a) {
     return `${lines2.join("\n")}
 `;
   }
-  const hashes = a.dirtyHashes?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
+  const items2 = (l) => l?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
+  const [hashes, modes] = [items2(a.dirtyHashes), items2(a.dirtyModes)];
   return [
     `- Branch: ${quoteBranch(a.branch ?? "(detached)")}`,
     `- HEAD: ${a.head ?? "none (no commits yet)"}`,
     `- Dirty files: ${renderPathList(a.dirty)}`,
     ...hashes ? [`- Dirty hashes: ${hashes}`] : [],
+    ...modes ? [`- Dirty modes: ${modes}`] : [],
     `- Date: ${a.date}`,
     ...a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : [],
     ""
@@ -1953,6 +1958,9 @@ function valueError(label, value) {
     case "Dirty hashes":
       if (parseDirtyHashes(value) !== null) return null;
       return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\``;
+    case "Dirty modes":
+      if (parseDirtyModes(value)) return null;
+      return `dirty modes ${shown} are not \`<path> <100644 | 100755 | 120000 | 160000>, \u2026\``;
     case "In progress":
       if (parseInProgress(value)) return null;
       return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
@@ -1982,7 +1990,7 @@ function readAnchorLine(line) {
   }
   const shown = quotedValue(line.slice(0, 60));
   if (/^[-*+]\s*([A-Za-z ]+):/.test(line)) {
-    const labels = "Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes";
+    const labels = "Branch, HEAD, Dirty files, Dirty hashes, Dirty modes, In progress, Date, Key file mtimes";
     return { error: `${shown} is not an anchor line (labels are exactly ${labels}, after "- ")` };
   }
   const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
@@ -2008,7 +2016,7 @@ var init_anchor_lines = __esm({
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     QUOTED = /"((?:[^"\\]|\\.)*)"/y;
     MORE = /^\u2026 and (\d+) more$/;
-    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
+    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
   }
@@ -2449,6 +2457,8 @@ function checkAnchors(h, nowMs) {
   const hashes = a.dirtyHashes == null ? [] : parseDirtyHashes(a.dirtyHashes);
   fail("dirtyHashes", hashes === null);
   const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
+  const modes = a.dirtyModes == null ? [] : parseDirtyModes(a.dirtyModes);
+  fail("dirtyModes", modes === null);
   return {
     head,
     headNone,
@@ -2461,6 +2471,7 @@ function checkAnchors(h, nowMs) {
     dirtyMore: dirtyList?.more ?? 0,
     dirtyHashes,
     keyFiles,
+    dirtyModes: new Map((modes ?? []).map((m) => [m.path, m.id])),
     unverifiable
   };
 }
@@ -2489,7 +2500,7 @@ var init_handoff = __esm({
     LENDABLE = /* @__PURE__ */ new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
     STEP = /^\[([ xX~-])\]\s*/;
     KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
-    ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+    ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
     ANCHOR_KEY = {
       branch: "branch",
       head: "head",
@@ -2497,7 +2508,8 @@ var init_handoff = __esm({
       date: "date",
       "key file mtimes": "keyFileMtimes",
       "in progress": "inProgress",
-      "dirty hashes": "dirtyHashes"
+      "dirty hashes": "dirtyHashes",
+      "dirty modes": "dirtyModes"
     };
   }
 });
@@ -2690,6 +2702,18 @@ function gitDirOf(top) {
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
   const dir = m ? path16.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
+}
+function checkedOutAt(dir) {
+  const gitDir = gitDirOf(dir);
+  const head = gitDir === null ? "" : (readSmall(path16.join(gitDir, "HEAD")) ?? "").trim();
+  const ref = /^ref: (refs\/[^\s\\]+)$/.exec(head)?.[1];
+  const id = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+  if (ref === void 0 || ref.split("/").includes("..")) return id.test(head) ? head : null;
+  const common = commonDirOf(gitDir);
+  const loose = (readSmall(path16.join(common, ref)) ?? "").trim();
+  if (id.test(loose)) return loose;
+  const packed = (readSmall(path16.join(common, "packed-refs"), 5e7) ?? "").split("\n");
+  return packed.find((l) => l.endsWith(` ${ref}`) && id.test(l.slice(0, -ref.length - 1)))?.split(" ")[0] ?? null;
 }
 function commonDirOf(gitDir) {
   try {
@@ -2914,10 +2938,10 @@ function maybeStashed(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   const last = (savesRecord(root, env) ?? []).at(-1);
-  if (gitDir === null || last === void 0) return false;
+  if (gitDir === null || last === void 0) return [];
   const savedMs2 = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
   const since = (sec) => sec !== null && (Number.isNaN(savedMs2) || sec * 1e3 >= savedMs2);
-  return stashEntries(gitDir).some((e) => e.own && since(e.sec));
+  return stashEntries(gitDir).flatMap((e, n2) => e.own && since(e.sec) ? [`stash@{${n2}}`] : []);
 }
 async function trackedArchives(root, env) {
   const r = await runGit(root, ["ls-files", "-z", "--", ".ai/memory/archive/"], env).catch(() => null);
@@ -3003,6 +3027,21 @@ async function handoffAway(root, env, tree = null) {
   if (best <= treeRank) return null;
   const ref = shortName(refs[ranks.indexOf(best)]);
   return { ref, restore: `git restore --source=${shellWord2(ref)} -- .ai/memory` };
+}
+async function stashHolds(root, env, stashes, timeout) {
+  const file = handoffSpec(root, env);
+  if (file === null || stashes.length === 0) return false;
+  const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}
+`).join("");
+  try {
+    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
+    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+    const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
+    return r.code === 0 && stashes.some((_, i) => holds(i));
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    return false;
+  }
 }
 async function handoffsElsewhere(root, env, timeout) {
   const file = handoffSpec(root, env);
@@ -3522,7 +3561,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     const abs = path20.join(top, p);
-    const raw = p.endsWith("/") ? null : blobIdOf(abs, format2);
+    const raw = p.endsWith("/") ? null : blobIdOf(abs, format2) ?? checkedOutAt(abs);
     if (raw === null) continue;
     if (!lstatOrNull(abs)?.isFile() || raw === "over 8 MB") out.set(p, { id: raw, raw });
     else if (!/^"|[\r\n]/.test(p)) files.push({ p, raw, cr: readSmall(abs, 1 << 23)?.includes("\r") === true });
@@ -3574,6 +3613,7 @@ function parseStatusV2(out) {
   let ab = null;
   const dirty = [];
   const renames = [];
+  const modes = /* @__PURE__ */ new Map();
   let conflicted = 0;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i];
@@ -3596,13 +3636,15 @@ function parseStatusV2(out) {
     let at2 = 0;
     for (let n2 = 0; n2 < skip; n2++) at2 = f.indexOf(" ", at2) + 1;
     dirty.push(f.slice(at2));
+    const parts = f.split(" ");
+    if (kind !== "u" && kind !== "?") modes.set(f.slice(at2), [parts[3], parts[5]]);
     if (kind === "u") conflicted++;
-    if (kind === "2" && f.split(" ")[8]?.startsWith("R")) renames.push([fields[i + 1], f.slice(at2)]);
+    if (kind === "2" && parts[8]?.startsWith("R")) renames.push([fields[i + 1], f.slice(at2)]);
     if (kind === "2") i++;
   }
   const gap = { ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
   const upstream = upstreamName === null ? null : { name: upstreamName, ...gap };
-  return { branch, head, upstream, dirty, conflicted, ...renames.length > 0 ? { renames } : {} };
+  return { branch, head, upstream, dirty, conflicted, modes, ...renames.length > 0 ? { renames } : {} };
 }
 async function readSnapshot(root, env, excludes = []) {
   const r = await runGit(root, statusArgs(excludes), env);
@@ -3672,6 +3714,18 @@ async function dirtyHashesOf(root, env, top, dirty) {
   const ids = await blobIdsOf(git, await filterDrivers(root, env), top, dirty, MAX_DIRTY_HASHES);
   return dirty.flatMap((p) => ids.has(p) ? [{ path: p, id: ids.get(p).id }] : []);
 }
+function modesOf(top, snap, paths) {
+  const gitDir = gitDirOf(top);
+  const config = gitDir === null ? null : readSmall(path21.join(commonDirOf(gitDir), "config"));
+  const trustX = !/^\s*filemode\s*=\s*false\s*$/im.test(config ?? "");
+  return new Map(paths.map((p) => {
+    const m = snap.modes?.get(p);
+    const st = m === void 0 ? lstatOrNull(path21.join(top, p)) : null;
+    const x = trustX && st?.isFile() === true && (st.mode & 64) !== 0;
+    const now = m?.[1] ?? (st?.isSymbolicLink() ? "120000" : x ? "100755" : "100644");
+    return [p, { now, assumed: m === void 0 || m[0] === "000000" ? "100644" : m[0] }];
+  }));
+}
 async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const date = isoSeconds(nowMs);
   let gitNote = null;
@@ -3683,6 +3737,8 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
       const dirtyHashes = top !== null ? await dirtyHashesOf(root, env, top, s.dirty) : [];
+      const hashed = dirtyHashes.filter((h) => h.id !== "deleted").map((h) => h.path);
+      const modes = top === null ? [] : [...modesOf(top, s, hashed)].filter(([, m]) => m.now !== m.assumed);
       return {
         insideGit: true,
         branch: s.branch,
@@ -3692,6 +3748,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
         keyFileMtimes: [],
         inProgress,
         dirtyHashes,
+        dirtyModes: modes.map(([p, m]) => ({ path: p, id: m.now })),
         gitNote: null,
         skippedKeyFiles: []
       };
@@ -3727,6 +3784,7 @@ var init_anchors = __esm({
     init_git_dir();
     init_run();
     init_status();
+    init_fs();
     MAX_DIRTY_HASHES = 20;
   }
 });
@@ -7513,7 +7571,7 @@ var init_save = __esm({
     init_paths();
     init_publish();
     MAX_FINDINGS_SHOWN = 20;
-    DIRTY = /^- Dirty (files|hashes): /;
+    DIRTY = /^- Dirty (files|hashes|modes): /;
   }
 });
 
@@ -9080,6 +9138,7 @@ heading), ready to paste:
     repository)
   - Dirty files: <paths, comma-separated, or none>
   - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
+  - Dirty modes: <path> <mode>, ...   (only for a mode other than HEAD's)
   - Date: <now, ISO-8601 UTC with Z>
   - In progress: <operation>[ of <branch>] (<n> conflicted files)
                  (only while git is in the middle of a rebase, merge, \u2026)
@@ -9123,15 +9182,16 @@ function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
     if (rest[0] === "") rest.shift();
-    const paths = /* @__PURE__ */ new Map();
+    const [paths, modes] = [/* @__PURE__ */ new Map(), /* @__PURE__ */ new Map()];
     for (let i = 0; i + 1 < rest.length; i += 2) {
       const meta = rest[i].replace(/^\n/, "");
       if (!meta.startsWith(":")) break;
       const fields = meta.split(" ");
       paths.set(rest[i + 1], fields[fields.length - 2] ?? "");
+      modes.set(rest[i + 1], fields[(fields.length - 1) / 2 - 1] ?? "");
     }
     const [id = "", ct] = name2.trim().split(" ");
-    return { name: id, time: ct === void 0 ? null : Number(ct), paths };
+    return { name: id, time: ct === void 0 ? null : Number(ct), paths, modes };
   });
 }
 function fatesOf(i) {
@@ -9142,20 +9202,27 @@ function fatesOf(i) {
     if (i.nowDirty.includes(p)) {
       const now = known ? i.blobNow(p) : null;
       if (now === null) return { path: p, fate: "dirty" };
-      return { path: p, fate: now === saved ? "unchanged" : "changed" };
+      const mode2 = i.modes?.get(p);
+      const same = mode2 === void 0 || mode2 === i.modeNow?.(p);
+      if (same && now !== saved && i.eol?.has(`${saved} ${now}`)) return { path: p, fate: "unchanged", eol: true };
+      return { path: p, fate: same && now === saved ? "unchanged" : "changed" };
     }
     if (CONTROL.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
     const to = i.renames.get(p);
     const renamed = to === void 0 ? {} : { as: to };
-    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
-    const heldAs = (t) => [...t.paths].find(([q, id]) => p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && sameContent(id));
-    const as = (t) => heldAs(t)?.[0] === to ? renamed : {};
-    const head = i.onHead?.find(heldAs);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head) };
-    const stash = i.stashes?.find(heldAs);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name, ...as(stash) };
-    const other = i.elsewhere?.find(heldAs);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...as(other) };
+    const mode = i.modes?.get(p);
+    const sameContent = (id, m = mode) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved && (mode === void 0 || m === mode));
+    const sameEol = (id) => i.eol?.has(`${saved} ${id}`) === true;
+    for (const [same, eol] of [[sameContent, {}], [sameEol, { eol: true }]]) {
+      const heldAs = (t) => [...t.paths].find(([q, id]) => p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && same(id, t.modes?.get(q)));
+      const as = (t) => heldAs(t)?.[0] === to ? renamed : {};
+      const head = i.onHead?.find(heldAs);
+      if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head), ...eol };
+      const stash = i.stashes?.find(heldAs);
+      if (stash) return { path: p, fate: "stashed", stash: stash.name, ...as(stash), ...eol };
+      const other = i.elsewhere?.find(heldAs);
+      if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...as(other), ...eol };
+    }
     if (to !== void 0 && i.nowDirty.includes(to)) return { path: p, fate: "renamed", to };
     const after = (t) => i.savedSec === null || t.time !== null && t.time >= i.savedSec;
     const touched = (t) => after(t) && (t.paths.has(p) || t.paths.has(to ?? p));
@@ -9168,6 +9235,18 @@ function fatesOf(i) {
     if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };
   });
+}
+function eolPairs(blobs, savedIds, format2) {
+  const out = /* @__PURE__ */ new Set();
+  for (const [id, bytes] of blobs) {
+    const lf = bytes?.toString("latin1").replace(/\r\n/g, "\n");
+    if (lf === void 0 || !bytes.includes(10)) continue;
+    for (const text of [lf, lf.replace(/\n/g, "\r\n")]) {
+      const variant = hashBlob(Buffer.from(text, "latin1"), format2);
+      if (variant !== id && savedIds.has(variant)) out.add(`${variant} ${id}`);
+    }
+  }
+  return out;
 }
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
@@ -9279,8 +9358,10 @@ function ageUnknownWords(reason) {
 }
 function placeWords(f) {
   const as = "as" in f && f.as !== void 0 ? ` as ${quotedPath(f.as)}` : "";
-  if (f.fate === "committed") return `committed${as} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
-  if (f.fate === "stashed") return `now in ${f.stash}${as}`;
+  const eol = "eol" in f ? " with other line endings" : "";
+  if (f.fate === "committed") return `committed${as}${eol} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "stashed") return `now in ${f.stash}${as}${eol}`;
+  if (f.fate === "unchanged" && f.eol) return "still dirty and unchanged but for its line endings";
   if (f.fate === "renamed") return `renamed to ${quotedPath(f.to)}, not committed`;
   if (f.fate !== "edited") return null;
   const where = "stash" in f ? `, stashed in ${f.stash}` : ` in ${short(f.commit)}`;
@@ -9436,6 +9517,10 @@ function assessDrift(f) {
     parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up, renamed } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(fates));
+  const named = new Set(fates.flatMap((x) => "stash" in x ? [x.stash] : []));
+  const stashes = (f.stashesSince ?? []).filter((s) => !named.has(s));
+  const which = stashes.length === 1 ? "a stash" : "stashes";
+  if (stashes.length > 0) parts.push(`${which} made since the save, not read: ${listed(stashes, (s) => s)}`);
   const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;
   const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;
   if (savedMore > 0 && !fromElsewhere) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
@@ -9485,6 +9570,7 @@ function assessDrift(f) {
     provenance: f.provenance ?? null,
     dirtyFates: fates,
     unlistedClean,
+    stashesSince: stashes,
     summary
   };
 }
@@ -9653,7 +9739,8 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
     if (t.code === 0) changed = new Set(t.stdout.toString("utf8").split("\0"));
   }
   const keyChanged = keyFiles.map((k) => `${prefix}${k}`).filter((k) => changed?.has(k));
-  const asSaved = await heldAsSaved(git, head, anchors.dirtyHashes ?? [], [...aheadPaths ?? [], ...keyChanged]);
+  const asks = [...aheadPaths ?? [], ...keyChanged];
+  const asSaved = await heldAsSaved(git, head, anchors.dirtyHashes ?? [], anchors.dirtyModes, asks);
   const changedSince = (k) => changed?.has(`${prefix}${k}`) === true && !asSaved.has(`${prefix}${k}`);
   if (changed !== null) facts.changedKeyFiles = keyFiles.filter(changedSince);
   const paths = [...aheadPaths ?? []];
@@ -9666,6 +9753,9 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
   const newlyDirty = (p) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
+  const sec = savedSecOf(facts);
+  const entries2 = gitDir === null ? [] : stashEntries(gitDir);
+  facts.stashesSince = entries2.flatMap((e, n2) => e.own && (e.sec ?? -1) >= (sec ?? Infinity) ? [`stash@{${n2}}`] : []);
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async (...revs) => {
@@ -9680,7 +9770,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   else if (committer === null && snap.head !== null && await inHead()) committer = await lastBy();
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
-async function heldAsSaved(git, savedHead, hashes, paths) {
+async function heldAsSaved(git, savedHead, hashes, modes, paths) {
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
   const known = (p) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? "") && !/[\x00-\x1f\x7f]/.test(p);
   const asks = [...new Set(paths)].filter(known);
@@ -9693,8 +9783,8 @@ async function heldAsSaved(git, savedHead, hashes, paths) {
     const [oldMode = "", newMode = "", , newId = ""] = f[k].replace(/^:/, "").split(" ");
     const p = f[k + 1];
     const want = saved.get(p);
-    const regular = /^100(644|755)$/.test(newMode);
-    const sameMode = oldMode === newMode ? regular : oldMode === "000000" && newMode === "100644";
+    const mode = modes.get(p) ?? (oldMode === "000000" ? "100644" : oldMode);
+    const sameMode = newMode === mode && /^1(00644|00755|60000)$/.test(newMode);
     if (want === "deleted" ? newMode === "000000" : sameMode && newId === want) held.add(p);
   }
   return held;
@@ -9882,22 +9972,48 @@ async function measureFates(git, facts, anchors, at2) {
     moves: at2.moves
   }), still.length === 0 ? /* @__PURE__ */ new Map() : at2.drivers().then((d) => blobIdsOf(git, d, at2.top, still))]);
   const blobNow = (p) => ids.get(p)?.raw === saved.get(p) ? saved.get(p) : ids.get(p)?.id ?? null;
-  return fatesOf({
+  const modes = modesOf(at2.top, now, still);
+  const inputs = {
     savedDirty: facts.saved.dirty ?? [],
     hashes,
     nowDirty: now.dirty,
     savedSec: savedSecOf(facts),
     blobNow,
     ...logs,
+    modes: anchors.dirtyModes,
+    modeNow: (p) => modes.get(p)?.now ?? "",
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null,
     fromElsewhere: at2.fromElsewhere
-  });
+  };
+  const fates = fatesOf(inputs);
+  const hex2 = (f) => /^[0-9a-f]{40,64}$/.test(saved.get(f.path) ?? "");
+  const edited = new Set(fates.filter((f) => f.fate === "edited" && hex2(f)).map((f) => f.path));
+  for (const p of [...edited]) edited.add(logs.renames.get(p) ?? p);
+  const changed = fates.filter((f) => f.fate === "changed" && hex2(f)).map((f) => f.path);
+  if (edited.size + changed.length === 0) return fates;
+  const touches2 = [logs.onHead, logs.stashes, logs.elsewhere].flatMap((l) => l ?? []).flatMap((t) => [...t.paths]);
+  const blobs = [...new Set(touches2.filter(([q, id]) => edited.has(q) && !/^0+$/.test(id)).map(([, id]) => id))];
+  const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
+  const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
+  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path37.join(at2.top, p))]);
+  const pairs = [...got.map((b, k) => [blobs[k], b]), ...disk];
+  const eol = eolPairs(pairs, new Set(hashes.map((h) => h.id)), objectFormat(at2.gitDir));
+  return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
+}
+function smallFile(abs) {
+  try {
+    const st = lstatOrNull(abs);
+    return st?.isFile() && st.size <= 8 * 1024 * 1024 ? readFileSync(abs) : null;
+  } catch {
+    return null;
+  }
 }
 var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
+    init_builtins();
     init_quote();
     init_values();
     init_anchors();
@@ -11022,7 +11138,7 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
       lines2.push(SENTENCES.elsewhere());
   }
   const handoff = files.find((f) => f.kind === "handoff");
-  if (handoff?.status === "missing" && maybeStashed(root, env)) lines2.push(SENTENCES.stashed());
+  if (handoff?.status === "missing" && maybeStashed(root, env).length > 0) lines2.push(SENTENCES.stashed());
   if (cp) lines2.push(...cp.lines);
   if (paused) lines2.push(SENTENCES.paused());
   const text = lines2.join("\n");
@@ -16208,7 +16324,7 @@ async function commitsSince(root, handoff, env) {
 }
 async function noneHere(root, env, missing) {
   if (!missing) return void 0;
-  if (maybeStashed(root, env)) return "handoff: maybe in a stash (run check)";
+  if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
   return other === null ? void 0 : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
 }
@@ -16243,8 +16359,8 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
-check)" when this clone saved one and stashed since (as the hook says; read
-from files, no git); "handoff: none here, one on branch <name> (run brief)"
+check)" when this clone saved one and a stash made since holds a handoff (git,
+at most 500 ms); "handoff: none here, one on branch <name> (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left

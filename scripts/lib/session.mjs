@@ -1872,10 +1872,10 @@ function maybeStashed(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   const last = (savesRecord(root, env) ?? []).at(-1);
-  if (gitDir === null || last === void 0) return false;
+  if (gitDir === null || last === void 0) return [];
   const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
   const since = (sec) => sec !== null && (Number.isNaN(savedMs) || sec * 1e3 >= savedMs);
-  return stashEntries(gitDir).some((e) => e.own && since(e.sec));
+  return stashEntries(gitDir).flatMap((e, n) => e.own && since(e.sec) ? [`stash@{${n}}`] : []);
 }
 
 // src/agents/render.ts
@@ -2918,7 +2918,7 @@ function normaliseText(text) {
 }
 var STEP = /^\[([ xX~-])\]\s*/;
 var KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
-var ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+var ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
 var ANCHOR_KEY = {
   branch: "branch",
   head: "head",
@@ -2926,7 +2926,8 @@ var ANCHOR_KEY = {
   date: "date",
   "key file mtimes": "keyFileMtimes",
   "in progress": "inProgress",
-  "dirty hashes": "dirtyHashes"
+  "dirty hashes": "dirtyHashes",
+  "dirty modes": "dirtyModes"
 };
 function itemText(text, item) {
   const first = item.children[0];
@@ -3209,7 +3210,7 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
       lines.push(SENTENCES.elsewhere());
   }
   const handoff = files.find((f) => f.kind === "handoff");
-  if (handoff?.status === "missing" && maybeStashed(root, env)) lines.push(SENTENCES.stashed());
+  if (handoff?.status === "missing" && maybeStashed(root, env).length > 0) lines.push(SENTENCES.stashed());
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
   const text = lines.join("\n");
@@ -3331,6 +3332,21 @@ function handoffSpec(root, env) {
   const file = top === null ? "\n" : `${path21.relative(top, root).split(path21.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
+async function stashHolds(root, env, stashes, timeout) {
+  const file = handoffSpec(root, env);
+  if (file === null || stashes.length === 0) return false;
+  const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}
+`).join("");
+  try {
+    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
+    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+    const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
+    return r.code === 0 && stashes.some((_, i) => holds(i));
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    return false;
+  }
+}
 var shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
 async function handoffsElsewhere(root, env, timeout) {
   const file = handoffSpec(root, env);
@@ -3393,7 +3409,7 @@ async function commitsSince(root, handoff, env) {
 }
 async function noneHere(root, env, missing) {
   if (!missing) return void 0;
-  if (maybeStashed(root, env)) return "handoff: maybe in a stash (run check)";
+  if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
   return other === null ? void 0 : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
 }
@@ -3410,8 +3426,8 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
-check)" when this clone saved one and stashed since (as the hook says; read
-from files, no git); "handoff: none here, one on branch <name> (run brief)"
+check)" when this clone saved one and a stash made since holds a handoff (git,
+at most 500 ms); "handoff: none here, one on branch <name> (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left

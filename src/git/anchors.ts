@@ -5,9 +5,10 @@ import path from "node:path";
 import type { AnchorValues, DirtyHash } from "../schema/anchor-lines.ts";
 import { isoSeconds, safeRelativePath } from "../schema/values.ts";
 import { blobIdsOf } from "./blob-ids.ts";
-import { gitDirOf, gitTopOf, inProgressOf } from "./git-dir.ts";
+import { commonDirOf, gitDirOf, gitTopOf, inProgressOf } from "./git-dir.ts";
 import { filterDrivers, GitUnavailable, runGit, type Git } from "./run.ts";
-import { BROKEN_REPO_FIX, readSnapshot } from "./status.ts";
+import { BROKEN_REPO_FIX, readSnapshot, type Snapshot } from "./status.ts";
+import { lstatOrNull, readSmall } from "../store/fs.ts";
 
 // Most dirty files hashed (the rest are not anchored by content).
 const MAX_DIRTY_HASHES = 20;
@@ -68,6 +69,24 @@ async function dirtyHashesOf(
 }
 
 /**
+ * Each dirty path's mode as `git add` would store it (`now`: a tracked file's from the status, a new one's from its
+ * stat, never executable under core.fileMode off) and the one a reader assumes with no `- Dirty modes:` entry
+ * (`assumed`: HEAD's, 100644 for a new file).
+ */
+export function modesOf(top: string, snap: Snapshot, paths: readonly string[]) {
+  const gitDir = gitDirOf(top);
+  const config = gitDir === null ? null : readSmall(path.join(commonDirOf(gitDir), "config"));
+  const trustX = !/^\s*filemode\s*=\s*false\s*$/im.test(config ?? "");
+  return new Map(paths.map((p) => {
+    const m = snap.modes?.get(p);
+    const st = m === undefined ? lstatOrNull(path.join(top, p)) : null;
+    const x = trustX && st?.isFile() === true && (st.mode & 0o100) !== 0;
+    const now = m?.[1] ?? (st?.isSymbolicLink() ? "120000" : x ? "100755" : "100644");
+    return [p, { now, assumed: m === undefined || m[0] === "000000" ? "100644" : m[0] }];
+  }));
+}
+
+/**
  * The anchors at the root with one git process, and one to three more to hash dirty files; outside git (said in
  * `gitNote`), the key files' mtimes.
  */
@@ -85,9 +104,12 @@ export async function collectAnchors(
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
       const dirtyHashes = top !== null ? await dirtyHashesOf(root, env, top, s.dirty) : [];
+      // A mode other than the one a reader assumes: a mode change is work too (`chmod +x`).
+      const hashed = dirtyHashes.filter((h) => h.id !== "deleted").map((h) => h.path);
+      const modes = top === null ? [] : [...modesOf(top, s, hashed)].filter(([, m]) => m.now !== m.assumed);
       return {
         insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress,
-        dirtyHashes, gitNote: null, skippedKeyFiles: [],
+        dirtyHashes, dirtyModes: modes.map(([p, m]) => ({ path: p, id: m.now })), gitNote: null, skippedKeyFiles: [],
       };
     }
     const outside = `anchors are the outside-git ones: ${BROKEN_REPO_FIX}`;

@@ -3,7 +3,7 @@
 // (docs/decisions/dirty-hash-conversions.md).
 import path from "node:path";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
-import { blobIdOf, gitDirOf, objectFormat } from "./git-dir.ts";
+import { blobIdOf, checkedOutAt, gitDirOf, objectFormat } from "./git-dir.ts";
 import type { Git } from "./run.ts";
 
 /** A file's id as git would store it (`id`), and of its bytes as they are (`raw`: what older versions saved). */
@@ -14,10 +14,10 @@ export type BlobIds = { id: string; raw: string };
 const AUTO = (attr: string) => /text=auto/.test(attr) || !/\b(text|eol)\b/.test(attr);
 
 /**
- * Ids for the first `max` top-relative `paths` that are files, links or deleted: `deleted`, `over 8 MB`, a link's
- * target's; a regular file's from one `git hash-object --stdin-paths` at the top (`git` runs at the root). Left out:
- * a folder, a name with a line break, a file under a filter of `drivers` (its command is never run), and every regular
- * file when git fails.
+ * Ids for the first `max` top-relative `paths` that are files, links, submodules or deleted: `deleted`, `over 8 MB`, a
+ * link's target's, a submodule's commit; a regular file's from one `git hash-object --stdin-paths` at the top (`git`
+ * runs at the root). Left out: a folder, a name with a line break, a file under a filter of `drivers` (its command
+ * is never run), and every regular file when git fails.
  */
 export async function blobIdsOf(
   git: Git, drivers: ReadonlySet<string>, top: string, paths: readonly string[], max = Infinity,
@@ -28,7 +28,8 @@ export async function blobIdsOf(
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     const abs = path.join(top, p);
-    const raw = p.endsWith("/") ? null : blobIdOf(abs, format);
+    // A submodule is stored as the commit checked out in it.
+    const raw = p.endsWith("/") ? null : blobIdOf(abs, format) ?? checkedOutAt(abs);
     if (raw === null) continue;
     if (!lstatOrNull(abs)?.isFile() || raw === "over 8 MB") out.set(p, { id: raw, raw });
     // git reads one path a line and unquotes one starting with a quote: such a name is not asked about.

@@ -1,15 +1,16 @@
 // Gathers the drift facts (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs,
 // then hands them to the pure `assessDrift`.
+import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
-import { statInsideRoot } from "./anchors.ts";
+import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
-import { gitDirOf, gitTopOf, inProgressOf, isShallow, reflogNames } from "./git-dir.ts";
-import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
-import { filterDrivers, GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
+import { gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames, stashEntries } from "./git-dir.ts";
+import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
+import { batchBlobs, filterDrivers, GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { lstatOrNull } from "../store/fs.ts";
 import { savedByOf, savedHere } from "./saves.ts";
@@ -202,7 +203,8 @@ async function measureRepo(
   }
   // Work dirty at the save and committed since exactly as saved: not a change since the save.
   const keyChanged = keyFiles.map((k) => `${prefix}${k}`).filter((k) => changed?.has(k));
-  const asSaved = await heldAsSaved(git, head, anchors.dirtyHashes ?? [], [...(aheadPaths ?? []), ...keyChanged]);
+  const asks = [...(aheadPaths ?? []), ...keyChanged];
+  const asSaved = await heldAsSaved(git, head, anchors.dirtyHashes ?? [], anchors.dirtyModes, asks);
   const changedSince = (k: string) => changed?.has(`${prefix}${k}`) === true && !asSaved.has(`${prefix}${k}`);
   if (changed !== null) facts.changedKeyFiles = keyFiles.filter(changedSince);
   // Empty commits alone change nothing saved: they stay counted, as the commits they stand for.
@@ -218,6 +220,9 @@ async function measureRepo(
     list.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
   const newlyDirty = (p: string) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
+  const sec = savedSecOf(facts);
+  const entries = gitDir === null ? [] : stashEntries(gitDir);
+  facts.stashesSince = entries.flatMap((e, n) => (e.own && (e.sec ?? -1) >= (sec ?? Infinity) ? [`stash@{${n}}`] : []));
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async (...revs: string[]) => {
@@ -235,10 +240,11 @@ async function measureRepo(
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
 
-// Of `paths`, those dirty at the save that HEAD holds exactly as saved: the saved blob as a regular file of the saved
-// HEAD's mode (a new file not executable), or deleted. A symlink, a submodule or a mode change is not as saved.
+// Of `paths`, those dirty at the save that HEAD holds exactly as saved: the saved blob (a submodule's commit) in the
+// saved mode (`modes`, else the saved HEAD's, a new file not executable), or deleted. A symlink is never as saved.
 async function heldAsSaved(
-  git: Git, savedHead: string | null, hashes: readonly DirtyHash[], paths: readonly string[],
+  git: Git, savedHead: string | null, hashes: readonly DirtyHash[], modes: ReadonlyMap<string, string>,
+  paths: readonly string[],
 ): Promise<Set<string>> {
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
   // git is passed no control character: such a path is not asked about.
@@ -254,8 +260,8 @@ async function heldAsSaved(
     const [oldMode = "", newMode = "", , newId = ""] = f[k]!.replace(/^:/, "").split(" ");
     const p = f[k + 1]!;
     const want = saved.get(p);
-    const regular = /^100(644|755)$/.test(newMode);
-    const sameMode = oldMode === newMode ? regular : oldMode === "000000" && newMode === "100644";
+    const mode = modes.get(p) ?? (oldMode === "000000" ? "100644" : oldMode);
+    const sameMode = newMode === mode && /^1(00644|00755|60000)$/.test(newMode);
     if (want === "deleted" ? newMode === "000000" : sameMode && newId === want) held.add(p);
   }
   return held;
@@ -478,9 +484,37 @@ async function measureFates(
   }), still.length === 0 ? new Map() : at.drivers().then((d) => blobIdsOf(git, d, at.top, still))]);
   // A handoff of an older version holds the raw bytes' id: equal raw bytes are unchanged content too.
   const blobNow = (p: string) => (ids.get(p)?.raw === saved.get(p) ? saved.get(p)! : ids.get(p)?.id ?? null);
-  return fatesOf({
+  const modes = modesOf(at.top, now, still);
+  const inputs = {
     savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: now.dirty, savedSec: savedSecOf(facts), blobNow, ...logs,
+    modes: anchors.dirtyModes, modeNow: (p: string) => modes.get(p)?.now ?? "",
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null, fromElsewhere: at.fromElsewhere,
-  });
+  };
+  const fates = fatesOf(inputs);
+  // A file changed since, or still dirty and changed, may hold the saved content with other line endings: its blobs
+  // since (one `cat-file --batch`) and its bytes on disk are compared with the saved id line endings aside.
+  const hex = (f: DirtyFate) => /^[0-9a-f]{40,64}$/.test(saved.get(f.path) ?? "");
+  const edited = new Set(fates.filter((f) => f.fate === "edited" && hex(f)).map((f) => f.path));
+  for (const p of [...edited]) edited.add(logs.renames.get(p) ?? p);
+  const changed = fates.filter((f) => f.fate === "changed" && hex(f)).map((f) => f.path);
+  if (edited.size + changed.length === 0) return fates;
+  const touches = [logs.onHead, logs.stashes, logs.elsewhere].flatMap((l) => l ?? []).flatMap((t) => [...t.paths]);
+  const blobs = [...new Set(touches.filter(([q, id]) => edited.has(q) && !/^0+$/.test(id)).map(([, id]) => id))];
+  const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
+  const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
+  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path.join(at.top, p))] as const);
+  const pairs = [...got.map((b, k) => [blobs[k]!, b] as const), ...disk];
+  const eol = eolPairs(pairs, new Set(hashes.map((h) => h.id)), objectFormat(at.gitDir));
+  return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
+}
+
+// A regular file's bytes, at most 8 MB (what the anchor hashes); null otherwise.
+function smallFile(abs: string): Buffer | null {
+  try {
+    const st = lstatOrNull(abs);
+    return st?.isFile() && st.size <= 8 * 1024 * 1024 ? readFileSync(abs) : null;
+  } catch {
+    return null;
+  }
 }

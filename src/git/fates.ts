@@ -3,23 +3,25 @@
 import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
-import { stashEntries } from "./git-dir.ts";
+import { hashBlob, stashEntries } from "./git-dir.ts";
 import type { Git } from "./run.ts";
 
 /**
  * One file's fate since the save; `commit` and `stash` say where its saved content now is, `as` under which path when
- * renamed since. `edited`: no commit or stash holds the saved content, and `commit`, on HEAD since the save (or
- * `stash`, made since), changed the file. `renamed`: to `to`, dirty now, the saved content in no commit or stash.
+ * renamed since; `eol`: it holds the saved content with other line endings. `edited`: no commit or stash holds the
+ * saved content, and `commit`, on HEAD since the save (or `stash`, made since), changed the file. `renamed`: to `to`,
+ * dirty now, the saved content in no commit or stash.
  */
 export type DirtyFate =
-  | { path: string; fate: "committed"; commit: string; onHead: boolean; as?: string }
+  | { path: string; fate: "committed"; commit: string; onHead: boolean; as?: string; eol?: true }
   | ({ path: string; fate: "edited"; as?: string } & ({ commit: string } | { stash: string }))
-  | { path: string; fate: "stashed"; stash: string; as?: string }
+  | { path: string; fate: "stashed"; stash: string; as?: string; eol?: true }
   | { path: string; fate: "renamed"; to: string }
-  | { path: string; fate: "reverted" | "changed" | "unchanged" | "dirty" | "not-here" | "clean" };
+  | { path: string; fate: "unchanged"; eol?: true }
+  | { path: string; fate: "reverted" | "changed" | "dirty" | "not-here" | "clean" };
 
-/** One commit (or stash entry) of a `--raw -z` log: its name, committer second and each path's new blob id. */
-type Touch = { name: string; time: number | null; paths: Map<string, string> };
+/** One commit (or stash entry) of a `--raw -z` log: its name, committer second, each path's new blob id and mode. */
+type Touch = { name: string; time: number | null; paths: Map<string, string>; modes?: Map<string, string> };
 
 // Parses `git log --raw --no-abbrev --no-renames -z --format=%x01<name> %ct`.
 function parseRawLog(out: Buffer): Touch[] {
@@ -27,17 +29,18 @@ function parseRawLog(out: Buffer): Touch[] {
     const [name = "", ...rest] = rec.split("\0");
     // A merge's combined diff follows its header after a NUL rather than a line break.
     if (rest[0] === "") rest.shift();
-    const paths = new Map<string, string>();
+    const [paths, modes] = [new Map<string, string>(), new Map<string, string>()];
     for (let i = 0; i + 1 < rest.length; i += 2) {
       const meta = rest[i]!.replace(/^\n/, "");
       if (!meta.startsWith(":")) break;
       // `:<old mode> <new mode> <old id> <new id> <status>` (a merge's: a colon, mode and id per parent): the new id
-      // is the last but one; a deletion's is all zeros.
+      // is the last but one, the new mode the last of the modes; a deletion's is all zeros.
       const fields = meta.split(" ");
       paths.set(rest[i + 1]!, fields[fields.length - 2] ?? "");
+      modes.set(rest[i + 1]!, fields[(fields.length - 1) / 2 - 1] ?? "");
     }
     const [id = "", ct] = name.trim().split(" ");
-    return { name: id, time: ct === undefined ? null : Number(ct), paths };
+    return { name: id, time: ct === undefined ? null : Number(ct), paths, modes };
   });
 }
 
@@ -52,8 +55,12 @@ const CONTROL = /[\x00-\x1f\x7f]/;
 interface FateInputs {
   savedDirty: readonly string[];
   hashes: readonly DirtyHash[];
+  modes?: ReadonlyMap<string, string>;
   nowDirty: readonly string[];
   blobNow: (p: string) => string | null;
+  modeNow?: (p: string) => string;
+  /** `<saved id> <id>`: the blob `id` is the saved one but for its line endings (`eolPairs`). */
+  eol?: ReadonlySet<string>;
   onHead: Touch[] | null;
   elsewhere: Touch[] | null;
   stashes: Touch[] | null;
@@ -73,7 +80,10 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
       const now = known ? i.blobNow(p) : null;
       // No id now (a folder, a file under a filter, git failed): nothing to compare it with.
       if (now === null) return { path: p, fate: "dirty" };
-      return { path: p, fate: now === saved ? "unchanged" : "changed" };
+      const mode = i.modes?.get(p);
+      const same = mode === undefined || mode === i.modeNow?.(p);
+      if (same && now !== saved && i.eol?.has(`${saved} ${now}`)) return { path: p, fate: "unchanged", eol: true };
+      return { path: p, fate: same && now === saved ? "unchanged" : "changed" };
     }
     // git is passed no control character, so no log was asked about such a path: its fate is not known.
     if (CONTROL.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
@@ -81,16 +91,23 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
     const renamed = to === undefined ? {} : { as: to };
     // A folder (untracked when saved) is taken in by any change under it; a file by its saved content, under its
     // saved name or the one it was renamed to.
-    const sameContent = (id: string) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
-    const heldAs = (t: Touch) =>
-      [...t.paths].find(([q, id]) => (p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && sameContent(id)));
-    const as = (t: Touch) => (heldAs(t)?.[0] === to ? renamed : {});
-    const head = i.onHead?.find(heldAs);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head) };
-    const stash = i.stashes?.find(heldAs);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name, ...as(stash) };
-    const other = i.elsewhere?.find(heldAs);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...as(other) };
+    // A recorded mode is part of the saved content (a stash's untracked tree tells none).
+    const mode = i.modes?.get(p);
+    const sameContent = (id: string, m = mode) =>
+      !known || (saved === "deleted" ? ZERO.test(id) : id === saved && (mode === undefined || m === mode));
+    // Held as saved first; else, the saved content with other line endings (core.autocrlf turned off, say).
+    const sameEol = (id: string) => i.eol?.has(`${saved} ${id}`) === true;
+    for (const [same, eol] of [[sameContent, {}], [sameEol, { eol: true as const }]] as const) {
+      const heldAs = (t: Touch) => [...t.paths].find(([q, id]) =>
+        (p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && same(id, t.modes?.get(q))));
+      const as = (t: Touch) => (heldAs(t)?.[0] === to ? renamed : {});
+      const head = i.onHead?.find(heldAs);
+      if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head), ...eol };
+      const stash = i.stashes?.find(heldAs);
+      if (stash) return { path: p, fate: "stashed", stash: stash.name, ...as(stash), ...eol };
+      const other = i.elsewhere?.find(heldAs);
+      if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...as(other), ...eol };
+    }
     if (to !== undefined && i.nowDirty.includes(to)) return { path: p, fate: "renamed", to };
     // No entry holds the saved content, but a commit or stash entry made since the save changed the file: the everyday
     // "saved, worked on, committed (or stashed)", or the work thrown away and the file changed for another reason;
@@ -107,6 +124,25 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
     if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };
   });
+}
+
+/**
+ * `<saved id> <id>` for each blob of `blobs` (id and bytes) whose bytes with every CRLF made LF, or every LF made
+ * CRLF, are one of `savedIds`: the saved content but for its line endings.
+ */
+export function eolPairs(
+  blobs: readonly (readonly [string, Buffer | null])[], savedIds: ReadonlySet<string>, format: "sha1" | "sha256",
+): Set<string> {
+  const out = new Set<string>();
+  for (const [id, bytes] of blobs) {
+    const lf = bytes?.toString("latin1").replace(/\r\n/g, "\n");
+    if (lf === undefined || !bytes!.includes(10)) continue;
+    for (const text of [lf, lf.replace(/\n/g, "\r\n")]) {
+      const variant = hashBlob(Buffer.from(text, "latin1"), format);
+      if (variant !== id && savedIds.has(variant)) out.add(`${variant} ${id}`);
+    }
+  }
+  return out;
 }
 
 /** True when this clone was made after `savedMs` (its HEAD reflog starts with a later `clone:` entry). */

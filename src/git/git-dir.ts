@@ -29,6 +29,21 @@ export function gitDirOf(top: string): string | null {
   return dir !== null && isDir(dir) ? dir : null;
 }
 
+/** The commit checked out in the work tree at `dir` (a submodule's), from its git dir's files; null when not told. */
+export function checkedOutAt(dir: string): string | null {
+  const gitDir = gitDirOf(dir);
+  const head = gitDir === null ? "" : (readSmall(path.join(gitDir, "HEAD")) ?? "").trim();
+  const ref = /^ref: (refs\/[^\s\\]+)$/.exec(head)?.[1];
+  const id = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+  if (ref === undefined || ref.split("/").includes("..")) return id.test(head) ? head : null;
+  // A branch checked out there: its loose ref, else its line in packed-refs (a reftable is not read).
+  const common = commonDirOf(gitDir!);
+  const loose = (readSmall(path.join(common, ref)) ?? "").trim();
+  if (id.test(loose)) return loose;
+  const packed = (readSmall(path.join(common, "packed-refs"), 50_000_000) ?? "").split("\n");
+  return packed.find((l) => l.endsWith(` ${ref}`) && id.test(l.slice(0, -ref.length - 1)))?.split(" ")[0] ?? null;
+}
+
 /** The main repository's git dir for a linked worktree (its `commondir` file), else the git dir itself. */
 export function commonDirOf(gitDir: string): string {
   try {

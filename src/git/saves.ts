@@ -159,16 +159,16 @@ export function savedByOf(root: string, env: Env, token: string): string | null 
   }
 }
 
-// This clone saved a handoff the tree lacks, and this worktree stashed since its last save (a stash from before it
-// cannot hold that save): read from files, as the hook and the status line run no git.
-export function maybeStashed(root: string, env: Env): boolean {
+// The stash entries (`stash@{n}`) this worktree made since this clone's last save (one from before it cannot hold
+// that save), which may hold the handoff the tree lacks: read from files, as the hook runs no git.
+export function maybeStashed(root: string, env: Env): string[] {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   const last = (savesRecord(root, env) ?? []).at(-1);
-  if (gitDir === null || last === undefined) return false;
+  if (gitDir === null || last === undefined) return [];
   const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
   const since = (sec: number | null) => sec !== null && (Number.isNaN(savedMs) || sec * 1000 >= savedMs);
-  return stashEntries(gitDir).some((e) => e.own && since(e.sec));
+  return stashEntries(gitDir).flatMap((e, n) => (e.own && since(e.sec) ? [`stash@{${n}}`] : []));
 }
 
 /** The archive names in git's index: a save never deletes one, so two clones' pulls never conflict. */

@@ -11,6 +11,8 @@ export interface Snapshot {
   conflicted?: number;
   /** Renames staged in the index: the path at HEAD, the path now. */
   renames?: [string, string][];
+  /** A changed tracked path's mode at HEAD and in the work tree (`100755`, `000000` for none). */
+  modes?: Map<string, [string, string]>;
 }
 
 /**
@@ -45,6 +47,7 @@ export function parseStatusV2(out: Buffer): Snapshot {
   let ab: { ahead: number; behind: number } | null = null;
   const dirty: string[] = [];
   const renames: [string, string][] = [];
+  const modes = new Map<string, [string, string]>();
   let conflicted = 0;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
@@ -68,14 +71,16 @@ export function parseStatusV2(out: Buffer): Snapshot {
     let at = 0;
     for (let n = 0; n < skip; n++) at = f.indexOf(" ", at) + 1;
     dirty.push(f.slice(at));
+    const parts = f.split(" ");
+    if (kind !== "u" && kind !== "?") modes.set(f.slice(at), [parts[3]!, parts[5]!]);
     if (kind === "u") conflicted++;
     // A rename or copy carries its original path as the next NUL field: not listed dirty (a rename's is kept).
-    if (kind === "2" && f.split(" ")[8]?.startsWith("R")) renames.push([fields[i + 1]!, f.slice(at)]);
+    if (kind === "2" && parts[8]?.startsWith("R")) renames.push([fields[i + 1]!, f.slice(at)]);
     if (kind === "2") i++;
   }
   const gap = { ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
   const upstream = upstreamName === null ? null : { name: upstreamName, ...gap };
-  return { branch, head, upstream, dirty, conflicted, ...(renames.length > 0 ? { renames } : {}) };
+  return { branch, head, upstream, dirty, conflicted, modes, ...(renames.length > 0 ? { renames } : {}) };
 }
 
 /** Runs the status command at the root; throws GitUnavailable. */

@@ -58,6 +58,8 @@ export interface DriftFacts {
   savedBy?: string | null;
   ageUnknown?: "missing" | "malformed" | "future" | null;
   dirtyFates?: DirtyFate[];
+  /** This worktree's stash entries made since the save (`stash@{n}`), read from the stash's reflog. */
+  stashesSince?: string[];
 }
 
 /** `drift --json`'s document. */
@@ -105,8 +107,10 @@ const NOT_HELD = "(no commit or stash holds the saved one)";
 /** Where a fate left the saved work, in words; null for a fate that names no place. */
 export function placeWords(f: DirtyFate): string | null {
   const as = "as" in f && f.as !== undefined ? ` as ${quotedPath(f.as)}` : "";
-  if (f.fate === "committed") return `committed${as} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
-  if (f.fate === "stashed") return `now in ${f.stash}${as}`;
+  const eol = "eol" in f ? " with other line endings" : "";
+  if (f.fate === "committed") return `committed${as}${eol} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "stashed") return `now in ${f.stash}${as}${eol}`;
+  if (f.fate === "unchanged" && f.eol) return "still dirty and unchanged but for its line endings";
   if (f.fate === "renamed") return `renamed to ${quotedPath(f.to)}, not committed`;
   if (f.fate !== "edited") return null;
   const where = "stash" in f ? `, stashed in ${f.stash}` : ` in ${short(f.commit)}`;
@@ -306,6 +310,11 @@ export function assessDrift(f: DriftFacts) {
     parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up, renamed } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(fates));
+  // A stash made since the save may hold later work the tree lacks; one a fate names is said there already.
+  const named = new Set(fates.flatMap((x) => ("stash" in x ? [x.stash] : [])));
+  const stashes = (f.stashesSince ?? []).filter((s) => !named.has(s));
+  const which = stashes.length === 1 ? "a stash" : "stashes";
+  if (stashes.length > 0) parts.push(`${which} made since the save, not read: ${listed(stashes, (s) => s)}`);
   // Said whenever the list was cut: other files dirty now can hide unlisted ones cleaned (a count is no name).
   const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;
   const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;
@@ -336,6 +345,7 @@ export function assessDrift(f: DriftFacts) {
     sinceSaved: reachable === false && !f.objectMissing ? (f.sinceSaved ?? null) : null,
     savedCopied: f.savedCopied ?? null, savedChanged: f.savedChanged ?? null,
     git: f.git, unverifiable, memoryOnlyCommits: memoryOnly, changedKeyFiles, cleanedDirty, dirtyKeyFiles,
-    inProgress: progress, provenance: f.provenance ?? null, dirtyFates: fates, unlistedClean, summary,
+    inProgress: progress, provenance: f.provenance ?? null, dirtyFates: fates, unlistedClean,
+    stashesSince: stashes, summary,
   };
 }

@@ -170,7 +170,7 @@ function replaceDate(text: string, iso: string): string {
   });
 }
 
-const DIRTY = /^- Dirty (files|hashes): /;
+const DIRTY = /^- Dirty (files|hashes|modes): /;
 
 // The dirty-file lines become this clone's own: a list pasted from another clone or an older moment would have the
 // brief report reverts that never happened.

@@ -91,6 +91,7 @@ export interface AnchorValues {
   keyFileMtimes: { path: string; mtime: string | null }[];
   inProgress?: { words: string; conflicted: number } | null;
   dirtyHashes?: DirtyHash[];
+  dirtyModes?: DirtyHash[];
 }
 
 /** A `- Dirty hashes:` item: a path and its blob id (40 or 64 hex), `deleted` or `over 8 MB`. */
@@ -103,6 +104,11 @@ export interface DirtyHash {
 export function parseDirtyHashes(value: string): DirtyHash[] | null {
   const items = readItems(value, " ([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)");
   return items?.map((x) => ({ path: x.path, id: x.value })) ?? null;
+}
+
+/** Reads a `- Dirty modes:` value (`<path> <git mode>, …`, `id` the mode); null when malformed. */
+export function parseDirtyModes(value: string): DirtyHash[] | null {
+  return readItems(value, " (100644|100755|120000|160000)")?.map((x) => ({ path: x.path, id: x.value })) ?? null;
 }
 
 export function renderInProgress(p: { words: string; conflicted: number }): string {
@@ -131,23 +137,26 @@ export function renderAnchorLines(a: AnchorValues): string {
     if (mtimes.length > 0) lines.push(`- Key file mtimes: ${mtimes.join(", ")}`);
     return `${lines.join("\n")}\n`;
   }
-  const hashes = a.dirtyHashes?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
+  const items = (l: DirtyHash[] | undefined) => l?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
+  const [hashes, modes] = [items(a.dirtyHashes), items(a.dirtyModes)];
   return [
     `- Branch: ${quoteBranch(a.branch ?? "(detached)")}`,
     `- HEAD: ${a.head ?? "none (no commits yet)"}`,
     `- Dirty files: ${renderPathList(a.dirty)}`,
     ...(hashes ? [`- Dirty hashes: ${hashes}`] : []),
+    ...(modes ? [`- Dirty modes: ${modes}`] : []),
     `- Date: ${a.date}`,
     ...(a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : []),
     "",
   ].join("\n");
 }
 
-type AnchorLabel = "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "In progress" | "Date" | "Key file mtimes";
+type AnchorLabel =
+  "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "Dirty modes" | "In progress" | "Date" | "Key file mtimes";
 
 type AnchorLine = { label: AnchorLabel; value: string } | { error: string; unknown?: true };
 
-const LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
+const LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|In progress|Date|Key file mtimes): (.*)$/;
 // A later version's label is a finding, not an error, so older readers and newer writers work together.
 const OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
 // A time of the right shape, in the future or not: the future is a finding, not a malformed line.
@@ -172,6 +181,9 @@ function valueError(label: AnchorLabel, value: string): string | null {
     case "Dirty hashes":
       if (parseDirtyHashes(value) !== null) return null;
       return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, …\``;
+    case "Dirty modes":
+      if (parseDirtyModes(value)) return null;
+      return `dirty modes ${shown} are not \`<path> <100644 | 100755 | 120000 | 160000>, …\``;
     case "In progress":
       if (parseInProgress(value)) return null;
       return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
@@ -203,7 +215,7 @@ export function readAnchorLine(line: string): AnchorLine {
   }
   const shown = quotedValue(line.slice(0, 60));
   if (/^[-*+]\s*([A-Za-z ]+):/.test(line)) {
-    const labels = "Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes";
+    const labels = "Branch, HEAD, Dirty files, Dirty hashes, Dirty modes, In progress, Date, Key file mtimes";
     return { error: `${shown} is not an anchor line (labels are exactly ${labels}, after "- ")` };
   }
   const paste = "paste what `anchors` prints, or leave the section empty for write to fill";

@@ -29,6 +29,7 @@ interface RawAnchors {
   keyFileMtimes: string | null;
   inProgress?: string | null;
   dirtyHashes?: string | null;
+  dirtyModes?: string | null;
 }
 
 /** A heading outside code, comments and lists. */
@@ -90,10 +91,10 @@ export function normaliseText(text: string): string {
 const STEP = /^\[([ xX~-])\]\s*/;
 const KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
 // Anchor labels as the format writes them; only the label's case may differ.
-const ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+const ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
 const ANCHOR_KEY: Record<string, Exclude<keyof RawAnchors, "present">> = {
   branch: "branch", head: "head", "dirty files": "dirty", date: "date", "key file mtimes": "keyFileMtimes",
-  "in progress": "inProgress", "dirty hashes": "dirtyHashes",
+  "in progress": "inProgress", "dirty hashes": "dirtyHashes", "dirty modes": "dirtyModes",
 };
 
 /** A list item's source without its bullet. */
@@ -285,9 +286,11 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number) {
   const hashes = a.dirtyHashes == null ? [] : anchor.parseDirtyHashes(a.dirtyHashes);
   fail("dirtyHashes", hashes === null);
   const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
+  const modes = a.dirtyModes == null ? [] : anchor.parseDirtyModes(a.dirtyModes);
+  fail("dirtyModes", modes === null);
   return {
     head, headNone, branch, date: st.known ? st.time : null, stateTime: st, inProgress: progress?.words ?? null,
     keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles,
-    unverifiable,
+    dirtyModes: new Map((modes ?? []).map((m) => [m.path, m.id])), unverifiable,
   };
 }

@@ -19,6 +19,7 @@ heading), ready to paste:
     repository)
   - Dirty files: <paths, comma-separated, or none>
   - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
+  - Dirty modes: <path> <mode>, ...   (only for a mode other than HEAD's)
   - Date: <now, ISO-8601 UTC with Z>
   - In progress: <operation>[ of <branch>] (<n> conflicted files)
                  (only while git is in the middle of a rebase, merge, …)

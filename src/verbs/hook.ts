@@ -90,7 +90,7 @@ function composeHookText(
       lines.push(SENTENCES.elsewhere());
   }
   const handoff = files.find((f) => f.kind === "handoff");
-  if (handoff?.status === "missing" && maybeStashed(root, env)) lines.push(SENTENCES.stashed());
+  if (handoff?.status === "missing" && maybeStashed(root, env).length > 0) lines.push(SENTENCES.stashed());
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
   const text = lines.join("\n");

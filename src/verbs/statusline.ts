@@ -5,7 +5,7 @@ import { hookCwd } from "../agents/harness-path.ts";
 import { hookObject } from "../agents/hook-input.ts";
 import { oursOnly } from "../git/attributes-block.ts";
 import { maybeStashed } from "../git/saves.ts";
-import { handoffsElsewhere } from "../git/handoff-away.ts";
+import { handoffsElsewhere, stashHolds } from "../git/handoff-away.ts";
 import { runGit, type Git } from "../git/run.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
@@ -59,11 +59,11 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
   }
 }
 
-// Without a handoff here, where one may be: a stash (from files), else a branch (git, within the line's 500 ms), so
-// that "none" is never said of a teammate's handoff on another branch.
+// Without a handoff here, where one may be: a stash made since the save that holds one, else a branch (git, within
+// the line's 500 ms each), so that "none" is never said of a teammate's handoff on another branch.
 async function noneHere(root: string, env: VerbContext["env"], missing: boolean): Promise<string | undefined> {
   if (!missing) return undefined;
-  if (maybeStashed(root, env)) return "handoff: maybe in a stash (run check)";
+  if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
   return other === null ? undefined : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
 }
@@ -81,8 +81,8 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today · 3 commits since · context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
-check)" when this clone saved one and stashed since (as the hook says; read
-from files, no git); "handoff: none here, one on branch <name> (run brief)"
+check)" when this clone saved one and a stash made since holds a handoff (git,
+at most 500 ms); "handoff: none here, one on branch <name> (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left

@@ -1,6 +1,6 @@
 // Claude Code's status line of ours: composed with the user's own command, installed and
 // uninstalled exactly, through the built helper.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { execFileSync } from "node:child_process";
 import { spawnSync } from "node:child_process";
@@ -76,7 +76,7 @@ describe("statusline", () => {
     expect(helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout).toBe("handoff: saved today · 0 commits since\n");
   });
 
-  it("a handoff `git stash -u` took is said, as the hook says it, from files alone", () => {
+  it("a handoff `git stash -u` took is said as the hook says it, only when a stash since the save holds one", () => {
     const root = gitRepo();
     expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
     const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout;
@@ -84,6 +84,11 @@ describe("statusline", () => {
     expect(line()).toBe("handoff: maybe in a stash (run check)\n");
     git(root, "stash", "pop", "-q");
     expect(line()).toBe("handoff: saved today · 0 commits since\n");
+    // A stash made since the save that holds no handoff, the memory dir deleted: nothing to send the user after.
+    writeFileSync(path.join(root, "README.md"), "an unrelated edit\n");
+    git(root, "stash", "-q");
+    rmSync(path.join(root, ".ai", "memory"), { recursive: true });
+    expect(line()).toBe("handoff: none\n");
   });
 
   it("a commit of the user's .gitattributes alone counts; publish's, adding our block on it, does not", () => {
