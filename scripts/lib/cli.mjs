@@ -2502,6 +2502,17 @@ var init_handoff = __esm({
   }
 });
 
+// src/guard/words.ts
+var plural, branchWords;
+var init_words = __esm({
+  "src/guard/words.ts"() {
+    "use strict";
+    init_quote();
+    plural = (n2, word) => `${n2} ${word}${n2 === 1 ? "" : "s"}`;
+    branchWords = (name2, tokens = (s) => s) => quotedValue(tokens(name2));
+  }
+});
+
 // src/agents/hook-input.ts
 import path14 from "node:path";
 function isProbeSession(id) {
@@ -2575,7 +2586,7 @@ function countWords(text) {
   const { items: items2, dropped } = readCheckpointText(text);
   const n2 = (h, one) => {
     const k = (items2.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
-    return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
+    return k === 0 ? null : plural(k, one);
   };
   const plan2 = n2("## Plan state", "step");
   const parts = [n2("## User requests", "request"), plan2 && `a plan of ${plan2}`, n2("## Files edited", "file")];
@@ -2658,6 +2669,7 @@ var init_surface = __esm({
     "use strict";
     init_handoff();
     init_parse();
+    init_words();
     init_store();
     init_fs();
     init_files();
@@ -2965,15 +2977,15 @@ async function handoffAway(root, env, tree = null) {
   };
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
-  const count2 = Math.min(stashCount(commonDir), 100);
+  const count = Math.min(stashCount(commonDir), 100);
   const file = handoffSpec(root, env);
-  if (count2 === 0 && saves.length === 0 || file === null) return null;
+  if (count === 0 && saves.length === 0 || file === null) return null;
   let refs = [];
   let blobs;
   try {
     if (saves.length > 0) refs = await branchRefs(root, env);
-    if (count2 === 0 && refs.length === 0) return null;
-    const stashRevs = Array.from({ length: count2 }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+    if (count === 0 && refs.length === 0) return null;
+    const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
     const revs = [...stashRevs.flat(), ...refs];
     const input = revs.map((x) => `${x}:${file}
 `).join("");
@@ -2990,7 +3002,7 @@ async function handoffAway(root, env, tree = null) {
     return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
   };
   const newer = (b) => b != null && rankOf(b) > treeRank;
-  for (let i = 0; i < count2; i++) {
+  for (let i = 0; i < count; i++) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
     if (untracked && (tree === null || newer(untracked)))
@@ -2998,7 +3010,7 @@ async function handoffAway(root, env, tree = null) {
     if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
       return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
   }
-  const ranks = refs.map((_, j) => blobs[count2 * 3 + j]).map((b) => b ? rankOf(b) : -1);
+  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   const ref = shortName(refs[ranks.indexOf(best)]);
@@ -6589,9 +6601,9 @@ function summaryLine(entries2) {
   const saves = entries2.filter((e) => e.kind === "save").length;
   const resumes = entries2.length - saves;
   const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
-  const count2 = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`];
-  parts.push(`${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`);
+  const count = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
+  parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
 }
 function foldSection(period, entries2) {
@@ -7316,8 +7328,8 @@ async function saveDocument(req) {
 }
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count2 = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
+  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
+  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
@@ -8108,12 +8120,12 @@ var require_cjs = __commonJS({
         for (const sig of signals_js_1.signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count: count2 } = this.#emitter;
+            let { count } = this.#emitter;
             const p = process3;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count2 += p.__signal_exit_emitter__.count;
+              count += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count2) {
+            if (listeners.length === count) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -9186,8 +9198,8 @@ async function objectIds(git, revs) {
   const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
   return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
 }
-async function untrackedInStashes(git, count2, paths) {
-  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+async function untrackedInStashes(git, count, paths) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
@@ -9255,15 +9267,9 @@ var init_fates = __esm({
 function short(id) {
   return id === null ? "?" : id.slice(0, 12);
 }
-function plural(n2, word) {
-  return `${n2} ${word}${n2 === 1 ? "" : "s"}`;
-}
 function effectiveBranch(branch, progress) {
   const m = progress === null ? null : /^rebase of (\S+)$/.exec(progress);
   return branch === "(detached)" && m ? m[1] : branch;
-}
-function branchWords(name2) {
-  return quoted(withoutTokens(name2), { redact: false });
 }
 function listed(paths, words = quotedPath) {
   const shown = paths.slice(0, 3).map(words).join(", ");
@@ -9363,9 +9369,9 @@ function fileClauses(f, parts, dirtyChanged) {
   if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
   const up = cur?.upstream ?? null;
   if (up !== null) {
-    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name)} is gone`);
+    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name, withoutTokens)} is gone`);
     else if (up.ahead > 0 || (up.behind ?? 0) > 0)
-      parts.push(`upstream ${branchWords(up.name)}: ${up.ahead} ahead, ${up.behind} behind`);
+      parts.push(`upstream ${branchWords(up.name, withoutTokens)}: ${up.ahead} ahead, ${up.behind} behind`);
   }
   const changedKeyFiles = f.changedKeyFiles ?? [];
   const changedPresent = changedKeyFiles.filter((p) => !missing.includes(p));
@@ -9421,7 +9427,7 @@ function assessDrift(f) {
   const parts = headClauses(f, verdict, notHereReason, memoryOnly, older);
   if (memoryOnly > 0 && (reachable === true || verdict === "rewritten" || kept))
     parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
-  const bw = (b) => b === null ? "none" : branchWords(b);
+  const bw = (b) => b === null ? "none" : branchWords(b, withoutTokens);
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
   else if (branchChanged === true) parts.push(`branch moved from ${bw(savedBranch)} to ${bw(currentBranch)}`);
   else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${bw(currentBranch)}`);
@@ -9493,6 +9499,7 @@ var init_verdict = __esm({
   "src/git/verdict.ts"() {
     "use strict";
     init_sanitize();
+    init_words();
     init_token_shape();
     init_quote();
     init_status();
@@ -9997,12 +10004,12 @@ function fateWord(f) {
 }
 function renderDrift(r) {
   const paths = (ps, none = "none found") => ps.map(quotedPath).join(", ") || none;
-  const branch = (b, none) => b === null ? none : branchWords(b);
+  const branch = (b, none) => b === null ? none : branchWords(b, withoutTokens);
   const reachable = r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no";
   const dirtyThen = r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0);
   const up = r.upstream;
   const gap = up?.ahead == null ? "gone" : `${up.ahead} ahead, ${up.behind} behind`;
-  const upWords = up === null ? "none" : `${branchWords(up.name)}, ${gap}`;
+  const upWords = up === null ? "none" : `${branchWords(up.name, withoutTokens)}, ${gap}`;
   const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`);
   const committer = r.provenance?.committer ?? null;
   const by = committer === null ? "" : `; last committed by ${committer}`;
@@ -10045,6 +10052,7 @@ var init_drift2 = __esm({
     init_verdict();
     init_invisible();
     init_token_shape();
+    init_words();
     init_quote();
     init_handoff();
     init_common();
@@ -11736,10 +11744,10 @@ var init_claude_plugin = __esm({
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count2, exact) {
+  function scanHexDigits(count, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count2 || !exact) {
+    while (digits < count || !exact) {
       let ch = text.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -11753,7 +11761,7 @@ function createScanner(text, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count2) {
+    if (digits < count) {
       value2 = -1;
     }
     return value2;
@@ -16173,8 +16181,8 @@ function statusText(handoff, since, pct, now, none = "handoff: none") {
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (since !== null) parts.push(`${count(since.commits, "commit")} since`);
-    if (since !== null && since.lost > 0) parts.push(`${count(since.lost, "saved commit")} not on this branch`);
+    if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
+    if (since !== null && since.lost > 0) parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
     else if (since?.copied) parts.push("saved HEAD rewritten, patches kept");
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
@@ -16212,7 +16220,7 @@ async function noneHere(root, env, missing) {
   const other = await handoffsElsewhere(root, env, 500);
   return other === null ? void 0 : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
 }
-var count, statuslineVerb;
+var statuslineVerb;
 var init_statusline = __esm({
   "src/verbs/statusline.ts"() {
     "use strict";
@@ -16223,13 +16231,13 @@ var init_statusline = __esm({
     init_saves();
     init_handoff_away();
     init_run();
+    init_words();
     init_state_time();
     init_handoff();
     init_fs();
     init_paths();
     init_common();
     init_types();
-    count = (n2, word) => `${n2} ${word}${n2 === 1 ? "" : "s"}`;
     statuslineVerb = {
       name: "statusline",
       options: { then: { type: "string" }, root: { type: "string" } },

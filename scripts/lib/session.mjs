@@ -3070,6 +3070,11 @@ function glanceAtHandoff(text, nowMs) {
 
 // src/checkpoint/surface.ts
 import path20 from "node:path";
+
+// src/guard/words.ts
+var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+// src/checkpoint/surface.ts
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -3106,7 +3111,7 @@ function countWords(text) {
   const { items, dropped } = readCheckpointText(text);
   const n = (h, one) => {
     const k = (items.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
-    return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
+    return k === 0 ? null : plural(k, one);
   };
   const plan = n("## Plan state", "step");
   const parts = [n("## User requests", "request"), plan && `a plan of ${plan}`, n("## Files edited", "file")];
@@ -3351,15 +3356,14 @@ async function handoffsElsewhere(root, env, timeout) {
 }
 
 // src/verbs/statusline.ts
-var count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 function statusText(handoff, since, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (since !== null) parts.push(`${count(since.commits, "commit")} since`);
-    if (since !== null && since.lost > 0) parts.push(`${count(since.lost, "saved commit")} not on this branch`);
+    if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
+    if (since !== null && since.lost > 0) parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
     else if (since?.copied) parts.push("saved HEAD rewritten, patches kept");
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
