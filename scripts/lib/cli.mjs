@@ -3034,23 +3034,24 @@ async function handoffsElsewhere(root, env, timeout) {
   }
 }
 function elsewhereSentence(e) {
-  const [first, ...rest] = e.refs;
-  const more = rest.length > 2 ? ` and ${rest.length - 2} more` : "";
-  const also = rest.length === 0 ? "" : ` (also ${rest.slice(0, 2).join(", ")}${more})`;
-  return `a handoff is committed on branch ${first}${also}, not on this one: brief it with \`git show ${shellWord2(`${first}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
+  const [shown, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
+  const more = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
+  const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
+  return `a handoff is committed on branch ${shown}${also}, not on this one: brief it with \`git show ${shellWord2(`${e.refs[0]}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
 }
 var shortName, shellWord2, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
+    init_words();
     init_files();
     init_git_dir();
     init_run();
     init_saves();
     shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
     shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
-    whereAway = (a) => a.stash !== void 0 ? `in ${a.stash}` : `on branch ${a.ref}`;
-    restoreNote = (a) => a.stash !== void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back untracked: before checking out ${a.ref}, put it aside with \`git stash -u -- .ai/memory\``;
+    whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
+    restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back untracked: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
     awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
   }
 });
@@ -8832,7 +8833,7 @@ exit: 0 nothing parked
         this clone's saved handoff (a checkout left it there): the line names
         the command that brings it back
         (0 with no handoff here names other branches holding a committed one:
-        "\u2026; a handoff is committed on branch <name>, not on this one: \u2026")
+        "\u2026; a handoff is committed on branch "<name>", not on this one: \u2026")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
@@ -10877,7 +10878,7 @@ exit: 0 brief printed
       2 refused (unsafe or conflicted memory; an interrupted save: run
         \`recover\`) or usage error
       3 no handoff: cold start (prints \`No saved session state exists.\`, and
-        "note: a handoff is committed on branch <name>\u2026" when another holds one)
+        "note: a handoff is committed on branch "<name>"\u2026" if another has one)
 `,
       async run(ctx) {
         const root = rootOption(ctx);
@@ -16218,7 +16219,7 @@ async function noneHere(root, env, missing) {
   if (!missing) return void 0;
   if (maybeStashed(root, env)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
-  return other === null ? void 0 : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
+  return other === null ? void 0 : `handoff: none here, one on branch ${branchWords(other.refs[0])} (run brief)`;
 }
 var statuslineVerb;
 var init_statusline = __esm({
@@ -16252,7 +16253,7 @@ and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
 check)" when this clone saved one and stashed since (as the hook says; read
-from files, no git); "handoff: none here, one on branch <name> (run brief)"
+from files, no git); "handoff: none here, one on branch "<name>" (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left

@@ -3073,6 +3073,7 @@ import path20 from "node:path";
 
 // src/guard/words.ts
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+var branchWords = (name, tokens = (s) => s) => quotedValue(tokens(name));
 
 // src/checkpoint/surface.ts
 function minutesAgo(savedMs, now) {
@@ -3399,7 +3400,7 @@ async function noneHere(root, env, missing) {
   if (!missing) return void 0;
   if (maybeStashed(root, env)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
-  return other === null ? void 0 : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
+  return other === null ? void 0 : `handoff: none here, one on branch ${branchWords(other.refs[0])} (run brief)`;
 }
 var statuslineVerb = {
   name: "statusline",
@@ -3415,7 +3416,7 @@ and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
 check)" when this clone saved one and stashed since (as the hook says; read
-from files, no git); "handoff: none here, one on branch <name> (run brief)"
+from files, no git); "handoff: none here, one on branch "<name>" (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left

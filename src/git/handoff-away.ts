@@ -3,6 +3,7 @@
 // this clone recorded a save, after a `for-each-ref` for the branches in the latter case
 // (docs/design.md#a-handoff-away-from-the-working-tree).
 import path from "node:path";
+import { branchWords } from "../guard/words.ts";
 import { tokenOf } from "../store/files.ts";
 import { commonDirOf, gitDirOf, gitTopOf, stashCount } from "./git-dir.ts";
 import { batchBlobs, GitUnavailable, runGit } from "./run.ts";
@@ -125,22 +126,23 @@ export async function handoffsElsewhere(root: string, env: Env, timeout?: number
 
 /** Which branches hold a handoff (three named) and how to brief one without checking it out. */
 export function elsewhereSentence(e: HandoffsElsewhere): string {
-  const [first, ...rest] = e.refs;
-  const more = rest.length > 2 ? ` and ${rest.length - 2} more` : "";
-  const also = rest.length === 0 ? "" : ` (also ${rest.slice(0, 2).join(", ")}${more})`;
-  return `a handoff is committed on branch ${first}${also}, not on this one: brief it with ` +
-    `\`git show ${shellWord(`${first}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
+  const [shown, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
+  const more = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
+  const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
+  return `a handoff is committed on branch ${shown}${also}, not on this one: brief it with ` +
+    `\`git show ${shellWord(`${e.refs[0]}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
 }
 
-/** `in stash@{n}` or `on branch <name>`. */
-export const whereAway = (a: HandoffAway) => (a.stash !== undefined ? `in ${a.stash}` : `on branch ${a.ref}`);
+/** `in stash@{n}` or `on branch "<name>"`. */
+export const whereAway = (a: HandoffAway) => (a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`);
 
 /** After the restore: `git stash pop` refuses to overwrite what it brought back, and a checkout of the branch
  * refuses to overwrite the untracked files (`git stash -u` puts them where `brief` finds them). */
 export const restoreNote = (a: HandoffAway) =>
-  a.stash !== undefined
+  a.ref === undefined
     ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
-    : `it comes back untracked: before checking out ${a.ref}, put it aside with \`git stash -u -- .ai/memory\``;
+    : `it comes back untracked: before checking out ${branchWords(a.ref)}, put it aside with ` +
+      "`git stash -u -- .ai/memory`";
 
 /** Where the handoff is and how to bring it back, for check and read alike. */
 export const awaySentence = (a: HandoffAway) =>

@@ -66,7 +66,7 @@ exit: 0 brief printed
       2 refused (unsafe or conflicted memory; an interrupted save: run
         \`recover\`) or usage error
       3 no handoff: cold start (prints \`No saved session state exists.\`, and
-        "note: a handoff is committed on branch <name>…" when another holds one)
+        "note: a handoff is committed on branch "<name>"…" if another has one)
 `,
   async run(ctx) {
     const root = rootOption(ctx);

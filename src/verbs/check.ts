@@ -72,7 +72,7 @@ exit: 0 nothing parked
         this clone's saved handoff (a checkout left it there): the line names
         the command that brings it back
         (0 with no handoff here names other branches holding a committed one:
-        "…; a handoff is committed on branch <name>, not on this one: …")
+        "…; a handoff is committed on branch "<name>", not on this one: …")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or

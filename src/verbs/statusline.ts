@@ -7,7 +7,7 @@ import { oursOnly } from "../git/attributes-block.ts";
 import { maybeStashed } from "../git/saves.ts";
 import { handoffsElsewhere } from "../git/handoff-away.ts";
 import { runGit, type Git } from "../git/run.ts";
-import { plural } from "../guard/words.ts";
+import { branchWords, plural } from "../guard/words.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
 import { readHead } from "../store/fs.ts";
@@ -64,7 +64,7 @@ async function noneHere(root: string, env: VerbContext["env"], missing: boolean)
   if (!missing) return undefined;
   if (maybeStashed(root, env)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
-  return other === null ? undefined : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
+  return other === null ? undefined : `handoff: none here, one on branch ${branchWords(other.refs[0]!)} (run brief)`;
 }
 
 export const statuslineVerb: Verb = {
@@ -81,7 +81,7 @@ and prints its output first, then ours after " | ":
   handoff: saved today · 3 commits since · context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
 check)" when this clone saved one and stashed since (as the hook says; read
-from files, no git); "handoff: none here, one on branch <name> (run brief)"
+from files, no git); "handoff: none here, one on branch "<name>" (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
