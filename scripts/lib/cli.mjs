@@ -2965,7 +2965,7 @@ function handoffSpec(root, env) {
   const file = top === null ? "\n" : `${path18.relative(top, root).split(path18.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
-async function handoffAway(root, env, tree = null) {
+async function handoffAway(root, env, tree = null, branches = {}) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
@@ -2983,7 +2983,7 @@ async function handoffAway(root, env, tree = null) {
   let refs = [];
   let blobs;
   try {
-    if (saves.length > 0) refs = await branchRefs(root, env);
+    if (saves.length > 0) refs = await (branches.refs ??= branchRefs(root, env));
     if (count === 0 && refs.length === 0) return null;
     const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
     const revs = [...stashRevs.flat(), ...refs];
@@ -3016,10 +3016,10 @@ async function handoffAway(root, env, tree = null) {
   const ref = shortName(refs[ranks.indexOf(best)]);
   return { ref, restore: `git restore --source=${shellWord2(ref)} -- .ai/memory` };
 }
-async function handoffsElsewhere(root, env, timeout) {
+async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
   try {
-    const refs = file === null ? [] : await branchRefs(root, env, timeout);
+    const refs = file === null ? [] : await (branches.refs ??= branchRefs(root, env, timeout));
     if (refs.length === 0) return null;
     const input = ["HEAD", ...refs].map((x) => `${x}:${file}
 `).join("");
@@ -3148,8 +3148,9 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         if (kind === "handoff") {
           const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
           if (note !== null) out.stderr.push(note);
-          const away = got === null ? await handoffAway(root, ctx.env) : null;
-          const other = got === null && away === null ? await handoffsElsewhere(root, ctx.env) : null;
+          const branches = {};
+          const away = got === null ? await handoffAway(root, ctx.env, null, branches) : null;
+          const other = got === null && away === null ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
           if (away !== null) out.stderr.push(`note: ${awaySentence(away)}`);
           else if (other !== null) out.stderr.push(`note: ${elsewhereSentence(other)}`);
         }
@@ -8865,7 +8866,8 @@ paused sentence is printed too and the code is kept.
         else if (files.handoff === "present") state = "parked";
         const pipe = configPipe(root, ctx.env);
         const away = state === null && files.handoff === "missing" && pipe === null;
-        const stashed = away ? await handoffAway(root, ctx.env) : null;
+        const branches = {};
+        const stashed = away ? await handoffAway(root, ctx.env, null, branches) : null;
         if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
         state ??= "clean";
         const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
@@ -8880,7 +8882,7 @@ paused sentence is printed too and the code is kept.
         if (parked === "checkpoint") message = CHECKPOINT_PARKED;
         else if (stashed) message = awaySentence(stashed);
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
-        const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env) : null;
+        const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
         if (other !== null) message = `${message}; ${elsewhereSentence(other)}`;
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
         if (other !== null) result.elsewhere = other.refs;
@@ -10888,12 +10890,13 @@ exit: 0 brief printed
         const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
         if (loaded === null) {
           const stdin = ctx.values.stdin === true;
-          const away = stdin ? null : await handoffAway(root, ctx.env);
+          const branches = {};
+          const away = stdin ? null : await handoffAway(root, ctx.env, null, branches);
           const fromStash = away === null ? null : briefFromStash(away);
           const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
           if (b !== null) return ok(json2 ? `${JSON.stringify({ brief: b, drift: null })}
 ` : renderBrief(b), []);
-          const other = stdin ? null : await handoffsElsewhere(root, ctx.env);
+          const other = stdin ? null : await handoffsElsewhere(root, ctx.env, void 0, branches);
           const note = other === null ? void 0 : `note: ${elsewhereSentence(other)}`;
           const cold = { brief: null, message: COLD_START, elsewhere: other?.refs, note };
           return ok(json2 ? `${JSON.stringify(cold)}

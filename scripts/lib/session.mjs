@@ -3338,10 +3338,10 @@ function handoffSpec(root, env) {
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 var shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
-async function handoffsElsewhere(root, env, timeout) {
+async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
   try {
-    const refs = file === null ? [] : await branchRefs(root, env, timeout);
+    const refs = file === null ? [] : await (branches.refs ??= branchRefs(root, env, timeout));
     if (refs.length === 0) return null;
     const input = ["HEAD", ...refs].map((x) => `${x}:${file}
 `).join("");

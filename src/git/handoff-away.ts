@@ -13,6 +13,8 @@ type Env = Record<string, string | undefined>;
 
 /** The stash entry or branch holding the handoff, and the command that brings back only it. */
 export type HandoffAway = { stash?: string; ref?: string; restore: string };
+/** The branch list a verb run reads at most once, for `handoffAway` and `handoffsElsewhere` alike. */
+export type Branches = { refs?: Promise<string[]> };
 
 // Local and remote-tracking branches but the checked-out one (`%(HEAD)` marks it), newest commit first, as git lists
 // them: the ref files, packed-refs and a reftable alike.
@@ -38,7 +40,8 @@ function handoffSpec(root: string, env: Env): string | null {
  * memory dir, or `git stash` a staged handoff), else the branch holding this clone's newest save. With `tree` the
  * handoff in the working tree: a stash entry or branch holding a save of this clone newer than it. Null: none.
  */
-export async function handoffAway(root: string, env: Env, tree: string | null = null): Promise<HandoffAway | null> {
+export async function handoffAway(root: string, env: Env, tree: string | null = null, branches: Branches = {},
+): Promise<HandoffAway | null> {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
@@ -58,7 +61,7 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   let refs: string[] = [];
   let blobs: (Buffer | null)[];
   try {
-    if (saves.length > 0) refs = await branchRefs(root, env);
+    if (saves.length > 0) refs = await (branches.refs ??= branchRefs(root, env));
     if (count === 0 && refs.length === 0) return null;
     const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
     const revs = [...stashRevs.flat(), ...refs];
@@ -106,10 +109,11 @@ export type HandoffsElsewhere = { refs: string[]; file: string };
  * fetched), so that no cold start is called while one is on file. One `for-each-ref`, then one `cat-file
  * --batch-check`; a handoff HEAD's commit holds too (deleted here by hand) is not named. Null: none, or outside git.
  */
-export async function handoffsElsewhere(root: string, env: Env, timeout?: number): Promise<HandoffsElsewhere | null> {
+export async function handoffsElsewhere(root: string, env: Env, timeout?: number, branches: Branches = {},
+): Promise<HandoffsElsewhere | null> {
   const file = handoffSpec(root, env);
   try {
-    const refs = file === null ? [] : await branchRefs(root, env, timeout);
+    const refs = file === null ? [] : await (branches.refs ??= branchRefs(root, env, timeout));
     if (refs.length === 0) return null;
     const input = ["HEAD", ...refs].map((x) => `${x}:${file}\n`).join("");
     const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });

@@ -156,6 +156,20 @@ describe("a handoff away from the working tree", () => {
     expect(gitCalls(log).filter((argv) => argv[0] !== "config").map((argv) => argv[0])).toEqual(["for-each-ref"]);
   });
 
+  it("a clone with a save on record, its handoff deleted by hand: check and brief list the branches once", { timeout: 60_000 }, () => {
+    const r = repo();
+    r.git("branch", "other");
+    r.save(DOC);
+    rmSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"));
+    for (const verb of ["check", "brief"]) {
+      const { bin, log } = loggingGit();
+      r.run([verb], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
+      // Where this clone's save went (a stash, a branch), then whether another branch holds anyone's: one list.
+      const calls = gitCalls(log).map((argv) => argv[0]).filter((v) => v === "for-each-ref" || v === "cat-file");
+      expect(calls, verb).toEqual(["for-each-ref", "cat-file", "cat-file"]);
+    }
+  });
+
   // Found by a newcomer: a clone that never saved called a teammate's handoff on another branch a cold start.
   it("a teammate's handoff on another branch of a fresh clone: brief, check, read and the status line name it; exit 3 kept", { timeout: 90_000 }, () => {
     const a = repo();
