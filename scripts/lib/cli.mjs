@@ -1561,6 +1561,15 @@ function spawnGit(cwd, args, env, timeoutMs, input, hooks = false) {
     if (input !== void 0) child.stdin?.end(input);
   });
 }
+function rawPaths(f) {
+  const out = [];
+  for (let i = f[0] === "" ? 1 : 0; i + 1 < f.length && /^\n?:/.test(f[i]); i += 2) {
+    const fields = f[i].replace(/^\n?:+/, "").split(" ");
+    const n2 = (fields.length - 1) / 2;
+    out.push({ path: f[i + 1], modes: fields.slice(0, n2), ids: fields.slice(n2, -1) });
+  }
+  return out;
+}
 function firstLine(text) {
   return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }
@@ -9137,14 +9146,7 @@ import path36 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
-    if (rest[0] === "") rest.shift();
-    const paths = /* @__PURE__ */ new Map();
-    for (let i = 0; i + 1 < rest.length; i += 2) {
-      const meta = rest[i].replace(/^\n/, "");
-      if (!meta.startsWith(":")) break;
-      const fields = meta.split(" ");
-      paths.set(rest[i + 1], fields[fields.length - 2] ?? "");
-    }
+    const paths = new Map(rawPaths(rest).map((e) => [e.path, e.ids.at(-1) ?? ""]));
     const [id = "", ct] = name2.trim().split(" ");
     return { name: id, time: ct === void 0 ? null : Number(ct), paths };
   });
@@ -9259,6 +9261,7 @@ var init_fates = __esm({
     "use strict";
     init_builtins();
     init_git_dir();
+    init_run();
     ZERO = /^0+$/;
     CONTROL = /[\x00-\x1f\x7f]/;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
@@ -9697,11 +9700,8 @@ async function heldAsSaved(git, savedHead, hashes, paths) {
   if (savedHead === null || asks.length === 0) return /* @__PURE__ */ new Set();
   const specs = asks.map((p) => `:(top,literal)${p}`);
   const r = await git(["diff", "--raw", "-z", "--no-renames", "--no-abbrev", savedHead, "HEAD", "--", ...specs]);
-  const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
   const held = /* @__PURE__ */ new Set();
-  for (let k = 0; k + 1 < f.length; k += 2) {
-    const [oldMode = "", newMode = "", , newId = ""] = f[k].replace(/^:/, "").split(" ");
-    const p = f[k + 1];
+  for (const { path: p, modes: [oldMode = "", newMode = ""], ids: [, newId = ""] } of rawPaths(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
     const want = saved.get(p);
     const regular = /^100(644|755)$/.test(newMode);
     const sameMode = oldMode === newMode ? regular : oldMode === "000000" && newMode === "100644";
