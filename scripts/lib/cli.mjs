@@ -2774,21 +2774,17 @@ function objectFormat(gitDir) {
     return "sha1";
   }
 }
-function blobIdOf(abs, format2) {
+function blobBytesOf(abs) {
   const st = lstatOrNull(abs);
   if (st === null) return "deleted";
-  let bytes;
-  if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync(abs));
-  else if (!st.isFile()) return null;
-  else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
-  else {
-    try {
-      bytes = readFileSync(abs);
-    } catch {
-      return null;
-    }
+  if (st.isSymbolicLink()) return { bytes: Buffer.from(readlinkSync(abs)), file: false };
+  if (!st.isFile()) return null;
+  if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
+  try {
+    return { bytes: readFileSync(abs), file: true };
+  } catch {
+    return null;
   }
-  return hashBlob(bytes, format2);
 }
 function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path16.join(commonDir, "logs", "refs", "stash"), 5e7);
@@ -3545,10 +3541,11 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     const abs = path20.join(top, p);
-    const raw = p.endsWith("/") ? null : blobIdOf(abs, format2);
-    if (raw === null) continue;
-    if (!lstatOrNull(abs)?.isFile() || raw === "over 8 MB") out.set(p, { id: raw, raw });
-    else if (!/^"|[\r\n]/.test(p)) files.push({ p, raw, cr: readSmall(abs, 1 << 23)?.includes("\r") === true });
+    const blob = p.endsWith("/") ? null : blobBytesOf(abs);
+    if (blob === null) continue;
+    const raw = typeof blob === "string" ? blob : hashBlob(blob.bytes, format2);
+    if (typeof blob === "string" || !blob.file) out.set(p, { id: raw, raw });
+    else if (!/^"|[\r\n]/.test(p)) files.push({ p, raw, cr: blob.bytes.includes(13) });
   }
   if (files.length === 0) return out;
   const at2 = (args, input) => git(["-C", top, ...args], input);
@@ -3579,7 +3576,6 @@ var AUTO;
 var init_blob_ids = __esm({
   "src/git/blob-ids.ts"() {
     "use strict";
-    init_fs();
     init_git_dir();
     AUTO = (attr) => /text=auto/.test(attr) || !/\b(text|eol)\b/.test(attr);
   }
