@@ -1561,6 +1561,15 @@ function spawnGit(cwd, args, env, timeoutMs, input, hooks = false) {
     if (input !== void 0) child.stdin?.end(input);
   });
 }
+function rawPaths(f) {
+  const out = [];
+  for (let i = f[0] === "" ? 1 : 0; i + 1 < f.length && /^\n?:/.test(f[i]); i += 2) {
+    const fields = f[i].replace(/^\n?:+/, "").split(" ");
+    const n2 = (fields.length - 1) / 2;
+    out.push({ path: f[i + 1], modes: fields.slice(0, n2), ids: fields.slice(n2, -1) });
+  }
+  return out;
+}
 function firstLine(text) {
   return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }
@@ -2514,6 +2523,17 @@ var init_handoff = __esm({
   }
 });
 
+// src/guard/words.ts
+var plural, branchWords;
+var init_words = __esm({
+  "src/guard/words.ts"() {
+    "use strict";
+    init_quote();
+    plural = (n2, word) => `${n2} ${word}${n2 === 1 ? "" : "s"}`;
+    branchWords = (name2, tokens = (s) => s) => quotedValue(tokens(name2));
+  }
+});
+
 // src/agents/hook-input.ts
 import path14 from "node:path";
 function isProbeSession(id) {
@@ -2587,7 +2607,7 @@ function countWords(text) {
   const { items: items2, dropped } = readCheckpointText(text);
   const n2 = (h, one) => {
     const k = (items2.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
-    return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
+    return k === 0 ? null : plural(k, one);
   };
   const plan2 = n2("## Plan state", "step");
   const parts = [n2("## User requests", "request"), plan2 && `a plan of ${plan2}`, n2("## Files edited", "file")];
@@ -2670,6 +2690,7 @@ var init_surface = __esm({
     "use strict";
     init_handoff();
     init_parse();
+    init_words();
     init_store();
     init_fs();
     init_files();
@@ -2777,21 +2798,17 @@ function objectFormat(gitDir) {
     return "sha1";
   }
 }
-function blobIdOf(abs, format2) {
+function blobBytesOf(abs) {
   const st = lstatOrNull(abs);
   if (st === null) return "deleted";
-  let bytes;
-  if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync(abs));
-  else if (!st.isFile()) return null;
-  else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
-  else {
-    try {
-      bytes = readFileSync(abs);
-    } catch {
-      return null;
-    }
+  if (st.isSymbolicLink()) return { bytes: Buffer.from(readlinkSync(abs)), file: false };
+  if (!st.isFile()) return null;
+  if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
+  try {
+    return { bytes: readFileSync(abs), file: true };
+  } catch {
+    return null;
   }
-  return hashBlob(bytes, format2);
 }
 function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path16.join(commonDir, "logs", "refs", "stash"), 5e7);
@@ -2977,7 +2994,7 @@ function handoffSpec(root, env) {
   const file = top === null ? "\n" : `${path18.relative(top, root).split(path18.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
-async function handoffAway(root, env, tree = null) {
+async function handoffAway(root, env, tree = null, branches = {}) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
@@ -2989,15 +3006,15 @@ async function handoffAway(root, env, tree = null) {
   };
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
-  const count2 = Math.min(stashCount(commonDir), 100);
+  const count = Math.min(stashCount(commonDir), 100);
   const file = handoffSpec(root, env);
-  if (count2 === 0 && saves.length === 0 || file === null) return null;
+  if (count === 0 && saves.length === 0 || file === null) return null;
   let refs = [];
   let blobs;
   try {
-    if (saves.length > 0) refs = await branchRefs(root, env);
-    if (count2 === 0 && refs.length === 0) return null;
-    const stashRevs = Array.from({ length: count2 }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+    if (saves.length > 0) refs = await (branches.refs ??= branchRefs(root, env));
+    if (count === 0 && refs.length === 0) return null;
+    const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
     const revs = [...stashRevs.flat(), ...refs];
     const input = revs.map((x) => `${x}:${file}
 `).join("");
@@ -3014,7 +3031,7 @@ async function handoffAway(root, env, tree = null) {
     return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
   };
   const newer = (b) => b != null && rankOf(b) > treeRank;
-  for (let i = 0; i < count2; i++) {
+  for (let i = 0; i < count; i++) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
     if (untracked && (tree === null || newer(untracked)))
@@ -3022,7 +3039,7 @@ async function handoffAway(root, env, tree = null) {
     if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
       return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
   }
-  const ranks = refs.map((_, j) => blobs[count2 * 3 + j]).map((b) => b ? rankOf(b) : -1);
+  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   const ref = shortName(refs[ranks.indexOf(best)]);
@@ -3043,10 +3060,10 @@ async function stashHolds(root, env, stashes, timeout) {
     return false;
   }
 }
-async function handoffsElsewhere(root, env, timeout) {
+async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
   try {
-    const refs = file === null ? [] : await branchRefs(root, env, timeout);
+    const refs = file === null ? [] : await (branches.refs ??= branchRefs(root, env, timeout));
     if (refs.length === 0) return null;
     const input = ["HEAD", ...refs].map((x) => `${x}:${file}
 `).join("");
@@ -3061,23 +3078,24 @@ async function handoffsElsewhere(root, env, timeout) {
   }
 }
 function elsewhereSentence(e) {
-  const [first, ...rest] = e.refs;
-  const more = rest.length > 2 ? ` and ${rest.length - 2} more` : "";
-  const also = rest.length === 0 ? "" : ` (also ${rest.slice(0, 2).join(", ")}${more})`;
-  return `a handoff is committed on branch ${first}${also}, not on this one: brief it with \`git show ${shellWord2(`${first}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
+  const [shown, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
+  const more = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
+  const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
+  return `a handoff is committed on branch ${shown}${also}, not on this one: brief it with \`git show ${shellWord2(`${e.refs[0]}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
 }
 var shortName, shellWord2, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
+    init_words();
     init_files();
     init_git_dir();
     init_run();
     init_saves();
     shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
     shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
-    whereAway = (a) => a.stash !== void 0 ? `in ${a.stash}` : `on branch ${a.ref}`;
-    restoreNote = (a) => a.stash !== void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back untracked: before checking out ${a.ref}, put it aside with \`git stash -u -- .ai/memory\``;
+    whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
+    restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back untracked: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
     awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
   }
 });
@@ -3174,8 +3192,9 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         if (kind === "handoff") {
           const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
           if (note !== null) out.stderr.push(note);
-          const away = got === null ? await handoffAway(root, ctx.env) : null;
-          const other = got === null && away === null ? await handoffsElsewhere(root, ctx.env) : null;
+          const branches = {};
+          const away = got === null ? await handoffAway(root, ctx.env, null, branches) : null;
+          const other = got === null && away === null ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
           if (away !== null) out.stderr.push(`note: ${awaySentence(away)}`);
           else if (other !== null) out.stderr.push(`note: ${elsewhereSentence(other)}`);
         }
@@ -3561,10 +3580,15 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     const abs = path20.join(top, p);
-    const raw = p.endsWith("/") ? null : blobIdOf(abs, format2) ?? checkedOutAt(abs);
-    if (raw === null) continue;
-    if (!lstatOrNull(abs)?.isFile() || raw === "over 8 MB") out.set(p, { id: raw, raw });
-    else if (!/^"|[\r\n]/.test(p)) files.push({ p, raw, cr: readSmall(abs, 1 << 23)?.includes("\r") === true });
+    const blob = p.endsWith("/") ? null : blobBytesOf(abs);
+    if (blob === null) {
+      const module = p.endsWith("/") ? null : checkedOutAt(abs);
+      if (module !== null) out.set(p, { id: module, raw: module });
+      continue;
+    }
+    const raw = typeof blob === "string" ? blob : hashBlob(blob.bytes, format2);
+    if (typeof blob === "string" || !blob.file) out.set(p, { id: raw, raw });
+    else if (!/^"|[\r\n]/.test(p)) files.push({ p, raw, cr: blob.bytes.includes(13) });
   }
   if (files.length === 0) return out;
   const at2 = (args, input) => git(["-C", top, ...args], input);
@@ -3595,7 +3619,6 @@ var AUTO;
 var init_blob_ids = __esm({
   "src/git/blob-ids.ts"() {
     "use strict";
-    init_fs();
     init_git_dir();
     AUTO = (attr) => /text=auto/.test(attr) || !/\b(text|eol)\b/.test(attr);
   }
@@ -6647,9 +6670,9 @@ function summaryLine(entries2) {
   const saves = entries2.filter((e) => e.kind === "save").length;
   const resumes = entries2.length - saves;
   const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
-  const count2 = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`];
-  parts.push(`${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`);
+  const count = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
+  parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
 }
 function foldSection(period, entries2) {
@@ -7374,8 +7397,8 @@ async function saveDocument(req) {
 }
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count2 = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
+  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
+  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
@@ -8166,12 +8189,12 @@ var require_cjs = __commonJS({
         for (const sig of signals_js_1.signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count: count2 } = this.#emitter;
+            let { count } = this.#emitter;
             const p = process3;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count2 += p.__signal_exit_emitter__.count;
+              count += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count2) {
+            if (listeners.length === count) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -8878,7 +8901,7 @@ exit: 0 nothing parked
         this clone's saved handoff (a checkout left it there): the line names
         the command that brings it back
         (0 with no handoff here names other branches holding a committed one:
-        "\u2026; a handoff is committed on branch <name>, not on this one: \u2026")
+        "\u2026; a handoff is committed on branch "<name>", not on this one: \u2026")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
@@ -8910,7 +8933,8 @@ paused sentence is printed too and the code is kept.
         else if (files.handoff === "present") state = "parked";
         const pipe = configPipe(root, ctx.env);
         const away = state === null && files.handoff === "missing" && pipe === null;
-        const stashed = away ? await handoffAway(root, ctx.env) : null;
+        const branches = {};
+        const stashed = away ? await handoffAway(root, ctx.env, null, branches) : null;
         if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
         state ??= "clean";
         const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
@@ -8925,7 +8949,7 @@ paused sentence is printed too and the code is kept.
         if (parked === "checkpoint") message = CHECKPOINT_PARKED;
         else if (stashed) message = awaySentence(stashed);
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
-        const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env) : null;
+        const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
         if (other !== null) message = `${message}; ${elsewhereSentence(other)}`;
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
         if (other !== null) result.elsewhere = other.refs;
@@ -9181,15 +9205,9 @@ import path36 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
-    if (rest[0] === "") rest.shift();
-    const [paths, modes] = [/* @__PURE__ */ new Map(), /* @__PURE__ */ new Map()];
-    for (let i = 0; i + 1 < rest.length; i += 2) {
-      const meta = rest[i].replace(/^\n/, "");
-      if (!meta.startsWith(":")) break;
-      const fields = meta.split(" ");
-      paths.set(rest[i + 1], fields[fields.length - 2] ?? "");
-      modes.set(rest[i + 1], fields[(fields.length - 1) / 2 - 1] ?? "");
-    }
+    const raw = rawPaths(rest);
+    const paths = new Map(raw.map((e) => [e.path, e.ids.at(-1) ?? ""]));
+    const modes = new Map(raw.map((e) => [e.path, e.modes.at(-1) ?? ""]));
     const [id = "", ct] = name2.trim().split(" ");
     return { name: id, time: ct === void 0 ? null : Number(ct), paths, modes };
   });
@@ -9265,8 +9283,8 @@ async function objectIds(git, revs) {
   const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
   return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
 }
-async function untrackedInStashes(git, count2, paths) {
-  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+async function untrackedInStashes(git, count, paths) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
@@ -9323,6 +9341,7 @@ var init_fates = __esm({
     "use strict";
     init_builtins();
     init_git_dir();
+    init_run();
     ZERO = /^0+$/;
     CONTROL = /[\x00-\x1f\x7f]/;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
@@ -9334,15 +9353,9 @@ var init_fates = __esm({
 function short(id) {
   return id === null ? "?" : id.slice(0, 12);
 }
-function plural(n2, word) {
-  return `${n2} ${word}${n2 === 1 ? "" : "s"}`;
-}
 function effectiveBranch(branch, progress) {
   const m = progress === null ? null : /^rebase of (\S+)$/.exec(progress);
   return branch === "(detached)" && m ? m[1] : branch;
-}
-function branchWords(name2) {
-  return quoted(withoutTokens(name2), { redact: false });
 }
 function listed(paths, words = quotedPath) {
   const shown = paths.slice(0, 3).map(words).join(", ");
@@ -9444,9 +9457,9 @@ function fileClauses(f, parts, dirtyChanged) {
   if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
   const up = cur?.upstream ?? null;
   if (up !== null) {
-    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name)} is gone`);
+    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name, withoutTokens)} is gone`);
     else if (up.ahead > 0 || (up.behind ?? 0) > 0)
-      parts.push(`upstream ${branchWords(up.name)}: ${up.ahead} ahead, ${up.behind} behind`);
+      parts.push(`upstream ${branchWords(up.name, withoutTokens)}: ${up.ahead} ahead, ${up.behind} behind`);
   }
   const changedKeyFiles = f.changedKeyFiles ?? [];
   const changedPresent = changedKeyFiles.filter((p) => !missing.includes(p));
@@ -9502,7 +9515,7 @@ function assessDrift(f) {
   const parts = headClauses(f, verdict, notHereReason, memoryOnly, older);
   if (memoryOnly > 0 && (reachable === true || verdict === "rewritten" || kept))
     parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
-  const bw = (b) => b === null ? "none" : branchWords(b);
+  const bw = (b) => b === null ? "none" : branchWords(b, withoutTokens);
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
   else if (branchChanged === true) parts.push(`branch moved from ${bw(savedBranch)} to ${bw(currentBranch)}`);
   else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${bw(currentBranch)}`);
@@ -9579,6 +9592,7 @@ var init_verdict = __esm({
   "src/git/verdict.ts"() {
     "use strict";
     init_sanitize();
+    init_words();
     init_token_shape();
     init_quote();
     init_status();
@@ -9777,11 +9791,8 @@ async function heldAsSaved(git, savedHead, hashes, modes, paths) {
   if (savedHead === null || asks.length === 0) return /* @__PURE__ */ new Set();
   const specs = asks.map((p) => `:(top,literal)${p}`);
   const r = await git(["diff", "--raw", "-z", "--no-renames", "--no-abbrev", savedHead, "HEAD", "--", ...specs]);
-  const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
   const held = /* @__PURE__ */ new Set();
-  for (let k = 0; k + 1 < f.length; k += 2) {
-    const [oldMode = "", newMode = "", , newId = ""] = f[k].replace(/^:/, "").split(" ");
-    const p = f[k + 1];
+  for (const { path: p, modes: [oldMode = "", newMode = ""], ids: [, newId = ""] } of rawPaths(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
     const want = saved.get(p);
     const mode = modes.get(p) ?? (oldMode === "000000" ? "100644" : oldMode);
     const sameMode = newMode === mode && /^1(00644|00755|60000)$/.test(newMode);
@@ -10113,12 +10124,12 @@ function fateWord(f) {
 }
 function renderDrift(r) {
   const paths = (ps, none = "none found") => ps.map(quotedPath).join(", ") || none;
-  const branch = (b, none) => b === null ? none : branchWords(b);
+  const branch = (b, none) => b === null ? none : branchWords(b, withoutTokens);
   const reachable = r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no";
   const dirtyThen = r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0);
   const up = r.upstream;
   const gap = up?.ahead == null ? "gone" : `${up.ahead} ahead, ${up.behind} behind`;
-  const upWords = up === null ? "none" : `${branchWords(up.name)}, ${gap}`;
+  const upWords = up === null ? "none" : `${branchWords(up.name, withoutTokens)}, ${gap}`;
   const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`);
   const committer = r.provenance?.committer ?? null;
   const by = committer === null ? "" : `; last committed by ${committer}`;
@@ -10161,6 +10172,7 @@ var init_drift2 = __esm({
     init_verdict();
     init_invisible();
     init_token_shape();
+    init_words();
     init_quote();
     init_handoff();
     init_common();
@@ -10985,7 +10997,7 @@ exit: 0 brief printed
       2 refused (unsafe or conflicted memory; an interrupted save: run
         \`recover\`) or usage error
       3 no handoff: cold start (prints \`No saved session state exists.\`, and
-        "note: a handoff is committed on branch <name>\u2026" when another holds one)
+        "note: a handoff is committed on branch "<name>"\u2026" if another has one)
 `,
       async run(ctx) {
         const root = rootOption(ctx);
@@ -10995,12 +11007,13 @@ exit: 0 brief printed
         const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
         if (loaded === null) {
           const stdin = ctx.values.stdin === true;
-          const away = stdin ? null : await handoffAway(root, ctx.env);
+          const branches = {};
+          const away = stdin ? null : await handoffAway(root, ctx.env, null, branches);
           const fromStash = away === null ? null : briefFromStash(away);
           const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
           if (b !== null) return ok(json2 ? `${JSON.stringify({ brief: b, drift: null })}
 ` : renderBrief(b), []);
-          const other = stdin ? null : await handoffsElsewhere(root, ctx.env);
+          const other = stdin ? null : await handoffsElsewhere(root, ctx.env, void 0, branches);
           const note = other === null ? void 0 : `note: ${elsewhereSentence(other)}`;
           const cold = { brief: null, message: COLD_START, elsewhere: other?.refs, note };
           return ok(json2 ? `${JSON.stringify(cold)}
@@ -11852,10 +11865,10 @@ var init_claude_plugin = __esm({
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count2, exact) {
+  function scanHexDigits(count, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count2 || !exact) {
+    while (digits < count || !exact) {
       let ch = text.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -11869,7 +11882,7 @@ function createScanner(text, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count2) {
+    if (digits < count) {
       value2 = -1;
     }
     return value2;
@@ -16289,8 +16302,8 @@ function statusText(handoff, since, pct, now, none = "handoff: none") {
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (since !== null) parts.push(`${count(since.commits, "commit")} since`);
-    if (since !== null && since.lost > 0) parts.push(`${count(since.lost, "saved commit")} not on this branch`);
+    if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
+    if (since !== null && since.lost > 0) parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
     else if (since?.copied) parts.push("saved HEAD rewritten, patches kept");
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
@@ -16326,9 +16339,9 @@ async function noneHere(root, env, missing) {
   if (!missing) return void 0;
   if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
-  return other === null ? void 0 : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
+  return other === null ? void 0 : `handoff: none here, one on branch ${branchWords(other.refs[0])} (run brief)`;
 }
-var count, statuslineVerb;
+var statuslineVerb;
 var init_statusline = __esm({
   "src/verbs/statusline.ts"() {
     "use strict";
@@ -16339,13 +16352,13 @@ var init_statusline = __esm({
     init_saves();
     init_handoff_away();
     init_run();
+    init_words();
     init_state_time();
     init_handoff();
     init_fs();
     init_paths();
     init_common();
     init_types();
-    count = (n2, word) => `${n2} ${word}${n2 === 1 ? "" : "s"}`;
     statuslineVerb = {
       name: "statusline",
       options: { then: { type: "string" }, root: { type: "string" } },
@@ -16360,7 +16373,7 @@ and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
 check)" when this clone saved one and a stash made since holds a handoff (git,
-at most 500 ms); "handoff: none here, one on branch <name> (run brief)"
+at most 500 ms); "handoff: none here, one on branch "<name>" (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left

@@ -3071,6 +3071,12 @@ function glanceAtHandoff(text, nowMs) {
 
 // src/checkpoint/surface.ts
 import path20 from "node:path";
+
+// src/guard/words.ts
+var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+var branchWords = (name, tokens = (s) => s) => quotedValue(tokens(name));
+
+// src/checkpoint/surface.ts
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -3107,7 +3113,7 @@ function countWords(text) {
   const { items, dropped } = readCheckpointText(text);
   const n = (h, one) => {
     const k = (items.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
-    return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
+    return k === 0 ? null : plural(k, one);
   };
   const plan = n("## Plan state", "step");
   const parts = [n("## User requests", "request"), plan && `a plan of ${plan}`, n("## Files edited", "file")];
@@ -3348,10 +3354,10 @@ async function stashHolds(root, env, stashes, timeout) {
   }
 }
 var shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
-async function handoffsElsewhere(root, env, timeout) {
+async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
   try {
-    const refs = file === null ? [] : await branchRefs(root, env, timeout);
+    const refs = file === null ? [] : await (branches.refs ??= branchRefs(root, env, timeout));
     if (refs.length === 0) return null;
     const input = ["HEAD", ...refs].map((x) => `${x}:${file}
 `).join("");
@@ -3367,15 +3373,14 @@ async function handoffsElsewhere(root, env, timeout) {
 }
 
 // src/verbs/statusline.ts
-var count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 function statusText(handoff, since, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (since !== null) parts.push(`${count(since.commits, "commit")} since`);
-    if (since !== null && since.lost > 0) parts.push(`${count(since.lost, "saved commit")} not on this branch`);
+    if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
+    if (since !== null && since.lost > 0) parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
     else if (since?.copied) parts.push("saved HEAD rewritten, patches kept");
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
@@ -3411,7 +3416,7 @@ async function noneHere(root, env, missing) {
   if (!missing) return void 0;
   if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
-  return other === null ? void 0 : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
+  return other === null ? void 0 : `handoff: none here, one on branch ${branchWords(other.refs[0])} (run brief)`;
 }
 var statuslineVerb = {
   name: "statusline",
@@ -3427,7 +3432,7 @@ and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
 check)" when this clone saved one and a stash made since holds a handoff (git,
-at most 500 ms); "handoff: none here, one on branch <name> (run brief)"
+at most 500 ms); "handoff: none here, one on branch "<name>" (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left

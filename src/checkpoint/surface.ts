@@ -3,6 +3,7 @@
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
 import { readCheckpointText } from "./parse.ts";
+import { plural } from "../guard/words.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, sessionFileId, writeDelivered,
   type CheckpointEntry } from "./store.ts";
 import { readHead } from "../store/fs.ts";
@@ -60,7 +61,7 @@ function countWords(text: string): string {
   const { items, dropped } = readCheckpointText(text);
   const n = (h: string, one: string) => {
     const k = (items.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
-    return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
+    return k === 0 ? null : plural(k, one);
   };
   const plan = n("## Plan state", "step");
   const parts = [n("## User requests", "request"), plan && `a plan of ${plan}`, n("## Files edited", "file")];

@@ -2,8 +2,7 @@
 // comparison with it: git's own conversions applied, no program the repository names run
 // (docs/decisions/dirty-hash-conversions.md).
 import path from "node:path";
-import { lstatOrNull, readSmall } from "../store/fs.ts";
-import { blobIdOf, checkedOutAt, gitDirOf, objectFormat } from "./git-dir.ts";
+import { blobBytesOf, checkedOutAt, gitDirOf, hashBlob, objectFormat } from "./git-dir.ts";
 import type { Git } from "./run.ts";
 
 /** A file's id as git would store it (`id`), and of its bytes as they are (`raw`: what older versions saved). */
@@ -28,12 +27,17 @@ export async function blobIdsOf(
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     const abs = path.join(top, p);
-    // A submodule is stored as the commit checked out in it.
-    const raw = p.endsWith("/") ? null : blobIdOf(abs, format) ?? checkedOutAt(abs);
-    if (raw === null) continue;
-    if (!lstatOrNull(abs)?.isFile() || raw === "over 8 MB") out.set(p, { id: raw, raw });
+    const blob = p.endsWith("/") ? null : blobBytesOf(abs);
+    if (blob === null) {
+      // A submodule is stored as the commit checked out in it.
+      const module = p.endsWith("/") ? null : checkedOutAt(abs);
+      if (module !== null) out.set(p, { id: module, raw: module });
+      continue;
+    }
+    const raw = typeof blob === "string" ? blob : hashBlob(blob.bytes, format);
+    if (typeof blob === "string" || !blob.file) out.set(p, { id: raw, raw });
     // git reads one path a line and unquotes one starting with a quote: such a name is not asked about.
-    else if (!/^"|[\r\n]/.test(p)) files.push({ p, raw, cr: readSmall(abs, 1 << 23)?.includes("\r") === true });
+    else if (!/^"|[\r\n]/.test(p)) files.push({ p, raw, cr: blob.bytes.includes(13) });
   }
   if (files.length === 0) return out;
   const at = (args: string[], input?: string) => git(["-C", top, ...args], input);

@@ -10,7 +10,7 @@ import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
 import { gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames, stashEntries } from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
-import { batchBlobs, filterDrivers, GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
+import { batchBlobs, filterDrivers, GitUnavailable, rawPaths, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { lstatOrNull } from "../store/fs.ts";
 import { savedByOf, savedHere } from "./saves.ts";
@@ -253,12 +253,9 @@ async function heldAsSaved(
   if (savedHead === null || asks.length === 0) return new Set();
   const specs = asks.map((p) => `:(top,literal)${p}`);
   const r = await git(["diff", "--raw", "-z", "--no-renames", "--no-abbrev", savedHead, "HEAD", "--", ...specs]);
-  const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
   const held = new Set<string>();
-  for (let k = 0; k + 1 < f.length; k += 2) {
-    // `:<old mode> <new mode> <old id> <new id> <status>`, then the path.
-    const [oldMode = "", newMode = "", , newId = ""] = f[k]!.replace(/^:/, "").split(" ");
-    const p = f[k + 1]!;
+  for (const { path: p, modes: [oldMode = "", newMode = ""], ids: [, newId = ""] } of
+    rawPaths(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
     const want = saved.get(p);
     const mode = modes.get(p) ?? (oldMode === "000000" ? "100644" : oldMode);
     const sameMode = newMode === mode && /^1(00644|00755|60000)$/.test(newMode);

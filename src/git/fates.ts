@@ -4,7 +4,7 @@ import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import { hashBlob, stashEntries } from "./git-dir.ts";
-import type { Git } from "./run.ts";
+import { rawPaths, type Git } from "./run.ts";
 
 /**
  * One file's fate since the save; `commit` and `stash` say where its saved content now is, `as` under which path when
@@ -27,18 +27,10 @@ type Touch = { name: string; time: number | null; paths: Map<string, string>; mo
 function parseRawLog(out: Buffer): Touch[] {
   return out.toString("utf8").split("\x01").slice(1).map((rec) => {
     const [name = "", ...rest] = rec.split("\0");
-    // A merge's combined diff follows its header after a NUL rather than a line break.
-    if (rest[0] === "") rest.shift();
-    const [paths, modes] = [new Map<string, string>(), new Map<string, string>()];
-    for (let i = 0; i + 1 < rest.length; i += 2) {
-      const meta = rest[i]!.replace(/^\n/, "");
-      if (!meta.startsWith(":")) break;
-      // `:<old mode> <new mode> <old id> <new id> <status>` (a merge's: a colon, mode and id per parent): the new id
-      // is the last but one, the new mode the last of the modes; a deletion's is all zeros.
-      const fields = meta.split(" ");
-      paths.set(rest[i + 1]!, fields[fields.length - 2] ?? "");
-      modes.set(rest[i + 1]!, fields[(fields.length - 1) / 2 - 1] ?? "");
-    }
+    const raw = rawPaths(rest);
+    // A deletion's new id is all zeros.
+    const paths = new Map(raw.map((e) => [e.path, e.ids.at(-1) ?? ""]));
+    const modes = new Map(raw.map((e) => [e.path, e.modes.at(-1) ?? ""]));
     const [id = "", ct] = name.trim().split(" ");
     return { name: id, time: ct === undefined ? null : Number(ct), paths, modes };
   });

@@ -130,22 +130,18 @@ export function objectFormat(gitDir: string | null): "sha1" | "sha256" {
   }
 }
 
-/** git's blob id of the bytes at `abs` as they are (a link: its target), or `deleted`, `over 8 MB`, null. */
-export function blobIdOf(abs: string, format: "sha1" | "sha256"): string | null {
+/** What git hashes at `abs`, read once: a link's target, a file's bytes (`file`); `deleted`, `over 8 MB`, null. */
+export function blobBytesOf(abs: string): { bytes: Buffer; file: boolean } | "deleted" | "over 8 MB" | null {
   const st = lstatOrNull(abs);
   if (st === null) return "deleted";
-  let bytes: Buffer;
-  if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync(abs));
-  else if (!st.isFile()) return null;
-  else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
-  else {
-    try {
-      bytes = readFileSync(abs);
-    } catch {
-      return null;
-    }
+  if (st.isSymbolicLink()) return { bytes: Buffer.from(readlinkSync(abs)), file: false };
+  if (!st.isFile()) return null;
+  if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
+  try {
+    return { bytes: readFileSync(abs), file: true };
+  } catch {
+    return null;
   }
-  return hashBlob(bytes, format);
 }
 
 /** git's blob id of `bytes` as they are. */

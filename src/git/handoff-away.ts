@@ -3,6 +3,7 @@
 // this clone recorded a save, after a `for-each-ref` for the branches in the latter case
 // (docs/design.md#a-handoff-away-from-the-working-tree).
 import path from "node:path";
+import { branchWords } from "../guard/words.ts";
 import { tokenOf } from "../store/files.ts";
 import { commonDirOf, gitDirOf, gitTopOf, stashCount } from "./git-dir.ts";
 import { batchBlobs, GitUnavailable, runGit } from "./run.ts";
@@ -12,6 +13,8 @@ type Env = Record<string, string | undefined>;
 
 /** The stash entry or branch holding the handoff, and the command that brings back only it. */
 export type HandoffAway = { stash?: string; ref?: string; restore: string };
+/** The branch list a verb run reads at most once, for `handoffAway` and `handoffsElsewhere` alike. */
+export type Branches = { refs?: Promise<string[]> };
 
 // Local and remote-tracking branches but the checked-out one (`%(HEAD)` marks it), newest commit first, as git lists
 // them: the ref files, packed-refs and a reftable alike.
@@ -37,7 +40,8 @@ function handoffSpec(root: string, env: Env): string | null {
  * memory dir, or `git stash` a staged handoff), else the branch holding this clone's newest save. With `tree` the
  * handoff in the working tree: a stash entry or branch holding a save of this clone newer than it. Null: none.
  */
-export async function handoffAway(root: string, env: Env, tree: string | null = null): Promise<HandoffAway | null> {
+export async function handoffAway(root: string, env: Env, tree: string | null = null, branches: Branches = {},
+): Promise<HandoffAway | null> {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
@@ -57,7 +61,7 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   let refs: string[] = [];
   let blobs: (Buffer | null)[];
   try {
-    if (saves.length > 0) refs = await branchRefs(root, env);
+    if (saves.length > 0) refs = await (branches.refs ??= branchRefs(root, env));
     if (count === 0 && refs.length === 0) return null;
     const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
     const revs = [...stashRevs.flat(), ...refs];
@@ -125,10 +129,11 @@ export type HandoffsElsewhere = { refs: string[]; file: string };
  * fetched), so that no cold start is called while one is on file. One `for-each-ref`, then one `cat-file
  * --batch-check`; a handoff HEAD's commit holds too (deleted here by hand) is not named. Null: none, or outside git.
  */
-export async function handoffsElsewhere(root: string, env: Env, timeout?: number): Promise<HandoffsElsewhere | null> {
+export async function handoffsElsewhere(root: string, env: Env, timeout?: number, branches: Branches = {},
+): Promise<HandoffsElsewhere | null> {
   const file = handoffSpec(root, env);
   try {
-    const refs = file === null ? [] : await branchRefs(root, env, timeout);
+    const refs = file === null ? [] : await (branches.refs ??= branchRefs(root, env, timeout));
     if (refs.length === 0) return null;
     const input = ["HEAD", ...refs].map((x) => `${x}:${file}\n`).join("");
     const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
@@ -145,22 +150,23 @@ export async function handoffsElsewhere(root: string, env: Env, timeout?: number
 
 /** Which branches hold a handoff (three named) and how to brief one without checking it out. */
 export function elsewhereSentence(e: HandoffsElsewhere): string {
-  const [first, ...rest] = e.refs;
-  const more = rest.length > 2 ? ` and ${rest.length - 2} more` : "";
-  const also = rest.length === 0 ? "" : ` (also ${rest.slice(0, 2).join(", ")}${more})`;
-  return `a handoff is committed on branch ${first}${also}, not on this one: brief it with ` +
-    `\`git show ${shellWord(`${first}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
+  const [shown, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
+  const more = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
+  const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
+  return `a handoff is committed on branch ${shown}${also}, not on this one: brief it with ` +
+    `\`git show ${shellWord(`${e.refs[0]}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
 }
 
-/** `in stash@{n}` or `on branch <name>`. */
-export const whereAway = (a: HandoffAway) => (a.stash !== undefined ? `in ${a.stash}` : `on branch ${a.ref}`);
+/** `in stash@{n}` or `on branch "<name>"`. */
+export const whereAway = (a: HandoffAway) => (a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`);
 
 /** After the restore: `git stash pop` refuses to overwrite what it brought back, and a checkout of the branch
  * refuses to overwrite the untracked files (`git stash -u` puts them where `brief` finds them). */
 export const restoreNote = (a: HandoffAway) =>
-  a.stash !== undefined
+  a.ref === undefined
     ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
-    : `it comes back untracked: before checking out ${a.ref}, put it aside with \`git stash -u -- .ai/memory\``;
+    : `it comes back untracked: before checking out ${branchWords(a.ref)}, put it aside with ` +
+      "`git stash -u -- .ai/memory`";
 
 /** Where the handoff is and how to bring it back, for check and read alike. */
 export const awaySentence = (a: HandoffAway) =>

@@ -166,6 +166,18 @@ function spawnGit(
   });
 }
 
+/** Each path of `--raw -z` output split at NUL (a log's merge puts an empty field first), up to the first field that is
+ * no `:<modes> <ids> <status>` line: its modes and blob ids, the parents' first (a merge's, one each), the new last. */
+export function rawPaths(f: readonly string[]) {
+  const out: { path: string; modes: string[]; ids: string[] }[] = [];
+  for (let i = f[0] === "" ? 1 : 0; i + 1 < f.length && /^\n?:/.test(f[i]!); i += 2) {
+    const fields = f[i]!.replace(/^\n?:+/, "").split(" ");
+    const n = (fields.length - 1) / 2;
+    out.push({ path: f[i + 1]!, modes: fields.slice(0, n), ids: fields.slice(n, -1) });
+  }
+  return out;
+}
+
 export function firstLine(text: string): string {
   return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }

@@ -1,5 +1,6 @@
 // Drift arithmetic and the verdict: plain facts in (drift.ts gathers them), the report out.
-import { quoted, sanitize } from "../guard/sanitize.ts";
+import { sanitize } from "../guard/sanitize.ts";
+import { branchWords, plural } from "../guard/words.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
 import { quotedPath } from "../guard/quote.ts";
 import type { ValidTime } from "../schema/values.ts";
@@ -70,19 +71,10 @@ function short(id: string | null): string {
   return id === null ? "?" : id.slice(0, 12);
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
 /** The branch a HEAD is on: `(detached)` during a rebase of B counts as B. Pure. */
 export function effectiveBranch(branch: string | null, progress: string | null): string | null {
   const m = progress === null ? null : /^rebase of (\S+)$/.exec(progress);
   return branch === "(detached)" && m ? m[1]! : branch;
-}
-
-/** A branch name in human output: quoted, redacted only for a vendor's exact token shape (docs/design.md#redaction). */
-export function branchWords(name: string): string {
-  return quoted(withoutTokens(name), { redact: false });
 }
 
 function listed(paths: readonly string[], words: (p: string) => string = quotedPath): string {
@@ -214,9 +206,9 @@ function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | nul
   if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
   const up = cur?.upstream ?? null;
   if (up !== null) {
-    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name)} is gone`);
+    if (up.ahead === null) parts.push(`upstream ${branchWords(up.name, withoutTokens)} is gone`);
     else if (up.ahead > 0 || (up.behind ?? 0) > 0)
-      parts.push(`upstream ${branchWords(up.name)}: ${up.ahead} ahead, ${up.behind} behind`);
+      parts.push(`upstream ${branchWords(up.name, withoutTokens)}: ${up.ahead} ahead, ${up.behind} behind`);
   }
   const changedKeyFiles = f.changedKeyFiles ?? [];
   // A key file deleted since is already said missing; the summary does not name it twice.
@@ -293,7 +285,7 @@ export function assessDrift(f: DriftFacts) {
   if (memoryOnly > 0 && (reachable === true || verdict === "rewritten" || kept))
     parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
   // Branch names are file-controlled (the handoff's) or repository-controlled (git's): quoted.
-  const bw = (b: string | null): string => (b === null ? "none" : branchWords(b));
+  const bw = (b: string | null): string => (b === null ? "none" : branchWords(b, withoutTokens));
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
   else if (branchChanged === true) parts.push(`branch moved from ${bw(savedBranch)} to ${bw(currentBranch)}`);
   else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${bw(currentBranch)}`);

@@ -66,7 +66,7 @@ exit: 0 brief printed
       2 refused (unsafe or conflicted memory; an interrupted save: run
         \`recover\`) or usage error
       3 no handoff: cold start (prints \`No saved session state exists.\`, and
-        "note: a handoff is committed on branch <name>…" when another holds one)
+        "note: a handoff is committed on branch "<name>"…" if another has one)
 `,
   async run(ctx) {
     const root = rootOption(ctx);
@@ -77,12 +77,13 @@ exit: 0 brief printed
     if (loaded === null) {
       // A stash or a checkout took the memory dir: its handoff is on file, and the brief says how to bring it back.
       const stdin = ctx.values.stdin === true;
-      const away = stdin ? null : await handoffAway(root, ctx.env);
+      const branches = {};
+      const away = stdin ? null : await handoffAway(root, ctx.env, null, branches);
       const fromStash = away === null ? null : briefFromStash(away);
       const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
       if (b !== null) return ok(json ? `${JSON.stringify({ brief: b, drift: null })}\n` : renderBrief(b), []);
       // Still 3, nothing here to resume, but never silent about a teammate's handoff on another branch.
-      const other = stdin ? null : await handoffsElsewhere(root, ctx.env);
+      const other = stdin ? null : await handoffsElsewhere(root, ctx.env, undefined, branches);
       const note = other === null ? undefined : `note: ${elsewhereSentence(other)}`;
       const cold = { brief: null, message: COLD_START, elsewhere: other?.refs, note };
       return ok(json ? `${JSON.stringify(cold)}\n` : `${[COLD_START, note].filter(Boolean).join("\n")}\n`, [], 3);

@@ -72,7 +72,7 @@ exit: 0 nothing parked
         this clone's saved handoff (a checkout left it there): the line names
         the command that brings it back
         (0 with no handoff here names other branches holding a committed one:
-        "…; a handoff is committed on branch <name>, not on this one: …")
+        "…; a handoff is committed on branch "<name>", not on this one: …")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
@@ -109,7 +109,8 @@ paused sentence is printed too and the code is kept.
     // A named pipe in git's config would hold each git run for its whole timeout: then none runs, and check says why.
     const pipe = configPipe(root, ctx.env);
     const away = state === null && files.handoff === "missing" && pipe === null;
-    const stashed = away ? await handoffAway(root, ctx.env) : null;
+    const branches = {};
+    const stashed = away ? await handoffAway(root, ctx.env, null, branches) : null;
     // Leftovers in checkpoints/ never change the code (docs/design.md#checkpoints); a checkpoint is parked state.
     if (stashed !== null || (state === null && files.handoff === "missing" && checkpointParked(root))) state = "parked";
     state ??= "clean";
@@ -126,7 +127,7 @@ paused sentence is printed too and the code is kept.
     else if (stashed) message = awaySentence(stashed);
     else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
     // Not parked here (0 stays 0), but an agent told only "nothing parked" would call a cold start wrongly.
-    const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env) : null;
+    const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, undefined, branches) : null;
     if (other !== null) message = `${message}; ${elsewhereSentence(other)}`;
     const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...stashed };
     if (other !== null) result.elsewhere = other.refs;

@@ -2,9 +2,10 @@ import { Absent } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import type { DirtyFate } from "../git/fates.ts";
-import { branchWords, missingWords, notHereWords, placeWords, type DriftReport } from "../git/verdict.ts";
+import { missingWords, notHereWords, placeWords, type DriftReport } from "../git/verdict.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
+import { branchWords } from "../guard/words.ts";
 import { quotedPath } from "../guard/quote.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
@@ -24,12 +25,12 @@ function fateWord(f: DirtyFate): string {
 /** Human rendering of a drift report: the summary first, then one fact per line. */
 export function renderDrift(r: DriftReport): string {
   const paths = (ps: readonly string[], none = "none found") => ps.map(quotedPath).join(", ") || none;
-  const branch = (b: string | null, none: string) => (b === null ? none : branchWords(b));
+  const branch = (b: string | null, none: string) => (b === null ? none : branchWords(b, withoutTokens));
   const reachable = r.headReachable === null ? "unknown" : r.headReachable ? "yes" : "no";
   const dirtyThen = r.saved.dirty === null ? "unverifiable" : r.saved.dirty.length + (r.saved.dirtyMore ?? 0);
   const up = r.upstream;
   const gap = up?.ahead == null ? "gone" : `${up.ahead} ahead, ${up.behind} behind`;
-  const upWords = up === null ? "none" : `${branchWords(up.name)}, ${gap}`;
+  const upWords = up === null ? "none" : `${branchWords(up.name, withoutTokens)}, ${gap}`;
   const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`);
   const committer = r.provenance?.committer ?? null;
   const by = committer === null ? "" : `; last committed by ${committer}`;

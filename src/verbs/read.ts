@@ -92,8 +92,9 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
       if (note !== null) out.stderr.push(note);
       // Absent here but on file elsewhere: a new save now would stand in the way of bringing that one back.
-      const away = got === null ? await handoffAway(root, ctx.env) : null;
-      const other = got === null && away === null ? await handoffsElsewhere(root, ctx.env) : null;
+      const branches = {};
+      const away = got === null ? await handoffAway(root, ctx.env, null, branches) : null;
+      const other = got === null && away === null ? await handoffsElsewhere(root, ctx.env, undefined, branches) : null;
       if (away !== null) out.stderr.push(`note: ${awaySentence(away)}`);
       else if (other !== null) out.stderr.push(`note: ${elsewhereSentence(other)}`);
     }

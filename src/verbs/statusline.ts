@@ -7,6 +7,7 @@ import { oursOnly } from "../git/attributes-block.ts";
 import { maybeStashed } from "../git/saves.ts";
 import { handoffsElsewhere, stashHolds } from "../git/handoff-away.ts";
 import { runGit, type Git } from "../git/run.ts";
+import { branchWords, plural } from "../guard/words.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
 import { readHead } from "../store/fs.ts";
@@ -16,8 +17,6 @@ import { ok, type Verb, type VerbContext } from "./types.ts";
 
 type Since = { commits: number; lost: number; copied: boolean };
 
-const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-
 /** The state part of the line, from the handoff's text, the commits since its HEAD anchor and the percent used. */
 function statusText(handoff: string | null, since: Since | null, pct: number | null, now: number,
   none = "handoff: none"): string {
@@ -26,9 +25,9 @@ function statusText(handoff: string | null, since: Since | null, pct: number | n
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (since !== null) parts.push(`${count(since.commits, "commit")} since`);
+    if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
     // The saved HEAD off HEAD's history: behind, diverged or rewritten, as the brief then says in full.
-    if (since !== null && since.lost > 0) parts.push(`${count(since.lost, "saved commit")} not on this branch`);
+    if (since !== null && since.lost > 0) parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
     else if (since?.copied) parts.push("saved HEAD rewritten, patches kept");
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
@@ -65,7 +64,7 @@ async function noneHere(root: string, env: VerbContext["env"], missing: boolean)
   if (!missing) return undefined;
   if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
-  return other === null ? undefined : `handoff: none here, one on branch ${other.refs[0]} (run brief)`;
+  return other === null ? undefined : `handoff: none here, one on branch ${branchWords(other.refs[0]!)} (run brief)`;
 }
 
 export const statuslineVerb: Verb = {
@@ -82,7 +81,7 @@ and prints its output first, then ours after " | ":
   handoff: saved today · 3 commits since · context 45%
 "handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
 check)" when this clone saved one and a stash made since holds a handoff (git,
-at most 500 ms); "handoff: none here, one on branch <name> (run brief)"
+at most 500 ms); "handoff: none here, one on branch "<name>" (run brief)"
 when another branch holds a committed one (git, at most 500 ms). Commits since
 count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left

@@ -1,11 +1,11 @@
 // Dirty files anchored by content (docs/design.md#verdicts-and-the-brief): `anchors` prints
 // each dirty file's blob id as `git add` would store it (line ends converted), `write` keeps it fresh
 // in anchors it keeps, drift tells a dirty file edited since the save from one untouched.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { helper } from "../helpers.ts";
+import { cleanEnv, helper, HELPER, tempDir } from "../helpers.ts";
 import { DAY, ENV, commit, git, newRepo } from "./repo.ts";
 
 const NOW = Date.now();
@@ -59,6 +59,26 @@ describe("dirty hashes", () => {
     // What anchors prints, validate accepts.
     const v = helper(["validate", "handoff", "--stdin"], { input: doc(r.stdout), env });
     expect(v.stdout + v.stderr).not.toContain("anchor-line");
+  });
+
+  // The helper's own opens of a path are counted by a preload around node:fs (reads still real): git's are its own.
+  it("anchors reads each dirty file once, to hash it and to look for a CR alike", () => {
+    const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n" });
+    writeFileSync(path.join(root, "a.txt"), "a changed\r\n");
+    writeFileSync(path.join(root, "b.txt"), "b changed\n");
+    const dir = tempDir("sh-opens-");
+    const preload = path.join(dir, "count.cjs");
+    const out = path.join(dir, "opens.json");
+    writeFileSync(preload, `const fs = require("node:fs"); const n = {}; let depth = 0;
+for (const f of ["readFileSync", "openSync"]) { const real = fs[f]; fs[f] = function (p, ...rest) {
+  if (depth === 0 && typeof p === "string") n[p] = (n[p] || 0) + 1;
+  depth++; try { return real.call(this, p, ...rest); } finally { depth--; } }; }
+process.on("exit", () => { const s = JSON.stringify(n); depth++; fs.writeFileSync(${JSON.stringify(out)}, s); });\n`);
+    const r = spawnSync(process.execPath, ["--require", preload, HELPER, "anchors", "--root", root], { env: cleanEnv(env), encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^- Dirty hashes: a\.txt [0-9a-f]{40}, b\.txt [0-9a-f]{40}$/m);
+    const opens = JSON.parse(readFileSync(out, "utf8")) as Record<string, number>;
+    expect([opens[path.join(root, "a.txt")], opens[path.join(root, "b.txt")]]).toEqual([1, 1]);
   });
 
   it("drift: a dirty file edited after the save is changed, one untouched (or still deleted) is unchanged since the save", () => {

@@ -77,8 +77,8 @@ describe("a handoff away from the working tree", () => {
     const c = r.run(["check"]);
     expect(c.code, c.stderr).toBe(2);
     const cmd = "git restore --source='fix+login' -- .ai/memory";
-    const note = "it comes back untracked: before checking out fix+login, put it aside with `git stash -u -- .ai/memory`";
-    expect(c.stdout).toBe(`a handoff is parked on branch fix+login, not in the working tree: bring it back with \`${cmd}\`; ${note}\n`);
+    const note = 'it comes back untracked: before checking out "fix+login", put it aside with `git stash -u -- .ai/memory`';
+    expect(c.stdout).toBe(`a handoff is parked on branch "fix+login", not in the working tree: bring it back with \`${cmd}\`; ${note}\n`);
     execFileSync("sh", ["-c", cmd], { cwd: r.dir });
     expect(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
   });
@@ -90,7 +90,7 @@ describe("a handoff away from the working tree", () => {
     expect(r.run(["publish"]).code).toBe(0);
     r.git("checkout", "-q", "feature");
     const cmd = "git restore --source=main -- .ai/memory";
-    const note = "it comes back untracked: before checking out main, put it aside with `git stash -u -- .ai/memory`";
+    const note = 'it comes back untracked: before checking out "main", put it aside with `git stash -u -- .ai/memory`';
     const { bin, log } = loggingGit();
     const c = r.run(["check", "--json"], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
     expect(c.code, c.stderr).toBe(2);
@@ -98,13 +98,13 @@ describe("a handoff away from the working tree", () => {
     // git lists the branches (ref files, packed-refs or a reftable: only git reads them all), then one look at the
     // stash and the branches; the runner's reading of its filters is not ours.
     expect(gitCalls(log).filter((argv) => argv[0] !== "config").map((argv) => argv[0])).toEqual(["for-each-ref", "cat-file"]);
-    expect(r.run(["check"]).stdout).toBe(`a handoff is parked on branch main, not in the working tree: bring it back with \`${cmd}\`; ${note}\n`);
+    expect(r.run(["check"]).stdout).toBe(`a handoff is parked on branch "main", not in the working tree: bring it back with \`${cmd}\`; ${note}\n`);
     const b = r.run(["brief"]);
     expect(b.code, b.stderr).toBe(0);
     expect(briefBody(b.stdout)).toContain(`Proposed next step: bring the handoff back with \`${cmd}\` (${note}), then run brief again`);
     const read = r.run(["read", "handoff"]);
     expect(read.code).toBe(3);
-    expect(read.stderr).toContain("note: a handoff is parked on branch main");
+    expect(read.stderr).toContain('note: a handoff is parked on branch "main"');
     // The user's own stash pops over the restored handoff.
     writeFileSync(path.join(r.dir, "a.txt"), "wip\n");
     r.git("stash", "-q");
@@ -145,7 +145,7 @@ describe("a handoff away from the working tree", () => {
     expect(briefBody(r.run(["brief"]).stdout)).not.toContain("a newer save of this clone");
     // Saved before this clone's save: feat does hold a newer one.
     writeFileSync(file, theirs("2020-01-01T00:00:00Z"));
-    expect(briefBody(r.run(["brief"]).stdout)).toContain("a newer save of this clone is on branch feat");
+    expect(briefBody(r.run(["brief"]).stdout)).toContain('a newer save of this clone is on branch "feat"');
   });
 
   it("a cold start with no save recorded and no other branch runs one git process for it", { timeout: 60_000 }, () => {
@@ -154,6 +154,20 @@ describe("a handoff away from the working tree", () => {
     const c = r.run(["check"], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
     expect(c.stdout).toBe("nothing parked: no saved session state exists\n");
     expect(gitCalls(log).filter((argv) => argv[0] !== "config").map((argv) => argv[0])).toEqual(["for-each-ref"]);
+  });
+
+  it("a clone with a save on record, its handoff deleted by hand: check and brief list the branches once", { timeout: 60_000 }, () => {
+    const r = repo();
+    r.git("branch", "other");
+    r.save(DOC);
+    rmSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"));
+    for (const verb of ["check", "brief"]) {
+      const { bin, log } = loggingGit();
+      r.run([verb], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
+      // Where this clone's save went (a stash, a branch), then whether another branch holds anyone's: one list.
+      const calls = gitCalls(log).map((argv) => argv[0]).filter((v) => v === "for-each-ref" || v === "cat-file");
+      expect(calls, verb).toEqual(["for-each-ref", "cat-file", "cat-file"]);
+    }
   });
 
   // Found by a newcomer: a clone that never saved called a teammate's handoff on another branch a cold start.
@@ -176,7 +190,7 @@ describe("a handoff away from the working tree", () => {
     const run = (...args: string[]) => helper([...args, "--root", c], { env });
     const show = "git show feat/underscore:.ai/memory/HANDOFF.md | node memory_io.mjs brief --stdin";
     // The local branch and its remote-tracking twin hold one handoff: named once.
-    const note = `a handoff is committed on branch feat/underscore, not on this one: brief it with \`${show}\`, or check that branch out`;
+    const note = `a handoff is committed on branch "feat/underscore", not on this one: brief it with \`${show}\`, or check that branch out`;
     const b = run("brief");
     expect(b.code, b.stderr).toBe(3);
     expect(b.stdout).toBe(`No saved session state exists.\nnote: ${note}\n`);
@@ -189,7 +203,7 @@ describe("a handoff away from the working tree", () => {
     expect(read.code).toBe(3);
     expect(read.stderr).toContain(`note: ${note}`);
     const line = helper(["statusline"], { env, input: JSON.stringify({ cwd: c }) });
-    expect(line.stdout).toBe("handoff: none here, one on branch feat/underscore (run brief)\n");
+    expect(line.stdout).toBe('handoff: none here, one on branch "feat/underscore" (run brief)\n');
     // The command the note gives briefs it, run where the agent stands.
     const pasted = execFileSync("sh", ["-c", show.replace("memory_io.mjs", JSON.stringify(HELPER))], { cwd: c, env: { ...process.env, ...env }, encoding: "utf8" });
     expect(briefBody(pasted)).toContain("Goal: Make the importer fast.");
@@ -198,7 +212,37 @@ describe("a handoff away from the working tree", () => {
     const token = /CURRENT-SHA256: (\S+)/.exec(run("read", "handoff").stdout)![1]!;
     expect(helper(["write", "handoff", "--expected-current-sha256", token, "--root", c], { env, input: DOC }).code).toBe(0);
     rmSync(path.join(c, ".ai", "memory", "HANDOFF.md"));
-    expect(run("brief").stdout).toContain("a handoff is committed on branch origin/feat/underscore, not on this one");
+    expect(run("brief").stdout).toContain('a handoff is committed on branch "origin/feat/underscore", not on this one');
+  });
+
+  // Branch names are the repository's: git takes an invisible letter (U+3164, which `branchRefs` lets through) and a
+  // bidi override (U+202E, which it does not) in one.
+  it("branch names in these sentences are quoted, an invisible letter marked; a bidi override is never printed", { timeout: 60_000 }, () => {
+    const r = repo();
+    const file = path.join(r.dir, ".ai", "memory", "HANDOFF.md");
+    for (const name of ["fix\u3164login", "x\u202Ey"]) {
+      r.git("checkout", "-q", "-b", name, "main");
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, DOC);
+      r.git("add", ".ai");
+      r.git("commit", "-qm", "a teammate's handoff");
+    }
+    r.git("checkout", "-q", "main");
+    const shown = '"fix<U+3164>login"';
+    const line = helper(["statusline"], { env: { HOME: path.dirname(r.dir) }, input: JSON.stringify({ cwd: r.dir }) });
+    expect(line.stdout).toBe(`handoff: none here, one on branch ${shown} (run brief)\n`);
+    const check = r.run(["check"]);
+    expect(check.stdout).toContain(`; a handoff is committed on branch ${shown}, not on this one: brief it with`);
+    // This clone's own save left on a branch: "parked on branch".
+    r.git("checkout", "-q", "fix\u3164login");
+    r.save(DOC.replace("Make the importer fast.", "Mine."));
+    r.git("commit", "-qam", "my save");
+    r.git("checkout", "-q", "main");
+    const parked = r.run(["check"]);
+    expect(parked.code, parked.stderr).toBe(2);
+    expect(parked.stdout).toContain(`a handoff is parked on branch ${shown}, not in the working tree: `);
+    expect(parked.stdout).toContain(`before checking out ${shown}, put it aside`);
+    for (const out of [line.stdout, check.stdout, parked.stdout, r.run(["brief"]).stdout]) expect(out).not.toContain("\u202E");
   });
 
   it("a handoff deleted here by hand that HEAD's commit holds is not named on the branches that share it", { timeout: 60_000 }, () => {
