@@ -1,7 +1,7 @@
 // The prefix rules end to end through the built bundle (docs/decisions/redaction-prefixes.md): the
 // hostile tester's leaks reach neither HANDOFF.md, nor a checkpoint, nor a commit message, nor
 // any output, and `validate` no longer scores them secrets 5/5.
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { everyByteUnder, git, gitRepo, handoff, helper } from "../helpers.ts";
@@ -122,5 +122,24 @@ describe("anchors: a vendor token as a branch name", () => {
     expect(drift.unverifiable).toContain("branch");
     expect(d.stdout).not.toContain(token);
     expect(helper(["drift", "--root", root]).stdout).not.toContain(token);
+  });
+});
+
+describe("anchors --json: a vendor token as a dirty file's name", () => {
+  it("is redacted in every field that names the file: dirty, hashes, modes", () => {
+    const root = gitRepo();
+    const token = githubToken(541);
+    writeFileSync(path.join(root, token), "x\n");
+    git(root, "add", token);
+    git(root, "commit", "-q", "-m", "a file named like a token");
+    writeFileSync(path.join(root, token), "y\n", { mode: 0o755 });
+    chmodSync(path.join(root, token), 0o755);
+    const a = helper(["anchors", "--root", root, "--json"]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stdout + a.stderr).not.toContain(token);
+    const json = JSON.parse(a.stdout) as { dirty: string[]; dirtyHashes: { path: string }[]; dirtyModes: { path: string }[] };
+    for (const paths of [json.dirty, json.dirtyHashes.map((h) => h.path), json.dirtyModes.map((h) => h.path)]) {
+      expect(paths).toEqual(["<redacted: github-token>"]);
+    }
   });
 });
