@@ -10713,6 +10713,15 @@ async function otherAuthor(cwd, env, side, file) {
   const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
   return name2 === "" ? null : name2.slice(0, 60);
 }
+async function archivedInRebase(cwd, env, side, file) {
+  const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
+  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path38.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path38.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
+  if (dirs.code !== 0 || state === void 0) return true;
+  const blob = (rev) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
+  const tips = ["onto", "orig-head"].map((f) => readFileSync(path38.join(state, f), "utf8").trim());
+  const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
+  return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine.stdout.toString("utf8"));
+}
 async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const [base, ours, theirs, file] = args;
   const said2 = (code, note = null) => ({ notes: note === null ? [] : [`session-handoff merge driver: ${note}`], code });
@@ -10756,6 +10765,12 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const later = laterHandoff(a, b, Date.now());
   const winner = later === "ours" ? a : b;
   const loser = winner === a ? b : a;
+  if (!await archivedInRebase(cwd, env, later === "ours" ? theirs : ours, file)) {
+    const line = mergedLineOf(a);
+    const text = mergeHandoffs(winner, loser, o).text;
+    writeResult(ours, line === null ? text : markMerged(text, line[1], line[2] ?? null));
+    return said2(0, `${file}: kept the later handoff; the other is in this rebase's history, not archived`);
+  }
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
@@ -16950,8 +16965,10 @@ it git merges as text and keeps the conflict).
                decisions, +M failed approaches\` follows its Saved: line; the
                whole other handoff goes to archive/<name> (created, never
                replacing a file; git commits only <ours>, so \`publish\` commits
-               it, as every archive). brief then says "two handoffs met in a
-               merge; the other is archive/<name>; merged with \u2026".
+               it, as every archive; in a rebase, only the upstream's or the
+               branch's last handoff, the others being in its history). brief
+               then says "two handoffs met in a merge; the other is
+               archive/<name>; merged with \u2026".
   LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose
                text differs keeps ours and renumbers theirs to the next free id,
                with a line \`- Renumbered: was <old id> on the other side of a
