@@ -8607,11 +8607,10 @@ async function unregisterMergeDriver(root, env, keep) {
     const file = path33.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
-      const committed = async () => (await runGit(c.top, ["cat-file", "-e", "HEAD:.gitattributes"], env)).code === 0;
-      const gone = rest === "" && !await committed();
-      if (gone) unlinkSync(file);
+      const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
+      const users = head !== null && head.code === 0 && !withoutBlock(head.stdout.toString("utf8")).had;
+      if (rest === "" && !users) unlinkSync(file);
       else import_write_file_atomic.default.sync(file, rest);
-      if (!gone && rest === "") out.notes.push(".gitattributes is left empty, as HEAD holds it: git rm it if unwanted");
       out.attributes = true;
     }
   } catch (err) {
