@@ -76,4 +76,18 @@ describe("git pull --rebase through the merge driver", () => {
       expect(run(b, ["check"]).code).toBe(2);
     });
   }
+
+  it("no archive when the upstream's handoff falls between the replayed saves: it stays in the history", { timeout: 120_000 }, () => {
+    const { git, saved, untracked, texts, two } = world();
+    const { a, b } = two();
+    saved(a, "alice", "2026-11-29T09:02:30Z");
+    git(a, "push", "-q");
+    for (const n of [1, 2, 3]) saved(b, `bob ${n}`, `2026-11-29T09:0${n}:00Z`);
+    expect(git(b, "pull", "-q", "--rebase")).not.toContain("CONFLICT");
+    expect(untracked(b)).toEqual([]);
+    const current = texts(b)[0]!;
+    expect(current).toContain("## Current goal\nbob 3\n");
+    for (const goal of ["alice", "bob 3"]) expect(current).toContain(`- chose ${goal}`);
+    expect(git(b, "show", "origin/main:.ai/memory/HANDOFF.md")).toContain("## Current goal\nalice\n");
+  });
 });
