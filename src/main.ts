@@ -2,7 +2,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync,
   type Stats } from "./builtins.ts";
 import { Refused, type ExitCode } from "./errors.ts";
-import { GEMINI_SILENT, geminiHookRun, neverFails, type Process } from "./run-verb.ts";
+import { crashOutcome, geminiHookRun, type Process } from "./run-verb.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
 // net and stream modules (~3 ms measured, BENCHMARKS.md).
@@ -207,9 +207,10 @@ export async function runProcess(dispatch: (proc: Process) => Promise<ExitCode>,
     });
   } catch (error) {
     // Outside a verb's run (its code damaged): never a refusal, and still never a failed session.
-    if (gemini) out.write(GEMINI_SILENT);
-    else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}\n`);
-    code = neverFails(process.argv[2]) ? 0 : 2;
+    const said = crashOutcome(process.argv.slice(2), error);
+    out.write(said.out);
+    err.write(said.err);
+    code = said.code;
   }
   out.flush();
   err.flush();

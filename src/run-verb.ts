@@ -44,6 +44,13 @@ export const GEMINI_SILENT = "{}\n";
 
 export const neverFails = (verb: string | undefined): boolean => HARNESS_VERBS.includes(verb ?? "");
 
+/** What a run that threw past its verb's own handling prints and exits with: a harness's session still never fails. */
+export function crashOutcome(argv: readonly string[], error: unknown): { out: string; err: string; code: ExitCode } {
+  const err = `memory_io internal error: ${error instanceof Error ? error.message : String(error)}\n`;
+  const gemini = geminiHookRun(argv);
+  return { out: gemini ? GEMINI_SILENT : "", err: gemini ? "" : err, code: neverFails(argv[0]) ? 0 : 2 };
+}
+
 /** Runs `dispatch` with control characters on stderr shown as <U+XXXX>, and Gemini's rule above. */
 export async function guarded(outer: Process, dispatch: (proc: Process) => Promise<ExitCode>): Promise<ExitCode> {
   const proc: Process = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };

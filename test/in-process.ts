@@ -4,6 +4,7 @@
 // in helpers.ts) for the process boundary. A crash failpoint would kill the test runner: those
 // runs must spawn.
 import { main } from "../src/cli.ts";
+import { crashOutcome } from "../src/run-verb.ts";
 import { redactText } from "../src/guard/redact.ts";
 import { cleanEnv, HELPER, type Run } from "./helpers.ts";
 
@@ -43,9 +44,11 @@ export async function inProcess(
       helperPath: opts.helperPath ?? HELPER,
     });
   } catch (error) {
-    // What runProcess says when a verb throws past its own handling.
-    err.push(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}\n`);
-    code = 2;
+    // What runProcess says when a verb throws past its own handling, from the same function.
+    const said = crashOutcome(args, error);
+    out.push(Buffer.from(said.out));
+    err.push(said.err);
+    code = said.code;
   }
   const stdout = redactText(Buffer.concat(out).toString("utf8")).text;
   return { code, signal: null, stdout, stderr: redactText(err.join("")).text };

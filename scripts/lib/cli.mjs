@@ -8688,11 +8688,10 @@ async function unregisterMergeDriver(root, env, keep) {
     const file = path33.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
-      const committed = async () => (await runGit(c.top, ["cat-file", "-e", "HEAD:.gitattributes"], env)).code === 0;
-      const gone = rest === "" && !await committed();
-      if (gone) unlinkSync(file);
+      const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
+      const users = head !== null && head.code === 0 && !withoutBlock(head.stdout.toString("utf8")).had;
+      if (rest === "" && !users) unlinkSync(file);
       else import_write_file_atomic.default.sync(file, rest);
-      if (!gone && rest === "") out.notes.push(".gitattributes is left empty, as HEAD holds it: git rm it if unwanted");
       out.attributes = true;
     }
   } catch (err) {
@@ -10189,7 +10188,7 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; at most 11 git processes.
+writes nothing; 2 git processes usually, at most 24 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD
@@ -10841,6 +10840,15 @@ async function otherAuthor(cwd, env, side, file) {
   const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
   return name2 === "" ? null : name2.slice(0, 60);
 }
+async function archivedInRebase(cwd, env, side, file) {
+  const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
+  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path38.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path38.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
+  if (dirs.code !== 0 || state === void 0) return true;
+  const blob = (rev) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
+  const tips = ["onto", "orig-head"].map((f) => readFileSync(path38.join(state, f), "utf8").trim());
+  const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
+  return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine.stdout.toString("utf8"));
+}
 async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const [base, ours, theirs, file] = args;
   const said2 = (code, note = null) => ({ notes: note === null ? [] : [`session-handoff merge driver: ${note}`], code });
@@ -10884,6 +10892,12 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const later = laterHandoff(a, b, Date.now());
   const winner = later === "ours" ? a : b;
   const loser = winner === a ? b : a;
+  if (!await archivedInRebase(cwd, env, later === "ours" ? theirs : ours, file)) {
+    const line = mergedLineOf(a);
+    const text = mergeHandoffs(winner, loser, o).text;
+    writeResult(ours, line === null ? text : markMerged(text, line[1], line[2] ?? null));
+    return said2(0, `${file}: kept the later handoff; the other is in this rebase's history, not archived`);
+  }
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
@@ -17079,8 +17093,10 @@ it git merges as text and keeps the conflict).
                decisions, +M failed approaches\` follows its Saved: line; the
                whole other handoff goes to archive/<name> (created, never
                replacing a file; git commits only <ours>, so \`publish\` commits
-               it, as every archive). brief then says "two handoffs met in a
-               merge; the other is archive/<name>; merged with \u2026".
+               it, as every archive; in a rebase, only the upstream's or the
+               branch's last handoff, the others being in its history). brief
+               then says "two handoffs met in a merge; the other is
+               archive/<name>; merged with \u2026".
   LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose
                text differs keeps ours and renumbers theirs to the next free id,
                with a line \`- Renumbered: was <old id> on the other side of a
@@ -17185,6 +17201,12 @@ function geminiHookRun(argv) {
 }
 var GEMINI_SILENT = "{}\n";
 var neverFails = (verb) => HARNESS_VERBS.includes(verb ?? "");
+function crashOutcome(argv, error) {
+  const err = `memory_io internal error: ${error instanceof Error ? error.message : String(error)}
+`;
+  const gemini = geminiHookRun(argv);
+  return { out: gemini ? GEMINI_SILENT : "", err: gemini ? "" : err, code: neverFails(argv[0]) ? 0 : 2 };
+}
 async function guarded(outer, dispatch2) {
   const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch2(proc);
@@ -17781,10 +17803,10 @@ async function runProcess(dispatch2, redact) {
       helperPath: runningFile(process.argv[1])
     });
   } catch (error) {
-    if (gemini) out.write(GEMINI_SILENT);
-    else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}
-`);
-    code = neverFails(process.argv[2]) ? 0 : 2;
+    const said2 = crashOutcome(process.argv.slice(2), error);
+    out.write(said2.out);
+    err.write(said2.err);
+    code = said2.code;
   }
   out.flush();
   err.flush();

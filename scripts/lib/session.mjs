@@ -281,6 +281,12 @@ function geminiHookRun(argv) {
 }
 var GEMINI_SILENT = "{}\n";
 var neverFails = (verb) => HARNESS_VERBS.includes(verb ?? "");
+function crashOutcome(argv, error) {
+  const err = `memory_io internal error: ${error instanceof Error ? error.message : String(error)}
+`;
+  const gemini = geminiHookRun(argv);
+  return { out: gemini ? GEMINI_SILENT : "", err: gemini ? "" : err, code: neverFails(argv[0]) ? 0 : 2 };
+}
 async function guarded(outer, dispatch) {
   const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch(proc);
@@ -570,10 +576,10 @@ async function runProcess(dispatch, redact) {
       helperPath: runningFile(process.argv[1])
     });
   } catch (error) {
-    if (gemini) out.write(GEMINI_SILENT);
-    else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}
-`);
-    code = neverFails(process.argv[2]) ? 0 : 2;
+    const said2 = crashOutcome(process.argv.slice(2), error);
+    out.write(said2.out);
+    err.write(said2.err);
+    code = said2.code;
   }
   out.flush();
   err.flush();

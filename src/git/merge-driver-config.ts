@@ -167,8 +167,8 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
 
 /**
  * Removes what registration added to this clone: the config section (only when ours), our `.gitattributes` block
- * (the file removed when nothing else is in it and HEAD does not hold it) and the clone's own copy with its folder
- * when empty. `keep`: the section and copy stay, as another work tree sharing them still has an agent installed.
+ * (the file removed when nothing else is in it, unless HEAD holds it without) and the clone's own copy with its
+ * folder when empty. `keep`: the section and copy stay, as another work tree sharing them has an agent installed.
  */
 async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Promise<Change> {
   const c = cloneOf(root, env);
@@ -190,12 +190,12 @@ async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Pro
     const file = path.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
-      // A file HEAD holds is emptied, never deleted: a deletion would be a change for the user to commit or undo.
-      const committed = async () => (await runGit(c.top, ["cat-file", "-e", "HEAD:.gitattributes"], env)).code === 0;
-      const gone = rest === "" && !(await committed());
-      if (gone) unlinkSync(file);
+      // As an agent's settings file: one HEAD holds without our block is the user's and stays (emptied); one holding
+      // nothing but ours now is what install made, committed or not, and goes.
+      const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
+      const users = head !== null && head.code === 0 && !withoutBlock(head.stdout.toString("utf8")).had;
+      if (rest === "" && !users) unlinkSync(file);
       else writeFileAtomic.sync(file, rest);
-      if (!gone && rest === "") out.notes.push(".gitattributes is left empty, as HEAD holds it: git rm it if unwanted");
       out.attributes = true;
     }
   } catch (err) {

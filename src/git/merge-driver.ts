@@ -304,6 +304,20 @@ async function otherAuthor(cwd: string, env: Env, side: string, file: string) {
   return name === "" ? null : name.slice(0, 60);
 }
 
+// In a rebase, whether the replaced handoff (`side`) is one no commit will hold: the upstream's (at `onto`) or the
+// branch's last (at `orig-head`). Any other is a commit this rebase wrote, or one the user's next save archived
+// (docs/decisions/rebase-archives.md). Outside a rebase, every replaced handoff is archived.
+async function archivedInRebase(cwd: string, env: Env, side: string, file: string): Promise<boolean> {
+  const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
+  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path.resolve(cwd, d))
+    .find((d) => d !== cwd && lstatSync(path.join(d, "onto"), { throwIfNoEntry: false }) !== undefined);
+  if (dirs.code !== 0 || state === undefined) return true;
+  const blob = (rev: string) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
+  const tips = ["onto", "orig-head"].map((f) => readFileSync(path.join(state, f), "utf8").trim());
+  const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
+  return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine!.stdout.toString("utf8"));
+}
+
 // Merges git's sides of `file` into `ours`; code 1 leaves git's conflict. The caller hands in the journal's month
 // merge, as journal/ sits above git/.
 export async function mergeMemoryFile(
@@ -357,6 +371,13 @@ export async function mergeMemoryFile(
   const later = laterHandoff(a, b, Date.now());
   const winner = later === "ours" ? a : b;
   const loser = winner === a ? b : a;
+  if (!(await archivedInRebase(cwd, env, later === "ours" ? theirs : ours, file))) {
+    // Our side's line names the archive this rebase already left, if any: it stays.
+    const line = mergedLineOf(a);
+    const text = mergeHandoffs(winner, loser, o).text;
+    writeResult(ours, line === null ? text : markMerged(text, line[1]!, line[2] ?? null));
+    return said(0, `${file}: kept the later handoff; the other is in this rebase's history, not archived`);
+  }
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name = archiveName("HANDOFF", dir);

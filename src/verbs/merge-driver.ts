@@ -24,8 +24,10 @@ it git merges as text and keeps the conflict).
                decisions, +M failed approaches\` follows its Saved: line; the
                whole other handoff goes to archive/<name> (created, never
                replacing a file; git commits only <ours>, so \`publish\` commits
-               it, as every archive). brief then says "two handoffs met in a
-               merge; the other is archive/<name>; merged with …".
+               it, as every archive; in a rebase, only the upstream's or the
+               branch's last handoff, the others being in its history). brief
+               then says "two handoffs met in a merge; the other is
+               archive/<name>; merged with …".
   LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose
                text differs keeps ours and renumbers theirs to the next free id,
                with a line \`- Renumbered: was <old id> on the other side of a

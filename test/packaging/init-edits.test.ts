@@ -70,22 +70,41 @@ describe("init and the user's edits to the copied skill", () => {
   });
 });
 
-describe("init --undo after publish", () => {
-  it("the .gitattributes publish committed is emptied of our block, never left deleted", () => {
+describe("init --undo after publish and a commit", () => {
+  const committed = () => {
     const p = project([".claude"]);
     expect(p.run().code).toBe(0);
     const who = { GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.com" };
     const env = { ...p.env, ...who };
     expect(helper(["write", "handoff", "--root", p.root, "--expected-current-sha256", "absent"], { input: handoff("goal"), env }).code).toBe(0);
     expect(helper(["publish", "--root", p.root], { env }).code).toBe(0);
-    expect(git(p.root, "ls-files", ".gitattributes")).toBe(".gitattributes\n");
+    return p;
+  };
+
+  it("the .gitattributes and .claude/settings.json init created go alike, though HEAD holds both", () => {
+    const p = committed();
+    git(p.root, "add", ".claude/settings.json");
+    git(p.root, "commit", "-qm", "team settings");
+    expect(git(p.root, "ls-files", ".gitattributes", ".claude/settings.json")).toBe(".claude/settings.json\n.gitattributes\n");
     const undo = p.run("--undo");
     expect(undo.code, undo.stderr).toBe(0);
     expect(undo.stdout).toContain("removed the merge driver's block from .gitattributes");
-    expect(readFileSync(path.join(p.root, ".gitattributes"), "utf8")).toBe("");
-    expect(git(p.root, "status", "--porcelain", "--", ".gitattributes")).toBe(" M .gitattributes\n");
-    // Said, so that an empty file left behind is not taken for one init forgot.
-    expect(undo.stderr).toContain(".gitattributes is left empty, as HEAD holds it: git rm it if unwanted\n");
+    expect(undo.stdout).toContain("claude-code: removed .claude/settings.json\n");
+    // Old: .claude/settings.json deleted, .gitattributes left empty (" M").
+    expect(git(p.root, "status", "--porcelain", "--", ".gitattributes", ".claude/settings.json"))
+      .toBe(" D .claude/settings.json\n D .gitattributes\n");
+    expect(undo.stderr).not.toContain("left empty");
+  });
+
+  it("files the user committed before init keep their own lines, and nothing of init's", () => {
+    const p = project([".claude"]);
+    writeFileSync(path.join(p.root, ".gitattributes"), "*.png binary\n");
+    writeFileSync(path.join(p.root, ".claude", "settings.json"), '{ "model": "opus" }\n');
+    git(p.root, "add", ".gitattributes", ".claude/settings.json");
+    git(p.root, "commit", "-qm", "the user's own");
+    expect(p.run().code).toBe(0);
+    expect(p.run("--undo").code).toBe(0);
+    expect(git(p.root, "status", "--porcelain", "--", ".gitattributes", ".claude/settings.json")).toBe("");
   });
 });
 
