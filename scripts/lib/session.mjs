@@ -3379,15 +3379,18 @@ async function handoffsElsewhere(root, env, timeout, branches = {}) {
 }
 
 // src/verbs/statusline.ts
-function statusText(handoff, since, pct, now, none = "handoff: none") {
+function statusText(handoff, since, stashed, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
-    if (since !== null && since.lost > 0) parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
-    else if (since?.copied) parts.push("saved HEAD rewritten, patches kept");
+    if (since === "not here") parts.push("saved HEAD not in this clone (run brief)");
+    else if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
+    if (since !== null && since !== "not here" && since.lost > 0) {
+      parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
+    } else if (since !== null && since !== "not here" && since.copied) parts.push("saved HEAD rewritten, patches kept");
+    if (stashed) parts.push("a stash holds another handoff (run brief)");
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" \xB7 ");
@@ -3408,7 +3411,7 @@ async function commitsSince(root, handoff, env) {
       `${head}...HEAD`,
       ...only
     ]);
-    if (r.code !== 0) return null;
+    if (r.code !== 0) return /Invalid symmetric difference|bad revision/.test(r.stderr) ? "not here" : null;
     const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1, -1).map((c) => c.split("\0\n"));
     const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id.slice(1));
     const ours = await oursOnly(git, attributes);
@@ -3444,7 +3447,9 @@ count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
 out when unknown). With the saved HEAD off HEAD's history: "\xB7 N saved commits
 not on this branch" (behind, diverged, amended, reset), or "\xB7 saved HEAD
-rewritten, patches kept" when each is on HEAD as a copy (a rebase).
+rewritten, patches kept" when each is on HEAD as a copy (a rebase); "\xB7 saved
+HEAD not in this clone (run brief)" when git lacks it. "\xB7 a stash holds
+another handoff (run brief)" when a stash since this clone's last save does.
 Always exit 0.
 `,
   async run(ctx) {
@@ -3465,7 +3470,9 @@ Always exit 0.
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-      ours = statusText(handoff, commits, pct, Date.now(), await noneHere(root, ctx.env, handoff === null));
+      const stashes = handoff === null ? [] : maybeStashed(root, ctx.env);
+      const stashed = stashes.length > 0 && await stashHolds(root, ctx.env, stashes, 500);
+      ours = statusText(handoff, commits, stashed, pct, Date.now(), await noneHere(root, ctx.env, handoff === null));
     } catch {
     }
     return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}

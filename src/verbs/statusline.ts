@@ -15,20 +15,27 @@ import { memoryDir } from "../store/paths.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 
-type Since = { commits: number; lost: number; copied: boolean };
+type Since = { commits: number; lost: number; copied: boolean } | "not here";
 
-/** The state part of the line, from the handoff's text, the commits since its HEAD anchor and the percent used. */
-function statusText(handoff: string | null, since: Since | null, pct: number | null, now: number,
+/**
+ * The state part of the line, from the handoff's text, the commits since its HEAD anchor, whether a stash made since
+ * the save holds another handoff, and the percent used.
+ */
+function statusText(handoff: string | null, since: Since | null, stashed: boolean, pct: number | null, now: number,
   none = "handoff: none"): string {
   const parts: string[] = [];
   if (handoff === null) parts.push(none);
   else {
     const age = ageWords(stateTimeOfText(handoff, now), now);
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
-    if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
+    // A teammate's handoff whose commit this clone lacks: nothing since can be counted.
+    if (since === "not here") parts.push("saved HEAD not in this clone (run brief)");
+    else if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
     // The saved HEAD off HEAD's history: behind, diverged or rewritten, as the brief then says in full.
-    if (since !== null && since.lost > 0) parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
-    else if (since?.copied) parts.push("saved HEAD rewritten, patches kept");
+    if (since !== null && since !== "not here" && since.lost > 0) {
+      parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
+    } else if (since !== null && since !== "not here" && since.copied) parts.push("saved HEAD rewritten, patches kept");
+    if (stashed) parts.push("a stash holds another handoff (run brief)");
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" · ");
@@ -46,7 +53,7 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
     // Both sides in the one log: `<` a saved commit HEAD lacks, `>` one since, `=` a patch-identical copy (a rebase).
     const r = await git(["log", "--left-right", "--cherry-mark", "--format=%x01%m%H", "--name-only", "-z",
       `${head}...HEAD`, ...only]);
-    if (r.code !== 0) return null;
+    if (r.code !== 0) return /Invalid symmetric difference|bad revision/.test(r.stderr) ? "not here" : null;
     // `\x01<mark><id>\0\n<name>\0<name>…`; a record's names end in \0 but the next record's \x01 takes it.
     const commits = `\0${r.stdout.toString("utf8")}\x01`.split("\0\x01").slice(1, -1).map((c) => c.split("\0\n"));
     const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id!.slice(1));
@@ -87,7 +94,9 @@ count HEAD's commits after the handoff's HEAD anchor but memory-only ones
 (\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
 out when unknown). With the saved HEAD off HEAD's history: "· N saved commits
 not on this branch" (behind, diverged, amended, reset), or "· saved HEAD
-rewritten, patches kept" when each is on HEAD as a copy (a rebase).
+rewritten, patches kept" when each is on HEAD as a copy (a rebase); "· saved
+HEAD not in this clone (run brief)" when git lacks it. "· a stash holds
+another handoff (run brief)" when a stash since this clone's last save does.
 Always exit 0.
 `,
   async run(ctx) {
@@ -109,7 +118,11 @@ Always exit 0.
       const cw = input.context_window as Record<string, unknown> | undefined;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-      ours = statusText(handoff, commits, pct, Date.now(), await noneHere(root, ctx.env, handoff === null));
+      // A stash made since this clone's last save that holds a handoff other than the one now here (read from files;
+      // git only when there is such a stash).
+      const stashes = handoff === null ? [] : maybeStashed(root, ctx.env);
+      const stashed = stashes.length > 0 && await stashHolds(root, ctx.env, stashes, 500);
+      ours = statusText(handoff, commits, stashed, pct, Date.now(), await noneHere(root, ctx.env, handoff === null));
     } catch {
       // no root: their part alone
     }

@@ -91,6 +91,25 @@ describe("statusline", () => {
     expect(line()).toBe("handoff: none\n");
   });
 
+  it("a stash since the save holding a newer handoff, and a teammate's handoff whose commit is not here, are said", () => {
+    const root = gitRepo();
+    const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout;
+    expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
+    expect(helper(["publish"], { cwd: root }).code).toBe(0);
+    // A newer save, then `git stash` (the memory tracked): the older, committed handoff is back in the tree.
+    const tok = /CURRENT-SHA256: (\S+)/.exec(helper(["read", "handoff"], { cwd: root }).stdout)![1]!;
+    const newer = doc.replace("A goal", "A newer goal");
+    expect(helper(["write", "handoff", "--expected-current-sha256", tok], { input: newer, cwd: root }).code).toBe(0);
+    git(root, "stash", "-q");
+    expect(line()).toBe("handoff: saved today · 0 commits since · a stash holds another handoff (run brief)\n");
+    git(root, "stash", "pop", "-q");
+    expect(line()).toBe("handoff: saved today · 0 commits since\n");
+    // A handoff saved at a commit this clone has never had (a teammate's, pasted or pulled without it).
+    const text = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
+    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), text.replace(/- HEAD: [0-9a-f]+/, `- HEAD: ${"1".repeat(40)}`));
+    expect(line()).toBe("handoff: saved today · saved HEAD not in this clone (run brief)\n");
+  });
+
   it("a commit of the user's .gitattributes alone counts; publish's, adding our block on it, does not", () => {
     const root = gitRepo();
     expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
