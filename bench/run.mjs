@@ -316,11 +316,12 @@ function driftRepo() {
 // arguments are read from src/git/status.ts, so that the baseline follows the code) and one
 // `rev-list --left-right --count <saved>...HEAD`; more only when the saved HEAD is unreachable.
 function statusArgs() {
-  const fallback = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--", ":(exclude).ai/memory"];
+  const fallback = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--", ":(exclude).ai/memory"];
   try {
     const src = readFileSync(path.join(repoRoot, "src", "git", "status.ts"), "utf8");
     const m = /export const STATUS_ARGS = (\[[^\]]*\])/.exec(src);
-    return m ? JSON.parse(m[1]) : fallback;
+    // The array ends with a comma, which JSON does not allow.
+    return m ? JSON.parse(m[1].replace(/,\s*\]$/, "]")) : fallback;
   } catch {
     return fallback;
   }

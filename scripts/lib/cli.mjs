@@ -3625,8 +3625,19 @@ var init_blob_ids = __esm({
 });
 
 // src/git/status.ts
-function statusArgs(excludes = []) {
-  return excludes.length === 0 ? STATUS_ARGS : [...STATUS_ARGS, ...excludes.map((e) => `:(exclude,literal)${e}`)];
+function statusArgs(excludes = [], folders = false) {
+  const args = folders ? STATUS_ARGS.map((a) => a.replace(/^(--untracked-files=)all$/, "$1normal")) : STATUS_ARGS;
+  return excludes.length === 0 ? args : [...args, ...excludes.map((e) => `:(exclude,literal)${e}`)];
+}
+function folderOf(folders, p) {
+  for (let i = p.indexOf("/"); i >= 0; i = p.indexOf("/", i + 1)) {
+    if (folders.has(p.slice(0, i + 1))) return p.slice(0, i + 1);
+  }
+  return void 0;
+}
+function foldedInto(snap, folders) {
+  const set = new Set(folders);
+  return set.size === 0 ? snap : { ...snap, dirty: [...new Set(snap.dirty.map((p) => folderOf(set, p) ?? p))] };
 }
 function parseStatusV2(out) {
   const fields = out.toString("utf8").split("\0");
@@ -3690,7 +3701,7 @@ var init_status = __esm({
       "--porcelain=v2",
       "--branch",
       "-z",
-      "--untracked-files=normal",
+      "--untracked-files=all",
       "--ignore-submodules=dirty",
       "--",
       ":(exclude).ai/memory"
@@ -3732,6 +3743,14 @@ function skillExcludes(root, skillDir) {
   }
   return [...out];
 }
+async function foldedBig(root, env, excludes, s) {
+  if (s.dirty.length <= MAX_DIRTY_HASHES) return s;
+  const r = await runGit(root, statusArgs(excludes, true), env);
+  const folders = new Set(r.code === 0 ? parseStatusV2(r.stdout).dirty.filter((d) => d.endsWith("/")) : []);
+  const files = /* @__PURE__ */ new Map();
+  for (const d of s.dirty.map((p) => folderOf(folders, p))) if (d !== void 0) files.set(d, (files.get(d) ?? 0) + 1);
+  return foldedInto(s, [...files].filter(([, n2]) => n2 > MAX_DIRTY_HASHES).map(([d]) => d));
+}
 async function dirtyHashesOf(root, env, top, dirty) {
   const git = (args, input) => runGit(root, args, env, void 0, { input });
   const ids = await blobIdsOf(git, await filterDrivers(root, env), top, dirty, MAX_DIRTY_HASHES);
@@ -3753,9 +3772,10 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const date = isoSeconds(nowMs);
   let gitNote = null;
   try {
-    const r = await readSnapshot(root, env, skillExcludes(root, skillDir));
+    const excludes = skillExcludes(root, skillDir);
+    const r = await readSnapshot(root, env, excludes);
     if (r.kind === "repo") {
-      const s = r.snapshot;
+      const s = await foldedBig(root, env, excludes, r.snapshot);
       const top = gitTopOf(root, env);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
@@ -9167,9 +9187,11 @@ heading), ready to paste:
                  (only while git is in the middle of a rebase, merge, \u2026)
 Outside a git repository, or when git is not on PATH (said on stderr), the Date
 and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
-The memory dir and the running skill's own folder are never listed. Runs one git
-process, one more to hash dirty files (two with CRLF or filtered files); writes
-nothing. How each line is made: references/verbs/anchors.md.
+The memory dir and the running skill's own folder are never listed; each
+untracked file is, but a new folder of more than 20 files is one entry \`dir/\`.
+Runs one git process, one more past 20 dirty paths (to find new folders), one
+more to hash dirty files (two with CRLF or filtered files); writes nothing.
+How each line is made: references/verbs/anchors.md.
 
 options:
   --key-file PATH  a file inside the root whose time to record (repeatable)
@@ -9685,7 +9707,8 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
     logP?.catch(() => void 0);
     const status = await statusP;
     const at2 = { elsewhere, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
-    if (status.kind === "repo") await measureRepo(at2, facts, anchors, status.snapshot, logP);
+    const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
+    if (status.kind === "repo") await measureRepo(at2, facts, anchors, foldedInto(status.snapshot, folders), logP);
     else {
       await logP?.catch(() => void 0);
       facts.git = { state: status.kind, note: status.note };
@@ -15983,7 +16006,7 @@ async function checkpointAnchors(root, env, nowMs, excludes) {
   const date = `- Date: ${isoSeconds(nowMs)}`;
   let r;
   try {
-    r = await runGit(root, statusArgs(excludes), env, 500);
+    r = await runGit(root, statusArgs(excludes, true), env, 500);
   } catch (err) {
     if (err.reason !== "timeout") return [date];
     return ["Branch", "HEAD", "Dirty files"].map((k) => `- ${k}: unknown (git timed out)`).concat(date);

@@ -98,12 +98,13 @@ function projectHandoffs(root: string): ProjectHandoffs {
 
 export const nonEmpty = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
 
-// The anchor lines: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes.
+// The anchor lines: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes, an untracked folder as one entry
+// (no file is hashed here, and the hook need not walk a folder of build output).
 async function checkpointAnchors(root: string, env: Env, nowMs: number, excludes: readonly string[]) {
   const date = `- Date: ${isoSeconds(nowMs)}`;
   let r;
   try {
-    r = await runGit(root, statusArgs(excludes), env, 500);
+    r = await runGit(root, statusArgs(excludes, true), env, 500);
   } catch (err) {
     if ((err as { reason?: string }).reason !== "timeout") return [date];
     return ["Branch", "HEAD", "Dirty files"].map((k) => `- ${k}: unknown (git timed out)`).concat(date);

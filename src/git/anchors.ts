@@ -7,10 +7,13 @@ import { isoSeconds, safeRelativePath } from "../schema/values.ts";
 import { blobIdsOf } from "./blob-ids.ts";
 import { commonDirOf, gitDirOf, gitTopOf, inProgressOf } from "./git-dir.ts";
 import { filterDrivers, GitUnavailable, runGit, type Git } from "./run.ts";
-import { BROKEN_REPO_FIX, readSnapshot, type Snapshot } from "./status.ts";
+import {
+  BROKEN_REPO_FIX, folderOf, foldedInto, parseStatusV2, readSnapshot, statusArgs, type Snapshot,
+} from "./status.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
 
-// Most dirty files hashed (the rest are not anchored by content).
+// Most dirty files hashed (the rest are not anchored by content); a new folder of more files stays one entry, so that
+// build output takes no place from the work in progress (docs/decisions/untracked-files.md).
 const MAX_DIRTY_HASHES = 20;
 
 /** `gitNote`: why git gave nothing (null inside git); `skippedKeyFiles`: key files refused, with the reason. */
@@ -59,7 +62,20 @@ export function skillExcludes(root: string, skillDir: string | null): string[] {
   return [...out];
 }
 
-/** The `- Dirty hashes:` items for dirty paths (top-relative), untracked folders (`dir/`) left out. */
+/** `s` with each new folder of more than MAX_DIRTY_HASHES files (build output, a vendored tree) as one entry. */
+async function foldedBig(
+  root: string, env: Record<string, string | undefined>, excludes: readonly string[], s: Snapshot,
+): Promise<Snapshot> {
+  // With this few dirty paths no folder holds more: the second git process is spared.
+  if (s.dirty.length <= MAX_DIRTY_HASHES) return s;
+  const r = await runGit(root, statusArgs(excludes, true), env);
+  const folders = new Set(r.code === 0 ? parseStatusV2(r.stdout).dirty.filter((d) => d.endsWith("/")) : []);
+  const files = new Map<string, number>();
+  for (const d of s.dirty.map((p) => folderOf(folders, p))) if (d !== undefined) files.set(d, (files.get(d) ?? 0) + 1);
+  return foldedInto(s, [...files].filter(([, n]) => n > MAX_DIRTY_HASHES).map(([d]) => d));
+}
+
+/** The `- Dirty hashes:` items for dirty paths (top-relative); a folder (an untracked nested repository) has none. */
 async function dirtyHashesOf(
   root: string, env: Record<string, string | undefined>, top: string, dirty: readonly string[],
 ): Promise<DirtyHash[]> {
@@ -97,9 +113,10 @@ export async function collectAnchors(
   const date = isoSeconds(nowMs);
   let gitNote: string | null = null;
   try {
-    const r = await readSnapshot(root, env, skillExcludes(root, skillDir));
+    const excludes = skillExcludes(root, skillDir);
+    const r = await readSnapshot(root, env, excludes);
     if (r.kind === "repo") {
-      const s = r.snapshot;
+      const s = await foldedBig(root, env, excludes, r.snapshot);
       const top = gitTopOf(root, env);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };

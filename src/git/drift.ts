@@ -14,7 +14,7 @@ import { batchBlobs, filterDrivers, GitUnavailable, rawPaths, runGit, type Git, 
 import { oursOnly } from "./attributes-block.ts";
 import { lstatOrNull } from "../store/fs.ts";
 import { savedByOf, savedHere } from "./saves.ts";
-import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
+import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
 /** Starts drift's `git status` early, so that git's work overlaps reading the handoff (for `measureDrift`). */
@@ -117,7 +117,9 @@ export async function measureDrift(
     logP?.catch(() => undefined);
     const status = await statusP;
     const at = { elsewhere, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
-    if (status.kind === "repo") await measureRepo(at, facts, anchors, status.snapshot, logP);
+    // A folder saved as one entry (by an older version, or a nested repository) is matched by the paths under it now.
+    const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
+    if (status.kind === "repo") await measureRepo(at, facts, anchors, foldedInto(status.snapshot, folders), logP);
     else {
       await logP?.catch(() => undefined);
       facts.git = { state: status.kind, note: status.note };

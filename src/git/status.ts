@@ -28,15 +28,31 @@ export const BROKEN_REPO_FIX =
 
 // Porcelain v2 gives the HEAD id and upstream counts with the dirty entries: one process, not three. The memory
 // dir is excluded by pathspec (git's cwd is the root). A submodule counts as changed when its commit moved, never
-// for edits inside it: that needs a `git status` in it, whose own config may name a filter.
+// for edits inside it: that needs a `git status` in it, whose own config may name a filter. Each untracked file is
+// its own entry, so that one in a new folder is hashed and followed (docs/decisions/untracked-files.md).
 export const STATUS_ARGS = [
-  "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--ignore-submodules=dirty", "--",
+  "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=dirty", "--",
   ":(exclude).ai/memory",
 ] as const;
 
-/** The status command also leaving out `excludes` (root-relative). */
-export function statusArgs(excludes: readonly string[] = []): readonly string[] {
-  return excludes.length === 0 ? STATUS_ARGS : [...STATUS_ARGS, ...excludes.map((e) => `:(exclude,literal)${e}`)];
+/** The status command also leaving out `excludes` (root-relative); `folders`: an untracked folder as one entry. */
+export function statusArgs(excludes: readonly string[] = [], folders = false): readonly string[] {
+  const args = folders ? STATUS_ARGS.map((a) => a.replace(/^(--untracked-files=)all$/, "$1normal")) : STATUS_ARGS;
+  return excludes.length === 0 ? args : [...args, ...excludes.map((e) => `:(exclude,literal)${e}`)];
+}
+
+/** The entry of `folders` (`dir/`) holding `p`, found by `p`'s ancestors: a path's depth, not the folders' count. */
+export function folderOf(folders: ReadonlySet<string>, p: string): string | undefined {
+  for (let i = p.indexOf("/"); i >= 0; i = p.indexOf("/", i + 1)) {
+    if (folders.has(p.slice(0, i + 1))) return p.slice(0, i + 1);
+  }
+  return undefined;
+}
+
+/** `snap` with the paths under each of `folders` (`dir/`, an untracked folder saved as one entry) as that entry. */
+export function foldedInto(snap: Snapshot, folders: readonly string[]): Snapshot {
+  const set = new Set(folders);
+  return set.size === 0 ? snap : { ...snap, dirty: [...new Set(snap.dirty.map((p) => folderOf(set, p) ?? p))] };
 }
 
 export function parseStatusV2(out: Buffer): Snapshot {

@@ -25,9 +25,11 @@ heading), ready to paste:
                  (only while git is in the middle of a rebase, merge, …)
 Outside a git repository, or when git is not on PATH (said on stderr), the Date
 and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
-The memory dir and the running skill's own folder are never listed. Runs one git
-process, one more to hash dirty files (two with CRLF or filtered files); writes
-nothing. How each line is made: references/verbs/anchors.md.
+The memory dir and the running skill's own folder are never listed; each
+untracked file is, but a new folder of more than 20 files is one entry \`dir/\`.
+Runs one git process, one more past 20 dirty paths (to find new folders), one
+more to hash dirty files (two with CRLF or filtered files); writes nothing.
+How each line is made: references/verbs/anchors.md.
 
 options:
   --key-file PATH  a file inside the root whose time to record (repeatable)

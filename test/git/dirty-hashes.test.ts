@@ -2,7 +2,7 @@
 // each dirty file's blob id as `git add` would store it (line ends converted), `write` keeps it fresh
 // in anchors it keeps, drift tells a dirty file edited since the save from one untouched.
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, helper, HELPER, tempDir } from "../helpers.ts";
@@ -142,5 +142,65 @@ process.on("exit", () => { const s = JSON.stringify(n); depth++; fs.writeFileSyn
     const v = helper(["validate", "handoff", "--stdin", "--json"], { input: text, env });
     expect(v.code, v.stdout).toBe(0);
     expect(v.stdout).toContain("anchor-unknown");
+  });
+});
+
+describe("untracked files in a new folder", () => {
+  // The newcomer's case: a new test file, a key file, in a folder git had never seen.
+  const KEY = "test/helpWidth.test.js";
+  const keyDoc = () => doc("").replace("- b.txt — untouched", `- ${KEY} — the new test`);
+  const drift = (root: string) => JSON.parse(helper(["drift", "--root", root, "--json"], { env }).stdout);
+  function savedWithNewFolder() {
+    const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n" });
+    mkdirSync(path.join(root, "test"));
+    writeFileSync(path.join(root, KEY), "it('wraps', () => {});\n");
+    writeFileSync(path.join(root, "a.txt"), "a dirty\n");
+    const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: keyDoc(), env });
+    expect(w.code, w.stderr).toBe(0);
+    const id = execFileSync("git", ["hash-object", "--", KEY], { cwd: root, env: ENV, encoding: "utf8" }).trim();
+    const text = readFileSync(path.join(root, ".ai/memory/HANDOFF.md"), "utf8");
+    expect(text).toContain(`- Dirty files: a.txt, ${KEY}\n`);
+    expect(text).toContain(`, ${KEY} ${id}\n`);
+    return root;
+  }
+
+  it("each is followed by its own path and hash: rewritten after the save, it is changed since", () => {
+    const root = savedWithNewFolder();
+    expect(drift(root).dirtyFates).toContainEqual({ path: KEY, fate: "unchanged" });
+    writeFileSync(path.join(root, KEY), "it('wraps at 80', () => {});\n");
+    expect(drift(root).dirtyFates).toContainEqual({ path: KEY, fate: "changed" });
+    const brief = helper(["brief", "--root", root], { env });
+    expect(brief.stdout).toContain(`dirty at the save, still dirty and changed since: "${KEY}"`);
+    expect(brief.stdout).not.toContain('"test/"');
+  });
+
+  it("committed exactly as saved, like a tracked file, it is the save's own work: no key file changed", () => {
+    const root = savedWithNewFolder();
+    git(root, ["add", "a.txt", KEY]);
+    git(root, ["commit", "-qm", "the saved work"], NOW);
+    const d = drift(root);
+    expect(d.changedKeyFiles).toEqual([]);
+    expect(d.aheadAsSaved).toBe(true);
+    expect(d.verdict).toBe("fresh");
+    expect(helper(["brief", "--root", root], { env }).stdout).not.toContain("key files changed");
+  });
+
+  it("a new folder of more than 20 files (build output) stays one entry; an older handoff's folder is still dirty", () => {
+    const root = newRepo(NOW - DAY, { "a.txt": "a\n", "b.txt": "b\n" });
+    mkdirSync(path.join(root, "dist"));
+    for (let i = 0; i < 25; i++) writeFileSync(path.join(root, `dist/f${i}.js`), `${i}\n`);
+    mkdirSync(path.join(root, "newdir"));
+    writeFileSync(path.join(root, "newdir/x.js"), "b\n");
+    const a = helper(["anchors", "--root", root], { env });
+    expect(a.stdout).toContain("- Dirty files: dist/, newdir/x.js\n");
+    expect(a.stdout).toMatch(/^- Dirty hashes: newdir\/x\.js [0-9a-f]{40}$/m);
+    // Anchors as an older version wrote them (`newdir/` one entry): the folder is still dirty, not reverted.
+    const head = git(root, ["rev-parse", "HEAD"]);
+    const date = new Date(NOW).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const old = doc(`- Branch: main\n- HEAD: ${head}\n- Dirty files: dist/, newdir/\n- Date: ${date}\n`);
+    const d = JSON.parse(helper(["drift", "--root", root, "--stdin", "--json"], { input: old, env }).stdout);
+    expect(d.dirtyFates).toEqual([{ path: "dist/", fate: "dirty" }, { path: "newdir/", fate: "dirty" }]);
+    expect(d.dirtyChanged).toBe(false);
+    expect(d.verdict).toBe("fresh");
   });
 });

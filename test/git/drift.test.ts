@@ -531,12 +531,12 @@ describe("dirty files then and now", () => {
     expect(again.verdict).toBe("drifted");
   });
 
-  it("lists a .ai/ folder that holds more than memory (collapsed, as git does), never the memory dir alone", async () => {
+  it("lists a file beside memory in .ai/ (each untracked file its own entry), never the memory dir", async () => {
     const root = newRepo(NOW - DAY);
     writeTree(root, { ".ai/memory/HANDOFF.md": "x" });
     expect((await collectAnchors(root, ENV, NOW, [])).dirty).toEqual([]);
     writeTree(root, { ".ai/notes.md": "n" });
-    expect((await collectAnchors(root, ENV, NOW, [])).dirty).toEqual([".ai/"]);
+    expect((await collectAnchors(root, ENV, NOW, [])).dirty).toEqual([".ai/notes.md"]);
     git(root, ["add", ".ai/notes.md"]);
     expect((await collectAnchors(root, ENV, NOW, [])).dirty).toEqual([".ai/notes.md"]);
   });

@@ -308,13 +308,13 @@ describe("what the brief says after one everyday git command", () => {
     r.git("push", "-q", remote, "HEAD:main");
     const bob = person(path.join(home, "bob"), path.join(home, "bob-work"), "Bob");
     execFileSync("git", ["clone", "-q", "-b", "main", remote, bob.dir]);
-    expect(drift(bob).dirtyFates).toEqual([{ path: ".codex/", fate: "not-here" }]);
+    expect(drift(bob).dirtyFates).toEqual([{ path: ".codex/x", fate: "not-here" }]);
     const b = brief(bob);
-    expect(b).toContain('dirty in the clone that saved, not in this one: ".codex/"');
+    expect(b).toContain('dirty in the clone that saved, not in this one: ".codex/x"');
     expect(b).not.toMatch(/stashed|reverted|committed/);
     // In the saving clone, the folder thrown away is reverted.
     rmSync(path.join(r.dir, ".codex"), { recursive: true });
-    expect(drift(r).dirtyFates).toEqual([{ path: ".codex/", fate: "reverted" }]);
+    expect(drift(r).dirtyFates).toEqual([{ path: ".codex/x", fate: "reverted" }]);
   });
 
   it("7: the saving clone keeps its provenance after a hand edit", { timeout: 60_000 }, () => {

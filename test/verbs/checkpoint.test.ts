@@ -588,6 +588,14 @@ describe("checkpoint: anchors within their size limits", () => {
     expect(line).toMatch(new RegExp(`… and ${15 - shown.length} more$`));
   });
 
+  it("dirty files: an untracked folder is one entry (the hook hashes nothing, and walks no build output)", () => {
+    const root = gitRepo();
+    mkdirSync(path.join(root, "dist"));
+    for (let i = 0; i < 30; i++) writeFileSync(path.join(root, `dist/f${i}.js`), "x");
+    checkpoint(root);
+    expect(cpText(root, "sess-1")).toMatch(/^- Dirty files: dist\/$/m);
+  });
+
   it("git past 500 ms: the anchors say it timed out, and the checkpoint is still written", () => {
     const root = gitRepo();
     const bin = tempDir();
