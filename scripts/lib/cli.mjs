@@ -10364,21 +10364,25 @@ var init_brief = __esm({
     NONE2 = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
     CAUSE2 = /\s[—–-]\s|:\s|\s(?=because\b)/;
     RANK = {
-      ledgers: 0,
       memoryOnly: 10,
+      names: 15,
       upstream: 20,
       changed: 30,
       other: 40,
       fates: 50,
+      counts: 80,
+      ledgers: 85,
       source: 90,
-      verdict: 100
+      verdict: 100,
+      note: 101
     };
     RANKED = [
       [/^(the handoff was not saved in this clone|its last commit is by )/, RANK.source],
       [/memory-only|^key files not created yet/, RANK.memoryOnly],
       [/\bupstream\b/, RANK.upstream],
       [/^(key files missing|dirty at the save|dirty in the clone that saved)/, RANK.fates],
-      [/^(key files (changed|with uncommitted)|dirty files)/, RANK.changed]
+      [/^dirty files: \d+ then, \d+ now$/, RANK.counts],
+      [/^key files (changed|with uncommitted)/, RANK.changed]
     ];
   }
 });
@@ -10486,8 +10490,8 @@ var init_brief2 = __esm({
 
 // src/git/merge-driver.ts
 import path38 from "node:path";
-function mergedSentence(name2, note = null) {
-  return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
+function mergedClauses(name2, note = null) {
+  return ["two handoffs met in a merge", `the other is archive/${name2}`, note];
 }
 function laterHandoff(ours, theirs, nowMs) {
   const ta = stateTimeOfText(ours, nowMs);
@@ -10810,8 +10814,8 @@ function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
 }
-function withDriftNote(b, note) {
-  const driftClauses = b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : void 0;
+function withDriftNote(b, note, rank = RANK.note) {
+  const driftClauses = b.driftClauses ? [{ text: note, rank }, ...b.driftClauses] : void 0;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
   return withLines({ ...b, driftAndLessons, driftClauses });
 }
@@ -10933,8 +10937,11 @@ exit: 0 brief printed
         const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
         if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
         const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
-        if (merged && existsSync(path39.join(archiveDir(root), merged[1])))
-          brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
+        if (merged && existsSync(path39.join(archiveDir(root), merged[1]))) {
+          const [met, archive, note] = mergedClauses(merged[1], merged[2] ?? null);
+          if (note !== null) brief = withDriftNote(brief, note, RANK.other);
+          brief = withDriftNote(withDriftNote(brief, archive, RANK.names), met);
+        }
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
 `, stderr);
