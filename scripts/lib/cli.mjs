@@ -14604,6 +14604,12 @@ ${out.stderr.trim()}`);
     ...runHooks ? { leftStaged } : { skipped: programs }
   };
 }
+async function savedHeadOffBranch(target, env) {
+  const blob = await runGit(target.top, ["cat-file", "blob", `HEAD:${target.memRel}/HANDOFF.md`], env);
+  const head = blob.code === 0 ? checkAnchors(parseHandoff(blob.stdout.toString("utf8")), Date.now()).head : null;
+  const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
+  return r?.code === 1 || r?.code === 128 ? head : null;
+}
 async function pushTarget(top, env, runHooks) {
   const head = await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks);
   const branch = head.trim();
@@ -14739,6 +14745,7 @@ var init_publish_memory = __esm({
     init_builtins();
     init_errors();
     init_redact();
+    init_handoff();
     init_fs();
     init_merge_driver_config();
     init_run();
@@ -14769,7 +14776,7 @@ function skippedLine(skipped) {
   if (parts.length === 0) return null;
   return `ran none of the repository's ${parts.join(" nor its ")}: pass --run-hooks to run them`;
 }
-var ATTRIBUTES_COMMITTED, DEFAULT_MESSAGE, publishVerb;
+var ATTRIBUTES_COMMITTED, offBranchWarning, DEFAULT_MESSAGE, publishVerb;
 var init_publish2 = __esm({
   "src/verbs/publish.ts"() {
     "use strict";
@@ -14784,6 +14791,7 @@ var init_publish2 = __esm({
     init_mutate();
     init_types();
     ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)";
+    offBranchWarning = (head) => `warning: the handoff on this branch was saved at ${head.slice(0, 12)}, which is not in this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it against and their brief says unverifiable: save the handoff again (\`read handoff\`, then \`write handoff\`) and publish again`;
     DEFAULT_MESSAGE = "session-handoff: publish session memory";
     publishVerb = {
       name: "publish",
@@ -14863,6 +14871,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
           throw err;
         }
         const notes = [...repairs, ...driver.notes];
+        const off = await savedHeadOffBranch(target, ctx.env);
+        if (off !== null) notes.push(offBranchWarning(off));
         if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}
 `, notes);
         if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}
