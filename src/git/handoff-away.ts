@@ -124,12 +124,12 @@ export async function handoffsElsewhere(root: string, env: Env, timeout?: number
 }
 
 /** Which branches hold a handoff (three named) and how to brief one without checking it out. */
-export function elsewhereSentence(e: HandoffsElsewhere): string {
+export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string {
   const [first, ...rest] = e.refs;
   const more = rest.length > 2 ? ` and ${rest.length - 2} more` : "";
   const also = rest.length === 0 ? "" : ` (also ${rest.slice(0, 2).join(", ")}${more})`;
   return `a handoff is committed on branch ${first}${also}, not on this one: brief it with ` +
-    `\`git show ${shellWord(`${first}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
+    `\`git show ${shellWord(`${first}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
 }
 
 /** `in stash@{n}` or `on branch <name>`. */

@@ -18,6 +18,7 @@ import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "../store/handoff-input.ts";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { ok, type Verb } from "./types.ts";
+import { helperShown } from "../agents/target.ts";
 
 function sideTime(text: string, now: number): string {
   const st = stateTimeOfText(text, now);
@@ -83,7 +84,7 @@ exit: 0 brief printed
       if (b !== null) return ok(json ? `${JSON.stringify({ brief: b, drift: null })}\n` : renderBrief(b), []);
       // Still 3, nothing here to resume, but never silent about a teammate's handoff on another branch.
       const other = stdin ? null : await handoffsElsewhere(root, ctx.env);
-      const note = other === null ? undefined : `note: ${elsewhereSentence(other)}`;
+      const note = other === null ? undefined : `note: ${elsewhereSentence(other, helperShown(ctx, root))}`;
       const cold = { brief: null, message: COLD_START, elsewhere: other?.refs, note };
       return ok(json ? `${JSON.stringify(cold)}\n` : `${[COLD_START, note].filter(Boolean).join("\n")}\n`, [], 3);
     }
