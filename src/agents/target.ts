@@ -5,6 +5,7 @@ import { homeFolder } from "../store/home.ts";
 import { memoryDir } from "../store/paths.ts";
 import { realOrNull } from "../store/fs.ts";
 import { AGENTS, isAgentName } from "./index.ts";
+import { shellQuote } from "./command.ts";
 import { editPath, shownOf } from "./plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation } from "./types.ts";
 
@@ -44,6 +45,10 @@ export function helperLocation(ctx: Pick<Caller, "cwd" | "helperPath">, root: st
   const rel = path.relative(real(root), abs);
   return { abs, rel: rel.startsWith("..") || path.isAbsolute(rel) ? null : rel.split(path.sep).join("/") };
 }
+
+/** The running helper as a shell word in a command run from the project root. */
+export const helperShown = (ctx: Pick<Caller, "cwd" | "helperPath">, root: string): string =>
+  ((h) => shellQuote(h.rel ?? h.abs))(helperLocation(ctx, root));
 
 /** Where install and uninstall act: `base` is the project root or HOME; `memDir` (null with --global) may be paused. */
 export function targetOf(agent: Agent, root: string | null, helper: HelperLocation, env: Env, dryRun: boolean) {

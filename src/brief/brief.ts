@@ -189,9 +189,11 @@ export function withLines(b: Omit<Brief, "lines">): Brief {
   return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
 }
 
-/** How much a `Drift & lessons` clause matters: the lowest go first when the field is too long. */
+/** How much a `Drift & lessons` clause matters: the lowest go first when the field is too long. What the resume
+ * acts on (verdict, source, ledger and dirty counts) outlasts names that `drift` and `archives list` give whole. */
 export const RANK = {
-  ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, fates: 50, source: 90, verdict: 100,
+  memoryOnly: 10, names: 15, upstream: 20, changed: 30, other: 40, fates: 50, counts: 80, ledgers: 85, source: 90,
+  verdict: 100, note: 101,
 } as const;
 
 // Clause patterns in rank order; memory-only commits and key files not created yet are no drift. Who committed a
@@ -201,7 +203,8 @@ const RANKED: [RegExp, number][] = [
   [/memory-only|^key files not created yet/, RANK.memoryOnly],
   [/\bupstream\b/, RANK.upstream],
   [/^(key files missing|dirty at the save|dirty in the clone that saved)/, RANK.fates],
-  [/^(key files (changed|with uncommitted)|dirty files)/, RANK.changed],
+  [/^dirty files: \d+ then, \d+ now$/, RANK.counts],
+  [/^key files (changed|with uncommitted)/, RANK.changed],
 ];
 
 /** drift's summary as ranked clauses: the first is the verdict with its reason. */

@@ -149,12 +149,12 @@ export async function handoffsElsewhere(root: string, env: Env, timeout?: number
 }
 
 /** Which branches hold a handoff (three named) and how to brief one without checking it out. */
-export function elsewhereSentence(e: HandoffsElsewhere): string {
+export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string {
   const [shown, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
   const more = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
   const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
   return `a handoff is committed on branch ${shown}${also}, not on this one: brief it with ` +
-    `\`git show ${shellWord(`${e.refs[0]}:${e.file}`)} | node memory_io.mjs brief --stdin\`, or check that branch out`;
+    `\`git show ${shellWord(`${e.refs[0]}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
 }
 
 /** `in stash@{n}` or `on branch "<name>"`. */

@@ -14,9 +14,9 @@ import { runGit } from "./run.ts";
 export const MERGED_LINE =
   /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
 
-/** The brief's sentence for a handoff the driver chose (`brief` prints it). */
-export function mergedSentence(name: string, note: string | null = null): string {
-  return `two handoffs met in a merge; the other is archive/${name}${note === null ? "" : `; ${note}`}`;
+/** The brief's clauses for a handoff the driver chose (`brief` prints them): the event, the archive, the note. */
+export function mergedClauses(name: string, note: string | null = null): [string, string, string | null] {
+  return ["two handoffs met in a merge", `the other is archive/${name}`, note];
 }
 
 /** Which handoff stays current: theirs only when both state times are known and theirs is strictly later. */

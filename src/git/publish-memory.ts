@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { redactText } from "../guard/redact.ts";
+import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { readSmall } from "../store/fs.ts";
 import { attributesOnlyOurs, attributesOnto } from "./merge-driver-config.ts";
 import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
@@ -187,6 +188,20 @@ export async function publishMemory(
     committed: true, paths: made.paths, commit, pushed, attributes: made.paths.includes(".gitattributes"),
     ...(runHooks ? { leftStaged } : { skipped: programs }),
   };
+}
+
+/** The saved HEAD of the handoff on this branch when the branch's history and every remote-tracking branch lack it (a
+ * rebase or amend since the save): a teammate who pulls has no such commit, so their brief says unverifiable. */
+export async function savedHeadOffBranch(target: PublishTarget, env: Env): Promise<string | null> {
+  const blob = await runGit(target.top, ["cat-file", "blob", `HEAD:${target.memRel}/HANDOFF.md`], env);
+  const head = blob.code === 0 ? checkAnchors(parseHandoff(blob.stdout.toString("utf8")), Date.now()).head : null;
+  // 1: not an ancestor; 128: no such commit in this clone either.
+  const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
+  if (r?.code === 128) return head;
+  if (r?.code !== 1) return null;
+  // Saved on a branch already pushed (then merged or published here): teammates fetch that commit with it.
+  const pushed = await runGit(target.top, ["for-each-ref", "--count=1", "--contains", head!, "refs/remotes"], env);
+  return pushed.code === 0 && pushed.stdout.length > 0 ? null : head;
 }
 
 // The current branch's upstream (remote and merge ref), or a refusal that says how to set one.

@@ -9,7 +9,7 @@ import {
   briefFromStash, countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, withLines, type Brief, type LedgerCounts,
 } from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
-import { mergedLineOf, mergedSentence } from "../git/merge-driver.ts";
+import { mergedClauses, mergedLineOf } from "../git/merge-driver.ts";
 import { conflictSides } from "../schema/conflicted.ts";
 import { archiveDir, FILE_OF } from "../store/paths.ts";
 import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
@@ -18,15 +18,16 @@ import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "../store/handoff-input.ts";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { ok, type Verb } from "./types.ts";
+import { helperShown } from "../agents/target.ts";
 
 function sideTime(text: string, now: number): string {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
 }
 
-// A fixed note first in Drift & lessons after the verdict, as a clause, so the field stays within its length.
-function withDriftNote(b: Brief, note: string): Brief {
-  const driftClauses = b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined;
+// A fixed note first in Drift & lessons, as a ranked clause, so the field stays within its length.
+function withDriftNote(b: Brief, note: string, rank: number = RANK.note): Brief {
+  const driftClauses = b.driftClauses ? [{ text: note, rank }, ...b.driftClauses] : undefined;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
   return withLines({ ...b, driftAndLessons, driftClauses });
 }
@@ -84,7 +85,7 @@ exit: 0 brief printed
       if (b !== null) return ok(json ? `${JSON.stringify({ brief: b, drift: null })}\n` : renderBrief(b), []);
       // Still 3, nothing here to resume, but never silent about a teammate's handoff on another branch.
       const other = stdin ? null : await handoffsElsewhere(root, ctx.env, undefined, branches);
-      const note = other === null ? undefined : `note: ${elsewhereSentence(other)}`;
+      const note = other === null ? undefined : `note: ${elsewhereSentence(other, helperShown(ctx, root))}`;
       const cold = { brief: null, message: COLD_START, elsewhere: other?.refs, note };
       return ok(json ? `${JSON.stringify(cold)}\n` : `${[COLD_START, note].filter(Boolean).join("\n")}\n`, [], 3);
     }
@@ -132,8 +133,12 @@ exit: 0 brief printed
     if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
     const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
     // Only an archive that exists is named (a hand-written line names nothing).
-    if (merged && existsSync(path.join(archiveDir(root), merged[1]!)))
-      brief = withDriftNote(brief, mergedSentence(merged[1]!, merged[2] ?? null));
+    if (merged && existsSync(path.join(archiveDir(root), merged[1]!))) {
+      // Each note goes first, so the last is put first; the archive's long name drops before the counts.
+      const [met, archive, note] = mergedClauses(merged[1]!, merged[2] ?? null);
+      if (note !== null) brief = withDriftNote(brief, note, RANK.other);
+      brief = withDriftNote(withDriftNote(brief, archive, RANK.names), met);
+    }
     // The clauses a field was fitted from are the brief's own working, not its output.
     const { driftClauses: _clauses, ...shown } = brief;
     if (json) return ok(`${JSON.stringify({ brief: shown, drift: report })}\n`, stderr);

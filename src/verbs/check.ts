@@ -10,6 +10,7 @@ import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { checkpointParked } from "../checkpoint/surface.ts";
+import { helperShown } from "../agents/target.ts";
 
 /** The result of `check` (docs/design.md#check); `--json` prints it. */
 export interface CheckResult {
@@ -128,7 +129,7 @@ paused sentence is printed too and the code is kept.
     else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
     // Not parked here (0 stays 0), but an agent told only "nothing parked" would call a cold start wrongly.
     const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, undefined, branches) : null;
-    if (other !== null) message = `${message}; ${elsewhereSentence(other)}`;
+    if (other !== null) message = `${message}; ${elsewhereSentence(other, helperShown(ctx, root))}`;
     const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...stashed };
     if (other !== null) result.elsewhere = other.refs;
     if (state === "conflicted") result.conflicted = conflicted;

@@ -1,7 +1,7 @@
 import { HelperError, Refused } from "../errors.ts";
 import { redactText } from "../guard/redact.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
-import { namesList, publishMemory, publishTarget, pushTarget } from "../git/publish-memory.ts";
+import { namesList, publishMemory, publishTarget, pushTarget, savedHeadOffBranch } from "../git/publish-memory.ts";
 import { helperLocation } from "../agents/target.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
@@ -19,6 +19,12 @@ function skippedLine(skipped: { hooks: string[]; signing: boolean } | undefined)
   if (parts.length === 0) return null;
   return `ran none of the repository's ${parts.join(" nor its ")}: pass --run-hooks to run them`;
 }
+
+// Published all the same: the handoff's words still hold, and a save on today's HEAD is what makes them checkable.
+const offBranchWarning = (head: string) => `warning: the handoff on this branch was saved at ${head.slice(0, 12)}, ` +
+  "which is not in this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets " +
+  "no commit to check it against and their brief says unverifiable: save the handoff again (`read handoff`, " +
+  "then `write handoff`) and publish again";
 
 const DEFAULT_MESSAGE = "session-handoff: publish session memory";
 
@@ -102,6 +108,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
       throw err;
     }
     const notes = [...repairs, ...driver.notes];
+    const off = await savedHeadOffBranch(target, ctx.env);
+    if (off !== null) notes.push(offBranchWarning(off));
     if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}\n`, notes);
     if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}\n`, notes);
     const lines = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit!.slice(0, 12)}`];

@@ -12,6 +12,7 @@ import { failpointOf, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
 import { checkpointNoteForHandoff } from "../checkpoint/surface.ts";
 import { awaySentence, elsewhereSentence, handoffAway, handoffsElsewhere } from "../git/handoff-away.ts";
+import { helperShown } from "../agents/target.ts";
 
 const ABSENT = "CURRENT-SHA256: absent\n";
 
@@ -96,7 +97,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       const away = got === null ? await handoffAway(root, ctx.env, null, branches) : null;
       const other = got === null && away === null ? await handoffsElsewhere(root, ctx.env, undefined, branches) : null;
       if (away !== null) out.stderr.push(`note: ${awaySentence(away)}`);
-      else if (other !== null) out.stderr.push(`note: ${elsewhereSentence(other)}`);
+      else if (other !== null) out.stderr.push(`note: ${elsewhereSentence(other, helperShown(ctx, root))}`);
     }
     return out;
   },

@@ -64,7 +64,7 @@ const HANDOFF = (next: string, decisions: string[]) =>
   );
 
 describe("the brief's fields", () => {
-  it("golden, Drift & lessons: ledgers go first, then memory-only, upstream, changed files; the verdict last; nothing after a cut", () => {
+  it("golden, Drift & lessons: memory-only go first, then upstream, changed files; verdict, counts and ledgers last", () => {
     const summary = [
       "drifted: 3 commits ahead of the saved abc123def456",
       "2 memory-only commits (the handoff itself) not counted",
@@ -72,18 +72,22 @@ describe("the brief's fields", () => {
       `upstream: ${"origin/feature ".repeat(6).trim()} is 4 ahead`,
       `saved ${"1".repeat(1)} days ago`,
       `key files changed: ${"src/some/deeply/nested/module/file.ts, ".repeat(4).trim()}`,
+      "dirty files: 2 then, 5 now",
     ].join("; ");
     const b = draftBrief(HANDOFF("do it", ["[user-directed] keep it"]), DRIFT(summary), { lessons: { entries: 3, matching: 1 }, solutions: null });
     expect([...b.driftAndLessons].length).toBeLessThanOrEqual(MAX_FIELD_CHARS);
     expect(b.driftAndLessons.startsWith("drifted: 3 commits ahead")).toBe(true);
-    expect(b.driftAndLessons).not.toContain("ledgers:");
+    // What the resume step acts on stays (SKILL.md reads the ledger count); the lists of names go first.
+    expect(b.driftAndLessons).toContain("; ledgers: LESSONS.md 3 entries (1 mention the key files or branch); …");
+    expect(b.driftAndLessons).toContain("; dirty files: 2 then, 5 now; ");
     expect(b.driftAndLessons).not.toContain("memory-only");
+    expect(b.driftAndLessons).not.toContain("key files changed");
     expect(b.driftAndLessons).toContain("branch moved from main");
     // Whole clauses only, no word cut: one `…` at the end says clauses were dropped.
     expect(b.driftAndLessons.endsWith("; …")).toBe(true);
     expect(b.driftAndLessons.indexOf("…")).toBe(b.driftAndLessons.length - 1);
     const clauses = driftSummaryClauses(summary).map((c) => c.rank);
-    expect(clauses).toEqual([100, 10, 40, 20, 40, 30]);
+    expect(clauses).toEqual([100, 10, 40, 20, 40, 30, 80]);
   });
 
   it("who committed a handoff saved elsewhere outlasts the other clauses: the session-start hook says the brief names them", () => {

@@ -1,12 +1,12 @@
 // A handoff away from the working tree (docs/design.md#a-handoff-away-from-the-working-tree): `publish`
 // commits it and a checkout of an older branch leaves it there; `git stash` after `publish` puts the older
 // published one back while the newer save sits in the stash; `read` says where a stashed one is.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { briefBody, helper, HELPER, tempDir } from "../helpers.ts";
+import { briefBody, cleanEnv, copyHelper, helper, HELPER, tempDir } from "../helpers.ts";
 import { gitCalls, loggingGit } from "./repo.ts";
 
 const DOC = [
@@ -188,7 +188,8 @@ describe("a handoff away from the working tree", () => {
     const home = path.dirname(a.dir);
     const env = { HOME: home, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig"), GIT_CEILING_DIRECTORIES: home };
     const run = (...args: string[]) => helper([...args, "--root", c], { env });
-    const show = "git show feat/underscore:.ai/memory/HANDOFF.md | node memory_io.mjs brief --stdin";
+    // The helper as it was started: outside the project, by its absolute path.
+    const show = `git show feat/underscore:.ai/memory/HANDOFF.md | node ${HELPER} brief --stdin`;
     // The local branch and its remote-tracking twin hold one handoff: named once.
     const note = `a handoff is committed on branch "feat/underscore", not on this one: brief it with \`${show}\`, or check that branch out`;
     const b = run("brief");
@@ -204,9 +205,16 @@ describe("a handoff away from the working tree", () => {
     expect(read.stderr).toContain(`note: ${note}`);
     const line = helper(["statusline"], { env, input: JSON.stringify({ cwd: c }) });
     expect(line.stdout).toBe('handoff: none here, one on branch "feat/underscore" (run brief)\n');
-    // The command the note gives briefs it, run where the agent stands.
-    const pasted = execFileSync("sh", ["-c", show.replace("memory_io.mjs", JSON.stringify(HELPER))], { cwd: c, env: { ...process.env, ...env }, encoding: "utf8" });
-    expect(briefBody(pasted)).toContain("Goal: Make the importer fast.");
+    // The command the note gives briefs it as it stands, run from the project root.
+    const sh = (cmd: string) => spawnSync("sh", ["-c", cmd], { cwd: c, env: cleanEnv(env), encoding: "utf8" }).stdout;
+    expect(briefBody(sh(show))).toContain("Goal: Make the importer fast.");
+    // A helper inside the project is named relative to the root (found by a newcomer: `node memory_io.mjs` failed).
+    const inside = ".agents/skills/session-handoff/scripts/memory_io.mjs";
+    copyHelper(path.join(c, inside));
+    const rel = sh(`node ${inside} brief`);
+    expect(rel).toContain(`| node ${inside} brief --stdin\``);
+    expect(briefBody(sh(/`(git show [^`]+)`/.exec(rel)![1]!))).toContain("Goal: Make the importer fast.");
+    rmSync(path.join(c, ".agents"), { recursive: true });
     // Only fetched, in a clone whose own record of saves lacks it: the remote-tracking branch is named.
     cgit("branch", "-q", "-D", "feat/underscore");
     const token = /CURRENT-SHA256: (\S+)/.exec(run("read", "handoff").stdout)![1]!;

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFile
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isPublicMemoryPath } from "../../src/git/publish-memory.ts";
-import { git, gitRepo, handoff, helper, MARKER, tempDir } from "../helpers.ts";
+import { git, gitRepo, handoff, helper, MARKER, save, tempDir } from "../helpers.ts";
 
 const HANDOFF = `${MARKER}\n# Session Handoff\n\nSaved: 2026-11-30T10:00:00Z\n`;
 
@@ -156,6 +156,51 @@ describe("publish", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("pushed to origin main");
     expect(git(remote, "rev-parse", "main")).toBe(git(root, "rev-parse", "HEAD"));
+  });
+
+  it("a handoff whose saved commit an amend replaced: published with a warning that names the fix", { timeout: 60_000 }, () => {
+    const { root, remote } = project();
+    writeFileSync(path.join(root, "a.txt"), "one\n");
+    git(root, "add", "a.txt");
+    git(root, "commit", "-qm", "one");
+    // Anchors left to the helper: it records HEAD.
+    const doc = handoff("ship a").replace(/- Date: .*\n$/, "");
+    save(root, doc);
+    const saved = git(root, "rev-parse", "HEAD").trim();
+    writeFileSync(path.join(root, "a.txt"), "two\n");
+    git(root, "commit", "-q", "--amend", "-am", "one, amended");
+    const r = run(root, "--push");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("pushed to origin main");
+    expect(r.stderr).toBe(
+      `warning: the handoff on this branch was saved at ${saved.slice(0, 12)}, which is not in this branch's ` +
+        "history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it " +
+        "against and their brief says unverifiable: save the handoff again (`read handoff`, then `write handoff`) " +
+        "and publish again\n",
+    );
+    // What the warning foretells, and that its fix works.
+    const mate = path.join(tempDir("sh-mate-"), "mate");
+    git(path.dirname(mate), "clone", "-q", remote, mate);
+    expect(helper(["brief", "--root", mate]).stdout).toContain(`saved HEAD ${saved.slice(0, 12)} is not in this clone`);
+    save(root, doc);
+    const again = run(root, "--push");
+    expect(again.stderr).toBe("");
+    git(mate, "pull", "-q");
+    expect(helper(["brief", "--root", mate]).stdout).not.toContain("unverifiable");
+  });
+
+  it("a handoff saved on a branch already pushed, published on another: no warning, teammates can fetch its commit", { timeout: 60_000 }, () => {
+    const { root } = project();
+    git(root, "checkout", "-qb", "feat");
+    writeFileSync(path.join(root, "f.txt"), "f\n");
+    git(root, "add", "f.txt");
+    git(root, "commit", "-qm", "feature");
+    git(root, "push", "-q", "-u", "origin", "feat");
+    save(root, handoff("ship f").replace(/- Date: .*\n$/, ""));
+    git(root, "checkout", "-q", "main");
+    const r = run(root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe("");
   });
 
   it("without --push nothing is pushed", () => {

@@ -1,0 +1,101 @@
+// The Drift & lessons line after a merge of two teammates' handoffs (docs/decisions/brief-cuts.md): whatever the
+// 400-character cut drops, what the resume step acts on stays: the verdict, the dirty counts, the ledgers.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { helper, MARKER, tempDir } from "../helpers.ts";
+
+const PEOPLE = {
+  alice: ["Alice Lovelace-Hopper", "alice.lovelace-hopper@engineering.example.com"],
+  bob: ["Bob Babbage-Turing", "bob.babbage-turing@engineering.example.com"],
+} as const;
+
+function clone(home: string, remote: string, who: keyof typeof PEOPLE) {
+  const dir = path.join(home, who);
+  const env = {
+    HOME: path.join(home, `${who}-home`), XDG_CONFIG_HOME: path.join(home, `${who}-home`, ".config"),
+    GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CEILING_DIRECTORIES: home,
+  };
+  mkdirSync(env.XDG_CONFIG_HOME, { recursive: true });
+  const gitEnv = { ...process.env, ...env };
+  execFileSync("git", ["clone", "-q", remote, dir], { env: gitEnv, stdio: "pipe" });
+  const [name, email] = PEOPLE[who];
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: dir, env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  for (const [k, v] of [["user.name", name], ["user.email", email], ["commit.gpgsign", "false"], ["pull.rebase", "false"]])
+    git("config", k!, v!);
+  const run = (args: string[], input?: string) => helper([...args, "--root", dir], { env, input });
+  const save = (kind: string, text: string) => {
+    const token = /CURRENT-SHA256: (\S+)/.exec(run(["read", kind]).stdout)![1]!;
+    const r = run(["write", kind, "--expected-current-sha256", token], text);
+    expect(r.code, r.stderr).toBe(0);
+  };
+  return { dir, git, run, save };
+}
+
+const handoffOf = (goal: string, step: string) => `${MARKER}\n# Session Handoff\n\n## Current goal\n${goal}\n\n` +
+  `## Plan\n- [x] read the code\n- [~] ${step}\n\n## Decisions\n- [user-directed] keep the API\n\n` +
+  `## Failed approaches\n- none\n\n## Open questions\n- none\n\n## Next steps\n- ${step}\n\n` +
+  "## Key files\n- src/app.js — the entry\n\n## Environment anchors\n";
+
+const LESSONS = `${MARKER}\n# Lessons\n\n## L-0001: Run the app tests\n- When: changing src/app.js\n` +
+  "- Lesson: run the app tests\n- Why: they caught a bug\n- Source: [user-directed], 2026-11-01\n- Status: active\n";
+
+const driftLine = (out: string) => out.split("\n").find((l) => l.startsWith("Drift & lessons: "))!.slice(17);
+
+describe("brief's Drift & lessons line after two handoffs met in a merge", () => {
+  it("keeps the verdict, the dirty counts and the ledgers; the archive's name goes first", { timeout: 120_000 }, () => {
+    const home = tempDir("sh-drift-line-");
+    const remote = path.join(home, "remote.git");
+    execFileSync("git", ["init", "-q", "--bare", "-b", "main", remote], { stdio: "pipe" });
+    const alice = clone(home, remote, "alice");
+    mkdirSync(path.join(alice.dir, "src"));
+    writeFileSync(path.join(alice.dir, "src/app.js"), "export const app = 1;\n");
+    alice.git("add", "-A");
+    alice.git("commit", "-qm", "initial");
+    alice.git("push", "-q", "origin", "HEAD:main");
+    const bob = clone(home, remote, "bob");
+    alice.save("lessons", LESSONS);
+    alice.save("handoff", handoffOf("Alice's feature", "wire the app"));
+    expect(alice.run(["publish", "--push"]).code).toBe(0);
+    bob.git("pull", "-q");
+    bob.save("handoff", handoffOf("Bob's refactor", "split the app"));
+    expect(bob.run(["publish"]).code).toBe(0);
+    // `Saved:` has whole seconds: Alice's save is strictly later, so the driver keeps hers.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
+    alice.save("handoff", handoffOf("Alice's feature", "ship the app"));
+    expect(alice.run(["publish", "--push"]).code).toBe(0);
+    writeFileSync(path.join(bob.dir, "notes.txt"), "bob's scratch\n");
+    bob.git("pull", "-q", "--no-edit");
+    expect(readFileSync(path.join(bob.dir, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(/^Merged-with: archive\//m);
+
+    const merged = driftLine(bob.run(["brief"]).stdout);
+    expect([...merged].length).toBeLessThanOrEqual(400);
+    expect(merged).toContain("two handoffs met in a merge");
+    expect(merged).toMatch(/(^|; )fresh: /);
+    expect(merged).toContain("dirty files: 0 then, 1 now");
+    expect(merged).toContain("ledgers: LESSONS.md 1 entry (1 mention the key files or branch)");
+    expect(merged).toContain("the handoff was not saved in this clone");
+    // The longest name, the archive's, is what went: `archives list` names it, and `; …` says clauses were dropped.
+    expect(merged).not.toContain("the other is archive/");
+    expect(merged.endsWith("; …")).toBe(true);
+
+    // Amending the merge keeps its parents: the same line.
+    bob.git("commit", "-q", "--amend", "-m", "merge alice's handoff");
+    expect(driftLine(bob.run(["brief"]).stdout)).toBe(merged);
+
+    // An amend that changes the saved commit's patch rewrites it: a longer verdict, the same counts kept.
+    writeFileSync(path.join(alice.dir, "src/app.js"), "export const app = 2;\n");
+    alice.git("commit", "-qam", "app 2");
+    alice.save("handoff", handoffOf("Alice's feature", "ship the app now"));
+    writeFileSync(path.join(alice.dir, "scratch.txt"), "alice's scratch\n");
+    writeFileSync(path.join(alice.dir, "src/app.js"), "export const app = 3;\n");
+    alice.git("commit", "-q", "--amend", "-m", "app 3", "--", "src/app.js");
+    const amended = driftLine(alice.run(["brief"]).stdout);
+    expect([...amended].length).toBeLessThanOrEqual(400);
+    expect(amended).toMatch(/^rewritten: /);
+    expect(amended).toContain("dirty files: 0 then, 1 now");
+    expect(amended).toContain("ledgers: LESSONS.md 1 entry (1 mention the key files or branch)");
+  });
+});
