@@ -745,8 +745,7 @@ function realOrNull(p) {
     return null;
   }
 }
-function readSmall(p, maxBytes = 1e6) {
-  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
+function peek(p, read) {
   let fd;
   try {
     fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -754,15 +753,21 @@ function readSmall(p, maxBytes = 1e6) {
     return null;
   }
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes) return null;
-    const bytes = readFileSync(fd);
-    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
+    return read(fd);
   } catch {
     return null;
   } finally {
     closeSync(fd);
   }
+}
+function readSmall(p, maxBytes = 1e6) {
+  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
+  return peek(p, (fd) => {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) return null;
+    const bytes = readFileSync(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
+  });
 }
 function unreadReason(p, maxBytes = 1e6) {
   const st = lstatOrNull(p);
@@ -780,13 +785,7 @@ function readHead(filePath, bytes = 1e6) {
   return readHeadAndTime(filePath, bytes)?.bytes ?? null;
 }
 function readHeadAndTime(filePath, bytes) {
-  let fd;
-  try {
-    fd = openSync(filePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
+  return peek(filePath, (fd) => {
     const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return null;
     const partnered = st.nlink === 2n && hasPrivatePartner(path4.dirname(filePath), path4.basename(filePath), st.ino);
@@ -795,11 +794,7 @@ function readHeadAndTime(filePath, bytes) {
     const buf = Buffer.alloc(want);
     const n2 = readSync(fd, buf, 0, want, 0);
     return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 var exists;
 var init_fs = __esm({
@@ -1046,13 +1041,10 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
   const stat = fstatSync(fd, { bigint: true });
-  if (!stat.isFile()) {
+  const unsafe = !stat.isFile() ? "not-regular" : stat.size > BigInt(maxBytes) ? "too-large" : null;
+  if (unsafe !== null) {
     closeSync(fd);
-    throw new UnsafeFile("not-regular", filePath);
-  }
-  if (stat.size > BigInt(maxBytes)) {
-    closeSync(fd);
-    throw new UnsafeFile("too-large", filePath);
+    throw new UnsafeFile(unsafe, filePath);
   }
   return { fd, stat };
 }
@@ -6192,6 +6184,7 @@ async function publish(spec) {
       throw new Refused(`${spec.file} ${wrote}${kept}; read again and merge`);
     }
   }
+  const undo2 = async () => prior === null ? (unlinkQuiet(tempPath), true) : rollBack(tempPath, claimPath, filePath, spec, archived);
   try {
     if (prior !== null) {
       await failpoint(spec.failpoint, "after-claim");
@@ -6205,9 +6198,7 @@ async function publish(spec) {
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
-    let restored = true;
-    if (prior === null) unlinkQuiet(tempPath);
-    else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+    const restored = await undo2();
     if (err instanceof HelperError) {
       const said2 = err.message.replace(/; nothing was (?:published|changed)/, "");
       if (!restored) err.message = `${said2}; ${afterRollback(false, spec.file)}`;
@@ -6219,10 +6210,8 @@ async function publish(spec) {
     linkSync(tempPath, filePath);
   } catch (err) {
     if (err.code !== "EEXIST") {
-      let restored = true;
-      if (prior === null) unlinkQuiet(tempPath);
-      else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
-      throw new Refused(`cannot publish ${filePath}: ${err.message}; ${afterRollback(restored, spec.file)}`);
+      const why = afterRollback(await undo2(), spec.file);
+      throw new Refused(`cannot publish ${filePath}: ${err.message}; ${why}`);
     }
     unlinkQuiet(tempPath);
     let kept = archived;
@@ -7788,7 +7777,6 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
-  const writerLive = () => liveWriter(memDir);
   let opened;
   try {
     opened = openRegular(filePath);
@@ -7797,7 +7785,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   }
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
-      return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs: null };
     }
     const again = mine.length > 0 || lstatBig(filePath) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
@@ -7812,7 +7800,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
-      return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs };
     }
     const bytes = readAll(fd, void 0, 0);
     const lines2 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
@@ -15572,13 +15560,13 @@ function tailPart(file, bytes, end = file.size, skipped = 0) {
   const length = Math.min(end, bytes, TAIL_BYTES);
   const start = end - length;
   if (start === 0) return { lines: linesFromStart(file.fd, end, length), from: 0, skipped };
-  const peek = length < TAIL_BYTES ? 1 : 0;
-  const buf = readAt(file.fd, length + peek, start - peek);
+  const peek2 = length < TAIL_BYTES ? 1 : 0;
+  const buf = readAt(file.fd, length + peek2, start - peek2);
   const lines2 = completeLines(buf, false);
   const floor = Math.max(0, file.size - OVERLONG_SCAN);
-  const from = lines2.length === 0 ? end : start - peek + buf.indexOf(10) + 1;
+  const from = lines2.length === 0 ? end : start - peek2 + buf.indexOf(10) + 1;
   const over = from - TAIL_BYTES - 1;
-  const long = over > floor && (lines2.length === 0 || from > start) && lineStart(file, start - peek, over) === -1;
+  const long = over > floor && (lines2.length === 0 || from > start) && lineStart(file, start - peek2, over) === -1;
   const cut = long ? lineStart(file, over, floor) : -1;
   if (cut === -1) return { lines: lines2, from, skipped };
   const before = tailPart(file, lines2.length === 0 ? bytes : length - (end - from), cut, skipped + 1);

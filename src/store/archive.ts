@@ -69,8 +69,7 @@ function prunable(dir: string): { name: string; mtimeMs: number }[] | string {
   return entries;
 }
 
-// Keeps the newest archived handoffs and every one git tracks (docs/decisions/archive-git.md: deleting a committed one
-// makes git's rename/rename conflicts); failures are warnings, never refusals: the save already succeeded.
+// Tracked archives stay (deleting one makes rename/rename conflicts); failures only warn: the save already succeeded.
 export function pruneArchive(dir: string, justArchived: string | null, tracked: ReadonlySet<string>) {
   const { settings, problems: warnings } = readSettings(path.dirname(dir));
   const keep = settings.archivesKept;

@@ -1,7 +1,6 @@
 import { existsSync, writeFileSync } from "../builtins.ts";
 
-// Every failpoint phase, in protocol order: a read's, a write's, its rollback's, `recover`'s, a journal append's and
-// publish's commit's.
+// Every failpoint phase, in protocol order.
 type Phase =
   | "read-opened" | "read-before-recheck" | "before-claim" | "after-claim" | "after-archive"
   | "before-publication" | "after-publication" | "before-prune"

@@ -95,13 +95,10 @@ export function openRegular(filePath: string, maxBytes = MAX_DOCUMENT_BYTES): { 
     throw new Refused(`cannot open ${filePath}: ${(err as Error).message}`);
   }
   const stat = fstatSync(fd, { bigint: true });
-  if (!stat.isFile()) {
+  const unsafe = !stat.isFile() ? "not-regular" : stat.size > BigInt(maxBytes) ? "too-large" : null;
+  if (unsafe !== null) {
     closeSync(fd);
-    throw new UnsafeFile("not-regular", filePath);
-  }
-  if (stat.size > BigInt(maxBytes)) {
-    closeSync(fd);
-    throw new UnsafeFile("too-large", filePath);
+    throw new UnsafeFile(unsafe, filePath);
   }
   return { fd, stat };
 }

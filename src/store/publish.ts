@@ -144,6 +144,8 @@ export async function publish(spec: PublishSpec) {
   }
 
   // A refusal before publication changes nothing: any failure from here puts the prior version back.
+  const undo = async () =>
+    prior === null ? (unlinkQuiet(tempPath), true) : rollBack(tempPath, claimPath, filePath, spec, archived);
   try {
     if (prior !== null) {
       await failpoint(spec.failpoint, "after-claim");
@@ -157,9 +159,7 @@ export async function publish(spec: PublishSpec) {
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
-    let restored = true;
-    if (prior === null) unlinkQuiet(tempPath);
-    else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+    const restored = await undo();
     if (err instanceof HelperError) {
       const said = err.message.replace(/; nothing was (?:published|changed)/, "");
       if (!restored) err.message = `${said}; ${afterRollback(false, spec.file)}`;
@@ -171,10 +171,8 @@ export async function publish(spec: PublishSpec) {
     linkSync(tempPath, filePath);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-      let restored = true;
-      if (prior === null) unlinkQuiet(tempPath);
-      else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
-      throw new Refused(`cannot publish ${filePath}: ${(err as Error).message}; ${afterRollback(restored, spec.file)}`);
+      const why = afterRollback(await undo(), spec.file);
+      throw new Refused(`cannot publish ${filePath}: ${(err as Error).message}; ${why}`);
     }
     // A non-cooperating writer created the file after our claim: it stays current.
     unlinkQuiet(tempPath);
@@ -241,9 +239,7 @@ function putBack(claimPath: string, filePath: string): boolean {
   }
 }
 
-// Drops the temp, links the claim back, removes its archive copy, drops the claim last (while it
-// exists `recover` finishes the rollback); with no room for a link, renames the claim back.
-// True when the prior version is current again; false when the claim stays for `recover`.
+// The claim goes last, so `recover` finishes a killed rollback; false when the claim stays for `recover`.
 const NO_ROOM = new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
 async function rollBack(temp: string, claimPath: string, filePath: string, spec: PublishSpec, archived: string | null) {
   unlinkQuiet(temp);
