@@ -12815,9 +12815,8 @@ function hooksSnippet(spec) {
   return JSON.stringify({ hooks: groupsOf(spec) }, null, 2);
 }
 function groupOf(h, commands) {
-  const hook = { type: "command", command: commands.command(h.args) };
-  if (commands.commandWindows) hook.commandWindows = commands.commandWindows(h.args);
-  hook.timeout = h.timeout;
+  const windows = commands.commandWindows ? { commandWindows: commands.commandWindows(h.args) } : {};
+  const hook = { type: "command", command: commands.command(h.args), ...windows, timeout: h.timeout };
   return h.matcher === void 0 ? { hooks: [hook] } : { matcher: h.matcher, hooks: [hook] };
 }
 function groupsOf(spec) {
@@ -13282,9 +13281,8 @@ async function forAgents(ts, run, named = ts.length > 1) {
   return out;
 }
 function madeListFile(t, env) {
-  const top = t.global ? null : gitTopOf(t.base, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  if (gitDir !== null) return path47.join(commonDirOf(gitDir), "session-handoff", "made-folders");
+  const trees = t.global ? null : treesOf(t.base, env);
+  if (trees !== null) return path47.join(trees.common, "session-handoff", "made-folders");
   return path47.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
@@ -14280,11 +14278,7 @@ async function memoryState(r, journal) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
     problems.push({ what, fix: driverFix(r) });
   }
-  let archives = 0;
-  try {
-    archives = readdirSync(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
-  } catch {
-  }
+  const archives = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   for (const p of journal.problems) {
     const where = `${path51.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;

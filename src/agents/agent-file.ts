@@ -50,8 +50,7 @@ export async function readAgentFile(file: string, snippet: string): Promise<{ by
   return { bytes: read.bytes, token: read.token };
 }
 
-// Refuses a file that is read-only, immutable or append-only, or in a folder this user cannot write: opening it
-// for writing, without truncating, is the one probe that sees all three.
+// Opening for writing, without truncating, is the one probe that sees read-only, immutable and append-only files.
 function assertReplaceable(file: string, snippet: string): void {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
@@ -141,8 +140,7 @@ export function removeEmptyDirs(dirs: string[]): string[] {
 /** Removes `dir` and its parents while empty, never `stop` or above it. */
 export const removeEmptyUpTo = (dir: string, stop: string) => removeEmptyDirs(dirsBelow(stop, dir));
 
-// The folders install made, a line each, in the record file `at`: uninstall removes only these, so that a folder the
-// user had before (an empty .clinerules/hooks) stays.
+// Uninstall removes only the folders install listed here, so a folder the user had before (.clinerules/hooks) stays.
 const madeList = (at: string) => (readSmall(at) ?? "").split("\n").filter(Boolean);
 
 function keepMade(at: string, dirs: string[]): void {

@@ -29,8 +29,7 @@ export function hookObject(data: Buffer | null, max: number): Record<string, unk
   }
 }
 
-// A helper installed for the user fires in every project: one with no .ai/memory never used the skill
-// (docs/decisions/checkpoint-without-memory.md).
+// A per-user helper fires in every project; one without .ai/memory never used the skill (checkpoint-without-memory.md).
 export function userHelperWithoutMemory(skillDir: string | null | undefined, home: string, root: string): boolean {
   if (!skillDir || home === "" || existsSync(path.join(root, ".ai", "memory"))) return false;
   const under = (dir: string, base: string) => {

@@ -1,5 +1,4 @@
-// install and uninstall edit agent files under this lock, so two runs sharing a file (AGENTS.md)
-// never lose each other's edit (measured: docs/decisions/agent-files-atomic.md).
+// Two installs sharing a file (AGENTS.md) never lose each other's edit (docs/decisions/agent-files-atomic.md).
 import { lstatSync, mkdirSync, rmdirSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
@@ -8,10 +7,7 @@ import { acquireLockDir } from "../store/lock.ts";
 import { findRoot } from "../git/root.ts";
 import type { Caller } from "./target.ts";
 
-/**
- * Runs `run` under the install lock of the project (or of the user, with --global); `--dry-run` and a bad
- * `--root` take none. Folders made for the lock, or emptied by uninstall, go when empty, never the root or HOME.
- */
+/** Runs `run` under the project's (or with --global the user's) install lock; folders it made go when empty. */
 export async function underInstallLock<T>(ctx: Caller, uninstall: boolean, run: () => Promise<T>): Promise<T> {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;

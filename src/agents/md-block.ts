@@ -102,8 +102,7 @@ export function blockEndByte(text: string, span: BlockSpan): number {
   return Buffer.byteLength(lines.slice(0, span.end + 1).join("\n"), "utf8");
 }
 
-// `text` with `blk` at its end after a blank line; past TOP_BLOCK_FROM bytes (so that Codex reads it) at the top,
-// after a heading line. dropBlock takes out exactly what this adds, a file's missing final newline included.
+// Past TOP_BLOCK_FROM bytes the block goes at the top, so Codex reads it; dropBlock takes out exactly what this adds.
 function insertBlock(text: string, blk: string, eol: string): string {
   if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
     return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;

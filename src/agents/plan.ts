@@ -76,9 +76,7 @@ function takeOurs(edit: Edit, agent: AgentName, current: string, shown: string):
 const nothingLeft = (edit: Edit, rest: string) => edit.kind === "md-block" ? rest === ""
   : edit.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
 
-// Our part of a file install creates runs from the first line it writes through its last (the end marker, or the
-// script's `exit 0`; an older script had none: to the end); lines the user added around it are theirs. Returns the
-// text with our part replaced, or null when there is none.
+// Our part runs from install's first line through its last (an older script's to the end); lines around are theirs.
 function ownedSpan(edit: OwnedFileEdit, text: string): ((ours: string) => string) | null {
   const want = edit.content.replace(/\r?\n$/, "").split(/\r?\n/);
   const lines = text.split("\n");

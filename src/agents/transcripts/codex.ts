@@ -1,5 +1,4 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
-// Tolerant of unknown records and fields.
 import path from "node:path";
 import { windowsShaped } from "../harness-path.ts";
 import { exitFromText, noEvents, noteEdit, num, obj, planStatus, str, textOf, versionOf, type Call, type LineEvents,
@@ -55,14 +54,12 @@ function patchEdits(input: string, cwd: string | null): ToolEvent[] {
   return files.map((f) => ({ kind: "edit", path: os === null || path.win32.isAbsolute(f) ? f : os.join(cwd!, f) }));
 }
 
-// `apply_patch` run through the shell (`apply_patch <<'PATCH' … PATCH`): Codex intercepts it
-// as an edit, so it is one, never a command (harnesses.md, "Rollout").
+// Codex intercepts `apply_patch <<'PATCH' … PATCH` run through the shell as an edit (harnesses.md, "Rollout").
 function shellPatch(command: string): boolean {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
 }
 
-// The string literals a code-mode `exec` script passes to `tools.exec_command({cmd: …})` and
-// `tools.apply_patch(…)`: a fallback for a build that records no item for them.
+// A code-mode script's `tools.exec_command`/`tools.apply_patch` literals, for a build that records no item for them.
 function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; text: string }[] {
   const out: { tool: "exec_command" | "apply_patch"; text: string }[] = [];
   const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
@@ -123,8 +120,7 @@ function itemCall(item: Rec, at: Pick<Call, "ts" | "cwd">): Call {
 const addEdit = (events: ToolEvent[], path: string | null) => path && events.push({ kind: "edit", path });
 
 function codexUsage(rec: Record<string, unknown>, payload: Record<string, unknown>): Usage | null {
-  // 0.171.0 writes `token_usage_record` as soon as a response ends, before its tool runs, and
-  // `token_count` (with the window) only after the tool's output: the PostToolUse hook sees the first.
+  // 0.171.0 writes `token_usage_record` before the tool runs, `token_count` after: PostToolUse sees only the first.
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
     const used = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);
