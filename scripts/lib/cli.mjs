@@ -2123,12 +2123,10 @@ var init_grammar = __esm({
       paragraphLine(depth, from) {
         if (this.para !== null && this.paraDepth === depth) this.para.end = this.lineEnd();
         else {
-          const para = this.add(depth, "paragraph", this.lineStart + from);
-          this.para = para;
+          this.para = this.add(depth, "paragraph", this.lineStart + from);
           this.paraDepth = depth;
         }
       }
-      // The content of a line from `from`, in the container at `depth` whose text starts at `base`.
       // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
       content(depth, from, base, lazyCol) {
         const s = this.line.slice(from);
@@ -6720,13 +6718,9 @@ function fillAnchors(text, rendered) {
 `, lines: filled };
 }
 function comparable(text, dropDate) {
-  const layout = handoffLayout(text);
-  const range = layout.anchors;
-  return layout.lines.filter((line, i) => {
-    if (i === layout.savedIndex) return false;
-    if (dropDate && range && i >= range.start && i < range.end && line.startsWith("- Date: ")) return false;
-    return true;
-  }).join("\n");
+  const { lines: lines2, savedIndex, anchors: range } = handoffLayout(text);
+  const date = (line, i) => range && i >= range.start && i < range.end && line.startsWith("- Date: ");
+  return lines2.filter((line, i) => i !== savedIndex && !(dropDate && date(line, i))).join("\n");
 }
 var init_stamp = __esm({
   "src/schema/stamp.ts"() {
