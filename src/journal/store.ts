@@ -97,10 +97,7 @@ export function readJournalText(root: string, f: JournalFile): string | null {
   }
 }
 
-/**
- * Puts right what a killed append left: a claim is put back, or dropped when the file begins with its bytes, else kept
- * as `<name>.orig-<hex>.md`; temps go. Returns a stderr line per action.
- */
+/** Puts right what a killed append left: a claim back, dropped or kept as `<name>.orig-<hex>.md`; temps go. */
 export function repairJournal(dir: string): string[] {
   const actions: string[] = [];
   for (const e of listPrivate(dir)) {
