@@ -15933,13 +15933,8 @@ async function writeCheckpoint(root, hook, notes, o) {
     return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
   };
   if (nothing && (before === void 0 || beforeSince === since && compactSummary === null)) {
-    let journal = [];
-    if (got.resume) {
-      try {
-        journal = (await underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed)).result;
-      } catch {
-      }
-    }
+    const locked = got.resume ? underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed) : null;
+    const journal = locked === null ? [] : await locked.then((r) => r.result, () => []);
     return [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)];
   }
   try {

@@ -60,8 +60,7 @@ function briefFromCheckpoint(text: string, age: string): Brief {
   });
 }
 
-// Plan status and the next step come from a newer checkpoint; the step keeps the handoff brief's frame (drift's
-// verdict before it, the open question after it): a newer checkpoint does not make those go away.
+// The next step keeps the handoff brief's frame (drift's verdict, the open question): a checkpoint does not clear them.
 function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
   const cp = parseCheckpoint(text);
   const plan = planStatusOf(cp);

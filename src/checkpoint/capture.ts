@@ -204,8 +204,7 @@ function capture(
   return { cap, source: captureSource(cap), headStart, recognised: true, save, toolCalls, resume };
 }
 
-// The file's first timestamp (`firstSixteen`: that of the head's first 16 lines); past a long first record the
-// file is read from its start when it is short enough.
+// Past a long first record, a file short enough is read from its start for its first timestamp.
 function sessionStartOf(file: TranscriptFile, format: TranscriptFormat, firstSixteen: string | null): string | null {
   const parse = (lines: readonly string[]) => parseTranscript(format, lines);
   const first = (lines: readonly string[]) =>
@@ -255,14 +254,9 @@ export async function writeCheckpoint(
   };
   // Nothing to capture and nothing of this session to replace: nothing is written at all.
   if (nothing && (before === undefined || (beforeSince === since && compactSummary === null))) {
-    let journal: string[] = [];
-    if (got.resume) {
-      try {
-        journal = (await underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed)).result;
-      } catch {
-        // Busy or paused: the outcome goes unrecorded; the checkpoint's own word stands.
-      }
-    }
+    // Busy or paused: the outcome goes unrecorded; the checkpoint's own word stands.
+    const locked = got.resume ? underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed) : null;
+    const journal = locked === null ? [] : await locked.then((r) => r.result, () => []);
     return [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)];
   }
   try {

@@ -28,8 +28,7 @@ export function pruneCheckpoints(root: string, keep: string): void {
   }
 }
 
-// An interrupted checkpoint's claim goes back when no checkpoint is there. A delivered-once marker stays (the newest
-// MARKERS_KEPT) while its session's checkpoint or one with the token it holds exists: once-per-token reads it.
+// A delivered-once marker stays while a checkpoint of its session or token exists: once-per-token reads it.
 export function cleanCheckpointLeftovers(root: string): string[] {
   const dir = checkpointsDir(root);
   if (checkpointsDirState(root) !== "ok") return [];

@@ -65,8 +65,7 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
     const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
     out.push({ session: name.slice(0, -3), name, savedMs, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
   }
-  // A tie on `Saved:` goes to the one written last, else the older is told again (checkpoint-after-last-save.md);
-  // then code-unit name order: the same on every machine, and no ICU collator to load (~3 ms of the hook).
+  // A tie goes to the one written last (checkpoint-after-last-save.md); code-unit order needs no ICU (~3 ms).
   const order = <T extends bigint | string>(a: T, b: T) => (a === b ? 0 : a < b ? -1 : 1);
   const saved = (e: CheckpointEntry) => e.savedMs ?? -Infinity;
   return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));

@@ -1,5 +1,4 @@
-// Where checkpoints surface in hook, check, read and brief (docs/design.md#checkpoints). The hook derives only
-// numbers and states from a checkpoint (its age, token and `Session-start:`), never its characters.
+// Where checkpoints surface in hook, check, read and brief; the hook never prints a checkpoint's characters.
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
 import { readCheckpointText } from "./parse.ts";
@@ -93,8 +92,7 @@ export const CHECKPOINT_SENTENCES = {
 /** The hook's checkpoint lines, and whether, after `compact`, the handoff is older than this session's start. */
 export type CheckpointHookLines = { lines: string[]; handoffOlderThanSession: boolean };
 
-// A capture newer than the handoff (or with none), told once per session and token (a marker written without the
-// lock, never while paused); on `compact` the session's own. Never throws.
+// A capture newer than the handoff, told once per session and token; on `compact` the session's own. Never throws.
 export async function checkpointHookLines(
   root: string, input: { source: string | null; sessionId: unknown }, handoffPresent: boolean, paused: boolean,
   now: number,
