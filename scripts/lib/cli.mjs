@@ -7816,12 +7816,8 @@ function liveWriter(memDir) {
 }
 function interruptedSave(root) {
   const unsafe = treeUnsafe(root);
-  if (unsafe === true) return false;
-  const pending = pendingRepairs(root);
-  if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
-  if (unsafe === null) return pending.length > 0;
-  if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0;
+  if (unsafe === true || pendingRepairs(root).length === 0 || plantedPrivate(root).length > 0) return false;
+  return unsafe === null || !liveWriter(memoryDir(root));
 }
 function unsafePrivate(root) {
   return treeUnsafe(root) !== true && pendingRepairs(root).length > 0 && plantedPrivate(root).length > 0;
@@ -11129,12 +11125,8 @@ function listArchives(root) {
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name2 of readdirSync(dir)) {
-    if (!ARCHIVE_NAME.test(name2)) continue;
-    try {
-      const s = lstatSync(path40.join(dir, name2));
-      out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
-    } catch {
-    }
+    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path40.join(dir, name2)) : null;
+    if (s !== null) out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
   }
   return out.sort(newestFirst);
 }

@@ -2342,12 +2342,8 @@ function liveWriter(memDir) {
 }
 function interruptedSave(root) {
   const unsafe = treeUnsafe(root);
-  if (unsafe === true) return false;
-  const pending = pendingRepairs(root);
-  if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
-  if (unsafe === null) return pending.length > 0;
-  if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0;
+  if (unsafe === true || pendingRepairs(root).length === 0 || plantedPrivate(root).length > 0) return false;
+  return unsafe === null || !liveWriter(memoryDir(root));
 }
 
 // src/store/pause.ts

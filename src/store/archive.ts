@@ -86,8 +86,7 @@ export function pruneArchive(dir: string, justArchived: string | null, tracked: 
     return { deleted: [], keep, warnings };
   }
   entries.sort(newestFirst);
-  // The version this save just archived is never pruned, even when other names carry later times (a clock that ran
-  // ahead): it would be lost in the same save that reported keeping it.
+  // The version this save just archived stays even behind later times (a clock ahead): the save reported keeping it.
   const kept = entries.filter((e) => e.name === justArchived);
   const rest = entries.filter((e) => e.name !== justArchived);
   const doomed = rest.slice(Math.max(0, keep - kept.length)).filter((e) => !tracked.has(e.name));

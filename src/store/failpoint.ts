@@ -13,10 +13,7 @@ type Phase =
 const POLL_MS = 10;
 const PAUSE_LIMIT_MS = 30_000;
 
-/**
- * The test seam (docs/decisions/failpoints.md): `MEMORY_IO_FAILPOINT` holds comma-separated `<phase>:<action>`;
- * `crash` (SIGKILL), `pause=<path>` (writes `<path>.ready`, waits up to 30 s for `<path>.go`) or `fail[=CODE]`.
- */
+/** The test seam: `MEMORY_IO_FAILPOINT`'s `<phase>:<action>` list (docs/decisions/failpoints.md). */
 export async function failpoint(spec: string | undefined, phase: Phase): Promise<void> {
   if (!spec) return;
   for (const one of spec.split(",")) {

@@ -138,8 +138,7 @@ export async function readStable(filePath: string, opts: { failpoint?: string } 
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
     await failpoint(opts.failpoint, "read-before-recheck");
-    // A rewrite at the same size within one clock tick keeps size and times; a writer descheduled mid-write
-    // resumes within milliseconds, so a file changed less than QUIET_MS ago is read again once it is that old.
+    // A same-size rewrite within one clock tick keeps size and times: a file this fresh is read again once older.
     const age = Date.now() - Number(after.mtimeNs / 1_000_000n);
     if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
     const again = readAll(fd, bytes.length, 0);

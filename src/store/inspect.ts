@@ -86,15 +86,11 @@ function liveWriter(memDir: string): boolean {
 
 /** True when an interrupted save left work for `recover` and no live writer is at it (planted names are unsafe). */
 export function interruptedSave(root: string): boolean {
-  const unsafe = treeUnsafe(root);
-  if (unsafe === true) return false;
-  const pending = pendingRepairs(root);
-  if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
-  // No memory dir (so no lock): only a promote's private files at the root can be left.
-  if (unsafe === null) return pending.length > 0;
-  if (liveWriter(memoryDir(root))) return false;
   // More archives than are kept is no mark of one: a stash, a checkout or a merge of two clones' archives leaves that.
-  return pending.length > 0;
+  const unsafe = treeUnsafe(root);
+  if (unsafe === true || pendingRepairs(root).length === 0 || plantedPrivate(root).length > 0) return false;
+  // No memory dir (so no lock): only a promote's private files at the root can be left.
+  return unsafe === null || !liveWriter(memoryDir(root));
 }
 
 /** True when a private name in the memory dir or the root holds what no save leaves (`check` 3). */

@@ -135,8 +135,7 @@ function holding(lockDir: string, me: LockOwner): LockHandle {
   };
 }
 
-// Moves a dead holder's lock aside (one atomic rename: one taker wins) and removes it; a fresh lock moved by a
-// race is put back, and its holder's assertHeld still guards publication. False when it could not be moved.
+// One atomic rename aside, so one taker wins; a fresh lock moved by a race is put back (its assertHeld still guards).
 function takeOver(lockDir: string, dead: LockOwner | null): boolean {
   const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
   try {

@@ -88,17 +88,7 @@ export function writeTemp(tempPath: string, bytes: Buffer, mode: number, owner: 
   }
 }
 
-/**
- * The compare-and-swap publication, under the memory lock (failpoints in brackets):
- * 1. read the file whole (`read-opened`), compare its token with the expected one;
- * 2. rename it to a private claim (`before-claim`); one that is not what we read goes back, refused (`after-claim`);
- * 3. archive the claim by hard link, for the handoff (`after-archive`);
- * 4. write the new version to a private temp and fsync it (`before-publication`);
- * 5. `link(temp, file)`, which never overwrites a file another program put there (`after-publication`);
- * 6. drop the claim, then the temp; prune the archive to five (`before-prune`).
- * A failure between 2 and 5 rolls back (`rollback-*`); a crash leaves private files `recover` completes.
- * @throws Refused (exit 2): token mismatch, a change during the read or the claim, a file that appeared.
- */
+/** The compare-and-swap publication under the memory lock, step by step as docs/design.md#publication-step-by-step. */
 export async function publish(spec: PublishSpec) {
   const filePath = path.join(spec.dir, spec.file);
   const prior: ReadFile | null = await readStable(filePath, { failpoint: spec.failpoint });
