@@ -2492,6 +2492,97 @@ var init_handoff = __esm({
   }
 });
 
+// src/schema/capture.ts
+function emptyCapture(format2) {
+  const empty = { firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [] };
+  return { format: format2, ...empty, lastClaim: null, records: 0, version: null };
+}
+var LISTED_ITEMS;
+var init_capture = __esm({
+  "src/schema/capture.ts"() {
+    "use strict";
+    LISTED_ITEMS = 40;
+  }
+});
+
+// src/agents/transcripts/types.ts
+function obj(value) {
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  return isObject ? value : null;
+}
+function str(value) {
+  return typeof value === "string" ? value : null;
+}
+function parseLine(line) {
+  if (!line.startsWith("{")) return null;
+  try {
+    return obj(JSON.parse(line));
+  } catch {
+    return null;
+  }
+}
+function noteEdit(list2, file) {
+  if (file === "") return;
+  const at2 = list2.indexOf(file);
+  if (at2 >= 0) list2.splice(at2, 1);
+  list2.push(file);
+}
+function exitFromText(text) {
+  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
+  return m ? `exit ${Number(m[1])}` : null;
+}
+function versionOf(value) {
+  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
+}
+function noEvents(line) {
+  return {
+    line,
+    calls: [],
+    results: [],
+    usage: null,
+    window: null,
+    items: false,
+    record: false,
+    ts: null,
+    version: null,
+    id: null,
+    users: [],
+    claim: null,
+    rank: 0
+  };
+}
+function textOf(content, types) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
+  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
+}
+function planStatus(s) {
+  if (s === "completed") return "done";
+  if (s === "in_progress") return "doing";
+  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
+}
+var EDIT_TOOLS, num;
+var init_types2 = __esm({
+  "src/agents/transcripts/types.ts"() {
+    "use strict";
+    init_capture();
+    EDIT_TOOLS = /* @__PURE__ */ new Set([
+      "Edit",
+      "Write",
+      "MultiEdit",
+      "NotebookEdit",
+      "write_file",
+      "replace",
+      "edit",
+      "write",
+      "patch",
+      "smart_edit"
+    ]);
+    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
+  }
+});
+
 // src/agents/hook-input.ts
 import path14 from "node:path";
 function isProbeSession(id) {
@@ -2504,8 +2595,7 @@ function hookObject(data, max) {
   if (data === null || data.length === 0) return void 0;
   if (data.length > max) return null;
   try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
+    return obj(JSON.parse(data.toString("utf8")));
   } catch {
     return null;
   }
@@ -2523,6 +2613,7 @@ var init_hook_input = __esm({
   "src/agents/hook-input.ts"() {
     "use strict";
     init_builtins();
+    init_types2();
     PROBE_SESSION_PREFIX = "session-handoff-doctor-";
   }
 });
@@ -11671,8 +11762,7 @@ var init_agent_file = __esm({
 import path43 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync(file, "utf8").slice(0, 1e6));
-    return isObj(v) ? v : null;
+    return obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1e6)));
   } catch {
     return null;
   }
@@ -11686,7 +11776,7 @@ function claudePluginInstalls(home, env) {
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
-      const e = isObj(raw) ? raw : {};
+      const e = obj(raw) ?? {};
       const at2 = e.installPath;
       const rootSkill = typeof at2 === "string" && path43.isAbsolute(at2) && existsSync(path43.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
@@ -11696,12 +11786,12 @@ function claudePluginInstalls(home, env) {
   }
   return out;
 }
-var isObj, claudeUserDir;
+var claudeUserDir;
 var init_claude_plugin = __esm({
   "src/agents/claude-plugin.ts"() {
     "use strict";
     init_builtins();
-    isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+    init_types2();
     claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path43.join(home, ".claude");
   }
 });
@@ -12786,7 +12876,7 @@ function dropHooks(text, event, groups, drop, fmt) {
   let out = text;
   for (let g = groups.length - 1; g >= 0; g--) {
     const group2 = groups[g];
-    if (!isObj2(group2) || !Array.isArray(group2.hooks) || !group2.hooks.some(drop)) continue;
+    if (!isObj(group2) || !Array.isArray(group2.hooks) || !group2.hooks.some(drop)) continue;
     if (group2.hooks.every(drop)) {
       out = edit(out, ["hooks", event, g], void 0, fmt);
       continue;
@@ -12831,13 +12921,13 @@ function parseSettings(text, file, fix) {
     const e = errors[0];
     throw byHand(file, ` is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset})`, fix);
   }
-  if (!isObj2(parsed)) throw byHand(file, " does not hold a JSON object", fix);
+  if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", fix);
   const twice = duplicateKey(body);
   if (twice !== null) {
     const what = ` has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")})`;
     throw byHand(file, what, `Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`);
   }
-  if (parsed.hooks !== void 0 && !isObj2(parsed.hooks)) {
+  if (parsed.hooks !== void 0 && !isObj(parsed.hooks)) {
     throw byHand(file, `: "hooks" is not an object`, fix);
   }
   for (const [event, groups] of Object.entries(parsed.hooks ?? {})) {
@@ -12907,7 +12997,7 @@ function withoutOurs(groups, isOurs) {
   const kept = [];
   let at2 = null;
   for (const g of groups) {
-    if (!isObj2(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) {
+    if (!isObj(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) {
       kept.push(g);
       continue;
     }
@@ -12974,7 +13064,7 @@ function oursIn(text) {
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const g of groups) {
-      if (!isObj2(g) || !Array.isArray(g.hooks)) continue;
+      if (!isObj(g) || !Array.isArray(g.hooks)) continue;
       const matcher = typeof g.matcher === "string" ? g.matcher : null;
       for (const h of g.hooks) if (namesHelper(h)) out.push({ event, command: h.command, matcher });
     }
@@ -12987,31 +13077,31 @@ function theirsOf(ours) {
 }
 function mergeStatusLine(text, spec, args) {
   const parsed = parseJsonc(text);
-  if (!isObj2(parsed)) return text;
+  if (!isObj(parsed)) return text;
   const sl = parsed.statusLine;
-  if (sl !== void 0 && !(isObj2(sl) && typeof sl.command === "string")) return text;
-  const was = isObj2(sl) ? sl.command : null;
+  if (sl !== void 0 && !(isObj(sl) && typeof sl.command === "string")) return text;
+  const was = isObj(sl) ? sl.command : null;
   const theirs = was === null ? null : isOurStatus(spec, was) ? theirsOf(was) : was;
   const want = spec.command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
   const line = { type: "command", command: want };
-  const [at2, value] = isObj2(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
+  const [at2, value] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
   return keepBom(text, (body) => edit(body, at2, value, formatOf(body)));
 }
 function setsStatusLine(text) {
   const parsed = text === null ? null : parseJsonc(text);
-  return isObj2(parsed) && parsed.statusLine !== void 0;
+  return isObj(parsed) && parsed.statusLine !== void 0;
 }
 function removeStatusLine(text, spec) {
   const parsed = parseJsonc(text);
-  if (!isObj2(parsed) || !isObj2(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
+  if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
   const was = parsed.statusLine.command;
   if (!isOurStatus(spec, was)) return text;
   const theirs = theirsOf(was);
   const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
   return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, FILE_TAIL, commandOf, oursFor, namesHelper, MAX_JSON_DEPTH, isObj2, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
+var HELPER_FILE, FILE_TAIL, commandOf, oursFor, namesHelper, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
@@ -13021,18 +13111,18 @@ var init_json_hooks = __esm({
     init_harness_path();
     HELPER_FILE = "memory_io.mjs";
     FILE_TAIL = '; [ ! -f "$f" ] || ';
-    commandOf = (hook) => isObj2(hook) && typeof hook.command === "string" ? hook.command : "";
+    commandOf = (hook) => isObj(hook) && typeof hook.command === "string" ? hook.command : "";
     oursFor = (spec) => (hook) => installShaped(spec, commandOf(hook)) !== null;
     namesHelper = (hook) => commandOf(hook).includes(HELPER_FILE);
     MAX_JSON_DEPTH = 64;
-    isObj2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+    isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
     parseJsonc = (text) => parse2(text.replace(/^\uFEFF/, ""), [], JSONC);
     indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
     splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
     endOf = (n2) => n2.offset + n2.length;
     parsedHooks = (text) => hooksOf(parseJsonc(text));
-    hooksOf = (v) => isObj2(v) && isObj2(v.hooks) ? v.hooks : {};
+    hooksOf = (v) => isObj(v) && isObj(v.hooks) ? v.hooks : {};
     holdsOurHooks = (text, spec) => oursIn(text).some(oursFor(spec));
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
     isOurStatus = (spec, command) => installShaped(spec, command.replace(THEN, " statusline"), ["statusline"]) !== null;
@@ -14107,19 +14197,21 @@ function fixCmd(r, verb, withRoot = true) {
 function agentFix(r, verb, name2) {
   return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
+function editsOf(r, agent, global) {
+  try {
+    return agent.edits(r.helper, global);
+  } catch {
+    return [];
+  }
+}
 async function agentInstalls(r, name2, agent) {
   const skill = [
     ...agent.skillFolders.project.map((f) => path51.join(r.root, f, "session-handoff")),
     ...agent.skillFolders.home.map((f) => path51.join(userPath(r.home, f, r.env), "session-handoff"))
   ].filter((d) => exists(path51.join(d, "SKILL.md")));
-  let edits = [];
-  try {
-    edits = agent.edits(r.helper, r.global);
-  } catch {
-  }
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
-  for (const edit2 of edits) install2[edit2.file] = await installState(r, name2, edit2);
+  for (const edit2 of editsOf(r, agent, r.global)) install2[edit2.file] = await installState(r, name2, edit2);
   if (!r.global && Object.values(install2).some(installed)) doubleInstall(r, name2, agent);
   const absent = Object.keys(install2).filter((f) => install2[f] === "absent");
   if (Object.values(install2).some(installed) && absent.length > 0) {
@@ -14139,13 +14231,7 @@ async function agentInstalls(r, name2, agent) {
   }
 }
 function doubleInstall(r, name2, agent) {
-  let edits = [];
-  try {
-    edits = agent.edits(r.helper, true);
-  } catch {
-    return;
-  }
-  for (const edit2 of edits) {
+  for (const edit2 of editsOf(r, agent, true)) {
     const file = editPath(r.home, edit2, r.env);
     if (edit2.kind !== "json-hooks" || file === editPath(r.root, edit2)) continue;
     const text = readSmall(file);
@@ -14839,97 +14925,6 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
 `, notes);
       }
     };
-  }
-});
-
-// src/schema/capture.ts
-function emptyCapture(format2) {
-  const empty = { firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [] };
-  return { format: format2, ...empty, lastClaim: null, records: 0, version: null };
-}
-var LISTED_ITEMS;
-var init_capture = __esm({
-  "src/schema/capture.ts"() {
-    "use strict";
-    LISTED_ITEMS = 40;
-  }
-});
-
-// src/agents/transcripts/types.ts
-function obj(value) {
-  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
-  return isObject ? value : null;
-}
-function str(value) {
-  return typeof value === "string" ? value : null;
-}
-function parseLine(line) {
-  if (!line.startsWith("{")) return null;
-  try {
-    return obj(JSON.parse(line));
-  } catch {
-    return null;
-  }
-}
-function noteEdit(list2, file) {
-  if (file === "") return;
-  const at2 = list2.indexOf(file);
-  if (at2 >= 0) list2.splice(at2, 1);
-  list2.push(file);
-}
-function exitFromText(text) {
-  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
-  return m ? `exit ${Number(m[1])}` : null;
-}
-function versionOf(value) {
-  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
-}
-function noEvents(line) {
-  return {
-    line,
-    calls: [],
-    results: [],
-    usage: null,
-    window: null,
-    items: false,
-    record: false,
-    ts: null,
-    version: null,
-    id: null,
-    users: [],
-    claim: null,
-    rank: 0
-  };
-}
-function textOf(content, types) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
-  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
-}
-function planStatus(s) {
-  if (s === "completed") return "done";
-  if (s === "in_progress") return "doing";
-  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
-}
-var EDIT_TOOLS, num;
-var init_types2 = __esm({
-  "src/agents/transcripts/types.ts"() {
-    "use strict";
-    init_capture();
-    EDIT_TOOLS = /* @__PURE__ */ new Set([
-      "Edit",
-      "Write",
-      "MultiEdit",
-      "NotebookEdit",
-      "write_file",
-      "replace",
-      "edit",
-      "write",
-      "patch",
-      "smart_edit"
-    ]);
-    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
   }
 });
 

@@ -609,6 +609,79 @@ function hookCwd(cwd, platform = process.platform) {
 
 // src/agents/hook-input.ts
 import path3 from "node:path";
+
+// src/agents/transcripts/types.ts
+function obj(value) {
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  return isObject ? value : null;
+}
+function str(value) {
+  return typeof value === "string" ? value : null;
+}
+function parseLine(line) {
+  if (!line.startsWith("{")) return null;
+  try {
+    return obj(JSON.parse(line));
+  } catch {
+    return null;
+  }
+}
+function noteEdit(list, file) {
+  if (file === "") return;
+  const at2 = list.indexOf(file);
+  if (at2 >= 0) list.splice(at2, 1);
+  list.push(file);
+}
+function exitFromText(text) {
+  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
+  return m ? `exit ${Number(m[1])}` : null;
+}
+function versionOf(value) {
+  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
+}
+function noEvents(line) {
+  return {
+    line,
+    calls: [],
+    results: [],
+    usage: null,
+    window: null,
+    items: false,
+    record: false,
+    ts: null,
+    version: null,
+    id: null,
+    users: [],
+    claim: null,
+    rank: 0
+  };
+}
+var EDIT_TOOLS = /* @__PURE__ */ new Set([
+  "Edit",
+  "Write",
+  "MultiEdit",
+  "NotebookEdit",
+  "write_file",
+  "replace",
+  "edit",
+  "write",
+  "patch",
+  "smart_edit"
+]);
+function textOf(content, types) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
+  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
+}
+function planStatus(s) {
+  if (s === "completed") return "done";
+  if (s === "in_progress") return "doing";
+  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
+}
+var num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
+
+// src/agents/hook-input.ts
 var PROBE_SESSION_PREFIX = "session-handoff-doctor-";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
@@ -620,8 +693,7 @@ function hookObject(data, max) {
   if (data === null || data.length === 0) return void 0;
   if (data.length > max) return null;
   try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
+    return obj(JSON.parse(data.toString("utf8")));
   } catch {
     return null;
   }
@@ -715,77 +787,6 @@ function tailPart(file, bytes, end = file.size, skipped = 0) {
   const before = tailPart(file, lines.length === 0 ? bytes : length - (end - from), cut, skipped + 1);
   return { lines: [...before.lines, ...lines], from: before.from, skipped: before.skipped };
 }
-
-// src/agents/transcripts/types.ts
-function obj(value) {
-  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
-  return isObject ? value : null;
-}
-function str(value) {
-  return typeof value === "string" ? value : null;
-}
-function parseLine(line) {
-  if (!line.startsWith("{")) return null;
-  try {
-    return obj(JSON.parse(line));
-  } catch {
-    return null;
-  }
-}
-function noteEdit(list, file) {
-  if (file === "") return;
-  const at2 = list.indexOf(file);
-  if (at2 >= 0) list.splice(at2, 1);
-  list.push(file);
-}
-function exitFromText(text) {
-  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
-  return m ? `exit ${Number(m[1])}` : null;
-}
-function versionOf(value) {
-  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
-}
-function noEvents(line) {
-  return {
-    line,
-    calls: [],
-    results: [],
-    usage: null,
-    window: null,
-    items: false,
-    record: false,
-    ts: null,
-    version: null,
-    id: null,
-    users: [],
-    claim: null,
-    rank: 0
-  };
-}
-var EDIT_TOOLS = /* @__PURE__ */ new Set([
-  "Edit",
-  "Write",
-  "MultiEdit",
-  "NotebookEdit",
-  "write_file",
-  "replace",
-  "edit",
-  "write",
-  "patch",
-  "smart_edit"
-]);
-function textOf(content, types) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
-  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
-}
-function planStatus(s) {
-  if (s === "completed") return "done";
-  if (s === "in_progress") return "doing";
-  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
-}
-var num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
 
 // src/agents/transcripts/claude.ts
 var SCAFFOLDING = new RegExp(

@@ -157,21 +157,24 @@ function agentFix(r: Report, verb: "init" | "install" | "uninstall", name: Agent
   return fixCmd(r, `${verb} --agent ${name}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
 
+// Cline and Cursor have no per-user files: their `edits` throw with `global`.
+function editsOf(r: Report, agent: Agent, global: boolean): Edit[] {
+  try {
+    return agent.edits(r.helper, global);
+  } catch {
+    return [];
+  }
+}
+
 /** One agent: its skill folders, the state of each file it installs, and what is missing for it to work. */
 export async function agentInstalls(r: Report, name: AgentName, agent: Agent): Promise<void> {
   const skill = [
     ...agent.skillFolders.project.map((f) => path.join(r.root, f, "session-handoff")),
     ...agent.skillFolders.home.map((f) => path.join(userPath(r.home, f, r.env), "session-handoff")),
   ].filter((d) => exists(path.join(d, "SKILL.md")));
-  let edits: Edit[] = [];
-  try {
-    edits = agent.edits(r.helper, r.global);
-  } catch {
-    // Cline and Cursor have no per-user files.
-  }
   const install: Record<string, string> = {};
   r.agents[name] = { skill, install };
-  for (const edit of edits) install[edit.file] = await installState(r, name, edit);
+  for (const edit of editsOf(r, agent, r.global)) install[edit.file] = await installState(r, name, edit);
   if (!r.global && Object.values(install).some(installed)) doubleInstall(r, name, agent);
   // install writes all of an agent's files: one missing beside the others was kept out of git or removed.
   const absent = Object.keys(install).filter((f) => install[f] === "absent");
@@ -196,13 +199,7 @@ export async function agentInstalls(r: Report, name: AgentName, agent: Agent): P
 
 // Start hooks of ours in the project's file and in the user's run twice at every start: two notices, two writers.
 function doubleInstall(r: Report, name: AgentName, agent: Agent): void {
-  let edits: Edit[] = [];
-  try {
-    edits = agent.edits(r.helper, true);
-  } catch {
-    return;
-  }
-  for (const edit of edits) {
+  for (const edit of editsOf(r, agent, true)) {
     const file = editPath(r.home, edit, r.env);
     if (edit.kind !== "json-hooks" || file === editPath(r.root, edit)) continue;
     const text = readSmall(file);

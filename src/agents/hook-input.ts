@@ -1,6 +1,7 @@
 // What the hook verbs (hook, context, checkpoint, statusline) share about how a harness runs them.
 import { existsSync } from "../builtins.ts";
 import path from "node:path";
+import { obj } from "./transcripts/types.ts";
 
 // doctor's session id for the hooks it runs: the hook keeps no delivered-once marker for it, so doctor changes nothing.
 export const PROBE_SESSION_PREFIX = "session-handoff-doctor-";
@@ -22,8 +23,7 @@ export function hookObject(data: Buffer | null, max: number): Record<string, unk
   if (data === null || data.length === 0) return undefined;
   if (data.length > max) return null;
   try {
-    const o = JSON.parse(data.toString("utf8")) as unknown;
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>) : null;
+    return obj(JSON.parse(data.toString("utf8")));
   } catch {
     return null;
   }
