@@ -6039,16 +6039,12 @@ function mergeJournalMonth(ours, theirs) {
   if (parseJournal(ours).problems.length > 0 || parseJournal(theirs).problems.length > 0) return null;
   const split = (text) => text.split(/^(?=## \d{4}-\d{2}-\d{2}T)/m);
   const [header, ...mine] = split(ours);
-  const entries2 = /* @__PURE__ */ new Map();
-  for (const chunk of [...mine, ...split(theirs).slice(1)]) {
-    const body = `${chunk.replace(/\n+$/, "")}
+  const entries2 = new Set([...mine, ...split(theirs).slice(1)].map((chunk) => `${chunk.replace(/\n+$/, "")}
 
-`;
-    entries2.set(body, body);
-  }
+`));
   const key = (e) => /^## (\S+) (\S+) (\S+)/.exec(e).slice(1).join(" ");
   const order = (x, y) => x < y ? -1 : x > y ? 1 : 0;
-  const sorted = [...entries2.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
+  const sorted = [...entries2].sort((x, y) => order(key(x), key(y)) || order(x, y));
   return `${header.replace(/\n+$/, "")}
 
 ${sorted.join("")}`;
@@ -6623,11 +6619,8 @@ function retriedNotes(root, priorToken) {
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
   for (const f of [path27.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path27.join(archiveDir(root), n2))]) {
-    try {
-      const r = await readStable(f);
-      if (r !== null && r.token === token) return r.bytes.toString("utf8");
-    } catch {
-    }
+    const r = await readStable(f).catch(() => null);
+    if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
   return null;
 }
@@ -6716,10 +6709,8 @@ async function foldOne(root, nowMonth, fp) {
     const read = readJournalFile(dir, f.name);
     if (read === null) continue;
     const parsed = parseJournal(read.bytes.toString("utf8"), "month");
-    if (parsed.problems.length > 0) {
-      const p = parsed.problems[0];
-      throw new HelperError(`journal/${f.name} line ${p.line}: ${p.message}`, 2);
-    }
+    const p = parsed.problems[0];
+    if (p !== void 0) throw new HelperError(`journal/${f.name} line ${p.line}: ${p.message}`, 2);
     entries2.push(...parsed.entries);
   }
   const year = period.slice(0, 4);
@@ -16451,14 +16442,8 @@ function ledgerUnits(text) {
   return units2;
 }
 async function readText(p, file, notes) {
-  let bytes;
-  try {
-    const r = await readStable(p);
-    if (r === null) return null;
-    bytes = r.bytes;
-  } catch {
-    return null;
-  }
+  const bytes = (await readStable(p).catch(() => null))?.bytes;
+  if (bytes === void 0) return null;
   const nul = firstNul(bytes);
   if (nul >= 0) {
     notes.push(`warning: ${file} holds a NUL byte (at byte ${nul}): unsafe, not searched`);
