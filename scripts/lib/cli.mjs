@@ -10512,12 +10512,8 @@ async function newestText(root, handoff, now) {
   const got = currentCheckpoint(root, handoff, now);
   if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
   const age = minutesAgo(got.entry.savedMs, now);
-  try {
-    const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
-    return file === null ? null : { text: file.bytes.toString("utf8"), age };
-  } catch {
-    return null;
-  }
+  const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root)).catch(() => null);
+  return file === null ? null : { text: file.bytes.toString("utf8"), age };
 }
 async function coldBriefFromCheckpoint(root) {
   const got = await newestText(root, null, Date.now());

@@ -94,13 +94,9 @@ async function newestText(root: string, handoff: HandoffOrder | null, now: numbe
   const got = currentCheckpoint(root, handoff, now);
   if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
   const age = minutesAgo(got.entry.savedMs, now);
-  try {
-    const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
-    return file === null ? null : { text: file.bytes.toString("utf8"), age };
-  } catch {
-    // An unsafe or racing checkpoint is not a reason to refuse the brief.
-    return null;
-  }
+  // An unsafe or racing checkpoint is not a reason to refuse the brief.
+  const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root)).catch(() => null);
+  return file === null ? null : { text: file.bytes.toString("utf8"), age };
 }
 
 export async function coldBriefFromCheckpoint(root: string): Promise<Brief | null> {
