@@ -3366,10 +3366,7 @@ function putBlock(text, file, agent, body) {
   if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
   const agents = [.../* @__PURE__ */ new Set([...blockAgents(text, span), agent])].sort();
   const blk = block(body(agents)).split("\n").join(eol);
-  if (blockEndByte(text, span) > CODEX_BUDGET) {
-    const without = dropBlock(text, span);
-    return insertBlock(without ?? "", blk, eol);
-  }
+  if (blockEndByte(text, span) > CODEX_BUDGET) return insertBlock(dropBlock(text, span) ?? "", blk, eol);
   return replaceBlock(text, span, blk);
 }
 function replaceBlock(text, span, blk) {
@@ -3559,8 +3556,7 @@ alwaysApply: true
           ];
         }
       },
-      // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
-      // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
+      // No PreCompress (it fires before every request), no matcher (exact names), timeouts in ms, only JSON on stdout.
       gemini: {
         name: "gemini",
         fromStartFolder: true,
@@ -13004,15 +13000,10 @@ function rewrite(text, ours, isOurs) {
     const next = [...kept];
     next.splice(at2 ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
-    if (next.length === 0 && at2 !== null) {
-      out = dropHooks(out, event, groups, isOurs, fmt);
-      if (bareAt(out, ["hooks", event])) out = edit(out, ["hooks", event], void 0, fmt);
-      continue;
-    }
     out = dropHooks(out, event, groups, isOurs, fmt);
-    const base = at2 ?? kept.length;
+    if (next.length === 0 && bareAt(out, ["hooks", event])) out = edit(out, ["hooks", event], void 0, fmt);
     want.forEach((group2, i) => {
-      out = edit(out, ["hooks", event, base + i], group2, fmt, true);
+      out = edit(out, ["hooks", event, (at2 ?? kept.length) + i], group2, fmt, true);
     });
   }
   for (const [event, groups] of Object.entries(ours ?? {})) {

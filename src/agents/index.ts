@@ -131,8 +131,7 @@ export const AGENTS: Record<AgentName, Agent> = {
       ];
     },
   },
-  // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
-  // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
+  // No PreCompress (it fires before every request), no matcher (exact names), timeouts in ms, only JSON on stdout.
   gemini: {
     name: "gemini",
     fromStartFolder: true,

@@ -239,15 +239,11 @@ function rewrite(text: string, ours: Obj | null, isOurs: (h: Json) => boolean): 
     const next = [...kept];
     next.splice(at ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
-    if (next.length === 0 && at !== null) {
-      out = dropHooks(out, event, groups, isOurs, fmt);
-      if (bareAt(out, ["hooks", event])) out = edit(out, ["hooks", event], undefined, fmt);
-      continue;
-    }
     out = dropHooks(out, event, groups, isOurs, fmt);
-    const base = at ?? kept.length;
+    // Emptied of ours (nothing is wanted then): the event's list goes too when nothing else is in it.
+    if (next.length === 0 && bareAt(out, ["hooks", event])) out = edit(out, ["hooks", event], undefined, fmt);
     want.forEach((group, i) => {
-      out = edit(out, ["hooks", event, base + i], group, fmt, true);
+      out = edit(out, ["hooks", event, (at ?? kept.length) + i], group, fmt, true);
     });
   }
   for (const [event, groups] of Object.entries(ours ?? {})) {

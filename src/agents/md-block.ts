@@ -49,8 +49,7 @@ export function findBlock(text: string, file: string): BlockSpan | null {
 /** Whether a line names one of our markers (a line of the user's that does is refused, never guessed at). */
 export const mentionsMarker = (line: string) => /session-handoff:(begin|end)/.test(line);
 
-// The text's lines, those of code (fenced, with its fences, or indented) blanked: a marker there is the user's example.
-// A fence never closed is taken as text, or a block install appended after it would never be found again.
+// Code lines blanked: a marker there is the user's example; a fence never closed is text, or our block would be lost.
 function unfenced(text: string): string[] {
   const lines = text.split("\n");
   const out = [...lines];
@@ -124,10 +123,7 @@ export function putBlock(text: string | null, file: string, agent: AgentName, bo
   if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
   const agents = [...new Set([...blockAgents(text, span), agent])].sort() as AgentName[];
   const blk = block(body(agents)).split("\n").join(eol);
-  if (blockEndByte(text, span) > CODEX_BUDGET) {
-    const without = dropBlock(text, span);
-    return insertBlock(without ?? "", blk, eol);
-  }
+  if (blockEndByte(text, span) > CODEX_BUDGET) return insertBlock(dropBlock(text, span) ?? "", blk, eol);
   return replaceBlock(text, span, blk);
 }
 

@@ -95,10 +95,8 @@ function lineStart(file: TranscriptFile, at: number, floor: number): number {
 
 type Part = { lines: string[]; from: number; skipped: number };
 
-/**
- * The complete lines of the last `bytes` before `end`, and the first one's offset. A record longer than TAIL_BYTES
- * is skipped and counted, and the part read on before it so that it hides no earlier record.
- */
+/** The complete lines of the last `bytes` before `end`, and the first one's offset; a record longer than TAIL_BYTES
+ * is skipped and counted, and the part read on before it so that it hides no earlier record. */
 export function tailPart(file: TranscriptFile, bytes: number, end = file.size, skipped = 0): Part {
   const length = Math.min(end, bytes, TAIL_BYTES);
   const start = end - length;
