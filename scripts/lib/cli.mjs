@@ -628,241 +628,6 @@ var init_validate_common = __esm({
   }
 });
 
-// src/store/private.ts
-import { hostname } from "node:os";
-import path3 from "node:path";
-function privateName(file, role, pid, rand) {
-  return `.${file}.${role}-${pid}-${rand}`;
-}
-function listDir(dir) {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-function listPrivate(dir) {
-  const out = [];
-  for (const name2 of listDir(dir)) {
-    const m = PRIVATE_PATTERN.exec(name2);
-    if (!m) continue;
-    const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name: name2, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path3.join(dir, name2) });
-  }
-  return out;
-}
-function lstatBig(p) {
-  try {
-    return lstatSync(p, { bigint: true });
-  } catch {
-    return null;
-  }
-}
-function hasPrivatePartner(dir, file, ino) {
-  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
-}
-function readOwner(lockDir) {
-  try {
-    const text = readFileSync(path3.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text);
-    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-    return { pid: data.pid, host: data.host, nonce: data.nonce };
-  } catch {
-    return null;
-  }
-}
-function processAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function startedAfter(pid, ms) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
-    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
-    return Number.isFinite(startMs) && startMs > ms + 1e3;
-  } catch {
-    return false;
-  }
-}
-function lockVerdict(owner, st, host, unchangedMs) {
-  const local = owner !== null && owner.host === host;
-  if (local && !processAlive(owner.pid)) return "dead";
-  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
-  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
-  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (unchangedMs >= LOCK_STALE_MS) return "dead";
-  return "held";
-}
-function lockState(memDir) {
-  const lockDir = path3.join(memDir, LOCK_NAME);
-  let st;
-  try {
-    st = lstatSync(lockDir);
-  } catch {
-    return { state: "free", pid: null, host: null, unproven: false };
-  }
-  const owner = readOwner(lockDir);
-  const here = hostname();
-  const state = lockVerdict(owner, st, here, 0);
-  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
-  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
-}
-var TMP, CLAIM, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
-var init_private = __esm({
-  "src/store/private.ts"() {
-    "use strict";
-    init_builtins();
-    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
-    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
-    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
-    LOCK_NAME = ".lock";
-    OWNER_NAME = "owner";
-    LOCK_STALE_MS = 1e4;
-    OWNERLESS_GRACE_MS = 3e3;
-  }
-});
-
-// src/store/fs.ts
-import path4 from "node:path";
-function lstatOrNull(p) {
-  try {
-    return lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-function realOrNull(p) {
-  try {
-    return realpathSync(p);
-  } catch {
-    return null;
-  }
-}
-function peek(p, read) {
-  let fd;
-  try {
-    fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    return read(fd);
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
-function readSmall(p, maxBytes = 1e6) {
-  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
-  return peek(p, (fd) => {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes) return null;
-    const bytes = readFileSync(fd);
-    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
-  });
-}
-function unreadReason(p, maxBytes = 1e6) {
-  const st = lstatOrNull(p);
-  if (st === null || st.isSymbolicLink()) return null;
-  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
-  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
-  try {
-    closeSync(openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-  } catch (err) {
-    return `cannot be read (${err.message.split(",")[0]})`;
-  }
-  return "changed while it was read";
-}
-function readHead(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  return peek(filePath, (fd) => {
-    const st = fstatSync(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path4.dirname(filePath), path4.basename(filePath), st.ino);
-    if (st.nlink !== 1n && !partnered) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n2 = readSync(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
-  });
-}
-var exists;
-var init_fs = __esm({
-  "src/store/fs.ts"() {
-    "use strict";
-    init_builtins();
-    init_private();
-    exists = (p) => lstatOrNull(p) !== null;
-  }
-});
-
-// src/guard/file-verdict.ts
-function firstNul(bytes) {
-  return bytes.indexOf(0);
-}
-function unsafeBytes(file, at2) {
-  return new Refused(
-    `${file} holds a NUL byte (at byte ${at2}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
-  );
-}
-function shownWarning(file, n2) {
-  const what = `${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
-  return `warning: ${file} holds ${what}, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
-}
-var init_file_verdict = __esm({
-  "src/guard/file-verdict.ts"() {
-    "use strict";
-    init_errors();
-  }
-});
-
-// src/guard/untrusted.ts
-function nonceFor(holds) {
-  let nonce;
-  do {
-    nonce = nodeCrypto().randomBytes(8).toString("hex");
-  } while (holds(nonce));
-  return nonce;
-}
-function renderEnvelope(file, token, bytes) {
-  const shown = renderVisible(bytes);
-  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
-  const nonce = nonceFor((n2) => body.includes(n2));
-  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
-<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-`), body];
-  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
-  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
-`));
-  return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
-}
-function envelopeText(file, text) {
-  const nonce = nonceFor((n2) => text.includes(n2));
-  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
-` : text;
-  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-${body}<<<END UNTRUSTED ${file} ${nonce}>>>
-`;
-}
-var init_untrusted = __esm({
-  "src/guard/untrusted.ts"() {
-    "use strict";
-    init_builtins();
-    init_file_verdict();
-    init_invisible();
-  }
-});
-
 // src/store/failpoint.ts
 async function failpoint(spec, phase) {
   if (!spec) return;
@@ -903,7 +668,7 @@ var init_failpoint = __esm({
 });
 
 // src/store/paths.ts
-import path5 from "node:path";
+import path3 from "node:path";
 function archivePrefixOf(file) {
   return file.replace(/\.md$/, "");
 }
@@ -916,10 +681,10 @@ function parseTarget(value) {
   throw new Refused(`--target must be AGENTS.md or CLAUDE.md, got ${quotedValue(value ?? "")}`);
 }
 function memoryDir(root) {
-  return path5.join(root, ".ai", "memory");
+  return path3.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return path5.join(root, ".ai", "memory", "archive");
+  return path3.join(root, ".ai", "memory", "archive");
 }
 function ensureDir(dir) {
   try {
@@ -935,14 +700,14 @@ function ensureDir(dir) {
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
-  for (const dir of [path5.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path5.join(mem, d))]) {
+  for (const dir of [path3.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path3.join(mem, d))]) {
     let st;
     try {
       st = lstatSync(dir);
     } catch (err) {
       const code = err.code;
       if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path5.dirname(mem)) return "missing";
+      if (dir === mem || dir === path3.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
@@ -957,7 +722,7 @@ function checkTree(root, opts = {}) {
   let verdict = treeVerdict(root);
   if (verdict === "missing") {
     if (!opts.create) return false;
-    ensureDir(path5.join(root, ".ai"));
+    ensureDir(path3.join(root, ".ai"));
     ensureDir(memoryDir(root));
     verdict = treeVerdict(root);
   }
@@ -995,7 +760,14 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import path6 from "node:path";
+import path4 from "node:path";
+function orNull(f) {
+  try {
+    return f();
+  } catch {
+    return null;
+  }
+}
 function tokenOf(data) {
   return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
@@ -1018,10 +790,10 @@ function describeLink(filePath) {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
-  const dir = path6.dirname(filePath);
-  const name2 = path6.basename(filePath);
-  const pointsAt = path6.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name2 && pointsAt === path6.join(dir, t));
+  const dir = path4.dirname(filePath);
+  const name2 = path4.basename(filePath);
+  const pointsAt = path4.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name2 && pointsAt === path4.join(dir, t));
   if (TARGETS.includes(name2) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -1120,6 +892,206 @@ var init_files = __esm({
     };
     OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
     QUIET_MS = 50;
+  }
+});
+
+// src/store/private.ts
+import { hostname } from "node:os";
+import path5 from "node:path";
+function privateName(file, role, pid, rand) {
+  return `.${file}.${role}-${pid}-${rand}`;
+}
+function listPrivate(dir) {
+  const out = [];
+  for (const name2 of listDir(dir)) {
+    const m = PRIVATE_PATTERN.exec(name2);
+    if (!m) continue;
+    const role = m[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name: name2, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path5.join(dir, name2) });
+  }
+  return out;
+}
+function hasPrivatePartner(dir, file, ino) {
+  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
+}
+function readOwner(lockDir) {
+  const data = orNull(() => JSON.parse(readFileSync(path5.join(lockDir, OWNER_NAME), "utf8")));
+  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+  return { pid: data.pid, host: data.host, nonce: data.nonce };
+}
+function processAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
+function lockVerdict(owner, st, host, unchangedMs) {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
+function lockState(memDir) {
+  const lockDir = path5.join(memDir, LOCK_NAME);
+  const st = orNull(() => lstatSync(lockDir));
+  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
+  const owner = readOwner(lockDir);
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
+}
+var TMP, CLAIM, PRIVATE_PATTERN, listDir, lstatBig, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
+var init_private = __esm({
+  "src/store/private.ts"() {
+    "use strict";
+    init_builtins();
+    init_files();
+    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
+    listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
+    lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
+    LOCK_NAME = ".lock";
+    OWNER_NAME = "owner";
+    LOCK_STALE_MS = 1e4;
+    OWNERLESS_GRACE_MS = 3e3;
+  }
+});
+
+// src/store/fs.ts
+import path6 from "node:path";
+function peek(p, read) {
+  const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  if (fd === null) return null;
+  try {
+    return read(fd);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+function readSmall(p, maxBytes = 1e6) {
+  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
+  return peek(p, (fd) => {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) return null;
+    const bytes = readFileSync(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
+  });
+}
+function unreadReason(p, maxBytes = 1e6) {
+  const st = lstatOrNull(p);
+  if (st === null || st.isSymbolicLink()) return null;
+  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
+  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
+  try {
+    closeSync(openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  } catch (err) {
+    return `cannot be read (${err.message.split(",")[0]})`;
+  }
+  return "changed while it was read";
+}
+function readHead(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  return peek(filePath, (fd) => {
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path6.dirname(filePath), path6.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n2 = readSync(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
+  });
+}
+var lstatOrNull, realOrNull, exists;
+var init_fs = __esm({
+  "src/store/fs.ts"() {
+    "use strict";
+    init_builtins();
+    init_files();
+    init_private();
+    lstatOrNull = (p) => orNull(() => lstatSync(p));
+    realOrNull = (p) => orNull(() => realpathSync(p));
+    exists = (p) => lstatOrNull(p) !== null;
+  }
+});
+
+// src/guard/file-verdict.ts
+function firstNul(bytes) {
+  return bytes.indexOf(0);
+}
+function unsafeBytes(file, at2) {
+  return new Refused(
+    `${file} holds a NUL byte (at byte ${at2}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
+  );
+}
+function shownWarning(file, n2) {
+  const what = `${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
+  return `warning: ${file} holds ${what}, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
+}
+var init_file_verdict = __esm({
+  "src/guard/file-verdict.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
+// src/guard/untrusted.ts
+function nonceFor(holds) {
+  let nonce;
+  do {
+    nonce = nodeCrypto().randomBytes(8).toString("hex");
+  } while (holds(nonce));
+  return nonce;
+}
+function renderEnvelope(file, token, bytes) {
+  const shown = renderVisible(bytes);
+  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
+  const nonce = nonceFor((n2) => body.includes(n2));
+  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
+<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+`), body];
+  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
+  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
+`));
+  return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
+}
+function envelopeText(file, text) {
+  const nonce = nonceFor((n2) => text.includes(n2));
+  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
+` : text;
+  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+${body}<<<END UNTRUSTED ${file} ${nonce}>>>
+`;
+}
+var init_untrusted = __esm({
+  "src/guard/untrusted.ts"() {
+    "use strict";
+    init_builtins();
+    init_file_verdict();
+    init_invisible();
   }
 });
 
@@ -5799,12 +5771,7 @@ function readSettings(memDir) {
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
   if (text === null) return { settings, problems: unread };
-  let parsed;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    parsed = void 0;
-  }
+  const parsed = orNull(() => JSON.parse(text.replace(/^\uFEFF/, "")));
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
   }
@@ -5829,6 +5796,7 @@ var init_settings = __esm({
     "use strict";
     init_quote();
     init_fs();
+    init_files();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
     DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
@@ -6188,12 +6156,6 @@ function syncDir(dir) {
   } catch {
   }
 }
-function unlinkQuiet(p) {
-  try {
-    unlinkSync(p);
-  } catch {
-  }
-}
 function linkIntoArchive(from, archiveDirPath, prefix) {
   ensureDir(archiveDirPath);
   for (let attempt = 0; ; attempt++) {
@@ -6315,12 +6277,8 @@ async function publish(spec) {
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }
 function claimIsWhatWeRead(claimPath, prior) {
-  let st;
-  try {
-    st = lstatSync(claimPath, { bigint: true });
-  } catch {
-    return "changed";
-  }
+  const st = lstatBig(claimPath);
+  if (st === null) return "changed";
   if (!st.isFile()) return "not-regular";
   const p = prior.stat;
   if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
@@ -6383,7 +6341,7 @@ function afterRollback(restored, file) {
   if (restored) return "nothing was changed";
   return `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
 }
-var EXCLUSIVE, NO_ROOM;
+var unlinkQuiet, EXCLUSIVE, NO_ROOM;
 var init_publish = __esm({
   "src/store/publish.ts"() {
     "use strict";
@@ -6394,6 +6352,7 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
+    unlinkQuiet = (p) => void orNull(() => unlinkSync(p));
     EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
     NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
   }
@@ -7017,10 +6976,7 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     const code = err.code;
     if (code === "ENOENT" || code === "EEXIST") return false;
-    try {
-      rmdirSync(lockDir);
-    } catch {
-    }
+    orNull(() => rmdirSync(lockDir));
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
 }
@@ -7154,21 +7110,13 @@ var init_recover = __esm({
 // src/store/repair.ts
 import path30 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
-  let bytes;
-  try {
-    bytes = readFileSync(claimPath);
-  } catch {
-    return void 0;
-  }
+  const bytes = orNull(() => readFileSync(claimPath));
+  if (bytes === null) return void 0;
   return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
     const p = path30.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
-    try {
-      return readFileSync(p).equals(bytes);
-    } catch {
-      return false;
-    }
+    return orNull(() => readFileSync(p))?.equals(bytes) === true;
   });
 }
 function saveId(e) {
@@ -7264,6 +7212,7 @@ var init_repair = __esm({
     init_errors();
     init_archive();
     init_failpoint();
+    init_files();
     init_private();
     init_paths();
     init_publish();

@@ -1249,10 +1249,10 @@ function findLastSave(events, project) {
 }
 
 // src/git/saves.ts
-import path11 from "node:path";
+import path13 from "node:path";
 
 // src/git/git-dir.ts
-import path10 from "node:path";
+import path12 from "node:path";
 
 // src/schema/values.ts
 import path5 from "node:path";
@@ -1294,7 +1294,7 @@ function safeRelativePath(value) {
 }
 
 // src/git/root.ts
-import path9 from "node:path";
+import path11 from "node:path";
 
 // src/store/home.ts
 import { homedir } from "node:os";
@@ -1313,52 +1313,262 @@ function userDir(env, home = homeFolder(env)) {
 }
 
 // src/store/fs.ts
+import path10 from "node:path";
+
+// src/store/files.ts
 import path8 from "node:path";
+
+// src/store/failpoint.ts
+var POLL_MS = 10;
+var PAUSE_LIMIT_MS = 3e4;
+async function failpoint(spec, phase) {
+  if (!spec) return;
+  for (const one of spec.split(",")) {
+    const colon = one.indexOf(":");
+    if (colon < 0 || one.slice(0, colon) !== phase) continue;
+    await act(one.slice(colon + 1), phase);
+  }
+}
+async function act(action, phase) {
+  if (action === "crash") {
+    process.kill(process.pid, "SIGKILL");
+    await new Promise(() => {
+    });
+  }
+  if (action === "fail" || /^fail=E[A-Z]+$/.test(action)) {
+    const code = action === "fail" ? "EIO" : action.slice("fail=".length);
+    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code });
+  }
+  if (action.startsWith("pause=")) {
+    const base = action.slice("pause=".length);
+    writeFileSync(`${base}.ready`, `${process.pid}
+`);
+    const deadline = Date.now() + PAUSE_LIMIT_MS;
+    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+}
+
+// src/store/paths.ts
+import path7 from "node:path";
+var FILE_OF = {
+  handoff: "HANDOFF.md",
+  lessons: "LESSONS.md",
+  solutions: "SOLUTIONS.md"
+};
+var HEADING_OF = {
+  handoff: "# Session Handoff",
+  lessons: "# Lessons",
+  solutions: "# Solutions"
+};
+var MAX_DOCUMENT_BYTES = 1e6;
+var TARGETS = ["AGENTS.md", "CLAUDE.md"];
+function memoryDir(root) {
+  return path7.join(root, ".ai", "memory");
+}
+function archiveDir(root) {
+  return path7.join(root, ".ai", "memory", "archive");
+}
+var REAL_DIRS = "memory must live in real directories under the root";
+function ensureDir(dir) {
+  try {
+    mkdirSync(dir, { mode: 448 });
+  } catch (err) {
+    const why = err.message;
+    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
+  }
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
+  }
+}
+var MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path7.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path7.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch (err) {
+      const code = err.code;
+      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
+      if (dir === mem || dir === path7.dirname(mem)) return "missing";
+      continue;
+    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
+      return { dir, why: `belongs to another user (uid ${st.uid})` };
+    }
+  }
+  return "ok";
+}
+function checkTree(root, opts = {}) {
+  let verdict = treeVerdict(root);
+  if (verdict === "missing") {
+    if (!opts.create) return false;
+    ensureDir(path7.join(root, ".ai"));
+    ensureDir(memoryDir(root));
+    verdict = treeVerdict(root);
+  }
+  if (verdict === "ok") return true;
+  if (verdict === "missing") return false;
+  const { dir, why } = verdict;
+  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
+  if (why === "is not a directory") {
+    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  }
+  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
+}
+
+// src/store/files.ts
+function orNull(f) {
+  try {
+    return f();
+  } catch {
+    return null;
+  }
+}
+function tokenOf(data) {
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
+}
+function createExclusive(p, body) {
+  try {
+    writeFileSync(p, body, { flag: "wx", mode: 384 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+var ONE_LINK = "the helper only uses regular files with one link";
+function describeLink(filePath) {
+  let to;
+  try {
+    to = readlinkSync(filePath);
+  } catch {
+    const fix2 = "replace the link with the file it points to, or move it away, and retry";
+    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
+  }
+  const dir = path8.dirname(filePath);
+  const name = path8.basename(filePath);
+  const pointsAt = path8.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path8.join(dir, t));
+  if (TARGETS.includes(name) && other !== void 0) {
+    return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
+  }
+  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
+  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
+}
+var UNSAFE = {
+  link: "is a link",
+  "not-regular": "is not a regular file",
+  "hard-linked": "has more than one hard link",
+  "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
+};
+var UnsafeFile = class extends Refused {
+  state;
+  constructor(state, filePath, message) {
+    super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
+    this.state = state;
+  }
+};
+var OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
+  let fd;
+  try {
+    fd = openSync(filePath, OPEN_FLAGS);
+  } catch (err) {
+    const code = err.code;
+    if (code === "ENOENT") return null;
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, describeLink(filePath));
+    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
+    if (special) throw new UnsafeFile("not-regular", filePath);
+    throw new Refused(`cannot open ${filePath}: ${err.message}`);
+  }
+  const stat = fstatSync(fd, { bigint: true });
+  const unsafe = !stat.isFile() ? "not-regular" : stat.size > BigInt(maxBytes) ? "too-large" : null;
+  if (unsafe !== null) {
+    closeSync(fd);
+    throw new UnsafeFile(unsafe, filePath);
+  }
+  return { fd, stat };
+}
+function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
+  const chunks = [];
+  let total = 0;
+  for (; ; ) {
+    const buf = Buffer.allocUnsafe(65536);
+    const n = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
+    if (total > limit) break;
+  }
+  return Buffer.concat(chunks, total);
+}
+var QUIET_MS = 50;
+function sameVersion(a, b) {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+async function readStable(filePath, opts = {}) {
+  const opened = openRegular(filePath);
+  if (opened === null) return null;
+  const { fd, stat } = opened;
+  try {
+    await failpoint(opts.failpoint, "read-opened");
+    const bytes = readAll(fd);
+    const after = fstatSync(fd, { bigint: true });
+    if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
+      throw new Refused(`${filePath} changed while it was read; read it again`);
+    }
+    await failpoint(opts.failpoint, "read-before-recheck");
+    const age = Date.now() - Number(after.mtimeNs / 1000000n);
+    if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
+    const again = readAll(fd, bytes.length, 0);
+    if (!again.equals(bytes) || !sameVersion(after, fstatSync(fd, { bigint: true }))) {
+      throw new Refused(`${filePath} changed while it was read; read it again`);
+    }
+    let token = null;
+    return {
+      bytes,
+      stat,
+      get token() {
+        return token ??= tokenOf(bytes);
+      }
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
 
 // src/store/private.ts
 import { hostname } from "node:os";
-import path7 from "node:path";
+import path9 from "node:path";
 var TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
 var CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
 var PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
-function listDir(dir) {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
+var listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
 function listPrivate(dir) {
   const out = [];
   for (const name of listDir(dir)) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path7.join(dir, name) });
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path9.join(dir, name) });
   }
   return out;
 }
-function lstatBig(p) {
-  try {
-    return lstatSync(p, { bigint: true });
-  } catch {
-    return null;
-  }
-}
+var lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
 function hasPrivatePartner(dir, file, ino) {
   return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
 }
 var LOCK_NAME = ".lock";
 var OWNER_NAME = "owner";
 function readOwner(lockDir) {
-  try {
-    const text = readFileSync(path7.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text);
-    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-    return { pid: data.pid, host: data.host, nonce: data.nonce };
-  } catch {
-    return null;
-  }
+  const data = orNull(() => JSON.parse(readFileSync(path9.join(lockDir, OWNER_NAME), "utf8")));
+  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+  return { pid: data.pid, host: data.host, nonce: data.nonce };
 }
 function processAlive(pid) {
   if (!Number.isInteger(pid) || pid <= 0) return false;
@@ -1392,13 +1602,9 @@ function lockVerdict(owner, st, host, unchangedMs) {
   return "held";
 }
 function lockState(memDir) {
-  const lockDir = path7.join(memDir, LOCK_NAME);
-  let st;
-  try {
-    st = lstatSync(lockDir);
-  } catch {
-    return { state: "free", pid: null, host: null, unproven: false };
-  }
+  const lockDir = path9.join(memDir, LOCK_NAME);
+  const st = orNull(() => lstatSync(lockDir));
+  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
   const owner = readOwner(lockDir);
   const here = hostname();
   const state = lockVerdict(owner, st, here, 0);
@@ -1407,28 +1613,12 @@ function lockState(memDir) {
 }
 
 // src/store/fs.ts
-function lstatOrNull(p) {
-  try {
-    return lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-function realOrNull(p) {
-  try {
-    return realpathSync(p);
-  } catch {
-    return null;
-  }
-}
+var lstatOrNull = (p) => orNull(() => lstatSync(p));
+var realOrNull = (p) => orNull(() => realpathSync(p));
 var exists = (p) => lstatOrNull(p) !== null;
 function peek(p, read) {
-  let fd;
-  try {
-    fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
+  const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  if (fd === null) return null;
   try {
     return read(fd);
   } catch {
@@ -1465,7 +1655,7 @@ function readHeadAndTime(filePath, bytes) {
   return peek(filePath, (fd) => {
     const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path8.dirname(filePath), path8.basename(filePath), st.ino);
+    const partnered = st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino);
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
@@ -1618,14 +1808,14 @@ function batchBlobs(out, n) {
 // src/git/root.ts
 var NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
 function within(child, parent) {
-  const rel = path9.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path9.isAbsolute(rel);
+  const rel = path11.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path11.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path9.delimiter)) {
-    if (c === "" || !path9.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path9.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path11.delimiter)) {
+    if (c === "" || !path11.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path11.resolve(c));
   }
   return out;
 }
@@ -1648,7 +1838,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path9.resolve(s)) === dir;
+    return (realOrNull(s) ?? path11.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -1664,7 +1854,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path9.join(dir, ".git"))) {
+    if (exists(path11.join(dir, ".git"))) {
       const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
@@ -1674,14 +1864,14 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path9.dirname(dir);
+    const parent = path11.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path9.join(dir, ".ai"), path9.join(dir, ".ai", "memory")].every((p) => {
+  return [path11.join(dir, ".ai"), path11.join(dir, ".ai", "memory")].every((p) => {
     const owner = lstatSync(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
@@ -1711,7 +1901,7 @@ function findRoot(startPath, env) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path9.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path11.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -1720,12 +1910,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path9.join(dir, ".ai", "memory"))) {
+    if (exists(path11.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path9.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path9.dirname(dir);
+    if (exists(path11.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path11.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -1735,24 +1925,24 @@ function walk(start, env, uid, safe, home) {
 // src/git/git-dir.ts
 var isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path10.dirname(dir)) {
+  for (let dir = root; ; dir = path12.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path10.join(dir, ".git")) !== null) return dir;
-    if (path10.dirname(dir) === dir) return null;
+    if (lstatOrNull(path12.join(dir, ".git")) !== null) return dir;
+    if (path12.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path10.join(top, ".git");
+  const dotGit = path12.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path10.resolve(top, m[1]) : null;
+  const dir = m ? path12.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync(path10.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path10.resolve(gitDir, text);
+    const text = readFileSync(path12.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path12.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
@@ -1760,13 +1950,13 @@ function commonDirOf(gitDir) {
 var MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 var MAX_HASHED_BYTES = 8 * 1024 * 1024;
 function stashLines(commonDir) {
-  const log = commonDir === null ? null : readSmall(path10.join(commonDir, "logs", "refs", "stash"), 5e7);
+  const log = commonDir === null ? null : readSmall(path12.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "");
 }
 function stashEntries(gitDir) {
   const common = commonDirOf(gitDir);
-  const shared = common !== gitDir || (lstatOrNull(path10.join(common, "worktrees"))?.isDirectory() ?? false);
-  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path10.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+  const shared = common !== gitDir || (lstatOrNull(path12.join(common, "worktrees"))?.isDirectory() ?? false);
+  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path12.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
   return stashLines(common).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const own = !shared || /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] === branch;
@@ -1779,11 +1969,11 @@ var KEPT = 10;
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path11.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path13.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path11.join(path11.dirname(saves), name);
+  return saves === null ? null : path13.join(path13.dirname(saves), name);
 }
 function recordLines(p, re) {
   const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -1791,7 +1981,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync(path11.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
@@ -1821,7 +2011,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path11.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -1946,226 +2136,6 @@ function readCheckpointText(text) {
     }
   }
   return { triggers, source, items, dropped };
-}
-
-// src/store/files.ts
-import path13 from "node:path";
-
-// src/store/failpoint.ts
-var POLL_MS = 10;
-var PAUSE_LIMIT_MS = 3e4;
-async function failpoint(spec, phase) {
-  if (!spec) return;
-  for (const one of spec.split(",")) {
-    const colon = one.indexOf(":");
-    if (colon < 0 || one.slice(0, colon) !== phase) continue;
-    await act(one.slice(colon + 1), phase);
-  }
-}
-async function act(action, phase) {
-  if (action === "crash") {
-    process.kill(process.pid, "SIGKILL");
-    await new Promise(() => {
-    });
-  }
-  if (action === "fail" || /^fail=E[A-Z]+$/.test(action)) {
-    const code = action === "fail" ? "EIO" : action.slice("fail=".length);
-    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code });
-  }
-  if (action.startsWith("pause=")) {
-    const base = action.slice("pause=".length);
-    writeFileSync(`${base}.ready`, `${process.pid}
-`);
-    const deadline = Date.now() + PAUSE_LIMIT_MS;
-    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-  }
-}
-
-// src/store/paths.ts
-import path12 from "node:path";
-var FILE_OF = {
-  handoff: "HANDOFF.md",
-  lessons: "LESSONS.md",
-  solutions: "SOLUTIONS.md"
-};
-var HEADING_OF = {
-  handoff: "# Session Handoff",
-  lessons: "# Lessons",
-  solutions: "# Solutions"
-};
-var MAX_DOCUMENT_BYTES = 1e6;
-var TARGETS = ["AGENTS.md", "CLAUDE.md"];
-function memoryDir(root) {
-  return path12.join(root, ".ai", "memory");
-}
-function archiveDir(root) {
-  return path12.join(root, ".ai", "memory", "archive");
-}
-var REAL_DIRS = "memory must live in real directories under the root";
-function ensureDir(dir) {
-  try {
-    mkdirSync(dir, { mode: 448 });
-  } catch (err) {
-    const why = err.message;
-    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
-  }
-  const st = lstatSync(dir, { throwIfNoEntry: false });
-  if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
-  }
-}
-var MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
-function treeVerdict(root, uid = process.getuid?.()) {
-  const mem = memoryDir(root);
-  for (const dir of [path12.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path12.join(mem, d))]) {
-    let st;
-    try {
-      st = lstatSync(dir);
-    } catch (err) {
-      const code = err.code;
-      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path12.dirname(mem)) return "missing";
-      continue;
-    }
-    if (st.isSymbolicLink()) return { dir, why: "is a link" };
-    if (!st.isDirectory()) return { dir, why: "is not a directory" };
-    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
-      return { dir, why: `belongs to another user (uid ${st.uid})` };
-    }
-  }
-  return "ok";
-}
-function checkTree(root, opts = {}) {
-  let verdict = treeVerdict(root);
-  if (verdict === "missing") {
-    if (!opts.create) return false;
-    ensureDir(path12.join(root, ".ai"));
-    ensureDir(memoryDir(root));
-    verdict = treeVerdict(root);
-  }
-  if (verdict === "ok") return true;
-  if (verdict === "missing") return false;
-  const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
-  if (why === "is not a directory") {
-    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-  }
-  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
-}
-
-// src/store/files.ts
-function tokenOf(data) {
-  return nodeCrypto().createHash("sha256").update(data).digest("hex");
-}
-function createExclusive(p, body) {
-  try {
-    writeFileSync(p, body, { flag: "wx", mode: 384 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-var ONE_LINK = "the helper only uses regular files with one link";
-function describeLink(filePath) {
-  let to;
-  try {
-    to = readlinkSync(filePath);
-  } catch {
-    const fix2 = "replace the link with the file it points to, or move it away, and retry";
-    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
-  }
-  const dir = path13.dirname(filePath);
-  const name = path13.basename(filePath);
-  const pointsAt = path13.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path13.join(dir, t));
-  if (TARGETS.includes(name) && other !== void 0) {
-    return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
-  }
-  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
-  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
-}
-var UNSAFE = {
-  link: "is a link",
-  "not-regular": "is not a regular file",
-  "hard-linked": "has more than one hard link",
-  "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
-};
-var UnsafeFile = class extends Refused {
-  state;
-  constructor(state, filePath, message) {
-    super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
-    this.state = state;
-  }
-};
-var OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
-  let fd;
-  try {
-    fd = openSync(filePath, OPEN_FLAGS);
-  } catch (err) {
-    const code = err.code;
-    if (code === "ENOENT") return null;
-    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, describeLink(filePath));
-    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
-    if (special) throw new UnsafeFile("not-regular", filePath);
-    throw new Refused(`cannot open ${filePath}: ${err.message}`);
-  }
-  const stat = fstatSync(fd, { bigint: true });
-  const unsafe = !stat.isFile() ? "not-regular" : stat.size > BigInt(maxBytes) ? "too-large" : null;
-  if (unsafe !== null) {
-    closeSync(fd);
-    throw new UnsafeFile(unsafe, filePath);
-  }
-  return { fd, stat };
-}
-function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
-  const chunks = [];
-  let total = 0;
-  for (; ; ) {
-    const buf = Buffer.allocUnsafe(65536);
-    const n = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
-    if (n === 0) break;
-    chunks.push(buf.subarray(0, n));
-    total += n;
-    if (total > limit) break;
-  }
-  return Buffer.concat(chunks, total);
-}
-var QUIET_MS = 50;
-function sameVersion(a, b) {
-  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-}
-async function readStable(filePath, opts = {}) {
-  const opened = openRegular(filePath);
-  if (opened === null) return null;
-  const { fd, stat } = opened;
-  try {
-    await failpoint(opts.failpoint, "read-opened");
-    const bytes = readAll(fd);
-    const after = fstatSync(fd, { bigint: true });
-    if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
-      throw new Refused(`${filePath} changed while it was read; read it again`);
-    }
-    await failpoint(opts.failpoint, "read-before-recheck");
-    const age = Date.now() - Number(after.mtimeNs / 1000000n);
-    if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
-    const again = readAll(fd, bytes.length, 0);
-    if (!again.equals(bytes) || !sameVersion(after, fstatSync(fd, { bigint: true }))) {
-      throw new Refused(`${filePath} changed while it was read; read it again`);
-    }
-    let token = null;
-    return {
-      bytes,
-      stat,
-      get token() {
-        return token ??= tokenOf(bytes);
-      }
-    };
-  } finally {
-    closeSync(fd);
-  }
 }
 
 // src/checkpoint/store.ts
@@ -2383,12 +2353,7 @@ function readSettings(memDir) {
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
   if (text === null) return { settings, problems: unread };
-  let parsed;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    parsed = void 0;
-  }
+  const parsed = orNull(() => JSON.parse(text.replace(/^\uFEFF/, "")));
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
   }

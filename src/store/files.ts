@@ -7,6 +7,15 @@ import { failpoint } from "./failpoint.ts";
 import { quotedPath } from "../guard/quote.ts";
 import { MAX_DOCUMENT_BYTES, TARGETS } from "./paths.ts";
 
+/** What `f` returns, or null when it throws. */
+export function orNull<T>(f: () => T): T | null {
+  try {
+    return f();
+  } catch {
+    return null;
+  }
+}
+
 /** Lowercase hex SHA-256 of bytes or UTF-8 text; of a file's exact bytes, its token. */
 export function tokenOf(data: Uint8Array | string): string {
   return nodeCrypto().createHash("sha256").update(data).digest("hex");

@@ -2,37 +2,22 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync,
   type Stats } from "../builtins.ts";
 import path from "node:path";
+import { orNull } from "./files.ts";
 import { hasPrivatePartner } from "./private.ts";
 
 /** `p`'s own stat, never through a link; null when nothing is there or it cannot be told. */
-export function lstatOrNull(p: string): Stats | null {
-  try {
-    return lstatSync(p);
-  } catch {
-    return null;
-  }
-}
+export const lstatOrNull = (p: string): Stats | null => orNull(() => lstatSync(p));
 
 /** `p` with every link resolved; null when it cannot be (nothing there, a loop, no permission). */
-export function realOrNull(p: string): string | null {
-  try {
-    return realpathSync(p);
-  } catch {
-    return null;
-  }
-}
+export const realOrNull = (p: string): string | null => orNull(() => realpathSync(p));
 
 /** True when anything (a link too) is at `p`. */
 export const exists = (p: string): boolean => lstatOrNull(p) !== null;
 
 // Opens `p` for reading, never through a link and never blocking on a FIFO; null when it cannot be, or `read` throws.
 function peek<T>(p: string, read: (fd: number) => T | null): T | null {
-  let fd: number;
-  try {
-    fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
+  const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  if (fd === null) return null;
   try {
     return read(fd);
   } catch {

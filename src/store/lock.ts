@@ -4,7 +4,7 @@ import { lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, unlinkSync, utimes
 import { hostname } from "node:os";
 import path from "node:path";
 import { Busy, Refused } from "../errors.ts";
-import { randomHex8 } from "./files.ts";
+import { orNull, randomHex8 } from "./files.ts";
 import { LOCK_NAME, OWNER_NAME, lockVerdict, readOwner, type LockOwner } from "./private.ts";
 
 /** A held lock; `assertHeld` refuses (exit 2) once it is no longer ours, before publication. */
@@ -89,11 +89,8 @@ function tryMake(lockDir: string, me: LockOwner, makeParent: boolean): boolean {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "EEXIST") return false;
-    try {
-      rmdirSync(lockDir);
-    } catch {
-      // Left for the ownerless rule to take over.
-    }
+    // What cannot be removed is left for the ownerless rule to take over.
+    orNull(() => rmdirSync(lockDir));
     throw new Refused(`cannot take the lock ${lockDir}: ${(err as Error).message}`);
   }
 }

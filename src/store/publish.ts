@@ -4,10 +4,10 @@ import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { archiveName, pruneArchive } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
-import { openRegular, randomHex8, readAll, readStable, tokenOf, UnsafeFile, type ReadFile } from "./files.ts";
+import { openRegular, orNull, randomHex8, readAll, readStable, tokenOf, UnsafeFile, type ReadFile } from "./files.ts";
 import type { LockHandle } from "./lock.ts";
 import { ensureDir } from "./paths.ts";
-import { privateName } from "./private.ts";
+import { lstatBig, privateName } from "./private.ts";
 
 /** What to publish: `file` in `dir` (the memory dir, or the root), against `expectedToken`. */
 interface PublishSpec {
@@ -41,13 +41,8 @@ export function syncDir(dir: string): void {
   }
 }
 
-export function unlinkQuiet(p: string): void {
-  try {
-    unlinkSync(p);
-  } catch {
-    // Already gone.
-  }
-}
+/** Removes `p`; one already gone (or that cannot be removed) is no error. */
+export const unlinkQuiet = (p: string): void => void orNull(() => unlinkSync(p));
 
 /** Links `from` into the archive under a fresh name, retrying a name clash. */
 export function linkIntoArchive(from: string, archiveDirPath: string, prefix: string): string {
@@ -191,12 +186,8 @@ export async function publish(spec: PublishSpec) {
 
 /** Whether the claim is the very version `prior` was read as (inode, size, mtime, bytes). */
 function claimIsWhatWeRead(claimPath: string, prior: ReadFile): "same" | "changed" | "not-regular" {
-  let st;
-  try {
-    st = lstatSync(claimPath, { bigint: true });
-  } catch {
-    return "changed";
-  }
+  const st = lstatBig(claimPath);
+  if (st === null) return "changed";
   if (!st.isFile()) return "not-regular";
   const p = prior.stat;
   if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
