@@ -2486,12 +2486,7 @@ function str(value) {
   return typeof value === "string" ? value : null;
 }
 function parseLine(line) {
-  if (!line.startsWith("{")) return null;
-  try {
-    return obj(JSON.parse(line));
-  } catch {
-    return null;
-  }
+  return line.startsWith("{") ? orNull(() => obj(JSON.parse(line))) : null;
 }
 function noteEdit(list2, file) {
   if (file === "") return;
@@ -2538,6 +2533,7 @@ var EDIT_TOOLS, num;
 var init_types2 = __esm({
   "src/agents/transcripts/types.ts"() {
     "use strict";
+    init_files();
     init_capture();
     EDIT_TOOLS = /* @__PURE__ */ new Set([
       "Edit",
@@ -2565,12 +2561,7 @@ async function readHookJson(ctx, max) {
 }
 function hookObject(data, max) {
   if (data === null || data.length === 0) return void 0;
-  if (data.length > max) return null;
-  try {
-    return obj(JSON.parse(data.toString("utf8")));
-  } catch {
-    return null;
-  }
+  return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
 }
 function userHelperWithoutMemory(skillDir, home, root) {
   if (!skillDir || home === "" || existsSync(path14.join(root, ".ai", "memory"))) return false;
@@ -2585,6 +2576,7 @@ var init_hook_input = __esm({
   "src/agents/hook-input.ts"() {
     "use strict";
     init_builtins();
+    init_files();
     init_types2();
     PROBE_SESSION_PREFIX = "session-handoff-doctor-";
   }
@@ -11541,11 +11533,7 @@ async function readAgentFile(file, snippet) {
     read = await readStable(file);
   } catch (err) {
     if (!(err instanceof UnsafeFile)) throw err;
-    let to = "another file";
-    try {
-      to = readlinkSync(file);
-    } catch {
-    }
+    const to = orNull(() => readlinkSync(file)) ?? "another file";
     const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
     const what = err.state === "link" ? `is a link to ${to}; links are never followed or replaced` : `${kind}; install edits only regular files of at most 1 MB`;
     throw new Refused(`${file} ${what}, so nothing was changed. Add this to its target by hand:
@@ -11692,13 +11680,6 @@ var init_agent_file = __esm({
 
 // src/agents/claude-plugin.ts
 import path43 from "node:path";
-function json(file) {
-  try {
-    return obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1e6)));
-  } catch {
-    return null;
-  }
-}
 function claudePluginInstalls(home, env) {
   const dir = claudeUserDir(home, env);
   const plugins = json(path43.join(dir, "plugins", "installed_plugins.json"))?.plugins;
@@ -11718,12 +11699,14 @@ function claudePluginInstalls(home, env) {
   }
   return out;
 }
-var claudeUserDir;
+var json, claudeUserDir;
 var init_claude_plugin = __esm({
   "src/agents/claude-plugin.ts"() {
     "use strict";
     init_builtins();
+    init_files();
     init_types2();
+    json = (file) => orNull(() => obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1e6))));
     claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path43.join(home, ".claude");
   }
 });
@@ -13094,7 +13077,7 @@ ${edit2.content}`);
 function uninstallText(edit2, agent, current, shown, committed) {
   const theirs = committed !== null && !holdsOurs(edit2, committed);
   const forms = edit2.kind === "json-hooks" ? [edit2, { ...edit2, statusLine: void 0 }] : [edit2];
-  if (theirs && forms.some((e) => current === tryText(() => installText(e, agent, committed, shown)))) return committed;
+  if (theirs && forms.some((e) => current === orNull(() => installText(e, agent, committed, shown)))) return committed;
   const rest = takeOurs(edit2, agent, current, shown);
   return rest !== current && !theirs && nothingLeft(edit2, rest) ? null : rest;
 }
@@ -13120,7 +13103,7 @@ function userPath(base, rel, env) {
   const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
   return claude ? path45.join(claudeUserDir(base, env), rel.slice(8)) : path45.join(base, ...rel.split("/"));
 }
-var tryText, nothingLeft, shownOf, editPath;
+var nothingLeft, shownOf, editPath;
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
@@ -13130,13 +13113,7 @@ var init_plan = __esm({
     init_md_block();
     init_claude_plugin();
     init_command();
-    tryText = (f) => {
-      try {
-        return f();
-      } catch {
-        return null;
-      }
-    };
+    init_files();
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
     shownOf = (edit2, file, home) => home === null ? edit2.file : file === editPath(home, edit2) ? `~/${edit2.file}` : file;
     editPath = (base, edit2, env) => userPath(base, edit2.file, env);
@@ -13416,12 +13393,8 @@ async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  let root = null;
-  try {
-    root = global ? null : findRoot(path48.resolve(ctx.cwd, given), ctx.env).root;
-  } catch {
-    return run();
-  }
+  const root = global ? null : orNull(() => findRoot(path48.resolve(ctx.cwd, given), ctx.env).root);
+  if (!global && root === null) return run();
   const lockDir = path48.join(root === null ? userDir(ctx.env) : path48.join(root, ".ai"), ".install.lock");
   const parent = path48.dirname(lockDir);
   const made = makeParent(parent);
@@ -13460,6 +13433,7 @@ var init_install_lock = __esm({
     "use strict";
     init_builtins();
     init_errors();
+    init_files();
     init_home();
     init_lock();
     init_root();
@@ -14124,13 +14098,6 @@ function fixCmd(r, verb, withRoot = true) {
 function agentFix(r, verb, name2) {
   return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
-function editsOf(r, agent, global) {
-  try {
-    return agent.edits(r.helper, global);
-  } catch {
-    return [];
-  }
-}
 async function agentInstalls(r, name2, agent) {
   const skill = [
     ...agent.skillFolders.project.map((f) => path51.join(r.root, f, "session-handoff")),
@@ -14319,7 +14286,7 @@ async function startRun(r, shown, argv, name2) {
     r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
 }
-var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed;
+var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed, editsOf;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
@@ -14355,6 +14322,7 @@ var init_doctor_checks = __esm({
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
     NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
     installed = (state) => state === "current" || state === "outdated";
+    editsOf = (r, agent, global) => orNull(() => agent.edits(r.helper, global)) ?? [];
   }
 });
 
@@ -14982,14 +14950,8 @@ function outputStatus(output) {
   const text = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
   const fromText = exitFromText(text);
   if (fromText !== null) return fromText;
-  if (text.startsWith("{")) {
-    try {
-      const code = obj(obj(JSON.parse(text))?.metadata)?.exit_code;
-      if (typeof code === "number" && Number.isInteger(code)) return `exit ${code}`;
-    } catch {
-    }
-  }
-  return "unknown";
+  const code = obj(parseLine(text)?.metadata)?.exit_code;
+  return typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : "unknown";
 }
 function patchEdits(input, cwd) {
   const files = [];
@@ -15007,16 +14969,8 @@ function scriptCalls(script) {
   const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
   for (const m of script.slice(0, 65536).matchAll(re)) {
     const raw = m[2];
-    let text = null;
-    if (raw.startsWith("`")) text = raw.slice(1, -1);
-    else {
-      try {
-        const quoted2 = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
-        text = JSON.parse(quoted2);
-      } catch {
-        text = null;
-      }
-    }
+    const quoted2 = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
+    const text = raw.startsWith("`") ? raw.slice(1, -1) : orNull(() => JSON.parse(quoted2));
     if (text !== null) out.push({ tool: m[1], text });
   }
   return out;
@@ -15024,12 +14978,7 @@ function scriptCalls(script) {
 function callArgs(p) {
   const raw = p.arguments ?? p.input ?? p.action;
   if (typeof raw !== "string") return obj(raw);
-  if (!raw.startsWith("{")) return raw;
-  try {
-    return obj(JSON.parse(raw));
-  } catch {
-    return raw;
-  }
+  return parseLine(raw) ?? raw;
 }
 function itemCall(item, at2) {
   const code = item.exit_code;
@@ -15142,6 +15091,7 @@ var SCAFFOLDING2, TEXT_PARTS, contentText, addEdit;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
+    init_files();
     init_harness_path();
     init_types2();
     SCAFFOLDING2 = new RegExp(
@@ -15155,12 +15105,7 @@ var init_codex = __esm({
 
 // src/agents/transcripts/gemini.ts
 function resultText(result) {
-  if (typeof result === "string") return result;
-  try {
-    return JSON.stringify(result ?? "").slice(0, 4096);
-  } catch {
-    return "";
-  }
+  return typeof result === "string" ? result : orNull(() => JSON.stringify(result ?? "").slice(0, 4096)) ?? "";
 }
 function recordedResult(result) {
   if (result === void 0 || result === null) return null;
@@ -15219,6 +15164,7 @@ var HOOK_CONTEXT;
 var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
+    init_files();
     init_types2();
     HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
   }
@@ -15444,12 +15390,6 @@ function openTranscript(transcriptPath) {
   closeSync(fd);
   return { ok: false, reason };
 }
-function closeTranscript(file) {
-  try {
-    closeSync(file.fd);
-  } catch {
-  }
-}
 function lineStart(file, at2, floor) {
   for (let to = at2, step2 = 65536; to > floor; to -= step2, step2 = Math.min(step2 * 2, FIRST_TAIL_BYTES)) {
     const from = Math.max(floor, to - step2);
@@ -15480,15 +15420,17 @@ function earlierHolds(file, before, markers) {
   const buf = readAt(file.fd, before - start, start);
   return markers.some((marker) => buf.includes(Buffer.from(marker, "latin1")));
 }
-var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES, OVERLONG_SCAN;
+var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES, closeTranscript, OVERLONG_SCAN;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
     "use strict";
     init_builtins();
+    init_files();
     init_harness_path();
     TAIL_BYTES = 4 * 1024 * 1024;
     FIRST_TAIL_BYTES = 1024 * 1024;
     HEAD_BYTES = 64 * 1024;
+    closeTranscript = (file) => void orNull(() => closeSync(file.fd));
     OVERLONG_SCAN = 32 * 1024 * 1024;
   }
 });

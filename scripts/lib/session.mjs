@@ -608,7 +608,234 @@ function hookCwd(cwd, platform = process.platform) {
 }
 
 // src/agents/hook-input.ts
+import path5 from "node:path";
+
+// src/store/files.ts
+import path4 from "node:path";
+
+// src/store/failpoint.ts
+var POLL_MS = 10;
+var PAUSE_LIMIT_MS = 3e4;
+async function failpoint(spec, phase) {
+  if (!spec) return;
+  for (const one of spec.split(",")) {
+    const colon = one.indexOf(":");
+    if (colon < 0 || one.slice(0, colon) !== phase) continue;
+    await act(one.slice(colon + 1), phase);
+  }
+}
+async function act(action, phase) {
+  if (action === "crash") {
+    process.kill(process.pid, "SIGKILL");
+    await new Promise(() => {
+    });
+  }
+  if (action === "fail" || /^fail=E[A-Z]+$/.test(action)) {
+    const code = action === "fail" ? "EIO" : action.slice("fail=".length);
+    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code });
+  }
+  if (action.startsWith("pause=")) {
+    const base = action.slice("pause=".length);
+    writeFileSync(`${base}.ready`, `${process.pid}
+`);
+    const deadline = Date.now() + PAUSE_LIMIT_MS;
+    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+}
+
+// src/store/paths.ts
 import path3 from "node:path";
+var FILE_OF = {
+  handoff: "HANDOFF.md",
+  lessons: "LESSONS.md",
+  solutions: "SOLUTIONS.md"
+};
+var HEADING_OF = {
+  handoff: "# Session Handoff",
+  lessons: "# Lessons",
+  solutions: "# Solutions"
+};
+var MAX_DOCUMENT_BYTES = 1e6;
+var TARGETS = ["AGENTS.md", "CLAUDE.md"];
+function memoryDir(root) {
+  return path3.join(root, ".ai", "memory");
+}
+function archiveDir(root) {
+  return path3.join(root, ".ai", "memory", "archive");
+}
+var REAL_DIRS = "memory must live in real directories under the root";
+function ensureDir(dir) {
+  try {
+    mkdirSync(dir, { mode: 448 });
+  } catch (err) {
+    const why = err.message;
+    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
+  }
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
+  }
+}
+var MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path3.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path3.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch (err) {
+      const code = err.code;
+      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
+      if (dir === mem || dir === path3.dirname(mem)) return "missing";
+      continue;
+    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
+      return { dir, why: `belongs to another user (uid ${st.uid})` };
+    }
+  }
+  return "ok";
+}
+function checkTree(root, opts = {}) {
+  let verdict = treeVerdict(root);
+  if (verdict === "missing") {
+    if (!opts.create) return false;
+    ensureDir(path3.join(root, ".ai"));
+    ensureDir(memoryDir(root));
+    verdict = treeVerdict(root);
+  }
+  if (verdict === "ok") return true;
+  if (verdict === "missing") return false;
+  const { dir, why } = verdict;
+  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
+  if (why === "is not a directory") {
+    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  }
+  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
+}
+
+// src/store/files.ts
+function orNull(f) {
+  try {
+    return f();
+  } catch {
+    return null;
+  }
+}
+function tokenOf(data) {
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
+}
+function createExclusive(p, body) {
+  try {
+    writeFileSync(p, body, { flag: "wx", mode: 384 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+var ONE_LINK = "the helper only uses regular files with one link";
+function describeLink(filePath) {
+  let to;
+  try {
+    to = readlinkSync(filePath);
+  } catch {
+    const fix2 = "replace the link with the file it points to, or move it away, and retry";
+    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
+  }
+  const dir = path4.dirname(filePath);
+  const name = path4.basename(filePath);
+  const pointsAt = path4.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path4.join(dir, t));
+  if (TARGETS.includes(name) && other !== void 0) {
+    return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
+  }
+  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
+  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
+}
+var UNSAFE = {
+  link: "is a link",
+  "not-regular": "is not a regular file",
+  "hard-linked": "has more than one hard link",
+  "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
+};
+var UnsafeFile = class extends Refused {
+  state;
+  constructor(state, filePath, message) {
+    super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
+    this.state = state;
+  }
+};
+var OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
+  let fd;
+  try {
+    fd = openSync(filePath, OPEN_FLAGS);
+  } catch (err) {
+    const code = err.code;
+    if (code === "ENOENT") return null;
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, describeLink(filePath));
+    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
+    if (special) throw new UnsafeFile("not-regular", filePath);
+    throw new Refused(`cannot open ${filePath}: ${err.message}`);
+  }
+  const stat = fstatSync(fd, { bigint: true });
+  const unsafe = !stat.isFile() ? "not-regular" : stat.size > BigInt(maxBytes) ? "too-large" : null;
+  if (unsafe !== null) {
+    closeSync(fd);
+    throw new UnsafeFile(unsafe, filePath);
+  }
+  return { fd, stat };
+}
+function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
+  const chunks = [];
+  let total = 0;
+  for (; ; ) {
+    const buf = Buffer.allocUnsafe(65536);
+    const n = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
+    if (total > limit) break;
+  }
+  return Buffer.concat(chunks, total);
+}
+var QUIET_MS = 50;
+function sameVersion(a, b) {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+async function readStable(filePath, opts = {}) {
+  const opened = openRegular(filePath);
+  if (opened === null) return null;
+  const { fd, stat } = opened;
+  try {
+    await failpoint(opts.failpoint, "read-opened");
+    const bytes = readAll(fd);
+    const after = fstatSync(fd, { bigint: true });
+    if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
+      throw new Refused(`${filePath} changed while it was read; read it again`);
+    }
+    await failpoint(opts.failpoint, "read-before-recheck");
+    const age = Date.now() - Number(after.mtimeNs / 1000000n);
+    if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
+    const again = readAll(fd, bytes.length, 0);
+    if (!again.equals(bytes) || !sameVersion(after, fstatSync(fd, { bigint: true }))) {
+      throw new Refused(`${filePath} changed while it was read; read it again`);
+    }
+    let token = null;
+    return {
+      bytes,
+      stat,
+      get token() {
+        return token ??= tokenOf(bytes);
+      }
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
 
 // src/agents/transcripts/types.ts
 function obj(value) {
@@ -619,12 +846,7 @@ function str(value) {
   return typeof value === "string" ? value : null;
 }
 function parseLine(line) {
-  if (!line.startsWith("{")) return null;
-  try {
-    return obj(JSON.parse(line));
-  } catch {
-    return null;
-  }
+  return line.startsWith("{") ? orNull(() => obj(JSON.parse(line))) : null;
 }
 function noteEdit(list, file) {
   if (file === "") return;
@@ -691,18 +913,13 @@ async function readHookJson(ctx, max) {
 }
 function hookObject(data, max) {
   if (data === null || data.length === 0) return void 0;
-  if (data.length > max) return null;
-  try {
-    return obj(JSON.parse(data.toString("utf8")));
-  } catch {
-    return null;
-  }
+  return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync(path3.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync(path5.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path3.relative(base, dir);
-    return !rel.startsWith("..") && !path3.isAbsolute(rel);
+    const rel = path5.relative(base, dir);
+    return !rel.startsWith("..") && !path5.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -756,12 +973,7 @@ function openTranscript(transcriptPath) {
   closeSync(fd);
   return { ok: false, reason };
 }
-function closeTranscript(file) {
-  try {
-    closeSync(file.fd);
-  } catch {
-  }
-}
+var closeTranscript = (file) => void orNull(() => closeSync(file.fd));
 var OVERLONG_SCAN = 32 * 1024 * 1024;
 function lineStart(file, at2, floor) {
   for (let to = at2, step = 65536; to > floor; to -= step, step = Math.min(step * 2, FIRST_TAIL_BYTES)) {
@@ -892,7 +1104,7 @@ function taskOf(block, only) {
 }
 
 // src/agents/transcripts/codex.ts
-import path4 from "node:path";
+import path6 from "node:path";
 var SCAFFOLDING2 = new RegExp(
   String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
 );
@@ -913,21 +1125,15 @@ function outputStatus(output) {
   const text = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
   const fromText = exitFromText(text);
   if (fromText !== null) return fromText;
-  if (text.startsWith("{")) {
-    try {
-      const code = obj(obj(JSON.parse(text))?.metadata)?.exit_code;
-      if (typeof code === "number" && Number.isInteger(code)) return `exit ${code}`;
-    } catch {
-    }
-  }
-  return "unknown";
+  const code = obj(parseLine(text)?.metadata)?.exit_code;
+  return typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : "unknown";
 }
 function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path4.win32 : cwd.startsWith("/") ? path4.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path4.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path6.win32 : cwd.startsWith("/") ? path6.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path6.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -938,16 +1144,8 @@ function scriptCalls(script) {
   const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
   for (const m of script.slice(0, 65536).matchAll(re)) {
     const raw = m[2];
-    let text = null;
-    if (raw.startsWith("`")) text = raw.slice(1, -1);
-    else {
-      try {
-        const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
-        text = JSON.parse(quoted);
-      } catch {
-        text = null;
-      }
-    }
+    const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
+    const text = raw.startsWith("`") ? raw.slice(1, -1) : orNull(() => JSON.parse(quoted));
     if (text !== null) out.push({ tool: m[1], text });
   }
   return out;
@@ -955,12 +1153,7 @@ function scriptCalls(script) {
 function callArgs(p) {
   const raw = p.arguments ?? p.input ?? p.action;
   if (typeof raw !== "string") return obj(raw);
-  if (!raw.startsWith("{")) return raw;
-  try {
-    return obj(JSON.parse(raw));
-  } catch {
-    return raw;
-  }
+  return parseLine(raw) ?? raw;
 }
 function itemCall(item, at2) {
   const code = item.exit_code;
@@ -1073,12 +1266,7 @@ function codexCall(p, at2) {
 
 // src/agents/transcripts/gemini.ts
 function resultText(result) {
-  if (typeof result === "string") return result;
-  try {
-    return JSON.stringify(result ?? "").slice(0, 4096);
-  } catch {
-    return "";
-  }
+  return typeof result === "string" ? result : orNull(() => JSON.stringify(result ?? "").slice(0, 4096)) ?? "";
 }
 var HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
 function recordedResult(result) {
@@ -1255,7 +1443,7 @@ import path13 from "node:path";
 import path12 from "node:path";
 
 // src/schema/values.ts
-import path5 from "node:path";
+import path7 from "node:path";
 var MARKER = "<!-- memory-schema: v1 -->";
 var CLOCK_SKEW_MS = 5 * 60 * 1e3;
 var ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
@@ -1288,7 +1476,7 @@ function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
   if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
   if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path5.posix.normalize(value);
+  const normal = path7.posix.normalize(value);
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
@@ -1298,249 +1486,22 @@ import path11 from "node:path";
 
 // src/store/home.ts
 import { homedir } from "node:os";
-import path6 from "node:path";
+import path8 from "node:path";
 function homeFolder(env, platform = process.platform) {
   const value = platform === "win32" ? env.USERPROFILE : env.HOME;
   return value ?? homedir();
 }
 function samePath(a, b, platform = process.platform) {
   if (platform !== "win32") return a === b;
-  const norm = (p) => path6.win32.resolve(p).toLowerCase();
+  const norm = (p) => path8.win32.resolve(p).toLowerCase();
   return norm(a) === norm(b);
 }
 function userDir(env, home = homeFolder(env)) {
-  return path6.join(env.XDG_CONFIG_HOME || path6.join(home, ".config"), "session-handoff");
+  return path8.join(env.XDG_CONFIG_HOME || path8.join(home, ".config"), "session-handoff");
 }
 
 // src/store/fs.ts
 import path10 from "node:path";
-
-// src/store/files.ts
-import path8 from "node:path";
-
-// src/store/failpoint.ts
-var POLL_MS = 10;
-var PAUSE_LIMIT_MS = 3e4;
-async function failpoint(spec, phase) {
-  if (!spec) return;
-  for (const one of spec.split(",")) {
-    const colon = one.indexOf(":");
-    if (colon < 0 || one.slice(0, colon) !== phase) continue;
-    await act(one.slice(colon + 1), phase);
-  }
-}
-async function act(action, phase) {
-  if (action === "crash") {
-    process.kill(process.pid, "SIGKILL");
-    await new Promise(() => {
-    });
-  }
-  if (action === "fail" || /^fail=E[A-Z]+$/.test(action)) {
-    const code = action === "fail" ? "EIO" : action.slice("fail=".length);
-    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code });
-  }
-  if (action.startsWith("pause=")) {
-    const base = action.slice("pause=".length);
-    writeFileSync(`${base}.ready`, `${process.pid}
-`);
-    const deadline = Date.now() + PAUSE_LIMIT_MS;
-    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-  }
-}
-
-// src/store/paths.ts
-import path7 from "node:path";
-var FILE_OF = {
-  handoff: "HANDOFF.md",
-  lessons: "LESSONS.md",
-  solutions: "SOLUTIONS.md"
-};
-var HEADING_OF = {
-  handoff: "# Session Handoff",
-  lessons: "# Lessons",
-  solutions: "# Solutions"
-};
-var MAX_DOCUMENT_BYTES = 1e6;
-var TARGETS = ["AGENTS.md", "CLAUDE.md"];
-function memoryDir(root) {
-  return path7.join(root, ".ai", "memory");
-}
-function archiveDir(root) {
-  return path7.join(root, ".ai", "memory", "archive");
-}
-var REAL_DIRS = "memory must live in real directories under the root";
-function ensureDir(dir) {
-  try {
-    mkdirSync(dir, { mode: 448 });
-  } catch (err) {
-    const why = err.message;
-    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
-  }
-  const st = lstatSync(dir, { throwIfNoEntry: false });
-  if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
-  }
-}
-var MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
-function treeVerdict(root, uid = process.getuid?.()) {
-  const mem = memoryDir(root);
-  for (const dir of [path7.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path7.join(mem, d))]) {
-    let st;
-    try {
-      st = lstatSync(dir);
-    } catch (err) {
-      const code = err.code;
-      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path7.dirname(mem)) return "missing";
-      continue;
-    }
-    if (st.isSymbolicLink()) return { dir, why: "is a link" };
-    if (!st.isDirectory()) return { dir, why: "is not a directory" };
-    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
-      return { dir, why: `belongs to another user (uid ${st.uid})` };
-    }
-  }
-  return "ok";
-}
-function checkTree(root, opts = {}) {
-  let verdict = treeVerdict(root);
-  if (verdict === "missing") {
-    if (!opts.create) return false;
-    ensureDir(path7.join(root, ".ai"));
-    ensureDir(memoryDir(root));
-    verdict = treeVerdict(root);
-  }
-  if (verdict === "ok") return true;
-  if (verdict === "missing") return false;
-  const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
-  if (why === "is not a directory") {
-    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-  }
-  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
-}
-
-// src/store/files.ts
-function orNull(f) {
-  try {
-    return f();
-  } catch {
-    return null;
-  }
-}
-function tokenOf(data) {
-  return nodeCrypto().createHash("sha256").update(data).digest("hex");
-}
-function createExclusive(p, body) {
-  try {
-    writeFileSync(p, body, { flag: "wx", mode: 384 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-var ONE_LINK = "the helper only uses regular files with one link";
-function describeLink(filePath) {
-  let to;
-  try {
-    to = readlinkSync(filePath);
-  } catch {
-    const fix2 = "replace the link with the file it points to, or move it away, and retry";
-    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
-  }
-  const dir = path8.dirname(filePath);
-  const name = path8.basename(filePath);
-  const pointsAt = path8.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path8.join(dir, t));
-  if (TARGETS.includes(name) && other !== void 0) {
-    return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
-  }
-  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
-  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
-}
-var UNSAFE = {
-  link: "is a link",
-  "not-regular": "is not a regular file",
-  "hard-linked": "has more than one hard link",
-  "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
-};
-var UnsafeFile = class extends Refused {
-  state;
-  constructor(state, filePath, message) {
-    super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
-    this.state = state;
-  }
-};
-var OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
-  let fd;
-  try {
-    fd = openSync(filePath, OPEN_FLAGS);
-  } catch (err) {
-    const code = err.code;
-    if (code === "ENOENT") return null;
-    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, describeLink(filePath));
-    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
-    if (special) throw new UnsafeFile("not-regular", filePath);
-    throw new Refused(`cannot open ${filePath}: ${err.message}`);
-  }
-  const stat = fstatSync(fd, { bigint: true });
-  const unsafe = !stat.isFile() ? "not-regular" : stat.size > BigInt(maxBytes) ? "too-large" : null;
-  if (unsafe !== null) {
-    closeSync(fd);
-    throw new UnsafeFile(unsafe, filePath);
-  }
-  return { fd, stat };
-}
-function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
-  const chunks = [];
-  let total = 0;
-  for (; ; ) {
-    const buf = Buffer.allocUnsafe(65536);
-    const n = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
-    if (n === 0) break;
-    chunks.push(buf.subarray(0, n));
-    total += n;
-    if (total > limit) break;
-  }
-  return Buffer.concat(chunks, total);
-}
-var QUIET_MS = 50;
-function sameVersion(a, b) {
-  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-}
-async function readStable(filePath, opts = {}) {
-  const opened = openRegular(filePath);
-  if (opened === null) return null;
-  const { fd, stat } = opened;
-  try {
-    await failpoint(opts.failpoint, "read-opened");
-    const bytes = readAll(fd);
-    const after = fstatSync(fd, { bigint: true });
-    if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
-      throw new Refused(`${filePath} changed while it was read; read it again`);
-    }
-    await failpoint(opts.failpoint, "read-before-recheck");
-    const age = Date.now() - Number(after.mtimeNs / 1000000n);
-    if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
-    const again = readAll(fd, bytes.length, 0);
-    if (!again.equals(bytes) || !sameVersion(after, fstatSync(fd, { bigint: true }))) {
-      throw new Refused(`${filePath} changed while it was read; read it again`);
-    }
-    let token = null;
-    return {
-      bytes,
-      stat,
-      get token() {
-        return token ??= tokenOf(bytes);
-      }
-    };
-  } finally {
-    closeSync(fd);
-  }
-}
 
 // src/store/private.ts
 import { hostname } from "node:os";

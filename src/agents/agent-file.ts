@@ -6,7 +6,7 @@ import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
 import { readSmall } from "../store/fs.ts";
-import { readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
+import { orNull, readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
 import { gitTopOf } from "../git/git-dir.ts";
 import { runGit } from "../git/run.ts";
 
@@ -26,12 +26,8 @@ export async function readAgentFile(file: string, snippet: string): Promise<{ by
     read = await readStable(file);
   } catch (err) {
     if (!(err instanceof UnsafeFile)) throw err;
-    let to = "another file";
-    try {
-      to = readlinkSync(file);
-    } catch {
-      // Gone since it was read.
-    }
+    // Gone since it was read: another file.
+    const to = orNull(() => readlinkSync(file)) ?? "another file";
     const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
     const what = err.state === "link" ? `is a link to ${to}; links are never followed or replaced`
       : `${kind}; install edits only regular files of at most 1 MB`;

@@ -1,6 +1,7 @@
 // Where Claude Code keeps the plugins it installed (seen on 2.1.112 and 2.1.332): read only, as files.
 import { existsSync, readFileSync } from "../builtins.ts";
 import path from "node:path";
+import { orNull } from "../store/files.ts";
 import { obj } from "./transcripts/types.ts";
 
 /** One install of this skill's plugin; `enabled` is true unless settings' `enabledPlugins` says false. */
@@ -15,13 +16,7 @@ export interface PluginInstall {
 
 type Obj = Record<string, unknown>;
 
-function json(file: string): Obj | null {
-  try {
-    return obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1_000_000)));
-  } catch {
-    return null;
-  }
-}
+const json = (file: string) => orNull(() => obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1_000_000))));
 
 /** Claude Code's per-user folder, where its settings and plugins live: CLAUDE_CONFIG_DIR when set, else ~/.claude. */
 export const claudeUserDir = (home: string, env: Record<string, string | undefined>) =>

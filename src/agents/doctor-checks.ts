@@ -9,7 +9,7 @@ import { editPath, holdsAgentEntries, holdsOurs, installText, shownOf, userPath 
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { GitUnavailable, runGit } from "../git/run.ts";
-import { randomHex8 } from "../store/files.ts";
+import { orNull, randomHex8 } from "../store/files.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
@@ -158,13 +158,7 @@ function agentFix(r: Report, verb: "init" | "install" | "uninstall", name: Agent
 }
 
 // Cline and Cursor have no per-user files: their `edits` throw with `global`.
-function editsOf(r: Report, agent: Agent, global: boolean): Edit[] {
-  try {
-    return agent.edits(r.helper, global);
-  } catch {
-    return [];
-  }
-}
+const editsOf = (r: Report, agent: Agent, global: boolean) => orNull(() => agent.edits(r.helper, global)) ?? [];
 
 /** One agent: its skill folders, the state of each file it installs, and what is missing for it to work. */
 export async function agentInstalls(r: Report, name: AgentName, agent: Agent): Promise<void> {

@@ -1,6 +1,7 @@
 // What the hook verbs (hook, context, checkpoint, statusline) share about how a harness runs them.
 import { existsSync } from "../builtins.ts";
 import path from "node:path";
+import { orNull } from "../store/files.ts";
 import { obj } from "./transcripts/types.ts";
 
 // doctor's session id for the hooks it runs: the hook keeps no delivered-once marker for it, so doctor changes nothing.
@@ -21,12 +22,7 @@ export async function readHookJson(ctx: HookStdin, max: number): Promise<Record<
 /** As readHookJson, for stdin already read. */
 export function hookObject(data: Buffer | null, max: number): Record<string, unknown> | null | undefined {
   if (data === null || data.length === 0) return undefined;
-  if (data.length > max) return null;
-  try {
-    return obj(JSON.parse(data.toString("utf8")));
-  } catch {
-    return null;
-  }
+  return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
 }
 
 // A per-user helper fires in every project; one without .ai/memory never used the skill (checkpoint-without-memory.md).

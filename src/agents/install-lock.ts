@@ -2,6 +2,7 @@
 import { lstatSync, mkdirSync, rmdirSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { orNull } from "../store/files.ts";
 import { homeFolder, userDir } from "../store/home.ts";
 import { acquireLockDir } from "../store/lock.ts";
 import { findRoot } from "../git/root.ts";
@@ -12,12 +13,9 @@ export async function underInstallLock<T>(ctx: Caller, uninstall: boolean, run: 
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  let root: string | null = null;
-  try {
-    root = global ? null : findRoot(path.resolve(ctx.cwd, given), ctx.env).root;
-  } catch {
-    return run();
-  }
+  const root = global ? null : orNull(() => findRoot(path.resolve(ctx.cwd, given), ctx.env).root);
+  // A bad --root takes no lock: the run itself refuses it.
+  if (!global && root === null) return run();
   const lockDir = path.join(root === null ? userDir(ctx.env) : path.join(root, ".ai"), ".install.lock");
   const parent = path.dirname(lockDir);
   const made = makeParent(parent);

@@ -1,8 +1,9 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
 import path from "node:path";
+import { orNull } from "../../store/files.ts";
 import { windowsShaped } from "../harness-path.ts";
-import { exitFromText, noEvents, noteEdit, num, obj, planStatus, str, textOf, versionOf, type Call, type LineEvents,
-  type ToolEvent, type Usage } from "./types.ts";
+import { exitFromText, noEvents, noteEdit, num, obj, parseLine, planStatus, str, textOf, versionOf, type Call,
+  type LineEvents, type ToolEvent, type Usage } from "./types.ts";
 
 type Rec = Record<string, unknown>;
 
@@ -34,15 +35,8 @@ function outputStatus(output: unknown): string {
   const fromText = exitFromText(text);
   if (fromText !== null) return fromText;
   // Older builds: a JSON string `{"output": …, "metadata": {"exit_code": N}}`.
-  if (text.startsWith("{")) {
-    try {
-      const code = obj(obj(JSON.parse(text))?.metadata)?.exit_code;
-      if (typeof code === "number" && Number.isInteger(code)) return `exit ${code}`;
-    } catch {
-      // not JSON after all
-    }
-  }
-  return "unknown";
+  const code = obj(parseLine(text)?.metadata)?.exit_code;
+  return typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : "unknown";
 }
 
 // A patch names files from the session's folder and an item by absolute path: joined, a file has one name.
@@ -66,16 +60,8 @@ function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; te
   const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
   for (const m of script.slice(0, 65536).matchAll(re)) {
     const raw = m[2]!;
-    let text: string | null = null;
-    if (raw.startsWith("\x60")) text = raw.slice(1, -1);
-    else {
-      try {
-        const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
-        text = JSON.parse(quoted) as string;
-      } catch {
-        text = null;
-      }
-    }
+    const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
+    const text = raw.startsWith("\x60") ? raw.slice(1, -1) : orNull(() => JSON.parse(quoted) as string);
     if (text !== null) out.push({ tool: m[1] as "exec_command" | "apply_patch", text });
   }
   return out;
@@ -85,12 +71,8 @@ function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; te
 function callArgs(p: Record<string, unknown>): Record<string, unknown> | string | null {
   const raw = p.arguments ?? p.input ?? p.action;
   if (typeof raw !== "string") return obj(raw);
-  if (!raw.startsWith("{")) return raw;
-  try {
-    return obj(JSON.parse(raw));
-  } catch {
-    return raw;
-  }
+  // A string opening a brace is an object when it parses at all.
+  return parseLine(raw) ?? raw;
 }
 
 // A completed item: what ran or changed, with its result; it tells for the call it belongs to.

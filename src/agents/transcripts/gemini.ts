@@ -1,14 +1,10 @@
 // Gemini CLI's chat JSONL (harnesses.md, "Transcripts"): a metadata line, messages, `$set`/`$rewindTo` lines.
+import { orNull } from "../../store/files.ts";
 import { EDIT_TOOLS, exitFromText, noEvents, obj, planStatus, str, textOf, type Call,
   type LineEvents } from "./types.ts";
 
 function resultText(result: unknown): string {
-  if (typeof result === "string") return result;
-  try {
-    return JSON.stringify(result ?? "").slice(0, 4096);
-  } catch {
-    return "";
-  }
+  return typeof result === "string" ? result : (orNull(() => JSON.stringify(result ?? "").slice(0, 4096)) ?? "");
 }
 
 // Gemini prepends the SessionStart hook's context to the first prompt: our text, never the user's words.

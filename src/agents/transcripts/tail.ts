@@ -1,5 +1,6 @@
 // The bounded transcript reader (docs/design.md#checkpoints): no link followed, never blocking, a regular file only.
 import { closeSync, constants, fstatSync, openSync, readSync } from "../../builtins.ts";
+import { orNull } from "../../store/files.ts";
 import { harnessPath } from "../harness-path.ts";
 
 /** Most bytes read from the end of a transcript. */
@@ -72,13 +73,8 @@ export function openTranscript(transcriptPath: string): Opened {
   return { ok: false, reason };
 }
 
-export function closeTranscript(file: TranscriptFile): void {
-  try {
-    closeSync(file.fd);
-  } catch {
-    // Already closed: nothing held.
-  }
-}
+// Already closed: nothing held.
+export const closeTranscript = (file: TranscriptFile): void => void orNull(() => closeSync(file.fd));
 
 /** Bytes searched back from a transcript's end for where records longer than the part read start. */
 export const OVERLONG_SCAN = 32 * 1024 * 1024;
