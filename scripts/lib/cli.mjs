@@ -6406,11 +6406,7 @@ function journalHealth(root) {
   return { files: journalFiles.length, off: journalOff(root), problems };
 }
 function readJournalText(root, f) {
-  try {
-    return readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null;
-  } catch {
-    return null;
-  }
+  return orNull(() => readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null);
 }
 function repairJournal(dir) {
   const actions = [];
