@@ -1410,11 +1410,8 @@ function listCheckpoints(root, now = Date.now()) {
   return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
 }
 function rmQuietRegular(p) {
-  try {
-    const st = lstatSync(p);
-    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
-  } catch {
-  }
+  const st = lstatOrNull(p);
+  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
 function deliveredPath(root, session) {
   return path11.join(checkpointsDir(root), `.delivered-${session}`);
@@ -2691,11 +2688,7 @@ function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
   }
 }
 function checkpointParked(root) {
-  try {
-    return currentCheckpoint(root, null, Date.now()) !== null;
-  } catch {
-    return false;
-  }
+  return orNull(() => currentCheckpoint(root, null, Date.now()) !== null) ?? false;
 }
 var CHECKPOINT_SENTENCES;
 var init_surface = __esm({

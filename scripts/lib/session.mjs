@@ -2139,11 +2139,8 @@ function listCheckpoints(root, now = Date.now()) {
   return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
 }
 function rmQuietRegular(p) {
-  try {
-    const st = lstatSync(p);
-    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
-  } catch {
-  }
+  const st = lstatOrNull(p);
+  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
 function deliveredPath(root, session) {
   return path14.join(checkpointsDir(root), `.delivered-${session}`);

@@ -1,10 +1,10 @@
 // The `checkpoints/` folder as hook, check and read see it: its names, listing and delivered-once markers.
-import { lstatSync, unlinkSync } from "../builtins.ts";
+import { unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { mayHoldToken } from "../guard/quote.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "./parse.ts";
 import { parseStrictTime } from "../schema/values.ts";
-import { createExclusive, tokenOf } from "../store/files.ts";
+import { createExclusive, orNull, tokenOf } from "../store/files.ts";
 import { lstatOrNull, readHead, readHeadAndTime } from "../store/fs.ts";
 import { listDir } from "../store/private.ts";
 import { memoryDir } from "../store/paths.ts";
@@ -72,12 +72,8 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
 }
 
 export function rmQuietRegular(p: string): void {
-  try {
-    const st = lstatSync(p);
-    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
-  } catch {
-    // nothing there
-  }
+  const st = lstatOrNull(p);
+  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
 
 function deliveredPath(root: string, session: string): string {

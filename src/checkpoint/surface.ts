@@ -5,7 +5,7 @@ import { readCheckpointText } from "./parse.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, sessionFileId, writeDelivered,
   type CheckpointEntry } from "./store.ts";
 import { readHead } from "../store/fs.ts";
-import { readStable, tokenOf } from "../store/files.ts";
+import { orNull, readStable, tokenOf } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
 import { isProbeSession } from "../agents/hook-input.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
@@ -170,9 +170,5 @@ export function checkpointNoteForHandoff(root: string, handoffText: string | nul
 
 /** True when a capture is parked (for `check` with no handoff): anchors-only checkpoints never count. */
 export function checkpointParked(root: string): boolean {
-  try {
-    return currentCheckpoint(root, null, Date.now()) !== null;
-  } catch {
-    return false;
-  }
+  return orNull(() => currentCheckpoint(root, null, Date.now()) !== null) ?? false;
 }
