@@ -768,6 +768,14 @@ function orNull(f) {
     return null;
   }
 }
+function succeeds(f) {
+  try {
+    f();
+    return true;
+  } catch {
+    return false;
+  }
+}
 function tokenOf(data) {
   return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
@@ -775,12 +783,7 @@ function randomHex8() {
   return nodeCrypto().randomBytes(4).toString("hex");
 }
 function createExclusive(p, body) {
-  try {
-    writeFileSync(p, body, { flag: "wx", mode: 384 });
-    return true;
-  } catch {
-    return false;
-  }
+  return succeeds(() => writeFileSync(p, body, { flag: "wx", mode: 384 }));
 }
 function describeLink(filePath) {
   let to;
@@ -6283,13 +6286,8 @@ function putBack(claimPath, filePath) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
   }
-  try {
-    if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    renameSync(claimPath, filePath);
-    return true;
-  } catch {
-    return false;
-  }
+  const free = orNull(() => lstatSync(filePath, { throwIfNoEntry: false })) === void 0;
+  return free && succeeds(() => renameSync(claimPath, filePath));
 }
 async function rollBack(temp, claimPath, filePath, spec, archived) {
   unlinkQuiet(temp);
@@ -6304,11 +6302,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    try {
-      renameSync(claimPath, filePath);
-    } catch {
-      return false;
-    }
+    if (!succeeds(() => renameSync(claimPath, filePath))) return false;
     await failpoint(spec.failpoint, "rollback-after-restore");
     await failpoint(spec.failpoint, "rollback-after-claim-drop");
     return true;
@@ -6969,12 +6963,8 @@ function holding(lockDir, me) {
       lost = true;
       return;
     }
-    try {
-      const now = /* @__PURE__ */ new Date();
-      utimesSync(lockDir, now, now);
-    } catch {
-      lost = true;
-    }
+    const now = /* @__PURE__ */ new Date();
+    if (!succeeds(() => utimesSync(lockDir, now, now))) lost = true;
   }, REFRESH_MS);
   timer.unref();
   return {
@@ -6987,11 +6977,7 @@ function holding(lockDir, me) {
     async release() {
       clearInterval(timer);
       if (!ours()) return;
-      try {
-        unlinkSync(path28.join(lockDir, OWNER_NAME));
-        rmdirSync(lockDir);
-      } catch {
-      }
+      if (succeeds(() => unlinkSync(path28.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     }
   };
 }
@@ -7003,13 +6989,7 @@ function takeOver(lockDir, dead) {
     return err.code === "ENOENT";
   }
   const moved = readOwner(aside);
-  if (moved && moved.nonce !== dead?.nonce) {
-    try {
-      renameSync(aside, lockDir);
-      return true;
-    } catch {
-    }
-  }
+  if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
   rmSync(aside, { recursive: true, force: true });
   return true;
 }

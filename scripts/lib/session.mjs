@@ -725,16 +725,19 @@ function orNull(f) {
     return null;
   }
 }
-function tokenOf(data) {
-  return nodeCrypto().createHash("sha256").update(data).digest("hex");
-}
-function createExclusive(p, body) {
+function succeeds(f) {
   try {
-    writeFileSync(p, body, { flag: "wx", mode: 384 });
+    f();
     return true;
   } catch {
     return false;
   }
+}
+function tokenOf(data) {
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
+}
+function createExclusive(p, body) {
+  return succeeds(() => writeFileSync(p, body, { flag: "wx", mode: 384 }));
 }
 var ONE_LINK = "the helper only uses regular files with one link";
 function describeLink(filePath) {

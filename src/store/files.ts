@@ -16,6 +16,16 @@ export function orNull<T>(f: () => T): T | null {
   }
 }
 
+/** Whether `f` ran without throwing. */
+export function succeeds(f: () => unknown): boolean {
+  try {
+    f();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Lowercase hex SHA-256 of bytes or UTF-8 text; of a file's exact bytes, its token. */
 export function tokenOf(data: Uint8Array | string): string {
   return nodeCrypto().createHash("sha256").update(data).digest("hex");
@@ -31,13 +41,8 @@ export function randomHex8(): string {
 
 /** Creates `p` (0600) holding `body` only if nothing is at that name, never through a link; false if it could not. */
 export function createExclusive(p: string, body: string): boolean {
-  try {
-    // O_EXCL with O_CREAT never follows a link, even a dangling one.
-    writeFileSync(p, body, { flag: "wx", mode: 0o600 });
-    return true;
-  } catch {
-    return false;
-  }
+  // O_EXCL with O_CREAT never follows a link, even a dangling one.
+  return succeeds(() => writeFileSync(p, body, { flag: "wx", mode: 0o600 }));
 }
 
 /** A regular file read whole, with the fstat taken when it was opened. */

@@ -4,7 +4,7 @@ import { lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, unlinkSync, utimes
 import { hostname } from "node:os";
 import path from "node:path";
 import { Busy, Refused } from "../errors.ts";
-import { orNull, randomHex8 } from "./files.ts";
+import { orNull, randomHex8, succeeds } from "./files.ts";
 import { LOCK_NAME, OWNER_NAME, lockVerdict, readOwner, type LockOwner } from "./private.ts";
 
 /** A held lock; `assertHeld` refuses (exit 2) once it is no longer ours, before publication. */
@@ -103,12 +103,8 @@ function holding(lockDir: string, me: LockOwner): LockHandle {
       lost = true;
       return;
     }
-    try {
-      const now = new Date();
-      utimesSync(lockDir, now, now);
-    } catch {
-      lost = true;
-    }
+    const now = new Date();
+    if (!succeeds(() => utimesSync(lockDir, now, now))) lost = true;
   }, REFRESH_MS);
   timer.unref();
   return {
@@ -122,12 +118,8 @@ function holding(lockDir: string, me: LockOwner): LockHandle {
       clearInterval(timer);
       // A holder that took ours over (it went stale) keeps its lock.
       if (!ours()) return;
-      try {
-        unlinkSync(path.join(lockDir, OWNER_NAME));
-        rmdirSync(lockDir);
-      } catch {
-        // Taken over between the check and the removal: nothing of ours is left.
-      }
+      // Taken over between the check and the removal: nothing of ours is left.
+      if (succeeds(() => unlinkSync(path.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     },
   };
 }
@@ -142,14 +134,8 @@ function takeOver(lockDir: string, dead: LockOwner | null): boolean {
     return (err as NodeJS.ErrnoException).code === "ENOENT";
   }
   const moved = readOwner(aside);
-  if (moved && moved.nonce !== dead?.nonce) {
-    try {
-      renameSync(aside, lockDir);
-      return true;
-    } catch {
-      // Someone made a new lock meanwhile; the one we hold aside is compromised either way.
-    }
-  }
+  // When it cannot go back, someone made a new lock meanwhile; the one we hold aside is compromised either way.
+  if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
   rmSync(aside, { recursive: true, force: true });
   return true;
 }

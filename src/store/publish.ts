@@ -4,7 +4,8 @@ import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { archiveName, pruneArchive } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
-import { openRegular, orNull, randomHex8, readAll, readStable, tokenOf, UnsafeFile, type ReadFile } from "./files.ts";
+import { openRegular, orNull, randomHex8, readAll, readStable, succeeds, tokenOf, UnsafeFile,
+  type ReadFile } from "./files.ts";
 import type { LockHandle } from "./lock.ts";
 import { ensureDir } from "./paths.ts";
 import { lstatBig, privateName } from "./private.ts";
@@ -211,13 +212,9 @@ function putBack(claimPath: string, filePath: string): boolean {
     // Yet another file took the name; `recover` keeps this one.
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
   }
-  try {
-    if (lstatSync(filePath, { throwIfNoEntry: false }) !== undefined) return false;
-    renameSync(claimPath, filePath);
-    return true;
-  } catch {
-    return false;
-  }
+  // Renamed only while nothing is at the name (undefined), never when it cannot be told (null).
+  const free = orNull(() => lstatSync(filePath, { throwIfNoEntry: false })) === undefined;
+  return free && succeeds(() => renameSync(claimPath, filePath));
 }
 
 // The claim goes last, so `recover` finishes a killed rollback; false when the claim stays for `recover`.
@@ -237,11 +234,7 @@ async function rollBack(temp: string, claimPath: string, filePath: string, spec:
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== undefined) return false;
-    try {
-      renameSync(claimPath, filePath);
-    } catch {
-      return false;
-    }
+    if (!succeeds(() => renameSync(claimPath, filePath))) return false;
     await failpoint(spec.failpoint, "rollback-after-restore");
     await failpoint(spec.failpoint, "rollback-after-claim-drop");
     return true;
