@@ -11586,11 +11586,7 @@ function makeDirs(dirs) {
 function removeEmptyDirs(dirs) {
   const removed = [];
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
-    try {
-      rmdirSync(d);
-      removed.push(d);
-    } catch {
-    }
+    if (succeeds(() => rmdirSync(d))) removed.push(d);
   }
   return removed;
 }
@@ -13380,11 +13376,7 @@ async function underInstallLock(ctx, uninstall2, run) {
     const stop = global ? path48.resolve(homeFolder(ctx.env) || "/") : root;
     const below = (dir) => dir.startsWith(`${stop}${path48.sep}`);
     for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path48.dirname(dir)) {
-      try {
-        rmdirSync(dir);
-      } catch {
-        break;
-      }
+      if (!succeeds(() => rmdirSync(dir))) break;
       if (dir === made && !uninstall2) break;
     }
   }

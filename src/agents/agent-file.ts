@@ -6,7 +6,7 @@ import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
 import { readSmall } from "../store/fs.ts";
-import { orNull, readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
+import { orNull, readStable, succeeds, UnsafeFile, type ReadFile } from "../store/files.ts";
 import { gitTopOf } from "../git/git-dir.ts";
 import { runGit } from "../git/run.ts";
 
@@ -123,12 +123,8 @@ export function makeDirs(dirs: string[]): void {
 export function removeEmptyDirs(dirs: string[]): string[] {
   const removed: string[] = [];
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
-    try {
-      rmdirSync(d);
-      removed.push(d);
-    } catch {
-      // Not empty: the user's files stay.
-    }
+    // Not empty: the user's files stay.
+    if (succeeds(() => rmdirSync(d))) removed.push(d);
   }
   return removed;
 }

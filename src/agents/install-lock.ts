@@ -2,7 +2,7 @@
 import { lstatSync, mkdirSync, rmdirSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { orNull } from "../store/files.ts";
+import { orNull, succeeds } from "../store/files.ts";
 import { homeFolder, userDir } from "../store/home.ts";
 import { acquireLockDir } from "../store/lock.ts";
 import { findRoot } from "../git/root.ts";
@@ -32,11 +32,7 @@ export async function underInstallLock<T>(ctx: Caller, uninstall: boolean, run: 
     const stop = global ? path.resolve(homeFolder(ctx.env) || "/") : root!;
     const below = (dir: string) => dir.startsWith(`${stop}${path.sep}`);
     for (let dir = parent; (made !== null || uninstall) && below(dir); dir = path.dirname(dir)) {
-      try {
-        rmdirSync(dir);
-      } catch {
-        break; // not empty: something else lives there
-      }
+      if (!succeeds(() => rmdirSync(dir))) break; // not empty: something else lives there
       if (dir === made && !uninstall) break;
     }
   }
