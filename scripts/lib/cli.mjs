@@ -8863,11 +8863,7 @@ function pruneCheckpoints(root, keep) {
   let deleted = 0;
   for (const e of list2) {
     if (survivors.has(e.name) || deleted >= list2.length - CHECKPOINT_KEEP) continue;
-    try {
-      unlinkSync(path35.join(checkpointsDir(root), e.name));
-      deleted++;
-    } catch {
-    }
+    if (succeeds(() => unlinkSync(path35.join(checkpointsDir(root), e.name)))) deleted++;
     rmQuietRegular(path35.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
 }
@@ -8880,16 +8876,12 @@ function cleanCheckpointLeftovers(root) {
     const st = lstatSync(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
-      try {
-        linkSync(e.path, path35.join(dir, e.file));
+      if (succeeds(() => linkSync(e.path, path35.join(dir, e.file)))) {
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
-      } catch {
       }
     }
-    try {
-      unlinkSync(e.path);
+    if (succeeds(() => unlinkSync(e.path))) {
       actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
-    } catch {
     }
   }
   try {
@@ -15617,12 +15609,9 @@ function projectHandoffs(root) {
       if (token === current?.token) return true;
       if (archived === null) {
         archived = /* @__PURE__ */ new Set();
-        try {
-          for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHead(path55.join(archiveDir(root), e.name)) : null;
-            if (b !== null) archived.add(tokenOf(b));
-          }
-        } catch {
+        for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
+          const b = e.regular ? readHead(path55.join(archiveDir(root), e.name)) : null;
+          if (b !== null) archived.add(tokenOf(b));
         }
       }
       return archived.has(token);

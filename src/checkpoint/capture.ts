@@ -27,7 +27,7 @@ import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, rmQuietRegu
 import { readHead } from "../store/fs.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
-import { readStable, tokenOf } from "../store/files.ts";
+import { orNull, readStable, tokenOf } from "../store/files.ts";
 import { cleanCheckpointLeftovers, pruneCheckpoints, pruneOfferMarkers } from "./cleanup.ts";
 import { underLock } from "../store/mutate.ts";
 import { homeFolder, samePath } from "../store/home.ts";
@@ -82,13 +82,10 @@ function projectHandoffs(root: string): ProjectHandoffs {
       if (token === current?.token) return true;
       if (archived === null) {
         archived = new Set();
-        try {
-          for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHead(path.join(archiveDir(root), e.name)) : null;
-            if (b !== null) archived.add(tokenOf(b));
-          }
-        } catch {
-          // An unsafe archive folder: no archive counts.
+        // An unsafe archive folder: no archive counts.
+        for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
+          const b = e.regular ? readHead(path.join(archiveDir(root), e.name)) : null;
+          if (b !== null) archived.add(tokenOf(b));
         }
       }
       return archived.has(token);
