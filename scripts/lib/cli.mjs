@@ -786,10 +786,8 @@ function createExclusive(p, body) {
   return succeeds(() => writeFileSync(p, body, { flag: "wx", mode: 384 }));
 }
 function describeLink(filePath) {
-  let to;
-  try {
-    to = readlinkSync(filePath);
-  } catch {
+  const to = orNull(() => readlinkSync(filePath));
+  if (to === null) {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }

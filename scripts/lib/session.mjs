@@ -741,10 +741,8 @@ function createExclusive(p, body) {
 }
 var ONE_LINK = "the helper only uses regular files with one link";
 function describeLink(filePath) {
-  let to;
-  try {
-    to = readlinkSync(filePath);
-  } catch {
+  const to = orNull(() => readlinkSync(filePath));
+  if (to === null) {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }

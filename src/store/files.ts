@@ -58,10 +58,8 @@ type FileState = "link" | "not-regular" | "hard-linked" | "too-large";
 
 // What to say about a link where a file must be: where it points and what to do.
 function describeLink(filePath: string): string {
-  let to: string;
-  try {
-    to = readlinkSync(filePath);
-  } catch {
+  const to = orNull(() => readlinkSync(filePath));
+  if (to === null) {
     const fix = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix})`;
   }
