@@ -628,246 +628,6 @@ var init_validate_common = __esm({
   }
 });
 
-// src/store/private.ts
-import { hostname } from "node:os";
-import path3 from "node:path";
-function privateName(file, role, pid, rand) {
-  return `.${file}.${role}-${pid}-${rand}`;
-}
-function listDir(dir) {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-function listPrivate(dir) {
-  const out = [];
-  for (const name2 of listDir(dir)) {
-    const m = PRIVATE_PATTERN.exec(name2);
-    if (!m) continue;
-    const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name: name2, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path3.join(dir, name2) });
-  }
-  return out;
-}
-function lstatBig(p) {
-  try {
-    return lstatSync(p, { bigint: true });
-  } catch {
-    return null;
-  }
-}
-function hasPrivatePartner(dir, file, ino) {
-  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
-}
-function readOwner(lockDir) {
-  try {
-    const text = readFileSync(path3.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text);
-    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-    return { pid: data.pid, host: data.host, nonce: data.nonce };
-  } catch {
-    return null;
-  }
-}
-function processAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function startedAfter(pid, ms) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
-    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
-    return Number.isFinite(startMs) && startMs > ms + 1e3;
-  } catch {
-    return false;
-  }
-}
-function lockVerdict(owner, st, host, unchangedMs) {
-  const local = owner !== null && owner.host === host;
-  if (local && !processAlive(owner.pid)) return "dead";
-  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
-  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
-  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (unchangedMs >= LOCK_STALE_MS) return "dead";
-  return "held";
-}
-function lockState(memDir) {
-  const lockDir = path3.join(memDir, LOCK_NAME);
-  let st;
-  try {
-    st = lstatSync(lockDir);
-  } catch {
-    return { state: "free", pid: null, host: null, unproven: false };
-  }
-  const owner = readOwner(lockDir);
-  const here = hostname();
-  const state = lockVerdict(owner, st, here, 0);
-  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
-  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
-}
-var TMP, CLAIM, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
-var init_private = __esm({
-  "src/store/private.ts"() {
-    "use strict";
-    init_builtins();
-    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
-    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
-    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
-    LOCK_NAME = ".lock";
-    OWNER_NAME = "owner";
-    LOCK_STALE_MS = 1e4;
-    OWNERLESS_GRACE_MS = 3e3;
-  }
-});
-
-// src/store/fs.ts
-import path4 from "node:path";
-function lstatOrNull(p) {
-  try {
-    return lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-function realOrNull(p) {
-  try {
-    return realpathSync(p);
-  } catch {
-    return null;
-  }
-}
-function readSmall(p, maxBytes = 1e6) {
-  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
-  let fd;
-  try {
-    fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes) return null;
-    const bytes = readFileSync(fd);
-    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
-function unreadReason(p, maxBytes = 1e6) {
-  const st = lstatOrNull(p);
-  if (st === null || st.isSymbolicLink()) return null;
-  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
-  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
-  try {
-    closeSync(openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-  } catch (err) {
-    return `cannot be read (${err.message.split(",")[0]})`;
-  }
-  return "changed while it was read";
-}
-function readHead(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  let fd;
-  try {
-    fd = openSync(filePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path4.dirname(filePath), path4.basename(filePath), st.ino);
-    if (st.nlink !== 1n && !partnered) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n2 = readSync(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
-var exists;
-var init_fs = __esm({
-  "src/store/fs.ts"() {
-    "use strict";
-    init_builtins();
-    init_private();
-    exists = (p) => lstatOrNull(p) !== null;
-  }
-});
-
-// src/guard/file-verdict.ts
-function firstNul(bytes) {
-  return bytes.indexOf(0);
-}
-function unsafeBytes(file, at2) {
-  return new Refused(
-    `${file} holds a NUL byte (at byte ${at2}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
-  );
-}
-function shownWarning(file, n2) {
-  const what = `${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
-  return `warning: ${file} holds ${what}, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
-}
-var init_file_verdict = __esm({
-  "src/guard/file-verdict.ts"() {
-    "use strict";
-    init_errors();
-  }
-});
-
-// src/guard/untrusted.ts
-function nonceFor(holds) {
-  let nonce;
-  do {
-    nonce = nodeCrypto().randomBytes(8).toString("hex");
-  } while (holds(nonce));
-  return nonce;
-}
-function renderEnvelope(file, token, bytes) {
-  const shown = renderVisible(bytes);
-  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
-  const nonce = nonceFor((n2) => body.includes(n2));
-  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
-<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-`), body];
-  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
-  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
-`));
-  return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
-}
-function envelopeText(file, text) {
-  const nonce = nonceFor((n2) => text.includes(n2));
-  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
-` : text;
-  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-${body}<<<END UNTRUSTED ${file} ${nonce}>>>
-`;
-}
-var init_untrusted = __esm({
-  "src/guard/untrusted.ts"() {
-    "use strict";
-    init_builtins();
-    init_file_verdict();
-    init_invisible();
-  }
-});
-
 // src/store/failpoint.ts
 async function failpoint(spec, phase) {
   if (!spec) return;
@@ -908,7 +668,7 @@ var init_failpoint = __esm({
 });
 
 // src/store/paths.ts
-import path5 from "node:path";
+import path3 from "node:path";
 function archivePrefixOf(file) {
   return file.replace(/\.md$/, "");
 }
@@ -921,10 +681,10 @@ function parseTarget(value) {
   throw new Refused(`--target must be AGENTS.md or CLAUDE.md, got ${quotedValue(value ?? "")}`);
 }
 function memoryDir(root) {
-  return path5.join(root, ".ai", "memory");
+  return path3.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return path5.join(root, ".ai", "memory", "archive");
+  return path3.join(root, ".ai", "memory", "archive");
 }
 function ensureDir(dir) {
   try {
@@ -940,14 +700,14 @@ function ensureDir(dir) {
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
-  for (const dir of [path5.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path5.join(mem, d))]) {
+  for (const dir of [path3.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path3.join(mem, d))]) {
     let st;
     try {
       st = lstatSync(dir);
     } catch (err) {
       const code = err.code;
       if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path5.dirname(mem)) return "missing";
+      if (dir === mem || dir === path3.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
@@ -962,7 +722,7 @@ function checkTree(root, opts = {}) {
   let verdict = treeVerdict(root);
   if (verdict === "missing") {
     if (!opts.create) return false;
-    ensureDir(path5.join(root, ".ai"));
+    ensureDir(path3.join(root, ".ai"));
     ensureDir(memoryDir(root));
     verdict = treeVerdict(root);
   }
@@ -1000,7 +760,22 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import path6 from "node:path";
+import path4 from "node:path";
+function orNull(f) {
+  try {
+    return f();
+  } catch {
+    return null;
+  }
+}
+function succeeds(f) {
+  try {
+    f();
+    return true;
+  } catch {
+    return false;
+  }
+}
 function tokenOf(data) {
   return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
@@ -1008,25 +783,18 @@ function randomHex8() {
   return nodeCrypto().randomBytes(4).toString("hex");
 }
 function createExclusive(p, body) {
-  try {
-    writeFileSync(p, body, { flag: "wx", mode: 384 });
-    return true;
-  } catch {
-    return false;
-  }
+  return succeeds(() => writeFileSync(p, body, { flag: "wx", mode: 384 }));
 }
 function describeLink(filePath) {
-  let to;
-  try {
-    to = readlinkSync(filePath);
-  } catch {
+  const to = orNull(() => readlinkSync(filePath));
+  if (to === null) {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
-  const dir = path6.dirname(filePath);
-  const name2 = path6.basename(filePath);
-  const pointsAt = path6.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name2 && pointsAt === path6.join(dir, t));
+  const dir = path4.dirname(filePath);
+  const name2 = path4.basename(filePath);
+  const pointsAt = path4.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name2 && pointsAt === path4.join(dir, t));
   if (TARGETS.includes(name2) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -1046,13 +814,10 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
   const stat = fstatSync(fd, { bigint: true });
-  if (!stat.isFile()) {
+  const unsafe = !stat.isFile() ? "not-regular" : stat.size > BigInt(maxBytes) ? "too-large" : null;
+  if (unsafe !== null) {
     closeSync(fd);
-    throw new UnsafeFile("not-regular", filePath);
-  }
-  if (stat.size > BigInt(maxBytes)) {
-    closeSync(fd);
-    throw new UnsafeFile("too-large", filePath);
+    throw new UnsafeFile(unsafe, filePath);
   }
   return { fd, stat };
 }
@@ -1128,6 +893,206 @@ var init_files = __esm({
     };
     OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
     QUIET_MS = 50;
+  }
+});
+
+// src/store/private.ts
+import { hostname } from "node:os";
+import path5 from "node:path";
+function privateName(file, role, pid, rand) {
+  return `.${file}.${role}-${pid}-${rand}`;
+}
+function listPrivate(dir) {
+  const out = [];
+  for (const name2 of listDir(dir)) {
+    const m = PRIVATE_PATTERN.exec(name2);
+    if (!m) continue;
+    const role = m[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name: name2, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path5.join(dir, name2) });
+  }
+  return out;
+}
+function hasPrivatePartner(dir, file, ino) {
+  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
+}
+function readOwner(lockDir) {
+  const data = orNull(() => JSON.parse(readFileSync(path5.join(lockDir, OWNER_NAME), "utf8")));
+  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+  return { pid: data.pid, host: data.host, nonce: data.nonce };
+}
+function processAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
+function lockVerdict(owner, st, host, unchangedMs) {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
+function lockState(memDir) {
+  const lockDir = path5.join(memDir, LOCK_NAME);
+  const st = orNull(() => lstatSync(lockDir));
+  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
+  const owner = readOwner(lockDir);
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
+}
+var TMP, CLAIM, PRIVATE_PATTERN, listDir, lstatBig, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
+var init_private = __esm({
+  "src/store/private.ts"() {
+    "use strict";
+    init_builtins();
+    init_files();
+    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
+    listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
+    lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
+    LOCK_NAME = ".lock";
+    OWNER_NAME = "owner";
+    LOCK_STALE_MS = 1e4;
+    OWNERLESS_GRACE_MS = 3e3;
+  }
+});
+
+// src/store/fs.ts
+import path6 from "node:path";
+function peek(p, read) {
+  const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  if (fd === null) return null;
+  try {
+    return read(fd);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+function readSmall(p, maxBytes = 1e6) {
+  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
+  return peek(p, (fd) => {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) return null;
+    const bytes = readFileSync(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
+  });
+}
+function unreadReason(p, maxBytes = 1e6) {
+  const st = lstatOrNull(p);
+  if (st === null || st.isSymbolicLink()) return null;
+  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
+  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
+  try {
+    closeSync(openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  } catch (err) {
+    return `cannot be read (${err.message.split(",")[0]})`;
+  }
+  return "changed while it was read";
+}
+function readHead(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  return peek(filePath, (fd) => {
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path6.dirname(filePath), path6.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n2 = readSync(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
+  });
+}
+var lstatOrNull, realOrNull, exists;
+var init_fs = __esm({
+  "src/store/fs.ts"() {
+    "use strict";
+    init_builtins();
+    init_files();
+    init_private();
+    lstatOrNull = (p) => orNull(() => lstatSync(p));
+    realOrNull = (p) => orNull(() => realpathSync(p));
+    exists = (p) => lstatOrNull(p) !== null;
+  }
+});
+
+// src/guard/file-verdict.ts
+function firstNul(bytes) {
+  return bytes.indexOf(0);
+}
+function unsafeBytes(file, at2) {
+  return new Refused(
+    `${file} holds a NUL byte (at byte ${at2}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
+  );
+}
+function shownWarning(file, n2) {
+  const what = `${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
+  return `warning: ${file} holds ${what}, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
+}
+var init_file_verdict = __esm({
+  "src/guard/file-verdict.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
+// src/guard/untrusted.ts
+function nonceFor(holds) {
+  let nonce;
+  do {
+    nonce = nodeCrypto().randomBytes(8).toString("hex");
+  } while (holds(nonce));
+  return nonce;
+}
+function renderEnvelope(file, token, bytes) {
+  const shown = renderVisible(bytes);
+  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
+  const nonce = nonceFor((n2) => body.includes(n2));
+  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
+<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+`), body];
+  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
+  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
+`));
+  return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
+}
+function envelopeText(file, text) {
+  const nonce = nonceFor((n2) => text.includes(n2));
+  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
+` : text;
+  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+${body}<<<END UNTRUSTED ${file} ${nonce}>>>
+`;
+}
+var init_untrusted = __esm({
+  "src/guard/untrusted.ts"() {
+    "use strict";
+    init_builtins();
+    init_file_verdict();
+    init_invisible();
   }
 });
 
@@ -1446,11 +1411,8 @@ function listCheckpoints(root, now = Date.now()) {
   return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
 }
 function rmQuietRegular(p) {
-  try {
-    const st = lstatSync(p);
-    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
-  } catch {
-  }
+  const st = lstatOrNull(p);
+  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
 function deliveredPath(root, session) {
   return path11.join(checkpointsDir(root), `.delivered-${session}`);
@@ -2148,12 +2110,10 @@ var init_grammar = __esm({
       paragraphLine(depth, from) {
         if (this.para !== null && this.paraDepth === depth) this.para.end = this.lineEnd();
         else {
-          const para = this.add(depth, "paragraph", this.lineStart + from);
-          this.para = para;
+          this.para = this.add(depth, "paragraph", this.lineStart + from);
           this.paraDepth = depth;
         }
       }
-      // The content of a line from `from`, in the container at `depth` whose text starts at `base`.
       // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
       content(depth, from, base, lazyCol) {
         const s = this.line.slice(from);
@@ -2534,6 +2494,93 @@ var init_words = __esm({
   }
 });
 
+// src/schema/capture.ts
+function emptyCapture(format2) {
+  const empty = { firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [] };
+  return { format: format2, ...empty, lastClaim: null, records: 0, version: null };
+}
+var LISTED_ITEMS;
+var init_capture = __esm({
+  "src/schema/capture.ts"() {
+    "use strict";
+    LISTED_ITEMS = 40;
+  }
+});
+
+// src/agents/transcripts/types.ts
+function obj(value) {
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  return isObject ? value : null;
+}
+function str(value) {
+  return typeof value === "string" ? value : null;
+}
+function parseLine(line) {
+  return line.startsWith("{") ? orNull(() => obj(JSON.parse(line))) : null;
+}
+function noteEdit(list2, file) {
+  if (file === "") return;
+  const at2 = list2.indexOf(file);
+  if (at2 >= 0) list2.splice(at2, 1);
+  list2.push(file);
+}
+function exitFromText(text) {
+  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
+  return m ? `exit ${Number(m[1])}` : null;
+}
+function versionOf(value) {
+  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
+}
+function noEvents(line) {
+  return {
+    line,
+    calls: [],
+    results: [],
+    usage: null,
+    window: null,
+    items: false,
+    record: false,
+    ts: null,
+    version: null,
+    id: null,
+    users: [],
+    claim: null,
+    rank: 0
+  };
+}
+function textOf(content, types) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
+  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
+}
+function planStatus(s) {
+  if (s === "completed") return "done";
+  if (s === "in_progress") return "doing";
+  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
+}
+var EDIT_TOOLS, num;
+var init_types2 = __esm({
+  "src/agents/transcripts/types.ts"() {
+    "use strict";
+    init_files();
+    init_capture();
+    EDIT_TOOLS = /* @__PURE__ */ new Set([
+      "Edit",
+      "Write",
+      "MultiEdit",
+      "NotebookEdit",
+      "write_file",
+      "replace",
+      "edit",
+      "write",
+      "patch",
+      "smart_edit"
+    ]);
+    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
+  }
+});
+
 // src/agents/hook-input.ts
 import path14 from "node:path";
 function isProbeSession(id) {
@@ -2544,13 +2591,7 @@ async function readHookJson(ctx, max) {
 }
 function hookObject(data, max) {
   if (data === null || data.length === 0) return void 0;
-  if (data.length > max) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
-  } catch {
-    return null;
-  }
+  return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
 }
 function userHelperWithoutMemory(skillDir, home, root) {
   if (!skillDir || home === "" || existsSync(path14.join(root, ".ai", "memory"))) return false;
@@ -2565,6 +2606,8 @@ var init_hook_input = __esm({
   "src/agents/hook-input.ts"() {
     "use strict";
     init_builtins();
+    init_files();
+    init_types2();
     PROBE_SESSION_PREFIX = "session-handoff-doctor-";
   }
 });
@@ -2678,11 +2721,7 @@ function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
   }
 }
 function checkpointParked(root) {
-  try {
-    return currentCheckpoint(root, null, Date.now()) !== null;
-  } catch {
-    return false;
-  }
+  return orNull(() => currentCheckpoint(root, null, Date.now()) !== null) ?? false;
 }
 var CHECKPOINT_SENTENCES;
 var init_surface = __esm({
@@ -3219,10 +3258,7 @@ function putBlock(text, file, agent, body) {
   if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
   const agents = [.../* @__PURE__ */ new Set([...blockAgents(text, span), agent])].sort();
   const blk = block(body(agents)).split("\n").join(eol);
-  if (blockEndByte(text, span) > CODEX_BUDGET) {
-    const without = dropBlock(text, span);
-    return insertBlock(without ?? "", blk, eol);
-  }
+  if (blockEndByte(text, span) > CODEX_BUDGET) return insertBlock(dropBlock(text, span) ?? "", blk, eol);
   return replaceBlock(text, span, blk);
 }
 function replaceBlock(text, span, blk) {
@@ -3412,8 +3448,7 @@ alwaysApply: true
           ];
         }
       },
-      // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
-      // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
+      // No PreCompress (it fires before every request), no matcher (exact names), timeouts in ms, only JSON on stdout.
       gemini: {
         name: "gemini",
         fromStartFolder: true,
@@ -4574,9 +4609,8 @@ function hooksSnippet(spec) {
   return JSON.stringify({ hooks: groupsOf(spec) }, null, 2);
 }
 function groupOf(h, commands) {
-  const hook = { type: "command", command: commands.command(h.args) };
-  if (commands.commandWindows) hook.commandWindows = commands.commandWindows(h.args);
-  hook.timeout = h.timeout;
+  const windows = commands.commandWindows ? { commandWindows: commands.commandWindows(h.args) } : {};
+  const hook = { type: "command", command: commands.command(h.args), ...windows, timeout: h.timeout };
   return h.matcher === void 0 ? { hooks: [hook] } : { matcher: h.matcher, hooks: [hook] };
 }
 function groupsOf(spec) {
@@ -4701,15 +4735,10 @@ function rewrite(text, ours, isOurs) {
     const next = [...kept];
     next.splice(at2 ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
-    if (next.length === 0 && at2 !== null) {
-      out = dropHooks(out, event, groups, isOurs, fmt);
-      if (bareAt(out, ["hooks", event])) out = edit(out, ["hooks", event], void 0, fmt);
-      continue;
-    }
     out = dropHooks(out, event, groups, isOurs, fmt);
-    const base = at2 ?? kept.length;
+    if (next.length === 0 && bareAt(out, ["hooks", event])) out = edit(out, ["hooks", event], void 0, fmt);
     want.forEach((group2, i) => {
-      out = edit(out, ["hooks", event, base + i], group2, fmt, true);
+      out = edit(out, ["hooks", event, (at2 ?? kept.length) + i], group2, fmt, true);
     });
   }
   for (const [event, groups] of Object.entries(ours ?? {})) {
@@ -4815,14 +4844,6 @@ var init_json_hooks = __esm({
 
 // src/agents/claude-plugin.ts
 import path21 from "node:path";
-function json(file) {
-  try {
-    const v = JSON.parse(readFileSync(file, "utf8").slice(0, 1e6));
-    return isObj2(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
 function claudePluginInstalls(home, env) {
   const dir = claudeUserDir(home, env);
   const plugins = json(path21.join(dir, "plugins", "installed_plugins.json"))?.plugins;
@@ -4832,7 +4853,7 @@ function claudePluginInstalls(home, env) {
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
-      const e = isObj2(raw) ? raw : {};
+      const e = obj(raw) ?? {};
       const at2 = e.installPath;
       const rootSkill = typeof at2 === "string" && path21.isAbsolute(at2) && existsSync(path21.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
@@ -4842,12 +4863,14 @@ function claudePluginInstalls(home, env) {
   }
   return out;
 }
-var isObj2, claudeUserDir;
+var json, claudeUserDir;
 var init_claude_plugin = __esm({
   "src/agents/claude-plugin.ts"() {
     "use strict";
     init_builtins();
-    isObj2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+    init_files();
+    init_types2();
+    json = (file) => orNull(() => obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1e6))));
     claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path21.join(home, ".claude");
   }
 });
@@ -4890,7 +4913,7 @@ ${edit2.content}`);
 function uninstallText(edit2, agent, current, shown, committed) {
   const theirs = committed !== null && !holdsOurs(edit2, committed);
   const forms = edit2.kind === "json-hooks" ? [edit2, { ...edit2, statusLine: void 0 }] : [edit2];
-  if (theirs && forms.some((e) => current === tryText(() => installText(e, agent, committed, shown)))) return committed;
+  if (theirs && forms.some((e) => current === orNull(() => installText(e, agent, committed, shown)))) return committed;
   const rest = takeOurs(edit2, agent, current, shown);
   return rest !== current && !theirs && nothingLeft(edit2, rest) ? null : rest;
 }
@@ -4916,7 +4939,7 @@ function userPath(base, rel, env) {
   const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
   return claude ? path22.join(claudeUserDir(base, env), rel.slice(8)) : path22.join(base, ...rel.split("/"));
 }
-var tryText, nothingLeft, shownOf, editPath;
+var nothingLeft, shownOf, editPath;
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
@@ -4926,13 +4949,7 @@ var init_plan = __esm({
     init_md_block();
     init_claude_plugin();
     init_command();
-    tryText = (f) => {
-      try {
-        return f();
-      } catch {
-        return null;
-      }
-    };
+    init_files();
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
     shownOf = (edit2, file, home) => home === null ? edit2.file : file === editPath(home, edit2) ? `~/${edit2.file}` : file;
     editPath = (base, edit2, env) => userPath(base, edit2.file, env);
@@ -7349,12 +7366,7 @@ function readSettings(memDir) {
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
   if (text === null) return { settings, problems: unread };
-  let parsed;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    parsed = void 0;
-  }
+  const parsed = orNull(() => JSON.parse(text.replace(/^\uFEFF/, "")));
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
   }
@@ -7379,6 +7391,7 @@ var init_settings = __esm({
     "use strict";
     init_quote();
     init_fs();
+    init_files();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
     DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
@@ -7585,16 +7598,12 @@ function mergeJournalMonth(ours, theirs) {
   if (parseJournal(ours).problems.length > 0 || parseJournal(theirs).problems.length > 0) return null;
   const split = (text) => text.split(/^(?=## \d{4}-\d{2}-\d{2}T)/m);
   const [header, ...mine] = split(ours);
-  const entries2 = /* @__PURE__ */ new Map();
-  for (const chunk of [...mine, ...split(theirs).slice(1)]) {
-    const body = `${chunk.replace(/\n+$/, "")}
+  const entries2 = new Set([...mine, ...split(theirs).slice(1)].map((chunk) => `${chunk.replace(/\n+$/, "")}
 
-`;
-    entries2.set(body, body);
-  }
+`));
   const key = (e) => /^## (\S+) (\S+) (\S+)/.exec(e).slice(1).join(" ");
   const order = (x, y) => x < y ? -1 : x > y ? 1 : 0;
-  const sorted = [...entries2.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
+  const sorted = [...entries2].sort((x, y) => order(key(x), key(y)) || order(x, y));
   return `${header.replace(/\n+$/, "")}
 
 ${sorted.join("")}`;
@@ -7742,12 +7751,6 @@ function syncDir(dir) {
   } catch {
   }
 }
-function unlinkQuiet(p) {
-  try {
-    unlinkSync(p);
-  } catch {
-  }
-}
 function linkIntoArchive(from, archiveDirPath, prefix) {
   ensureDir(archiveDirPath);
   for (let attempt = 0; ; attempt++) {
@@ -7819,6 +7822,7 @@ async function publish(spec) {
       throw new Refused(`${spec.file} ${wrote}${kept}; read again and merge`);
     }
   }
+  const undo2 = async () => prior === null ? (unlinkQuiet(tempPath), true) : rollBack(tempPath, claimPath, filePath, spec, archived);
   try {
     if (prior !== null) {
       await failpoint(spec.failpoint, "after-claim");
@@ -7832,9 +7836,7 @@ async function publish(spec) {
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
-    let restored = true;
-    if (prior === null) unlinkQuiet(tempPath);
-    else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+    const restored = await undo2();
     if (err instanceof HelperError) {
       const said2 = err.message.replace(/; nothing was (?:published|changed)/, "");
       if (!restored) err.message = `${said2}; ${afterRollback(false, spec.file)}`;
@@ -7846,10 +7848,8 @@ async function publish(spec) {
     linkSync(tempPath, filePath);
   } catch (err) {
     if (err.code !== "EEXIST") {
-      let restored = true;
-      if (prior === null) unlinkQuiet(tempPath);
-      else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
-      throw new Refused(`cannot publish ${filePath}: ${err.message}; ${afterRollback(restored, spec.file)}`);
+      const why = afterRollback(await undo2(), spec.file);
+      throw new Refused(`cannot publish ${filePath}: ${err.message}; ${why}`);
     }
     unlinkQuiet(tempPath);
     let kept = archived;
@@ -7872,12 +7872,8 @@ async function publish(spec) {
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }
 function claimIsWhatWeRead(claimPath, prior) {
-  let st;
-  try {
-    st = lstatSync(claimPath, { bigint: true });
-  } catch {
-    return "changed";
-  }
+  const st = lstatBig(claimPath);
+  if (st === null) return "changed";
   if (!st.isFile()) return "not-regular";
   const p = prior.stat;
   if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
@@ -7897,13 +7893,8 @@ function putBack(claimPath, filePath) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
   }
-  try {
-    if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    renameSync(claimPath, filePath);
-    return true;
-  } catch {
-    return false;
-  }
+  const free = orNull(() => lstatSync(filePath, { throwIfNoEntry: false })) === void 0;
+  return free && succeeds(() => renameSync(claimPath, filePath));
 }
 async function rollBack(temp, claimPath, filePath, spec, archived) {
   unlinkQuiet(temp);
@@ -7918,11 +7909,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    try {
-      renameSync(claimPath, filePath);
-    } catch {
-      return false;
-    }
+    if (!succeeds(() => renameSync(claimPath, filePath))) return false;
     await failpoint(spec.failpoint, "rollback-after-restore");
     await failpoint(spec.failpoint, "rollback-after-claim-drop");
     return true;
@@ -7940,7 +7927,7 @@ function afterRollback(restored, file) {
   if (restored) return "nothing was changed";
   return `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
 }
-var EXCLUSIVE, NO_ROOM;
+var unlinkQuiet, EXCLUSIVE, NO_ROOM;
 var init_publish = __esm({
   "src/store/publish.ts"() {
     "use strict";
@@ -7951,6 +7938,7 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
+    unlinkQuiet = (p) => void orNull(() => unlinkSync(p));
     EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
     NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
   }
@@ -8012,11 +8000,7 @@ function journalHealth(root) {
   return { files: journalFiles.length, off: journalOff(root), problems };
 }
 function readJournalText(root, f) {
-  try {
-    return readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null;
-  } catch {
-    return null;
-  }
+  return orNull(() => readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null);
 }
 function repairJournal(dir) {
   const actions = [];
@@ -8172,11 +8156,8 @@ function retriedNotes(root, priorToken) {
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
   for (const f of [path31.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path31.join(archiveDir(root), n2))]) {
-    try {
-      const r = await readStable(f);
-      if (r !== null && r.token === token) return r.bytes.toString("utf8");
-    } catch {
-    }
+    const r = await readStable(f).catch(() => null);
+    if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
   return null;
 }
@@ -8265,10 +8246,8 @@ async function foldOne(root, nowMonth, fp) {
     const read = readJournalFile(dir, f.name);
     if (read === null) continue;
     const parsed = parseJournal(read.bytes.toString("utf8"), "month");
-    if (parsed.problems.length > 0) {
-      const p = parsed.problems[0];
-      throw new HelperError(`journal/${f.name} line ${p.line}: ${p.message}`, 2);
-    }
+    const p = parsed.problems[0];
+    if (p !== void 0) throw new HelperError(`journal/${f.name} line ${p.line}: ${p.message}`, 2);
     entries2.push(...parsed.entries);
   }
   const year = period.slice(0, 4);
@@ -8358,13 +8337,9 @@ function fillAnchors(text, rendered) {
 `, lines: filled };
 }
 function comparable(text, dropDate) {
-  const layout = handoffLayout(text);
-  const range = layout.anchors;
-  return layout.lines.filter((line, i) => {
-    if (i === layout.savedIndex) return false;
-    if (dropDate && range && i >= range.start && i < range.end && line.startsWith("- Date: ")) return false;
-    return true;
-  }).join("\n");
+  const { lines: lines2, savedIndex, anchors: range } = handoffLayout(text);
+  const date = (line, i) => range && i >= range.start && i < range.end && line.startsWith("- Date: ");
+  return lines2.filter((line, i) => i !== savedIndex && !(dropDate && date(line, i))).join("\n");
 }
 var init_stamp = __esm({
   "src/schema/stamp.ts"() {
@@ -8583,10 +8558,7 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     const code = err.code;
     if (code === "ENOENT" || code === "EEXIST") return false;
-    try {
-      rmdirSync(lockDir);
-    } catch {
-    }
+    orNull(() => rmdirSync(lockDir));
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
 }
@@ -8598,12 +8570,8 @@ function holding(lockDir, me) {
       lost = true;
       return;
     }
-    try {
-      const now = /* @__PURE__ */ new Date();
-      utimesSync(lockDir, now, now);
-    } catch {
-      lost = true;
-    }
+    const now = /* @__PURE__ */ new Date();
+    if (!succeeds(() => utimesSync(lockDir, now, now))) lost = true;
   }, REFRESH_MS);
   timer.unref();
   return {
@@ -8616,11 +8584,7 @@ function holding(lockDir, me) {
     async release() {
       clearInterval(timer);
       if (!ours()) return;
-      try {
-        unlinkSync(path32.join(lockDir, OWNER_NAME));
-        rmdirSync(lockDir);
-      } catch {
-      }
+      if (succeeds(() => unlinkSync(path32.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     }
   };
 }
@@ -8632,13 +8596,7 @@ function takeOver(lockDir, dead) {
     return err.code === "ENOENT";
   }
   const moved = readOwner(aside);
-  if (moved && moved.nonce !== dead?.nonce) {
-    try {
-      renameSync(aside, lockDir);
-      return true;
-    } catch {
-    }
-  }
+  if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
   rmSync(aside, { recursive: true, force: true });
   return true;
 }
@@ -8720,21 +8678,13 @@ var init_recover = __esm({
 // src/store/repair.ts
 import path34 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
-  let bytes;
-  try {
-    bytes = readFileSync(claimPath);
-  } catch {
-    return void 0;
-  }
+  const bytes = orNull(() => readFileSync(claimPath));
+  if (bytes === null) return void 0;
   return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
     const p = path34.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
-    try {
-      return readFileSync(p).equals(bytes);
-    } catch {
-      return false;
-    }
+    return orNull(() => readFileSync(p))?.equals(bytes) === true;
   });
 }
 function saveId(e) {
@@ -8830,6 +8780,7 @@ var init_repair = __esm({
     init_errors();
     init_archive();
     init_failpoint();
+    init_files();
     init_private();
     init_paths();
     init_publish();
@@ -9415,7 +9366,6 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
-  const writerLive = () => liveWriter(memDir);
   let opened;
   try {
     opened = openRegular(filePath);
@@ -9424,7 +9374,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   }
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
-      return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs: null };
     }
     const again = mine.length > 0 || lstatBig(filePath) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
@@ -9439,7 +9389,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
-      return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs };
     }
     const bytes = readAll(fd, void 0, 0);
     const lines2 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
@@ -9461,12 +9411,8 @@ function liveWriter(memDir) {
 }
 function interruptedSave(root) {
   const unsafe = treeUnsafe(root);
-  if (unsafe === true) return false;
-  const pending = pendingRepairs(root);
-  if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
-  if (unsafe === null) return pending.length > 0;
-  if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0;
+  if (unsafe === true || pendingRepairs(root).length === 0 || plantedPrivate(root).length > 0) return false;
+  return unsafe === null || !liveWriter(memoryDir(root));
 }
 function unsafePrivate(root) {
   return treeUnsafe(root) !== true && pendingRepairs(root).length > 0 && plantedPrivate(root).length > 0;
@@ -10525,11 +10471,7 @@ function pruneCheckpoints(root, keep) {
   let deleted = 0;
   for (const e of list2) {
     if (survivors.has(e.name) || deleted >= list2.length - CHECKPOINT_KEEP) continue;
-    try {
-      unlinkSync(path39.join(checkpointsDir(root), e.name));
-      deleted++;
-    } catch {
-    }
+    if (succeeds(() => unlinkSync(path39.join(checkpointsDir(root), e.name)))) deleted++;
     rmQuietRegular(path39.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
 }
@@ -10542,16 +10484,12 @@ function cleanCheckpointLeftovers(root) {
     const st = lstatSync(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
-      try {
-        linkSync(e.path, path39.join(dir, e.file));
+      if (succeeds(() => linkSync(e.path, path39.join(dir, e.file)))) {
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
-      } catch {
       }
     }
-    try {
-      unlinkSync(e.path);
+    if (succeeds(() => unlinkSync(e.path))) {
       actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
-    } catch {
     }
   }
   try {
@@ -12133,12 +12071,8 @@ async function newestText(root, handoff, now) {
   const got = currentCheckpoint(root, handoff, now);
   if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
   const age = minutesAgo(got.entry.savedMs, now);
-  try {
-    const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
-    return file === null ? null : { text: file.bytes.toString("utf8"), age };
-  } catch {
-    return null;
-  }
+  const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root)).catch(() => null);
+  return file === null ? null : { text: file.bytes.toString("utf8"), age };
 }
 async function coldBriefFromCheckpoint(root) {
   const got = await newestText(root, null, Date.now());
@@ -12848,12 +12782,8 @@ function listArchives(root) {
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name2 of readdirSync(dir)) {
-    if (!ARCHIVE_NAME.test(name2)) continue;
-    try {
-      const s = lstatSync(path44.join(dir, name2));
-      out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
-    } catch {
-    }
+    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path44.join(dir, name2)) : null;
+    if (s !== null) out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
   }
   return out.sort(newestFirst);
 }
@@ -13245,11 +13175,7 @@ async function readAgentFile(file, snippet) {
     read = await readStable(file);
   } catch (err) {
     if (!(err instanceof UnsafeFile)) throw err;
-    let to = "another file";
-    try {
-      to = readlinkSync(file);
-    } catch {
-    }
+    const to = orNull(() => readlinkSync(file)) ?? "another file";
     const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
     const what = err.state === "link" ? `is a link to ${to}; links are never followed or replaced` : `${kind}; install edits only regular files of at most 1 MB`;
     throw new Refused(`${file} ${what}, so nothing was changed. Add this to its target by hand:
@@ -13333,11 +13259,7 @@ function makeDirs(dirs) {
 function removeEmptyDirs(dirs) {
   const removed = [];
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
-    try {
-      rmdirSync(d);
-      removed.push(d);
-    } catch {
-    }
+    if (succeeds(() => rmdirSync(d))) removed.push(d);
   }
   return removed;
 }
@@ -13472,9 +13394,8 @@ async function forAgents(ts, run, named = ts.length > 1) {
   return out;
 }
 function madeListFile(t, env) {
-  const top = t.global ? null : gitTopOf(t.base, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  if (gitDir !== null) return path47.join(commonDirOf(gitDir), "session-handoff", "made-folders");
+  const trees = t.global ? null : treesOf(t.base, env);
+  if (trees !== null) return path47.join(trees.common, "session-handoff", "made-folders");
   return path47.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
@@ -13605,12 +13526,8 @@ async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  let root = null;
-  try {
-    root = global ? null : findRoot(path48.resolve(ctx.cwd, given), ctx.env).root;
-  } catch {
-    return run();
-  }
+  const root = global ? null : orNull(() => findRoot(path48.resolve(ctx.cwd, given), ctx.env).root);
+  if (!global && root === null) return run();
   const lockDir = path48.join(root === null ? userDir(ctx.env) : path48.join(root, ".ai"), ".install.lock");
   const parent = path48.dirname(lockDir);
   const made = makeParent(parent);
@@ -13627,11 +13544,7 @@ async function underInstallLock(ctx, uninstall2, run) {
     const stop = global ? path48.resolve(homeFolder(ctx.env) || "/") : root;
     const below = (dir) => dir.startsWith(`${stop}${path48.sep}`);
     for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path48.dirname(dir)) {
-      try {
-        rmdirSync(dir);
-      } catch {
-        break;
-      }
+      if (!succeeds(() => rmdirSync(dir))) break;
       if (dir === made && !uninstall2) break;
     }
   }
@@ -13649,6 +13562,7 @@ var init_install_lock = __esm({
     "use strict";
     init_builtins();
     init_errors();
+    init_files();
     init_home();
     init_lock();
     init_root();
@@ -14318,14 +14232,9 @@ async function agentInstalls(r, name2, agent) {
     ...agent.skillFolders.project.map((f) => path51.join(r.root, f, "session-handoff")),
     ...agent.skillFolders.home.map((f) => path51.join(userPath(r.home, f, r.env), "session-handoff"))
   ].filter((d) => exists(path51.join(d, "SKILL.md")));
-  let edits = [];
-  try {
-    edits = agent.edits(r.helper, r.global);
-  } catch {
-  }
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
-  for (const edit2 of edits) install2[edit2.file] = await installState(r, name2, edit2);
+  for (const edit2 of editsOf(r, agent, r.global)) install2[edit2.file] = await installState(r, name2, edit2);
   if (!r.global && Object.values(install2).some(installed)) doubleInstall(r, name2, agent);
   const absent = Object.keys(install2).filter((f) => install2[f] === "absent");
   if (Object.values(install2).some(installed) && absent.length > 0) {
@@ -14345,13 +14254,7 @@ async function agentInstalls(r, name2, agent) {
   }
 }
 function doubleInstall(r, name2, agent) {
-  let edits = [];
-  try {
-    edits = agent.edits(r.helper, true);
-  } catch {
-    return;
-  }
-  for (const edit2 of edits) {
+  for (const edit2 of editsOf(r, agent, true)) {
     const file = editPath(r.home, edit2, r.env);
     if (edit2.kind !== "json-hooks" || file === editPath(r.root, edit2)) continue;
     const text = readSmall(file);
@@ -14470,11 +14373,7 @@ async function memoryState(r, journal) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
     problems.push({ what, fix: driverFix(r) });
   }
-  let archives = 0;
-  try {
-    archives = readdirSync(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
-  } catch {
-  }
+  const archives = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   for (const p of journal.problems) {
     const where = `${path51.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
@@ -14516,7 +14415,7 @@ async function startRun(r, shown, argv, name2) {
     r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
 }
-var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed;
+var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed, editsOf;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
@@ -14552,6 +14451,7 @@ var init_doctor_checks = __esm({
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
     NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
     installed = (state) => state === "current" || state === "outdated";
+    editsOf = (r, agent, global) => orNull(() => agent.edits(r.helper, global)) ?? [];
   }
 });
 
@@ -15065,97 +14965,6 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
   }
 });
 
-// src/schema/capture.ts
-function emptyCapture(format2) {
-  const empty = { firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [] };
-  return { format: format2, ...empty, lastClaim: null, records: 0, version: null };
-}
-var LISTED_ITEMS;
-var init_capture = __esm({
-  "src/schema/capture.ts"() {
-    "use strict";
-    LISTED_ITEMS = 40;
-  }
-});
-
-// src/agents/transcripts/types.ts
-function obj(value) {
-  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
-  return isObject ? value : null;
-}
-function str(value) {
-  return typeof value === "string" ? value : null;
-}
-function parseLine(line) {
-  if (!line.startsWith("{")) return null;
-  try {
-    return obj(JSON.parse(line));
-  } catch {
-    return null;
-  }
-}
-function noteEdit(list2, file) {
-  if (file === "") return;
-  const at2 = list2.indexOf(file);
-  if (at2 >= 0) list2.splice(at2, 1);
-  list2.push(file);
-}
-function exitFromText(text) {
-  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
-  return m ? `exit ${Number(m[1])}` : null;
-}
-function versionOf(value) {
-  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
-}
-function noEvents(line) {
-  return {
-    line,
-    calls: [],
-    results: [],
-    usage: null,
-    window: null,
-    items: false,
-    record: false,
-    ts: null,
-    version: null,
-    id: null,
-    users: [],
-    claim: null,
-    rank: 0
-  };
-}
-function textOf(content, types) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
-  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
-}
-function planStatus(s) {
-  if (s === "completed") return "done";
-  if (s === "in_progress") return "doing";
-  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
-}
-var EDIT_TOOLS, num;
-var init_types2 = __esm({
-  "src/agents/transcripts/types.ts"() {
-    "use strict";
-    init_capture();
-    EDIT_TOOLS = /* @__PURE__ */ new Set([
-      "Edit",
-      "Write",
-      "MultiEdit",
-      "NotebookEdit",
-      "write_file",
-      "replace",
-      "edit",
-      "write",
-      "patch",
-      "smart_edit"
-    ]);
-    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
-  }
-});
-
 // src/agents/transcripts/claude.ts
 function resultStatus(rec, block2) {
   const text = blockText(block2.content);
@@ -15283,14 +15092,8 @@ function outputStatus(output) {
   const text = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
   const fromText = exitFromText(text);
   if (fromText !== null) return fromText;
-  if (text.startsWith("{")) {
-    try {
-      const code = obj(obj(JSON.parse(text))?.metadata)?.exit_code;
-      if (typeof code === "number" && Number.isInteger(code)) return `exit ${code}`;
-    } catch {
-    }
-  }
-  return "unknown";
+  const code = obj(parseLine(text)?.metadata)?.exit_code;
+  return typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : "unknown";
 }
 function patchEdits(input, cwd) {
   const files = [];
@@ -15308,16 +15111,8 @@ function scriptCalls(script) {
   const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
   for (const m of script.slice(0, 65536).matchAll(re)) {
     const raw = m[2];
-    let text = null;
-    if (raw.startsWith("`")) text = raw.slice(1, -1);
-    else {
-      try {
-        const quoted2 = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
-        text = JSON.parse(quoted2);
-      } catch {
-        text = null;
-      }
-    }
+    const quoted2 = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
+    const text = raw.startsWith("`") ? raw.slice(1, -1) : orNull(() => JSON.parse(quoted2));
     if (text !== null) out.push({ tool: m[1], text });
   }
   return out;
@@ -15325,12 +15120,7 @@ function scriptCalls(script) {
 function callArgs(p) {
   const raw = p.arguments ?? p.input ?? p.action;
   if (typeof raw !== "string") return obj(raw);
-  if (!raw.startsWith("{")) return raw;
-  try {
-    return obj(JSON.parse(raw));
-  } catch {
-    return raw;
-  }
+  return parseLine(raw) ?? raw;
 }
 function itemCall(item, at2) {
   const code = item.exit_code;
@@ -15443,6 +15233,7 @@ var SCAFFOLDING2, TEXT_PARTS, contentText, addEdit;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
+    init_files();
     init_harness_path();
     init_types2();
     SCAFFOLDING2 = new RegExp(
@@ -15456,12 +15247,7 @@ var init_codex = __esm({
 
 // src/agents/transcripts/gemini.ts
 function resultText(result) {
-  if (typeof result === "string") return result;
-  try {
-    return JSON.stringify(result ?? "").slice(0, 4096);
-  } catch {
-    return "";
-  }
+  return typeof result === "string" ? result : orNull(() => JSON.stringify(result ?? "").slice(0, 4096)) ?? "";
 }
 function recordedResult(result) {
   if (result === void 0 || result === null) return null;
@@ -15520,6 +15306,7 @@ var HOOK_CONTEXT;
 var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
+    init_files();
     init_types2();
     HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
   }
@@ -15745,12 +15532,6 @@ function openTranscript(transcriptPath) {
   closeSync(fd);
   return { ok: false, reason };
 }
-function closeTranscript(file) {
-  try {
-    closeSync(file.fd);
-  } catch {
-  }
-}
 function lineStart(file, at2, floor) {
   for (let to = at2, step2 = 65536; to > floor; to -= step2, step2 = Math.min(step2 * 2, FIRST_TAIL_BYTES)) {
     const from = Math.max(floor, to - step2);
@@ -15763,13 +15544,13 @@ function tailPart(file, bytes, end = file.size, skipped = 0) {
   const length = Math.min(end, bytes, TAIL_BYTES);
   const start = end - length;
   if (start === 0) return { lines: linesFromStart(file.fd, end, length), from: 0, skipped };
-  const peek = length < TAIL_BYTES ? 1 : 0;
-  const buf = readAt(file.fd, length + peek, start - peek);
+  const peek2 = length < TAIL_BYTES ? 1 : 0;
+  const buf = readAt(file.fd, length + peek2, start - peek2);
   const lines2 = completeLines(buf, false);
   const floor = Math.max(0, file.size - OVERLONG_SCAN);
-  const from = lines2.length === 0 ? end : start - peek + buf.indexOf(10) + 1;
+  const from = lines2.length === 0 ? end : start - peek2 + buf.indexOf(10) + 1;
   const over = from - TAIL_BYTES - 1;
-  const long = over > floor && (lines2.length === 0 || from > start) && lineStart(file, start - peek, over) === -1;
+  const long = over > floor && (lines2.length === 0 || from > start) && lineStart(file, start - peek2, over) === -1;
   const cut = long ? lineStart(file, over, floor) : -1;
   if (cut === -1) return { lines: lines2, from, skipped };
   const before = tailPart(file, lines2.length === 0 ? bytes : length - (end - from), cut, skipped + 1);
@@ -15781,15 +15562,17 @@ function earlierHolds(file, before, markers) {
   const buf = readAt(file.fd, before - start, start);
   return markers.some((marker) => buf.includes(Buffer.from(marker, "latin1")));
 }
-var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES, OVERLONG_SCAN;
+var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES, closeTranscript, OVERLONG_SCAN;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
     "use strict";
     init_builtins();
+    init_files();
     init_harness_path();
     TAIL_BYTES = 4 * 1024 * 1024;
     FIRST_TAIL_BYTES = 1024 * 1024;
     HEAD_BYTES = 64 * 1024;
+    closeTranscript = (file) => void orNull(() => closeSync(file.fd));
     OVERLONG_SCAN = 32 * 1024 * 1024;
   }
 });
@@ -16015,12 +15798,9 @@ function projectHandoffs(root) {
       if (token === current?.token) return true;
       if (archived === null) {
         archived = /* @__PURE__ */ new Set();
-        try {
-          for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHead(path55.join(archiveDir(root), e.name)) : null;
-            if (b !== null) archived.add(tokenOf(b));
-          }
-        } catch {
+        for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
+          const b = e.regular ? readHead(path55.join(archiveDir(root), e.name)) : null;
+          if (b !== null) archived.add(tokenOf(b));
         }
       }
       return archived.has(token);
@@ -16148,13 +15928,8 @@ async function writeCheckpoint(root, hook, notes, o) {
     return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
   };
   if (nothing && (before === void 0 || beforeSince === since && compactSummary === null)) {
-    let journal = [];
-    if (got.resume) {
-      try {
-        journal = (await underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed)).result;
-      } catch {
-      }
-    }
+    const locked = got.resume ? underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed) : null;
+    const journal = locked === null ? [] : await locked.then((r) => r.result, () => []);
     return [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)];
   }
   try {
@@ -16691,14 +16466,8 @@ function ledgerUnits(text) {
   return units2;
 }
 async function readText(p, file, notes) {
-  let bytes;
-  try {
-    const r = await readStable(p);
-    if (r === null) return null;
-    bytes = r.bytes;
-  } catch {
-    return null;
-  }
+  const bytes = (await readStable(p).catch(() => null))?.bytes;
+  if (bytes === void 0) return null;
   const nul = firstNul(bytes);
   if (nul >= 0) {
     notes.push(`warning: ${file} holds a NUL byte (at byte ${nul}): unsafe, not searched`);

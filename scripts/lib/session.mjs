@@ -614,112 +614,234 @@ function hookCwd(cwd, platform = process.platform) {
 }
 
 // src/agents/hook-input.ts
+import path5 from "node:path";
+
+// src/store/files.ts
+import path4 from "node:path";
+
+// src/store/failpoint.ts
+var POLL_MS = 10;
+var PAUSE_LIMIT_MS = 3e4;
+async function failpoint(spec, phase) {
+  if (!spec) return;
+  for (const one of spec.split(",")) {
+    const colon = one.indexOf(":");
+    if (colon < 0 || one.slice(0, colon) !== phase) continue;
+    await act(one.slice(colon + 1), phase);
+  }
+}
+async function act(action, phase) {
+  if (action === "crash") {
+    process.kill(process.pid, "SIGKILL");
+    await new Promise(() => {
+    });
+  }
+  if (action === "fail" || /^fail=E[A-Z]+$/.test(action)) {
+    const code = action === "fail" ? "EIO" : action.slice("fail=".length);
+    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code });
+  }
+  if (action.startsWith("pause=")) {
+    const base = action.slice("pause=".length);
+    writeFileSync(`${base}.ready`, `${process.pid}
+`);
+    const deadline = Date.now() + PAUSE_LIMIT_MS;
+    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+}
+
+// src/store/paths.ts
 import path3 from "node:path";
-var PROBE_SESSION_PREFIX = "session-handoff-doctor-";
-function isProbeSession(id) {
-  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
+var FILE_OF = {
+  handoff: "HANDOFF.md",
+  lessons: "LESSONS.md",
+  solutions: "SOLUTIONS.md"
+};
+var HEADING_OF = {
+  handoff: "# Session Handoff",
+  lessons: "# Lessons",
+  solutions: "# Solutions"
+};
+var MAX_DOCUMENT_BYTES = 1e6;
+var TARGETS = ["AGENTS.md", "CLAUDE.md"];
+function memoryDir(root) {
+  return path3.join(root, ".ai", "memory");
 }
-async function readHookJson(ctx, max) {
-  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
+function archiveDir(root) {
+  return path3.join(root, ".ai", "memory", "archive");
 }
-function hookObject(data, max) {
-  if (data === null || data.length === 0) return void 0;
-  if (data.length > max) return null;
+var REAL_DIRS = "memory must live in real directories under the root";
+function ensureDir(dir) {
   try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
+    mkdirSync(dir, { mode: 448 });
+  } catch (err) {
+    const why = err.message;
+    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
+  }
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
+  }
+}
+var MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path3.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path3.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch (err) {
+      const code = err.code;
+      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
+      if (dir === mem || dir === path3.dirname(mem)) return "missing";
+      continue;
+    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
+      return { dir, why: `belongs to another user (uid ${st.uid})` };
+    }
+  }
+  return "ok";
+}
+function checkTree(root, opts = {}) {
+  let verdict = treeVerdict(root);
+  if (verdict === "missing") {
+    if (!opts.create) return false;
+    ensureDir(path3.join(root, ".ai"));
+    ensureDir(memoryDir(root));
+    verdict = treeVerdict(root);
+  }
+  if (verdict === "ok") return true;
+  if (verdict === "missing") return false;
+  const { dir, why } = verdict;
+  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
+  if (why === "is not a directory") {
+    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  }
+  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
+}
+
+// src/store/files.ts
+function orNull(f) {
+  try {
+    return f();
   } catch {
     return null;
   }
 }
-function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync(path3.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => {
-    const rel = path3.relative(base, dir);
-    return !rel.startsWith("..") && !path3.isAbsolute(rel);
-  };
-  return under(skillDir, home) && !under(skillDir, root);
-}
-
-// src/agents/transcripts/tail.ts
-var TAIL_BYTES = 4 * 1024 * 1024;
-var FIRST_TAIL_BYTES = 1024 * 1024;
-var HEAD_BYTES = 64 * 1024;
-function readAt(fd, length, position) {
-  const buf = Buffer.allocUnsafe(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync(fd, buf, got, length - got, position + got);
-    if (n === 0) break;
-    got += n;
+function succeeds(f) {
+  try {
+    f();
+    return true;
+  } catch {
+    return false;
   }
-  return buf.subarray(0, got);
 }
-function completeLines(buf, fromStart) {
-  const first = fromStart ? 0 : buf.indexOf(10) + 1;
-  const last = buf.lastIndexOf(10);
-  if (last < first) return [];
-  return buf.subarray(first, last).toString("utf8").split("\n");
+function tokenOf(data) {
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
-function linesFromStart(fd, size, bytes) {
-  const buf = readAt(fd, Math.min(size, bytes), 0);
-  return completeLines(buf.length < size ? buf : Buffer.concat([buf, Buffer.from("\n")]), true);
+function createExclusive(p, body) {
+  return succeeds(() => writeFileSync(p, body, { flag: "wx", mode: 384 }));
 }
-function readFailure(err) {
-  return `the transcript could not be read (${err.code ?? "error"})`;
+var ONE_LINK = "the helper only uses regular files with one link";
+function describeLink(filePath) {
+  const to = orNull(() => readlinkSync(filePath));
+  if (to === null) {
+    const fix2 = "replace the link with the file it points to, or move it away, and retry";
+    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
+  }
+  const dir = path4.dirname(filePath);
+  const name = path4.basename(filePath);
+  const pointsAt = path4.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path4.join(dir, t));
+  if (TARGETS.includes(name) && other !== void 0) {
+    return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
+  }
+  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
+  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
 }
-function openTranscript(transcriptPath) {
-  const where = harnessPath("the transcript path", transcriptPath);
-  if (!where.ok) return { ok: false, reason: where.reason };
+var UNSAFE = {
+  link: "is a link",
+  "not-regular": "is not a regular file",
+  "hard-linked": "has more than one hard link",
+  "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
+};
+var UnsafeFile = class extends Refused {
+  state;
+  constructor(state, filePath, message) {
+    super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
+    this.state = state;
+  }
+};
+var OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
   try {
-    fd = openSync(where.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(filePath, OPEN_FLAGS);
   } catch (err) {
     const code = err.code;
-    const known = { ENOENT: "does not exist", ELOOP: "is a link" };
-    return { ok: false, reason: `the transcript ${known[code ?? ""] ?? `cannot be opened (${code ?? "error"})`}` };
+    if (code === "ENOENT") return null;
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, describeLink(filePath));
+    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
+    if (special) throw new UnsafeFile("not-regular", filePath);
+    throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
-  let reason;
+  const stat = fstatSync(fd, { bigint: true });
+  const unsafe = !stat.isFile() ? "not-regular" : stat.size > BigInt(maxBytes) ? "too-large" : null;
+  if (unsafe !== null) {
+    closeSync(fd);
+    throw new UnsafeFile(unsafe, filePath);
+  }
+  return { fd, stat };
+}
+function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
+  const chunks = [];
+  let total = 0;
+  for (; ; ) {
+    const buf = Buffer.allocUnsafe(65536);
+    const n = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
+    if (total > limit) break;
+  }
+  return Buffer.concat(chunks, total);
+}
+var QUIET_MS = 50;
+function sameVersion(a, b) {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+async function readStable(filePath, opts = {}) {
+  const opened = openRegular(filePath);
+  if (opened === null) return null;
+  const { fd, stat } = opened;
   try {
-    const st = fstatSync(fd);
-    if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
-    reason = "the transcript is not a regular file";
-  } catch (err) {
-    reason = readFailure(err);
+    await failpoint(opts.failpoint, "read-opened");
+    const bytes = readAll(fd);
+    const after = fstatSync(fd, { bigint: true });
+    if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
+      throw new Refused(`${filePath} changed while it was read; read it again`);
+    }
+    await failpoint(opts.failpoint, "read-before-recheck");
+    const age = Date.now() - Number(after.mtimeNs / 1000000n);
+    if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
+    const again = readAll(fd, bytes.length, 0);
+    if (!again.equals(bytes) || !sameVersion(after, fstatSync(fd, { bigint: true }))) {
+      throw new Refused(`${filePath} changed while it was read; read it again`);
+    }
+    let token = null;
+    return {
+      bytes,
+      stat,
+      get token() {
+        return token ??= tokenOf(bytes);
+      }
+    };
+  } finally {
+    closeSync(fd);
   }
-  closeSync(fd);
-  return { ok: false, reason };
-}
-function closeTranscript(file) {
-  try {
-    closeSync(file.fd);
-  } catch {
-  }
-}
-var OVERLONG_SCAN = 32 * 1024 * 1024;
-function lineStart(file, at2, floor) {
-  for (let to = at2, step = 65536; to > floor; to -= step, step = Math.min(step * 2, FIRST_TAIL_BYTES)) {
-    const from = Math.max(floor, to - step);
-    const newline = readAt(file.fd, to - from, from).lastIndexOf(10);
-    if (newline >= 0) return from + newline + 1;
-  }
-  return -1;
-}
-function tailPart(file, bytes, end = file.size, skipped = 0) {
-  const length = Math.min(end, bytes, TAIL_BYTES);
-  const start = end - length;
-  if (start === 0) return { lines: linesFromStart(file.fd, end, length), from: 0, skipped };
-  const peek = length < TAIL_BYTES ? 1 : 0;
-  const buf = readAt(file.fd, length + peek, start - peek);
-  const lines = completeLines(buf, false);
-  const floor = Math.max(0, file.size - OVERLONG_SCAN);
-  const from = lines.length === 0 ? end : start - peek + buf.indexOf(10) + 1;
-  const over = from - TAIL_BYTES - 1;
-  const long = over > floor && (lines.length === 0 || from > start) && lineStart(file, start - peek, over) === -1;
-  const cut = long ? lineStart(file, over, floor) : -1;
-  if (cut === -1) return { lines, from, skipped };
-  const before = tailPart(file, lines.length === 0 ? bytes : length - (end - from), cut, skipped + 1);
-  return { lines: [...before.lines, ...lines], from: before.from, skipped: before.skipped };
 }
 
 // src/agents/transcripts/types.ts
@@ -731,12 +853,7 @@ function str(value) {
   return typeof value === "string" ? value : null;
 }
 function parseLine(line) {
-  if (!line.startsWith("{")) return null;
-  try {
-    return obj(JSON.parse(line));
-  } catch {
-    return null;
-  }
+  return line.startsWith("{") ? orNull(() => obj(JSON.parse(line))) : null;
 }
 function noteEdit(list, file) {
   if (file === "") return;
@@ -792,6 +909,103 @@ function planStatus(s) {
   return s === "deleted" || s === "cancelled" ? "dropped" : "open";
 }
 var num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
+
+// src/agents/hook-input.ts
+var PROBE_SESSION_PREFIX = "session-handoff-doctor-";
+function isProbeSession(id) {
+  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
+}
+async function readHookJson(ctx, max) {
+  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
+}
+function hookObject(data, max) {
+  if (data === null || data.length === 0) return void 0;
+  return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
+}
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync(path5.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path5.relative(base, dir);
+    return !rel.startsWith("..") && !path5.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
+
+// src/agents/transcripts/tail.ts
+var TAIL_BYTES = 4 * 1024 * 1024;
+var FIRST_TAIL_BYTES = 1024 * 1024;
+var HEAD_BYTES = 64 * 1024;
+function readAt(fd, length, position) {
+  const buf = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
+function completeLines(buf, fromStart) {
+  const first = fromStart ? 0 : buf.indexOf(10) + 1;
+  const last = buf.lastIndexOf(10);
+  if (last < first) return [];
+  return buf.subarray(first, last).toString("utf8").split("\n");
+}
+function linesFromStart(fd, size, bytes) {
+  const buf = readAt(fd, Math.min(size, bytes), 0);
+  return completeLines(buf.length < size ? buf : Buffer.concat([buf, Buffer.from("\n")]), true);
+}
+function readFailure(err) {
+  return `the transcript could not be read (${err.code ?? "error"})`;
+}
+function openTranscript(transcriptPath) {
+  const where = harnessPath("the transcript path", transcriptPath);
+  if (!where.ok) return { ok: false, reason: where.reason };
+  let fd;
+  try {
+    fd = openSync(where.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = err.code;
+    const known = { ENOENT: "does not exist", ELOOP: "is a link" };
+    return { ok: false, reason: `the transcript ${known[code ?? ""] ?? `cannot be opened (${code ?? "error"})`}` };
+  }
+  let reason;
+  try {
+    const st = fstatSync(fd);
+    if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
+    reason = "the transcript is not a regular file";
+  } catch (err) {
+    reason = readFailure(err);
+  }
+  closeSync(fd);
+  return { ok: false, reason };
+}
+var closeTranscript = (file) => void orNull(() => closeSync(file.fd));
+var OVERLONG_SCAN = 32 * 1024 * 1024;
+function lineStart(file, at2, floor) {
+  for (let to = at2, step = 65536; to > floor; to -= step, step = Math.min(step * 2, FIRST_TAIL_BYTES)) {
+    const from = Math.max(floor, to - step);
+    const newline = readAt(file.fd, to - from, from).lastIndexOf(10);
+    if (newline >= 0) return from + newline + 1;
+  }
+  return -1;
+}
+function tailPart(file, bytes, end = file.size, skipped = 0) {
+  const length = Math.min(end, bytes, TAIL_BYTES);
+  const start = end - length;
+  if (start === 0) return { lines: linesFromStart(file.fd, end, length), from: 0, skipped };
+  const peek2 = length < TAIL_BYTES ? 1 : 0;
+  const buf = readAt(file.fd, length + peek2, start - peek2);
+  const lines = completeLines(buf, false);
+  const floor = Math.max(0, file.size - OVERLONG_SCAN);
+  const from = lines.length === 0 ? end : start - peek2 + buf.indexOf(10) + 1;
+  const over = from - TAIL_BYTES - 1;
+  const long = over > floor && (lines.length === 0 || from > start) && lineStart(file, start - peek2, over) === -1;
+  const cut = long ? lineStart(file, over, floor) : -1;
+  if (cut === -1) return { lines, from, skipped };
+  const before = tailPart(file, lines.length === 0 ? bytes : length - (end - from), cut, skipped + 1);
+  return { lines: [...before.lines, ...lines], from: before.from, skipped: before.skipped };
+}
 
 // src/agents/transcripts/claude.ts
 var SCAFFOLDING = new RegExp(
@@ -897,7 +1111,7 @@ function taskOf(block, only) {
 }
 
 // src/agents/transcripts/codex.ts
-import path4 from "node:path";
+import path6 from "node:path";
 var SCAFFOLDING2 = new RegExp(
   String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
 );
@@ -918,21 +1132,15 @@ function outputStatus(output) {
   const text = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
   const fromText = exitFromText(text);
   if (fromText !== null) return fromText;
-  if (text.startsWith("{")) {
-    try {
-      const code = obj(obj(JSON.parse(text))?.metadata)?.exit_code;
-      if (typeof code === "number" && Number.isInteger(code)) return `exit ${code}`;
-    } catch {
-    }
-  }
-  return "unknown";
+  const code = obj(parseLine(text)?.metadata)?.exit_code;
+  return typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : "unknown";
 }
 function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path4.win32 : cwd.startsWith("/") ? path4.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path4.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path6.win32 : cwd.startsWith("/") ? path6.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path6.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -943,16 +1151,8 @@ function scriptCalls(script) {
   const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
   for (const m of script.slice(0, 65536).matchAll(re)) {
     const raw = m[2];
-    let text = null;
-    if (raw.startsWith("`")) text = raw.slice(1, -1);
-    else {
-      try {
-        const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
-        text = JSON.parse(quoted);
-      } catch {
-        text = null;
-      }
-    }
+    const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
+    const text = raw.startsWith("`") ? raw.slice(1, -1) : orNull(() => JSON.parse(quoted));
     if (text !== null) out.push({ tool: m[1], text });
   }
   return out;
@@ -960,12 +1160,7 @@ function scriptCalls(script) {
 function callArgs(p) {
   const raw = p.arguments ?? p.input ?? p.action;
   if (typeof raw !== "string") return obj(raw);
-  if (!raw.startsWith("{")) return raw;
-  try {
-    return obj(JSON.parse(raw));
-  } catch {
-    return raw;
-  }
+  return parseLine(raw) ?? raw;
 }
 function itemCall(item, at2) {
   const code = item.exit_code;
@@ -1078,12 +1273,7 @@ function codexCall(p, at2) {
 
 // src/agents/transcripts/gemini.ts
 function resultText(result) {
-  if (typeof result === "string") return result;
-  try {
-    return JSON.stringify(result ?? "").slice(0, 4096);
-  } catch {
-    return "";
-  }
+  return typeof result === "string" ? result : orNull(() => JSON.stringify(result ?? "").slice(0, 4096)) ?? "";
 }
 var HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
 function recordedResult(result) {
@@ -1254,13 +1444,13 @@ function findLastSave(events, project) {
 }
 
 // src/git/saves.ts
-import path11 from "node:path";
+import path13 from "node:path";
 
 // src/git/git-dir.ts
-import path10 from "node:path";
+import path12 from "node:path";
 
 // src/schema/values.ts
-import path5 from "node:path";
+import path7 from "node:path";
 var MARKER = "<!-- memory-schema: v1 -->";
 var CLOCK_SKEW_MS = 5 * 60 * 1e3;
 var ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
@@ -1293,77 +1483,60 @@ function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
   if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
   if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path5.posix.normalize(value);
+  const normal = path7.posix.normalize(value);
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
 
 // src/git/root.ts
-import path9 from "node:path";
+import path11 from "node:path";
 
 // src/store/home.ts
 import { homedir } from "node:os";
-import path6 from "node:path";
+import path8 from "node:path";
 function homeFolder(env, platform = process.platform) {
   const value = platform === "win32" ? env.USERPROFILE : env.HOME;
   return value ?? homedir();
 }
 function samePath(a, b, platform = process.platform) {
   if (platform !== "win32") return a === b;
-  const norm = (p) => path6.win32.resolve(p).toLowerCase();
+  const norm = (p) => path8.win32.resolve(p).toLowerCase();
   return norm(a) === norm(b);
 }
 function userDir(env, home = homeFolder(env)) {
-  return path6.join(env.XDG_CONFIG_HOME || path6.join(home, ".config"), "session-handoff");
+  return path8.join(env.XDG_CONFIG_HOME || path8.join(home, ".config"), "session-handoff");
 }
 
 // src/store/fs.ts
-import path8 from "node:path";
+import path10 from "node:path";
 
 // src/store/private.ts
 import { hostname } from "node:os";
-import path7 from "node:path";
+import path9 from "node:path";
 var TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
 var CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
 var PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
-function listDir(dir) {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
+var listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
 function listPrivate(dir) {
   const out = [];
   for (const name of listDir(dir)) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path7.join(dir, name) });
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path9.join(dir, name) });
   }
   return out;
 }
-function lstatBig(p) {
-  try {
-    return lstatSync(p, { bigint: true });
-  } catch {
-    return null;
-  }
-}
+var lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
 function hasPrivatePartner(dir, file, ino) {
   return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
 }
 var LOCK_NAME = ".lock";
 var OWNER_NAME = "owner";
 function readOwner(lockDir) {
-  try {
-    const text = readFileSync(path7.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text);
-    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-    return { pid: data.pid, host: data.host, nonce: data.nonce };
-  } catch {
-    return null;
-  }
+  const data = orNull(() => JSON.parse(readFileSync(path9.join(lockDir, OWNER_NAME), "utf8")));
+  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+  return { pid: data.pid, host: data.host, nonce: data.nonce };
 }
 function processAlive(pid) {
   if (!Number.isInteger(pid) || pid <= 0) return false;
@@ -1397,13 +1570,9 @@ function lockVerdict(owner, st, host, unchangedMs) {
   return "held";
 }
 function lockState(memDir) {
-  const lockDir = path7.join(memDir, LOCK_NAME);
-  let st;
-  try {
-    st = lstatSync(lockDir);
-  } catch {
-    return { state: "free", pid: null, host: null, unproven: false };
-  }
+  const lockDir = path9.join(memDir, LOCK_NAME);
+  const st = orNull(() => lstatSync(lockDir));
+  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
   const owner = readOwner(lockDir);
   const here = hostname();
   const state = lockVerdict(owner, st, here, 0);
@@ -1412,39 +1581,28 @@ function lockState(memDir) {
 }
 
 // src/store/fs.ts
-function lstatOrNull(p) {
-  try {
-    return lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-function realOrNull(p) {
-  try {
-    return realpathSync(p);
-  } catch {
-    return null;
-  }
-}
+var lstatOrNull = (p) => orNull(() => lstatSync(p));
+var realOrNull = (p) => orNull(() => realpathSync(p));
 var exists = (p) => lstatOrNull(p) !== null;
-function readSmall(p, maxBytes = 1e6) {
-  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
-  let fd;
+function peek(p, read) {
+  const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  if (fd === null) return null;
   try {
-    fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes) return null;
-    const bytes = readFileSync(fd);
-    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
+    return read(fd);
   } catch {
     return null;
   } finally {
     closeSync(fd);
   }
+}
+function readSmall(p, maxBytes = 1e6) {
+  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
+  return peek(p, (fd) => {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) return null;
+    const bytes = readFileSync(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
+  });
 }
 function unreadReason(p, maxBytes = 1e6) {
   const st = lstatOrNull(p);
@@ -1462,26 +1620,16 @@ function readHead(filePath, bytes = 1e6) {
   return readHeadAndTime(filePath, bytes)?.bytes ?? null;
 }
 function readHeadAndTime(filePath, bytes) {
-  let fd;
-  try {
-    fd = openSync(filePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
+  return peek(filePath, (fd) => {
     const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path8.dirname(filePath), path8.basename(filePath), st.ino);
+    const partnered = st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino);
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
     const n = readSync(fd, buf, 0, want, 0);
     return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 // src/git/run.ts
@@ -1628,14 +1776,14 @@ function batchBlobs(out, n) {
 // src/git/root.ts
 var NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
 function within(child, parent) {
-  const rel = path9.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path9.isAbsolute(rel);
+  const rel = path11.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path11.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path9.delimiter)) {
-    if (c === "" || !path9.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path9.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path11.delimiter)) {
+    if (c === "" || !path11.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path11.resolve(c));
   }
   return out;
 }
@@ -1658,7 +1806,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path9.resolve(s)) === dir;
+    return (realOrNull(s) ?? path11.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -1674,7 +1822,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path9.join(dir, ".git"))) {
+    if (exists(path11.join(dir, ".git"))) {
       const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
@@ -1684,14 +1832,14 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path9.dirname(dir);
+    const parent = path11.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path9.join(dir, ".ai"), path9.join(dir, ".ai", "memory")].every((p) => {
+  return [path11.join(dir, ".ai"), path11.join(dir, ".ai", "memory")].every((p) => {
     const owner = lstatSync(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
@@ -1721,7 +1869,7 @@ function findRoot(startPath, env) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path9.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path11.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -1730,12 +1878,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path9.join(dir, ".ai", "memory"))) {
+    if (exists(path11.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path9.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path9.dirname(dir);
+    if (exists(path11.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path11.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -1745,24 +1893,24 @@ function walk(start, env, uid, safe, home) {
 // src/git/git-dir.ts
 var isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path10.dirname(dir)) {
+  for (let dir = root; ; dir = path12.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path10.join(dir, ".git")) !== null) return dir;
-    if (path10.dirname(dir) === dir) return null;
+    if (lstatOrNull(path12.join(dir, ".git")) !== null) return dir;
+    if (path12.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path10.join(top, ".git");
+  const dotGit = path12.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path10.resolve(top, m[1]) : null;
+  const dir = m ? path12.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync(path10.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path10.resolve(gitDir, text);
+    const text = readFileSync(path12.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path12.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
@@ -1770,13 +1918,13 @@ function commonDirOf(gitDir) {
 var MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 var MAX_HASHED_BYTES = 8 * 1024 * 1024;
 function stashLines(commonDir) {
-  const log = commonDir === null ? null : readSmall(path10.join(commonDir, "logs", "refs", "stash"), 5e7);
+  const log = commonDir === null ? null : readSmall(path12.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "");
 }
 function stashEntries(gitDir) {
   const common = commonDirOf(gitDir);
-  const shared = common !== gitDir || (lstatOrNull(path10.join(common, "worktrees"))?.isDirectory() ?? false);
-  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path10.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+  const shared = common !== gitDir || (lstatOrNull(path12.join(common, "worktrees"))?.isDirectory() ?? false);
+  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path12.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
   return stashLines(common).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const own = !shared || /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] === branch;
@@ -1789,11 +1937,11 @@ var KEPT = 10;
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path11.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path13.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path11.join(path11.dirname(saves), name);
+  return saves === null ? null : path13.join(path13.dirname(saves), name);
 }
 function recordLines(p, re) {
   const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -1801,7 +1949,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync(path11.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
@@ -1831,7 +1979,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path11.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -1958,229 +2106,6 @@ function readCheckpointText(text) {
   return { triggers, source, items, dropped };
 }
 
-// src/store/files.ts
-import path13 from "node:path";
-
-// src/store/failpoint.ts
-var POLL_MS = 10;
-var PAUSE_LIMIT_MS = 3e4;
-async function failpoint(spec, phase) {
-  if (!spec) return;
-  for (const one of spec.split(",")) {
-    const colon = one.indexOf(":");
-    if (colon < 0 || one.slice(0, colon) !== phase) continue;
-    await act(one.slice(colon + 1), phase);
-  }
-}
-async function act(action, phase) {
-  if (action === "crash") {
-    process.kill(process.pid, "SIGKILL");
-    await new Promise(() => {
-    });
-  }
-  if (action === "fail" || /^fail=E[A-Z]+$/.test(action)) {
-    const code = action === "fail" ? "EIO" : action.slice("fail=".length);
-    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code });
-  }
-  if (action.startsWith("pause=")) {
-    const base = action.slice("pause=".length);
-    writeFileSync(`${base}.ready`, `${process.pid}
-`);
-    const deadline = Date.now() + PAUSE_LIMIT_MS;
-    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-  }
-}
-
-// src/store/paths.ts
-import path12 from "node:path";
-var FILE_OF = {
-  handoff: "HANDOFF.md",
-  lessons: "LESSONS.md",
-  solutions: "SOLUTIONS.md"
-};
-var HEADING_OF = {
-  handoff: "# Session Handoff",
-  lessons: "# Lessons",
-  solutions: "# Solutions"
-};
-var MAX_DOCUMENT_BYTES = 1e6;
-var TARGETS = ["AGENTS.md", "CLAUDE.md"];
-function memoryDir(root) {
-  return path12.join(root, ".ai", "memory");
-}
-function archiveDir(root) {
-  return path12.join(root, ".ai", "memory", "archive");
-}
-var REAL_DIRS = "memory must live in real directories under the root";
-function ensureDir(dir) {
-  try {
-    mkdirSync(dir, { mode: 448 });
-  } catch (err) {
-    const why = err.message;
-    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
-  }
-  const st = lstatSync(dir, { throwIfNoEntry: false });
-  if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
-  }
-}
-var MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
-function treeVerdict(root, uid = process.getuid?.()) {
-  const mem = memoryDir(root);
-  for (const dir of [path12.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path12.join(mem, d))]) {
-    let st;
-    try {
-      st = lstatSync(dir);
-    } catch (err) {
-      const code = err.code;
-      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path12.dirname(mem)) return "missing";
-      continue;
-    }
-    if (st.isSymbolicLink()) return { dir, why: "is a link" };
-    if (!st.isDirectory()) return { dir, why: "is not a directory" };
-    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
-      return { dir, why: `belongs to another user (uid ${st.uid})` };
-    }
-  }
-  return "ok";
-}
-function checkTree(root, opts = {}) {
-  let verdict = treeVerdict(root);
-  if (verdict === "missing") {
-    if (!opts.create) return false;
-    ensureDir(path12.join(root, ".ai"));
-    ensureDir(memoryDir(root));
-    verdict = treeVerdict(root);
-  }
-  if (verdict === "ok") return true;
-  if (verdict === "missing") return false;
-  const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
-  if (why === "is not a directory") {
-    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-  }
-  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
-}
-
-// src/store/files.ts
-function tokenOf(data) {
-  return nodeCrypto().createHash("sha256").update(data).digest("hex");
-}
-function createExclusive(p, body) {
-  try {
-    writeFileSync(p, body, { flag: "wx", mode: 384 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-var ONE_LINK = "the helper only uses regular files with one link";
-function describeLink(filePath) {
-  let to;
-  try {
-    to = readlinkSync(filePath);
-  } catch {
-    const fix2 = "replace the link with the file it points to, or move it away, and retry";
-    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
-  }
-  const dir = path13.dirname(filePath);
-  const name = path13.basename(filePath);
-  const pointsAt = path13.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path13.join(dir, t));
-  if (TARGETS.includes(name) && other !== void 0) {
-    return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
-  }
-  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
-  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
-}
-var UNSAFE = {
-  link: "is a link",
-  "not-regular": "is not a regular file",
-  "hard-linked": "has more than one hard link",
-  "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
-};
-var UnsafeFile = class extends Refused {
-  state;
-  constructor(state, filePath, message) {
-    super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
-    this.state = state;
-  }
-};
-var OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
-  let fd;
-  try {
-    fd = openSync(filePath, OPEN_FLAGS);
-  } catch (err) {
-    const code = err.code;
-    if (code === "ENOENT") return null;
-    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, describeLink(filePath));
-    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
-    if (special) throw new UnsafeFile("not-regular", filePath);
-    throw new Refused(`cannot open ${filePath}: ${err.message}`);
-  }
-  const stat = fstatSync(fd, { bigint: true });
-  if (!stat.isFile()) {
-    closeSync(fd);
-    throw new UnsafeFile("not-regular", filePath);
-  }
-  if (stat.size > BigInt(maxBytes)) {
-    closeSync(fd);
-    throw new UnsafeFile("too-large", filePath);
-  }
-  return { fd, stat };
-}
-function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
-  const chunks = [];
-  let total = 0;
-  for (; ; ) {
-    const buf = Buffer.allocUnsafe(65536);
-    const n = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
-    if (n === 0) break;
-    chunks.push(buf.subarray(0, n));
-    total += n;
-    if (total > limit) break;
-  }
-  return Buffer.concat(chunks, total);
-}
-var QUIET_MS = 50;
-function sameVersion(a, b) {
-  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-}
-async function readStable(filePath, opts = {}) {
-  const opened = openRegular(filePath);
-  if (opened === null) return null;
-  const { fd, stat } = opened;
-  try {
-    await failpoint(opts.failpoint, "read-opened");
-    const bytes = readAll(fd);
-    const after = fstatSync(fd, { bigint: true });
-    if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
-      throw new Refused(`${filePath} changed while it was read; read it again`);
-    }
-    await failpoint(opts.failpoint, "read-before-recheck");
-    const age = Date.now() - Number(after.mtimeNs / 1000000n);
-    if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
-    const again = readAll(fd, bytes.length, 0);
-    if (!again.equals(bytes) || !sameVersion(after, fstatSync(fd, { bigint: true }))) {
-      throw new Refused(`${filePath} changed while it was read; read it again`);
-    }
-    let token = null;
-    return {
-      bytes,
-      stat,
-      get token() {
-        return token ??= tokenOf(bytes);
-      }
-    };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 // src/checkpoint/store.ts
 function checkpointsDir(root) {
   return path14.join(memoryDir(root), "checkpoints");
@@ -2221,11 +2146,8 @@ function listCheckpoints(root, now = Date.now()) {
   return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
 }
 function rmQuietRegular(p) {
-  try {
-    const st = lstatSync(p);
-    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
-  } catch {
-  }
+  const st = lstatOrNull(p);
+  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
 function deliveredPath(root, session) {
   return path14.join(checkpointsDir(root), `.delivered-${session}`);
@@ -2311,7 +2233,6 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
-  const writerLive = () => liveWriter(memDir);
   let opened;
   try {
     opened = openRegular(filePath);
@@ -2320,7 +2241,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   }
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
-      return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs: null };
     }
     const again = mine.length > 0 || lstatBig(filePath) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
@@ -2335,7 +2256,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
-      return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs };
     }
     const bytes = readAll(fd, void 0, 0);
     const lines = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
@@ -2357,12 +2278,8 @@ function liveWriter(memDir) {
 }
 function interruptedSave(root) {
   const unsafe = treeUnsafe(root);
-  if (unsafe === true) return false;
-  const pending = pendingRepairs(root);
-  if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
-  if (unsafe === null) return pending.length > 0;
-  if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0;
+  if (unsafe === true || pendingRepairs(root).length === 0 || plantedPrivate(root).length > 0) return false;
+  return unsafe === null || !liveWriter(memoryDir(root));
 }
 
 // src/store/pause.ts
@@ -2401,12 +2318,7 @@ function readSettings(memDir) {
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
   if (text === null) return { settings, problems: unread };
-  let parsed;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    parsed = void 0;
-  }
+  const parsed = orNull(() => JSON.parse(text.replace(/^\uFEFF/, "")));
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
   }
@@ -2749,12 +2661,10 @@ var LineReader = class {
   paragraphLine(depth, from) {
     if (this.para !== null && this.paraDepth === depth) this.para.end = this.lineEnd();
     else {
-      const para = this.add(depth, "paragraph", this.lineStart + from);
-      this.para = para;
+      this.para = this.add(depth, "paragraph", this.lineStart + from);
       this.paraDepth = depth;
     }
   }
-  // The content of a line from `from`, in the container at `depth` whose text starts at `base`.
   // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
   content(depth, from, base, lazyCol) {
     const s = this.line.slice(from);

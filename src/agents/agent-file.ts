@@ -6,7 +6,7 @@ import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
 import { readSmall } from "../store/fs.ts";
-import { readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
+import { orNull, readStable, succeeds, UnsafeFile, type ReadFile } from "../store/files.ts";
 import { gitTopOf } from "../git/git-dir.ts";
 import { runGit } from "../git/run.ts";
 
@@ -26,12 +26,8 @@ export async function readAgentFile(file: string, snippet: string): Promise<{ by
     read = await readStable(file);
   } catch (err) {
     if (!(err instanceof UnsafeFile)) throw err;
-    let to = "another file";
-    try {
-      to = readlinkSync(file);
-    } catch {
-      // Gone since it was read.
-    }
+    // Gone since it was read: another file.
+    const to = orNull(() => readlinkSync(file)) ?? "another file";
     const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
     const what = err.state === "link" ? `is a link to ${to}; links are never followed or replaced`
       : `${kind}; install edits only regular files of at most 1 MB`;
@@ -50,8 +46,7 @@ export async function readAgentFile(file: string, snippet: string): Promise<{ by
   return { bytes: read.bytes, token: read.token };
 }
 
-// Refuses a file that is read-only, immutable or append-only, or in a folder this user cannot write: opening it
-// for writing, without truncating, is the one probe that sees all three.
+// Opening for writing, without truncating, is the one probe that sees read-only, immutable and append-only files.
 function assertReplaceable(file: string, snippet: string): void {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
@@ -128,12 +123,8 @@ export function makeDirs(dirs: string[]): void {
 export function removeEmptyDirs(dirs: string[]): string[] {
   const removed: string[] = [];
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
-    try {
-      rmdirSync(d);
-      removed.push(d);
-    } catch {
-      // Not empty: the user's files stay.
-    }
+    // Not empty: the user's files stay.
+    if (succeeds(() => rmdirSync(d))) removed.push(d);
   }
   return removed;
 }
@@ -141,8 +132,7 @@ export function removeEmptyDirs(dirs: string[]): string[] {
 /** Removes `dir` and its parents while empty, never `stop` or above it. */
 export const removeEmptyUpTo = (dir: string, stop: string) => removeEmptyDirs(dirsBelow(stop, dir));
 
-// The folders install made, a line each, in the record file `at`: uninstall removes only these, so that a folder the
-// user had before (an empty .clinerules/hooks) stays.
+// Uninstall removes only the folders install listed here, so a folder the user had before (.clinerules/hooks) stays.
 const madeList = (at: string) => (readSmall(at) ?? "").split("\n").filter(Boolean);
 
 function keepMade(at: string, dirs: string[]): void {

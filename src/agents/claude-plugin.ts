@@ -1,6 +1,8 @@
 // Where Claude Code keeps the plugins it installed (seen on 2.1.112 and 2.1.332): read only, as files.
 import { existsSync, readFileSync } from "../builtins.ts";
 import path from "node:path";
+import { orNull } from "../store/files.ts";
+import { obj } from "./transcripts/types.ts";
 
 /** One install of this skill's plugin; `enabled` is true unless settings' `enabledPlugins` says false. */
 export interface PluginInstall {
@@ -13,16 +15,8 @@ export interface PluginInstall {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
-function json(file: string): Obj | null {
-  try {
-    const v = JSON.parse(readFileSync(file, "utf8").slice(0, 1_000_000)) as unknown;
-    return isObj(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
+const json = (file: string) => orNull(() => obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1_000_000))));
 
 /** Claude Code's per-user folder, where its settings and plugins live: CLAUDE_CONFIG_DIR when set, else ~/.claude. */
 export const claudeUserDir = (home: string, env: Record<string, string | undefined>) =>
@@ -38,7 +32,7 @@ export function claudePluginInstalls(home: string, env: Record<string, string | 
   for (const [key, list] of Object.entries(plugins as Obj)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list)) continue;
     for (const raw of list) {
-      const e = isObj(raw) ? raw : {};
+      const e = obj(raw) ?? {};
       const at = e.installPath;
       const rootSkill = typeof at === "string" && path.isAbsolute(at) && existsSync(path.join(at, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";

@@ -1,4 +1,4 @@
-import { childProcess, existsSync, readdirSync } from "../builtins.ts";
+import { childProcess, existsSync } from "../builtins.ts";
 import path from "node:path";
 import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
 import { AGENTS } from "./index.ts";
@@ -9,14 +9,14 @@ import { editPath, holdsAgentEntries, holdsOurs, installText, shownOf, userPath 
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { GitUnavailable, runGit } from "../git/run.ts";
-import { randomHex8 } from "../store/files.ts";
+import { orNull, randomHex8 } from "../store/files.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { exists, readSmall, realOrNull, unreadReason } from "../store/fs.ts";
 import { PROBE_SESSION_PREFIX } from "./hook-input.ts";
-import { LOCK_NAME, lockState } from "../store/private.ts";
+import { listDir, LOCK_NAME, lockState } from "../store/private.ts";
 import { quotedPath, quotedValue, quotePath, shellWord } from "../guard/quote.ts";
 
 /** Why a settings file of ours is outdated, in words; only install's own entries are judged. */
@@ -40,8 +40,7 @@ export function outdatedReasons(text: string, edit: JsonHooksEdit): string[] {
   return out;
 }
 
-// A file's SessionStart commands naming the helper: `run` (argv) only those exactly as install writes them here, as
-// a file may come with a clone; `foreign`, those install never writes. Cline's script runs when current.
+// Only commands exactly as install writes them here are run, as a file may come with a clone; Cline's when current.
 export function startCommands(edit: Edit, text: string, file: string, current: boolean) {
   if (edit.kind !== "json-hooks") {
     return { run: current && edit.file.endsWith("TaskStart") ? [["/bin/sh", file]] : [], foreign: [] };
@@ -52,8 +51,7 @@ export function startCommands(edit: Edit, text: string, file: string, current: b
   return { run, foreign: all.filter((c) => installShaped(edit, c) === null) };
 }
 
-// Codex records its review of a hook under `[hooks.state."<hooks.json>:session_start:…"]` with a hash of unknown
-// recipe: doctor tells only whether an entry exists.
+// Codex's `[hooks.state."<hooks.json>:session_start:…"]` hash has an unknown recipe: only the entry's presence is told.
 export function codexTrust(env: Record<string, string | undefined>, home: string, hooksFile: string): string {
   const toml = readSmall(path.join(env.CODEX_HOME || path.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -92,8 +90,7 @@ const WINDOWS_ENV = [
 ];
 const KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
 
-// Runs one installed start command as a harness would, for 10 s at most, with a probe's session id, for which the
-// hook keeps no delivered-once marker. Without a shell nothing runs: a command doctor cannot run is not broken.
+// Runs a start command as a harness would, with a probe's session id so the hook keeps no delivered-once marker.
 export function runStart(
   file: string, argv: string[], root: string, env: Record<string, string | undefined>, platform = process.platform,
 ): Promise<StartRun> {
@@ -160,24 +157,20 @@ function agentFix(r: Report, verb: "init" | "install" | "uninstall", name: Agent
   return fixCmd(r, `${verb} --agent ${name}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
 
+// Cline and Cursor have no per-user files: their `edits` throw with `global`.
+const editsOf = (r: Report, agent: Agent, global: boolean) => orNull(() => agent.edits(r.helper, global)) ?? [];
+
 /** One agent: its skill folders, the state of each file it installs, and what is missing for it to work. */
 export async function agentInstalls(r: Report, name: AgentName, agent: Agent): Promise<void> {
   const skill = [
     ...agent.skillFolders.project.map((f) => path.join(r.root, f, "session-handoff")),
     ...agent.skillFolders.home.map((f) => path.join(userPath(r.home, f, r.env), "session-handoff")),
   ].filter((d) => exists(path.join(d, "SKILL.md")));
-  let edits: Edit[] = [];
-  try {
-    edits = agent.edits(r.helper, r.global);
-  } catch {
-    // Cline and Cursor have no per-user files.
-  }
   const install: Record<string, string> = {};
   r.agents[name] = { skill, install };
-  for (const edit of edits) install[edit.file] = await installState(r, name, edit);
+  for (const edit of editsOf(r, agent, r.global)) install[edit.file] = await installState(r, name, edit);
   if (!r.global && Object.values(install).some(installed)) doubleInstall(r, name, agent);
-  // install writes all of an agent's files: one missing beside the others is a clone's (init keeps a file naming
-  // the clone's path out of git) or a removed one, and the agent lacks what it did.
+  // install writes all of an agent's files: one missing beside the others was kept out of git or removed.
   const absent = Object.keys(install).filter((f) => install[f] === "absent");
   if (Object.values(install).some(installed) && absent.length > 0) {
     const what = `${name}: ${absent.join(", ")} not installed (its other files are; a clone lacks the files that name`;
@@ -200,13 +193,7 @@ export async function agentInstalls(r: Report, name: AgentName, agent: Agent): P
 
 // Start hooks of ours in the project's file and in the user's run twice at every start: two notices, two writers.
 function doubleInstall(r: Report, name: AgentName, agent: Agent): void {
-  let edits: Edit[] = [];
-  try {
-    edits = agent.edits(r.helper, true);
-  } catch {
-    return;
-  }
-  for (const edit of edits) {
+  for (const edit of editsOf(r, agent, true)) {
     const file = editPath(r.home, edit, r.env);
     if (edit.kind !== "json-hooks" || file === editPath(r.root, edit)) continue;
     const text = readSmall(file);
@@ -297,8 +284,7 @@ export function pluginInstalls(r: Report): void {
   }
 }
 
-// install registers the merge driver and commits nothing (publish does too, but commits memory, which only the user
-// asks for): the agents installed here, or init, which finds them by their folders.
+// install registers the driver and commits nothing (publish commits memory, which only the user asks for).
 function driverFix(r: Report): string {
   const here = (n: string) => !r.global && Object.values(r.agents[n]!.install).some(installed);
   const names = Object.keys(r.agents).filter(here);
@@ -339,12 +325,7 @@ export async function memoryState(r: Report, journal: JournalHealth) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
     problems.push({ what, fix: driverFix(r) });
   }
-  let archives = 0;
-  try {
-    archives = readdirSync(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
-  } catch {
-    // No archive yet.
-  }
+  const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
     const where = `${path.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;

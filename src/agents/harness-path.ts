@@ -1,5 +1,4 @@
-// A path a harness hands us comes from the harness's OS: read the POSIX way, `C:\…` is relative and `path.resolve`
-// would join it under the current folder, so a Windows-shaped path is refused by name off Windows.
+// Read the POSIX way, `C:\…` is relative and would be joined under the cwd: off Windows it is refused by name.
 import { quotedPath, quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 

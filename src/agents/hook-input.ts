@@ -1,6 +1,8 @@
 // What the hook verbs (hook, context, checkpoint, statusline) share about how a harness runs them.
 import { existsSync } from "../builtins.ts";
 import path from "node:path";
+import { orNull } from "../store/files.ts";
+import { obj } from "./transcripts/types.ts";
 
 // doctor's session id for the hooks it runs: the hook keeps no delivered-once marker for it, so doctor changes nothing.
 export const PROBE_SESSION_PREFIX = "session-handoff-doctor-";
@@ -20,17 +22,10 @@ export async function readHookJson(ctx: HookStdin, max: number): Promise<Record<
 /** As readHookJson, for stdin already read. */
 export function hookObject(data: Buffer | null, max: number): Record<string, unknown> | null | undefined {
   if (data === null || data.length === 0) return undefined;
-  if (data.length > max) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8")) as unknown;
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+  return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
 }
 
-// A helper installed for the user fires in every project: one with no .ai/memory never used the skill
-// (docs/decisions/checkpoint-without-memory.md).
+// A per-user helper fires in every project; one without .ai/memory never used the skill (checkpoint-without-memory.md).
 export function userHelperWithoutMemory(skillDir: string | null | undefined, home: string, root: string): boolean {
   if (!skillDir || home === "" || existsSync(path.join(root, ".ai", "memory"))) return false;
   const under = (dir: string, base: string) => {

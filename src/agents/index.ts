@@ -1,5 +1,4 @@
-// One table of the harnesses `install --agent` knows, in the order `doctor` reports them
-// (harnesses.md has the facts each row relies on).
+// The harnesses `install --agent` knows, in doctor's order (harnesses.md has the facts each row relies on).
 import { block, bootstrapBody } from "./md-block.ts";
 import { CLINE_HOOK_MARK, hookCommand, hookCommandPowerShell, nodeRun, NODE_RECORD, PS_FIRST, psQuote,
   shellQuote } from "./command.ts";
@@ -24,9 +23,8 @@ function projectOnly(name: AgentName, global: boolean): void {
   if (global) throw new Refused(`${name} has no per-user rules folder; ${instead}`);
 }
 
-// Cline runs the file itself and its stdin names no cwd: the project is the script's folder's
-// grandparent, so a committed script works in every clone. Builtins only before the Node lookup:
-// a GUI-started harness's PATH may hold nothing.
+// Cline's stdin names no cwd: the root is the script's grandparent, so a committed script works in every clone; only
+// builtins run before the Node lookup, as a GUI-started harness's PATH may hold nothing.
 function clineScript(helper: HelperLocation): string {
   const file = helper.rel !== null ? `"$root"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
   const run = nodeRun(`hook --mode session --format cline --root "$root"`);
@@ -34,8 +32,7 @@ function clineScript(helper: HelperLocation): string {
   return `#!/bin/sh\n${CLINE_HOOK_MARK}\n${root}\nf=${file}\n[ -f "$f" ] || exit 0\n${run}\nexit 0\n`;
 }
 
-// Cline on Windows runs only `<Event>.ps1`: the same lookup, written on every OS so a committed
-// folder works on every teammate's machine (*unverified*: no Windows machine has run it).
+// Cline on Windows runs only `<Event>.ps1`, written on every OS for teammates' machines (*unverified* on Windows).
 function clineScriptPs1(helper: HelperLocation): string {
   const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
   const ps = "hook --mode session --format cline --root $root";
@@ -134,8 +131,7 @@ export const AGENTS: Record<AgentName, Agent> = {
       ];
     },
   },
-  // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
-  // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
+  // No PreCompress (it fires before every request), no matcher (exact names), timeouts in ms, only JSON on stdout.
   gemini: {
     name: "gemini",
     fromStartFolder: true,

@@ -1,27 +1,21 @@
-// install and uninstall edit agent files under this lock, so two runs sharing a file (AGENTS.md)
-// never lose each other's edit (measured: docs/decisions/agent-files-atomic.md).
+// Two installs sharing a file (AGENTS.md) never lose each other's edit (docs/decisions/agent-files-atomic.md).
 import { lstatSync, mkdirSync, rmdirSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { orNull, succeeds } from "../store/files.ts";
 import { homeFolder, userDir } from "../store/home.ts";
 import { acquireLockDir } from "../store/lock.ts";
 import { findRoot } from "../git/root.ts";
 import type { Caller } from "./target.ts";
 
-/**
- * Runs `run` under the install lock of the project (or of the user, with --global); `--dry-run` and a bad
- * `--root` take none. Folders made for the lock, or emptied by uninstall, go when empty, never the root or HOME.
- */
+/** Runs `run` under the project's (or with --global the user's) install lock; folders it made go when empty. */
 export async function underInstallLock<T>(ctx: Caller, uninstall: boolean, run: () => Promise<T>): Promise<T> {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  let root: string | null = null;
-  try {
-    root = global ? null : findRoot(path.resolve(ctx.cwd, given), ctx.env).root;
-  } catch {
-    return run();
-  }
+  const root = global ? null : orNull(() => findRoot(path.resolve(ctx.cwd, given), ctx.env).root);
+  // A bad --root takes no lock: the run itself refuses it.
+  if (!global && root === null) return run();
   const lockDir = path.join(root === null ? userDir(ctx.env) : path.join(root, ".ai"), ".install.lock");
   const parent = path.dirname(lockDir);
   const made = makeParent(parent);
@@ -38,11 +32,7 @@ export async function underInstallLock<T>(ctx: Caller, uninstall: boolean, run: 
     const stop = global ? path.resolve(homeFolder(ctx.env) || "/") : root!;
     const below = (dir: string) => dir.startsWith(`${stop}${path.sep}`);
     for (let dir = parent; (made !== null || uninstall) && below(dir); dir = path.dirname(dir)) {
-      try {
-        rmdirSync(dir);
-      } catch {
-        break; // not empty: something else lives there
-      }
+      if (!succeeds(() => rmdirSync(dir))) break; // not empty: something else lives there
       if (dir === made && !uninstall) break;
     }
   }

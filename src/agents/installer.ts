@@ -112,12 +112,10 @@ export async function forAgents<R extends { lines: string[]; driver: string[]; n
   return out;
 }
 
-// Where install lists the folders it made: the clone's git dir, which uninstall finds under any HOME; else the user's
-// folder, one file per project outside git, as installs in two projects may run at once and share nothing else.
+// In the clone's git dir, found under any HOME; outside git one file per project, as two projects' installs may race.
 function madeListFile(t: Target, env: Env): string {
-  const top = t.global ? null : gitTopOf(t.base, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  if (gitDir !== null) return path.join(commonDirOf(gitDir), "session-handoff", "made-folders");
+  const trees = t.global ? null : treesOf(t.base, env);
+  if (trees !== null) return path.join(trees.common, "session-handoff", "made-folders");
   return path.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 
@@ -164,8 +162,7 @@ function workTrees(common: string): string[] {
   return [path.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path.dirname(g.trim()))];
 }
 
-// Versions before this one kept copies of the agents' files (the user's settings, maybe secrets) under
-// `installs/`; nothing reads them now, so install and uninstall remove them, or say so when they cannot.
+// Older versions kept copies of agent files (maybe holding secrets) under `installs/`; nothing reads them now.
 function dropOldRecords(dir: string): string[] {
   const records = path.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
@@ -226,8 +223,7 @@ export async function uninstall(t: Target, env: Env) {
   return { lines, driver: driver.lines, notes: [...driver.notes, ...old], last };
 }
 
-// Whether an agent's files under `base` (but `skip`'s) still hold an entry of ours, `planned` giving the texts
-// uninstall will leave. Only small regular files are read (a FIFO would block).
+// Whether another agent's files under `base` hold an entry of ours; only small regular files are read (not a FIFO).
 function anotherInstalled(t: Target, planned: Map<string, string | null>, base = t.base, skip: string = t.agent.name) {
   return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit) => {
     const file = editPath(base, edit);

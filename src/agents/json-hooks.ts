@@ -84,9 +84,8 @@ export function hooksSnippet(spec: Commands): string {
 }
 
 function groupOf(h: HookSpec, commands: Commands): Obj {
-  const hook: Obj = { type: "command", command: commands.command(h.args) };
-  if (commands.commandWindows) hook.commandWindows = commands.commandWindows(h.args);
-  hook.timeout = h.timeout;
+  const windows: Obj = commands.commandWindows ? { commandWindows: commands.commandWindows(h.args) } : {};
+  const hook: Obj = { type: "command", command: commands.command(h.args), ...windows, timeout: h.timeout };
   return h.matcher === undefined ? { hooks: [hook] } : { matcher: h.matcher, hooks: [hook] };
 }
 
@@ -96,8 +95,7 @@ function groupsOf(spec: Commands): Obj {
   return out;
 }
 
-// jsonc-parser's SyntaxKind is a const enum we cannot import: 1 and 3 open a brace and a bracket, 2 and 4 close them,
-// 17 is the end.
+// SyntaxKind is a const enum we cannot import: 1 and 3 open a brace or bracket, 2 and 4 close them, 17 is the end.
 function depthOf(text: string): number {
   const scanner = createScanner(text, false);
   let depth = 0;
@@ -109,8 +107,7 @@ function depthOf(text: string): number {
   return max;
 }
 
-// Parses a settings file, JSON with comments and trailing commas (Gemini accepts both), whose `hooks` is an object
-// of arrays; anything else is Refused, saying what to do (`fix`).
+// JSON with comments and trailing commas (Gemini accepts both), whose `hooks` is an object of arrays, else Refused.
 function parseSettings(text: string, file: string, fix: string): Obj {
   const body = text.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
@@ -172,8 +169,7 @@ const indentAt = (text: string, at: number) => /^[ \t]*/.exec(text.slice(text.la
 const splice = (text: string, at: number, cut: number, put: string) => text.slice(0, at) + put + text.slice(at + cut);
 const endOf = (n: Node) => n.offset + n.length;
 
-// One edit (value undefined: remove) that touches no byte but ours: an insertion is undone exactly by the removal,
-// so uninstall gives back the user's layout.
+// An edit (value undefined: remove) touching no byte but ours, so uninstall gives back the user's layout exactly.
 function edit(text: string, at: JSONPath, value: Json | undefined, fmt: Format, insert = false): string {
   const tree = parseTree(text, [], JSONC)!;
   let parent = findNodeAtLocation(tree, at.slice(0, -1));
@@ -232,8 +228,7 @@ function withoutOurs(groups: Json[], isOurs: (h: Json) => boolean): { kept: Json
   return { kept, at };
 }
 
-// Removes our hooks from `text`, then puts `ours` where the first of ours stood (else at the end); an event already
-// as it should be is not touched, so a re-install changes no byte.
+// Puts `ours` where the first of ours stood (else at the end); an event already right is untouched, byte for byte.
 function rewrite(text: string, ours: Obj | null, isOurs: (h: Json) => boolean): string {
   const fmt = formatOf(text);
   let out = text;
@@ -244,15 +239,11 @@ function rewrite(text: string, ours: Obj | null, isOurs: (h: Json) => boolean): 
     const next = [...kept];
     next.splice(at ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
-    if (next.length === 0 && at !== null) {
-      out = dropHooks(out, event, groups, isOurs, fmt);
-      if (bareAt(out, ["hooks", event])) out = edit(out, ["hooks", event], undefined, fmt);
-      continue;
-    }
     out = dropHooks(out, event, groups, isOurs, fmt);
-    const base = at ?? kept.length;
+    // Emptied of ours (nothing is wanted then): the event's list goes too when nothing else is in it.
+    if (next.length === 0 && bareAt(out, ["hooks", event])) out = edit(out, ["hooks", event], undefined, fmt);
     want.forEach((group, i) => {
-      out = edit(out, ["hooks", event, base + i], group, fmt, true);
+      out = edit(out, ["hooks", event, (at ?? kept.length) + i], group, fmt, true);
     });
   }
   for (const [event, groups] of Object.entries(ours ?? {})) {
@@ -263,8 +254,7 @@ function rewrite(text: string, ours: Obj | null, isOurs: (h: Json) => boolean): 
   return out;
 }
 
-// A container emptied of our entries goes only when nothing of the user's is left in it, not even a comment, nor in
-// the separator its removal takes with it (install writes no comment there).
+// An emptied container goes only when no comment of the user's is in it or in the separator its removal takes.
 function bareAt(text: string, where: JSONPath): boolean {
   const tree = parseTree(text);
   const node = tree === undefined ? undefined : findNodeAtLocation(tree, where);

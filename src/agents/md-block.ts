@@ -49,8 +49,7 @@ export function findBlock(text: string, file: string): BlockSpan | null {
 /** Whether a line names one of our markers (a line of the user's that does is refused, never guessed at). */
 export const mentionsMarker = (line: string) => /session-handoff:(begin|end)/.test(line);
 
-// The text's lines, those of code (fenced, with its fences, or indented) blanked: a marker there is the user's example.
-// A fence never closed is taken as text, or a block install appended after it would never be found again.
+// Code lines blanked: a marker there is the user's example; a fence never closed is text, or our block would be lost.
 function unfenced(text: string): string[] {
   const lines = text.split("\n");
   const out = [...lines];
@@ -102,8 +101,7 @@ export function blockEndByte(text: string, span: BlockSpan): number {
   return Buffer.byteLength(lines.slice(0, span.end + 1).join("\n"), "utf8");
 }
 
-// `text` with `blk` at its end after a blank line; past TOP_BLOCK_FROM bytes (so that Codex reads it) at the top,
-// after a heading line. dropBlock takes out exactly what this adds, a file's missing final newline included.
+// Past TOP_BLOCK_FROM bytes the block goes at the top, so Codex reads it; dropBlock takes out exactly what this adds.
 function insertBlock(text: string, blk: string, eol: string): string {
   if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
     return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
@@ -125,10 +123,7 @@ export function putBlock(text: string | null, file: string, agent: AgentName, bo
   if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
   const agents = [...new Set([...blockAgents(text, span), agent])].sort() as AgentName[];
   const blk = block(body(agents)).split("\n").join(eol);
-  if (blockEndByte(text, span) > CODEX_BUDGET) {
-    const without = dropBlock(text, span);
-    return insertBlock(without ?? "", blk, eol);
-  }
+  if (blockEndByte(text, span) > CODEX_BUDGET) return insertBlock(dropBlock(text, span) ?? "", blk, eol);
   return replaceBlock(text, span, blk);
 }
 

@@ -5,6 +5,7 @@ import { removeHooks, removeStatusLine } from "./json-hooks.ts";
 import { block, BLOCK_BEGIN, blockAgents, findBlock, holdsBlock, putBlock, takeBlock } from "./md-block.ts";
 import { claudeUserDir } from "./claude-plugin.ts";
 import { CLINE_HOOK_MARK } from "./command.ts";
+import { orNull } from "../store/files.ts";
 import type { AgentName, Edit, OwnedFileEdit } from "./types.ts";
 
 /** What a user would paste by hand for an edit, when the file cannot be edited safely. */
@@ -53,18 +54,10 @@ export function uninstallText(edit: Edit, agent: AgentName, current: string, sho
   // changed (their empty `hooks` or event list too), and emptied of ours, never deleted, when more changed.
   const theirs = committed !== null && !holdsOurs(edit, committed);
   const forms = edit.kind === "json-hooks" ? [edit, { ...edit, statusLine: undefined }] : [edit];
-  if (theirs && forms.some((e) => current === tryText(() => installText(e, agent, committed, shown)))) return committed;
+  if (theirs && forms.some((e) => current === orNull(() => installText(e, agent, committed, shown)))) return committed;
   const rest = takeOurs(edit, agent, current, shown);
   return rest !== current && !theirs && nothingLeft(edit, rest) ? null : rest;
 }
-
-const tryText = (f: () => string) => {
-  try {
-    return f();
-  } catch {
-    return null;
-  }
-};
 
 function takeOurs(edit: Edit, agent: AgentName, current: string, shown: string): string {
   if (edit.kind === "md-block") return takeBlock(current, shown, agent, edit.body) ?? "";
@@ -76,9 +69,7 @@ function takeOurs(edit: Edit, agent: AgentName, current: string, shown: string):
 const nothingLeft = (edit: Edit, rest: string) => edit.kind === "md-block" ? rest === ""
   : edit.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
 
-// Our part of a file install creates runs from the first line it writes through its last (the end marker, or the
-// script's `exit 0`; an older script had none: to the end); lines the user added around it are theirs. Returns the
-// text with our part replaced, or null when there is none.
+// Our part runs from install's first line through its last (an older script's to the end); lines around are theirs.
 function ownedSpan(edit: OwnedFileEdit, text: string): ((ours: string) => string) | null {
   const want = edit.content.replace(/\r?\n$/, "").split(/\r?\n/);
   const lines = text.split("\n");

@@ -60,8 +60,7 @@ function briefFromCheckpoint(text: string, age: string): Brief {
   });
 }
 
-// Plan status and the next step come from a newer checkpoint; the step keeps the handoff brief's frame (drift's
-// verdict before it, the open question after it): a newer checkpoint does not make those go away.
+// The next step keeps the handoff brief's frame (drift's verdict, the open question): a checkpoint does not clear them.
 function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
   const cp = parseCheckpoint(text);
   const plan = planStatusOf(cp);
@@ -95,13 +94,9 @@ async function newestText(root: string, handoff: HandoffOrder | null, now: numbe
   const got = currentCheckpoint(root, handoff, now);
   if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
   const age = minutesAgo(got.entry.savedMs, now);
-  try {
-    const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
-    return file === null ? null : { text: file.bytes.toString("utf8"), age };
-  } catch {
-    // An unsafe or racing checkpoint is not a reason to refuse the brief.
-    return null;
-  }
+  // An unsafe or racing checkpoint is not a reason to refuse the brief.
+  const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root)).catch(() => null);
+  return file === null ? null : { text: file.bytes.toString("utf8"), age };
 }
 
 export async function coldBriefFromCheckpoint(root: string): Promise<Brief | null> {

@@ -27,7 +27,7 @@ import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, rmQuietRegu
 import { readHead } from "../store/fs.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
-import { readStable, tokenOf } from "../store/files.ts";
+import { orNull, readStable, tokenOf } from "../store/files.ts";
 import { cleanCheckpointLeftovers, pruneCheckpoints, pruneOfferMarkers } from "./cleanup.ts";
 import { underLock } from "../store/mutate.ts";
 import { homeFolder, samePath } from "../store/home.ts";
@@ -82,13 +82,10 @@ function projectHandoffs(root: string): ProjectHandoffs {
       if (token === current?.token) return true;
       if (archived === null) {
         archived = new Set();
-        try {
-          for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHead(path.join(archiveDir(root), e.name)) : null;
-            if (b !== null) archived.add(tokenOf(b));
-          }
-        } catch {
-          // An unsafe archive folder: no archive counts.
+        // An unsafe archive folder: no archive counts.
+        for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
+          const b = e.regular ? readHead(path.join(archiveDir(root), e.name)) : null;
+          if (b !== null) archived.add(tokenOf(b));
         }
       }
       return archived.has(token);
@@ -205,8 +202,7 @@ function capture(
   return { cap, source: captureSource(cap), headStart, recognised: true, save, toolCalls, resume };
 }
 
-// The file's first timestamp (`firstSixteen`: that of the head's first 16 lines); past a long first record the
-// file is read from its start when it is short enough.
+// Past a long first record, a file short enough is read from its start for its first timestamp.
 function sessionStartOf(file: TranscriptFile, format: TranscriptFormat, firstSixteen: string | null): string | null {
   const parse = (lines: readonly string[]) => parseTranscript(format, lines);
   const first = (lines: readonly string[]) =>
@@ -256,14 +252,9 @@ export async function writeCheckpoint(
   };
   // Nothing to capture and nothing of this session to replace: nothing is written at all.
   if (nothing && (before === undefined || (beforeSince === since && compactSummary === null))) {
-    let journal: string[] = [];
-    if (got.resume) {
-      try {
-        journal = (await underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed)).result;
-      } catch {
-        // Busy or paused: the outcome goes unrecorded; the checkpoint's own word stands.
-      }
-    }
+    // Busy or paused: the outcome goes unrecorded; the checkpoint's own word stands.
+    const locked = got.resume ? underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed) : null;
+    const journal = locked === null ? [] : await locked.then((r) => r.result, () => []);
     return [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)];
   }
   try {

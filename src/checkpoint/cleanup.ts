@@ -4,7 +4,7 @@ import path from "node:path";
 import { CHECKPOINT_NAME } from "./parse.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, rmQuietRegular } from "./store.ts";
 import { readHead } from "../store/fs.ts";
-import { tokenOf } from "../store/files.ts";
+import { succeeds, tokenOf } from "../store/files.ts";
 import { listPrivate } from "../store/private.ts";
 
 const MARKERS_KEPT = 20;
@@ -18,18 +18,13 @@ export function pruneCheckpoints(root: string, keep: string): void {
   let deleted = 0;
   for (const e of list) {
     if (survivors.has(e.name) || deleted >= list.length - CHECKPOINT_KEEP) continue;
-    try {
-      unlinkSync(path.join(checkpointsDir(root), e.name));
-      deleted++;
-    } catch {
-      // Gone meanwhile, or not ours to delete: retention is best effort.
-    }
+    // Gone meanwhile, or not ours to delete: retention is best effort.
+    if (succeeds(() => unlinkSync(path.join(checkpointsDir(root), e.name)))) deleted++;
     rmQuietRegular(path.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
 }
 
-// An interrupted checkpoint's claim goes back when no checkpoint is there. A delivered-once marker stays (the newest
-// MARKERS_KEPT) while its session's checkpoint or one with the token it holds exists: once-per-token reads it.
+// A delivered-once marker stays while a checkpoint of its session or token exists: once-per-token reads it.
 export function cleanCheckpointLeftovers(root: string): string[] {
   const dir = checkpointsDir(root);
   if (checkpointsDirState(root) !== "ok") return [];
@@ -39,18 +34,13 @@ export function cleanCheckpointLeftovers(root: string): string[] {
     const st = lstatSync(e.path, { throwIfNoEntry: false });
     if (st === undefined || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
-      try {
-        linkSync(e.path, path.join(dir, e.file));
+      // No link when a checkpoint is current: the claim was the version it replaced.
+      if (succeeds(() => linkSync(e.path, path.join(dir, e.file)))) {
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
-      } catch {
-        // A checkpoint is current: the claim was the version it replaced.
       }
     }
-    try {
-      unlinkSync(e.path);
+    if (succeeds(() => unlinkSync(e.path))) {
       actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
-    } catch {
-      // gone meanwhile
     }
   }
   try {

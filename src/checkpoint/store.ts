@@ -1,10 +1,10 @@
 // The `checkpoints/` folder as hook, check and read see it: its names, listing and delivered-once markers.
-import { lstatSync, unlinkSync } from "../builtins.ts";
+import { unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { mayHoldToken } from "../guard/quote.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "./parse.ts";
 import { parseStrictTime } from "../schema/values.ts";
-import { createExclusive, tokenOf } from "../store/files.ts";
+import { createExclusive, orNull, tokenOf } from "../store/files.ts";
 import { lstatOrNull, readHead, readHeadAndTime } from "../store/fs.ts";
 import { listDir } from "../store/private.ts";
 import { memoryDir } from "../store/paths.ts";
@@ -65,20 +65,15 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
     const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
     out.push({ session: name.slice(0, -3), name, savedMs, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
   }
-  // A tie on `Saved:` goes to the one written last, else the older is told again (checkpoint-after-last-save.md);
-  // then code-unit name order: the same on every machine, and no ICU collator to load (~3 ms of the hook).
+  // A tie goes to the one written last (checkpoint-after-last-save.md); code-unit order needs no ICU (~3 ms).
   const order = <T extends bigint | string>(a: T, b: T) => (a === b ? 0 : a < b ? -1 : 1);
   const saved = (e: CheckpointEntry) => e.savedMs ?? -Infinity;
   return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
 }
 
 export function rmQuietRegular(p: string): void {
-  try {
-    const st = lstatSync(p);
-    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
-  } catch {
-    // nothing there
-  }
+  const st = lstatOrNull(p);
+  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
 
 function deliveredPath(root: string, session: string): string {

@@ -1,5 +1,4 @@
-// Where checkpoints surface in hook, check, read and brief (docs/design.md#checkpoints). The hook derives only
-// numbers and states from a checkpoint (its age, token and `Session-start:`), never its characters.
+// Where checkpoints surface in hook, check, read and brief; the hook never prints a checkpoint's characters.
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
 import { readCheckpointText } from "./parse.ts";
@@ -7,7 +6,7 @@ import { plural } from "../guard/words.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, sessionFileId, writeDelivered,
   type CheckpointEntry } from "./store.ts";
 import { readHead } from "../store/fs.ts";
-import { readStable, tokenOf } from "../store/files.ts";
+import { orNull, readStable, tokenOf } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
 import { isProbeSession } from "../agents/hook-input.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
@@ -94,8 +93,7 @@ export const CHECKPOINT_SENTENCES = {
 /** The hook's checkpoint lines, and whether, after `compact`, the handoff is older than this session's start. */
 export type CheckpointHookLines = { lines: string[]; handoffOlderThanSession: boolean };
 
-// A capture newer than the handoff (or with none), told once per session and token (a marker written without the
-// lock, never while paused); on `compact` the session's own. Never throws.
+// A capture newer than the handoff, told once per session and token; on `compact` the session's own. Never throws.
 export async function checkpointHookLines(
   root: string, input: { source: string | null; sessionId: unknown }, handoffPresent: boolean, paused: boolean,
   now: number,
@@ -173,9 +171,5 @@ export function checkpointNoteForHandoff(root: string, handoffText: string | nul
 
 /** True when a capture is parked (for `check` with no handoff): anchors-only checkpoints never count. */
 export function checkpointParked(root: string): boolean {
-  try {
-    return currentCheckpoint(root, null, Date.now()) !== null;
-  } catch {
-    return false;
-  }
+  return orNull(() => currentCheckpoint(root, null, Date.now()) !== null) ?? false;
 }

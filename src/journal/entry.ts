@@ -153,14 +153,10 @@ export function mergeJournalMonth(ours: string, theirs: string): string | null {
   if (parseJournal(ours).problems.length > 0 || parseJournal(theirs).problems.length > 0) return null;
   const split = (text: string) => text.split(/^(?=## \d{4}-\d{2}-\d{2}T)/m);
   const [header, ...mine] = split(ours);
-  const entries = new Map<string, string>();
-  for (const chunk of [...mine, ...split(theirs).slice(1)]) {
-    const body = `${chunk.replace(/\n+$/, "")}\n\n`;
-    entries.set(body, body);
-  }
+  const entries = new Set([...mine, ...split(theirs).slice(1)].map((chunk) => `${chunk.replace(/\n+$/, "")}\n\n`));
   const key = (e: string) => /^## (\S+) (\S+) (\S+)/.exec(e)!.slice(1).join(" ");
   const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  const sorted = [...entries.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
+  const sorted = [...entries].sort((x, y) => order(key(x), key(y)) || order(x, y));
   return `${header!.replace(/\n+$/, "")}\n\n${sorted.join("")}`;
 }
 

@@ -84,12 +84,9 @@ function retriedNotes(root: string, priorToken: string): string[] {
 async function handoffWithToken(root: string, token: string): Promise<string | null> {
   const archived = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n));
   for (const f of [path.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path.join(archiveDir(root), n))]) {
-    try {
-      const r = await readStable(f);
-      if (r !== null && r.token === token) return r.bytes.toString("utf8");
-    } catch {
-      // An unsafe file is not read.
-    }
+    // An unsafe file is not read.
+    const r = await readStable(f).catch(() => null);
+    if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
   return null;
 }
@@ -188,10 +185,8 @@ async function foldOne(root: string, nowMonth: string, fp?: string): Promise<str
     const read = readJournalFile(dir, f.name);
     if (read === null) continue;
     const parsed = parseJournal(read.bytes.toString("utf8"), "month");
-    if (parsed.problems.length > 0) {
-      const p = parsed.problems[0]!;
-      throw new HelperError(`journal/${f.name} line ${p.line}: ${p.message}`, 2);
-    }
+    const p = parsed.problems[0];
+    if (p !== undefined) throw new HelperError(`journal/${f.name} line ${p.line}: ${p.message}`, 2);
     entries.push(...parsed.entries);
   }
   const year = period.slice(0, 4);

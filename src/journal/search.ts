@@ -88,14 +88,8 @@ function ledgerUnits(text: string): Unit[] {
 
 /** A file's text as `archives list` reads it (a NUL: skipped, with a note); null when absent or unsafe. */
 async function readText(p: string, file: string, notes: string[]): Promise<string | null> {
-  let bytes: Buffer;
-  try {
-    const r = await readStable(p);
-    if (r === null) return null;
-    bytes = r.bytes;
-  } catch {
-    return null;
-  }
+  const bytes = (await readStable(p).catch(() => null))?.bytes;
+  if (bytes === undefined) return null;
   const nul = firstNul(bytes);
   if (nul >= 0) {
     notes.push(`warning: ${file} holds a NUL byte (at byte ${nul}): unsafe, not searched`);

@@ -5,7 +5,7 @@ import { HelperError, Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
 import { exists } from "../store/fs.ts";
 import { syncDir, unlinkQuiet, writeTemp } from "../store/publish.ts";
-import { openRegular, randomHex8, readAll, tokenOf } from "../store/files.ts";
+import { openRegular, orNull, randomHex8, readAll, tokenOf } from "../store/files.ts";
 import { ensureDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { listDir, listPrivate, privateName, processAlive } from "../store/private.ts";
 import { journalHeader, parseJournal } from "./entry.ts";
@@ -90,17 +90,10 @@ export function journalHealth(root: string) {
 
 /** A journal file's text, or null when it is absent or cannot be read (a reader skips it). */
 export function readJournalText(root: string, f: JournalFile): string | null {
-  try {
-    return readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null;
-  } catch {
-    return null;
-  }
+  return orNull(() => readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null);
 }
 
-/**
- * Puts right what a killed append left: a claim is put back, or dropped when the file begins with its bytes, else kept
- * as `<name>.orig-<hex>.md`; temps go. Returns a stderr line per action.
- */
+/** Puts right what a killed append left: a claim back, dropped or kept as `<name>.orig-<hex>.md`; temps go. */
 export function repairJournal(dir: string): string[] {
   const actions: string[] = [];
   for (const e of listPrivate(dir)) {

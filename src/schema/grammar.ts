@@ -158,13 +158,11 @@ class LineReader {
   paragraphLine(depth: number, from: number): void {
     if (this.para !== null && this.paraDepth === depth) this.para.end = this.lineEnd();
     else {
-      const para = this.add(depth, "paragraph", this.lineStart + from);
-      this.para = para;
+      this.para = this.add(depth, "paragraph", this.lineStart + from);
       this.paraDepth = depth;
     }
   }
 
-  // The content of a line from `from`, in the container at `depth` whose text starts at `base`.
   // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
   content(depth: number, from: number, base: number, lazyCol: number): void {
     const s = this.line.slice(from);

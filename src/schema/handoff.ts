@@ -250,10 +250,7 @@ export function goalLineOf(h: ParsedHandoff): string | null {
 /** The anchors after validation: only these values may reach git. */
 export type CheckedAnchors = ReturnType<typeof checkAnchors>;
 
-/**
- * Checks a parsed handoff's anchor values; never throws. A bad or missing one is null (or left out) and named in
- * `unverifiable` (`anchors` when there is no section); the key file mtimes' times are as written (null: missing).
- */
+/** Checks a parsed handoff's anchor values; a bad or missing one is null and named in `unverifiable`. */
 export function checkAnchors(h: ParsedHandoff, nowMs: number) {
   const unverifiable: string[] = [];
   const fail = (field: string, bad: boolean) => bad && unverifiable.push(field);

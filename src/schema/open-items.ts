@@ -29,8 +29,7 @@ export function openItems(text: string): OpenItem[] {
   return items;
 }
 
-// An item is the same carried with another case, spacing, emphasis or quotes, a leading checkbox, or punctuation
-// at either end (docs/decisions/open-items.md).
+// Case, spacing, emphasis, quotes, a leading checkbox and end punctuation tell no two items apart (open-items.md).
 function normalise(s: string): string {
   return s.toLowerCase().replace(/[`*_"“”]/g, "").replace(/^\s*\[[ x~-]?\]/, "").replace(/\s+(?=[,.;:!?)])/g, "")
     .replace(/\s+/g, " ").replace(/^[\s\p{P}]+|[\s\p{P}]+$/gu, "");

@@ -50,13 +50,7 @@ export function fillAnchors(text: string, rendered: string): { text: string; lin
 
 /** The text as `unchanged` compares it: without `Saved:` and, when `dropDate`, the anchors' `- Date:` line. */
 export function comparable(text: string, dropDate: boolean): string {
-  const layout = handoffLayout(text);
-  const range = layout.anchors;
-  return layout.lines
-    .filter((line, i) => {
-      if (i === layout.savedIndex) return false;
-      if (dropDate && range && i >= range.start && i < range.end && line.startsWith("- Date: ")) return false;
-      return true;
-    })
-    .join("\n");
+  const { lines, savedIndex, anchors: range } = handoffLayout(text);
+  const date = (line: string, i: number) => range && i >= range.start && i < range.end && line.startsWith("- Date: ");
+  return lines.filter((line, i) => i !== savedIndex && !(dropDate && date(line, i))).join("\n");
 }

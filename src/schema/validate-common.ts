@@ -98,11 +98,7 @@ export interface RedactedText {
   findings: readonly RedactionFinding[];
 }
 
-/**
- * Runs a rule table over a context built from the redacted text (so no message can quote a secret), with issues at
- * the author's lines: by line, whole-document findings last, table order on one line. Each hit of a rule takes one
- * share of its part's points.
- */
+/** Runs a rule table over the redacted text, so no message quotes a secret; issues are at the author's lines. */
 export function runRules<C extends DocumentText>(
   rules: readonly Rule<C>[], parts: readonly Part<C>[], pass: RedactedText, c: C, dropped: string[] = [],
 ): Validation {

@@ -35,10 +35,7 @@ export interface HandoffValidateOptions {
   redacted?: RedactedText;
 }
 
-/**
- * Where the `# Session Handoff` title (among the first four lines), the preamble's first `Saved:` and the first
- * anchors section's body ([start, end), trailing blank lines left out) are: 0-based, -1 or null when absent.
- */
+/** 0-based lines of the title, the first `Saved:` and the anchors' body ([start, end)); -1 or null when absent. */
 export function handoffLayout(text: string, model = readHandoff(text, parseBlocks(text))) {
   const lines = text.split("\n");
   const titleIndex = lines.slice(0, 4).indexOf(TITLE);
@@ -341,8 +338,7 @@ function handoffContext(input: string, opts: HandoffValidateOptions) {
 /** Validates a handoff: `valid` is false exactly when an error was found; never throws on content. */
 export function validateHandoff(input: string, opts: HandoffValidateOptions): Validation {
   let pass = opts.redacted ?? redactText(input);
-  // Anchor lines are judged as written (a branch may look like an assignment); only a vendor's
-  // token shape is redacted there, as `anchors` does, and output redaction covers the rest.
+  // Anchor lines are judged as written (a branch may look like an assignment), as `anchors` does.
   const range = pass.findings.length > 0 ? handoffLayout(input).anchors : null;
   if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
     const exemptLines = new Set<number>();

@@ -1,5 +1,5 @@
 import { quotedPath } from "../guard/quote.ts";
-import { lstatSync, readdirSync } from "../builtins.ts";
+import { readdirSync } from "../builtins.ts";
 import path from "node:path";
 import { Absent, Refused } from "../errors.ts";
 import { ARCHIVE_NAME, newestFirst } from "./archive.ts";
@@ -16,13 +16,9 @@ export function listArchives(root: string): { name: string; mtimeMs: number; reg
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name of readdirSync(dir)) {
-    if (!ARCHIVE_NAME.test(name)) continue;
-    try {
-      const s = lstatSync(path.join(dir, name));
-      out.push({ name, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
-    } catch {
-      // Gone since the listing.
-    }
+    // Null when gone since the listing.
+    const s = ARCHIVE_NAME.test(name) ? lstatOrNull(path.join(dir, name)) : null;
+    if (s !== null) out.push({ name, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
   }
   return out.sort(newestFirst);
 }

@@ -69,8 +69,7 @@ function prunable(dir: string): { name: string; mtimeMs: number }[] | string {
   return entries;
 }
 
-// Keeps the newest archived handoffs and every one git tracks (docs/decisions/archive-git.md: deleting a committed one
-// makes git's rename/rename conflicts); failures are warnings, never refusals: the save already succeeded.
+// Tracked archives stay (deleting one makes rename/rename conflicts); failures only warn: the save already succeeded.
 export function pruneArchive(dir: string, justArchived: string | null, tracked: ReadonlySet<string>) {
   const { settings, problems: warnings } = readSettings(path.dirname(dir));
   const keep = settings.archivesKept;
@@ -87,8 +86,7 @@ export function pruneArchive(dir: string, justArchived: string | null, tracked: 
     return { deleted: [], keep, warnings };
   }
   entries.sort(newestFirst);
-  // The version this save just archived is never pruned, even when other names carry later times (a clock that ran
-  // ahead): it would be lost in the same save that reported keeping it.
+  // The version this save just archived stays even behind later times (a clock ahead): the save reported keeping it.
   const kept = entries.filter((e) => e.name === justArchived);
   const rest = entries.filter((e) => e.name !== justArchived);
   const doomed = rest.slice(Math.max(0, keep - kept.length)).filter((e) => !tracked.has(e.name));

@@ -1,7 +1,6 @@
 import { existsSync, writeFileSync } from "../builtins.ts";
 
-// Every failpoint phase, in protocol order: a read's, a write's, its rollback's, `recover`'s, a journal append's and
-// publish's commit's.
+// Every failpoint phase, in protocol order.
 type Phase =
   | "read-opened" | "read-before-recheck" | "before-claim" | "after-claim" | "after-archive"
   | "before-publication" | "after-publication" | "before-prune"
@@ -14,10 +13,7 @@ type Phase =
 const POLL_MS = 10;
 const PAUSE_LIMIT_MS = 30_000;
 
-/**
- * The test seam (docs/decisions/failpoints.md): `MEMORY_IO_FAILPOINT` holds comma-separated `<phase>:<action>`;
- * `crash` (SIGKILL), `pause=<path>` (writes `<path>.ready`, waits up to 30 s for `<path>.go`) or `fail[=CODE]`.
- */
+/** The test seam: `MEMORY_IO_FAILPOINT`'s `<phase>:<action>` list (docs/decisions/failpoints.md). */
 export async function failpoint(spec: string | undefined, phase: Phase): Promise<void> {
   if (!spec) return;
   for (const one of spec.split(",")) {

@@ -7,6 +7,25 @@ import { failpoint } from "./failpoint.ts";
 import { quotedPath } from "../guard/quote.ts";
 import { MAX_DOCUMENT_BYTES, TARGETS } from "./paths.ts";
 
+/** What `f` returns, or null when it throws. */
+export function orNull<T>(f: () => T): T | null {
+  try {
+    return f();
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `f` ran without throwing. */
+export function succeeds(f: () => unknown): boolean {
+  try {
+    f();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Lowercase hex SHA-256 of bytes or UTF-8 text; of a file's exact bytes, its token. */
 export function tokenOf(data: Uint8Array | string): string {
   return nodeCrypto().createHash("sha256").update(data).digest("hex");
@@ -22,13 +41,8 @@ export function randomHex8(): string {
 
 /** Creates `p` (0600) holding `body` only if nothing is at that name, never through a link; false if it could not. */
 export function createExclusive(p: string, body: string): boolean {
-  try {
-    // O_EXCL with O_CREAT never follows a link, even a dangling one.
-    writeFileSync(p, body, { flag: "wx", mode: 0o600 });
-    return true;
-  } catch {
-    return false;
-  }
+  // O_EXCL with O_CREAT never follows a link, even a dangling one.
+  return succeeds(() => writeFileSync(p, body, { flag: "wx", mode: 0o600 }));
 }
 
 /** A regular file read whole, with the fstat taken when it was opened. */
@@ -44,10 +58,8 @@ type FileState = "link" | "not-regular" | "hard-linked" | "too-large";
 
 // What to say about a link where a file must be: where it points and what to do.
 function describeLink(filePath: string): string {
-  let to: string;
-  try {
-    to = readlinkSync(filePath);
-  } catch {
+  const to = orNull(() => readlinkSync(filePath));
+  if (to === null) {
     const fix = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix})`;
   }
@@ -95,13 +107,10 @@ export function openRegular(filePath: string, maxBytes = MAX_DOCUMENT_BYTES): { 
     throw new Refused(`cannot open ${filePath}: ${(err as Error).message}`);
   }
   const stat = fstatSync(fd, { bigint: true });
-  if (!stat.isFile()) {
+  const unsafe = !stat.isFile() ? "not-regular" : stat.size > BigInt(maxBytes) ? "too-large" : null;
+  if (unsafe !== null) {
     closeSync(fd);
-    throw new UnsafeFile("not-regular", filePath);
-  }
-  if (stat.size > BigInt(maxBytes)) {
-    closeSync(fd);
-    throw new UnsafeFile("too-large", filePath);
+    throw new UnsafeFile(unsafe, filePath);
   }
   return { fd, stat };
 }
@@ -141,8 +150,7 @@ export async function readStable(filePath: string, opts: { failpoint?: string } 
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
     await failpoint(opts.failpoint, "read-before-recheck");
-    // A rewrite at the same size within one clock tick keeps size and times; a writer descheduled mid-write
-    // resumes within milliseconds, so a file changed less than QUIET_MS ago is read again once it is that old.
+    // A same-size rewrite within one clock tick keeps size and times: a file this fresh is read again once older.
     const age = Date.now() - Number(after.mtimeNs / 1_000_000n);
     if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
     const again = readAll(fd, bytes.length, 0);

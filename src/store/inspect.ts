@@ -33,7 +33,6 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   // A private name holding what no save leaves: `recover` refuses it, so it is unsafe, not an interrupted save.
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
-  const writerLive = () => liveWriter(memDir);
   let opened;
   try {
     opened = openRegular(filePath);
@@ -43,7 +42,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
       // Claimed by a save: in progress (the file is there, being replaced) or interrupted.
-      return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs: null };
     }
     // Missing when listed and when opened, unless a save was publishing it meanwhile: look again.
     const again = mine.length > 0 || lstatBig(filePath) !== null;
@@ -60,7 +59,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
-      return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs };
     }
     // openRegular refused a file over the size limit, so it is read whole once.
     const bytes = readAll(fd, undefined, 0);
@@ -87,15 +86,11 @@ function liveWriter(memDir: string): boolean {
 
 /** True when an interrupted save left work for `recover` and no live writer is at it (planted names are unsafe). */
 export function interruptedSave(root: string): boolean {
-  const unsafe = treeUnsafe(root);
-  if (unsafe === true) return false;
-  const pending = pendingRepairs(root);
-  if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
-  // No memory dir (so no lock): only a promote's private files at the root can be left.
-  if (unsafe === null) return pending.length > 0;
-  if (liveWriter(memoryDir(root))) return false;
   // More archives than are kept is no mark of one: a stash, a checkout or a merge of two clones' archives leaves that.
-  return pending.length > 0;
+  const unsafe = treeUnsafe(root);
+  if (unsafe === true || pendingRepairs(root).length === 0 || plantedPrivate(root).length > 0) return false;
+  // No memory dir (so no lock): only a promote's private files at the root can be left.
+  return unsafe === null || !liveWriter(memoryDir(root));
 }
 
 /** True when a private name in the memory dir or the root holds what no save leaves (`check` 3). */

@@ -4,7 +4,7 @@ import { lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, unlinkSync, utimes
 import { hostname } from "node:os";
 import path from "node:path";
 import { Busy, Refused } from "../errors.ts";
-import { randomHex8 } from "./files.ts";
+import { orNull, randomHex8, succeeds } from "./files.ts";
 import { LOCK_NAME, OWNER_NAME, lockVerdict, readOwner, type LockOwner } from "./private.ts";
 
 /** A held lock; `assertHeld` refuses (exit 2) once it is no longer ours, before publication. */
@@ -89,11 +89,8 @@ function tryMake(lockDir: string, me: LockOwner, makeParent: boolean): boolean {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "EEXIST") return false;
-    try {
-      rmdirSync(lockDir);
-    } catch {
-      // Left for the ownerless rule to take over.
-    }
+    // What cannot be removed is left for the ownerless rule to take over.
+    orNull(() => rmdirSync(lockDir));
     throw new Refused(`cannot take the lock ${lockDir}: ${(err as Error).message}`);
   }
 }
@@ -106,12 +103,8 @@ function holding(lockDir: string, me: LockOwner): LockHandle {
       lost = true;
       return;
     }
-    try {
-      const now = new Date();
-      utimesSync(lockDir, now, now);
-    } catch {
-      lost = true;
-    }
+    const now = new Date();
+    if (!succeeds(() => utimesSync(lockDir, now, now))) lost = true;
   }, REFRESH_MS);
   timer.unref();
   return {
@@ -125,18 +118,13 @@ function holding(lockDir: string, me: LockOwner): LockHandle {
       clearInterval(timer);
       // A holder that took ours over (it went stale) keeps its lock.
       if (!ours()) return;
-      try {
-        unlinkSync(path.join(lockDir, OWNER_NAME));
-        rmdirSync(lockDir);
-      } catch {
-        // Taken over between the check and the removal: nothing of ours is left.
-      }
+      // Taken over between the check and the removal: nothing of ours is left.
+      if (succeeds(() => unlinkSync(path.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     },
   };
 }
 
-// Moves a dead holder's lock aside (one atomic rename: one taker wins) and removes it; a fresh lock moved by a
-// race is put back, and its holder's assertHeld still guards publication. False when it could not be moved.
+// One atomic rename aside, so one taker wins; a fresh lock moved by a race is put back (its assertHeld still guards).
 function takeOver(lockDir: string, dead: LockOwner | null): boolean {
   const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
   try {
@@ -146,14 +134,8 @@ function takeOver(lockDir: string, dead: LockOwner | null): boolean {
     return (err as NodeJS.ErrnoException).code === "ENOENT";
   }
   const moved = readOwner(aside);
-  if (moved && moved.nonce !== dead?.nonce) {
-    try {
-      renameSync(aside, lockDir);
-      return true;
-    } catch {
-      // Someone made a new lock meanwhile; the one we hold aside is compromised either way.
-    }
-  }
+  // When it cannot go back, someone made a new lock meanwhile; the one we hold aside is compromised either way.
+  if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
   rmSync(aside, { recursive: true, force: true });
   return true;
 }

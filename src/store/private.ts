@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, readFileSync, type BigIntStats } from "../builtins.ts";
 import { hostname } from "node:os";
 import path from "node:path";
+import { orNull } from "./files.ts";
 
 /** `.<file>.tmp-<pid>-<hex>` (a new version being written) or `.<file>.claim-<pid>-<hex>` (the prior, set aside). */
 export interface PrivateEntry {
@@ -21,13 +22,7 @@ export function privateName(file: string, role: PrivateEntry["role"], pid: numbe
 }
 
 /** The names in `dir`, none when it cannot be listed. */
-export function listDir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
+export const listDir = (dir: string): string[] => orNull(() => readdirSync(dir)) ?? [];
 
 /** Lists the private temp and claim files in `dir`. */
 export function listPrivate(dir: string): PrivateEntry[] {
@@ -42,13 +37,7 @@ export function listPrivate(dir: string): PrivateEntry[] {
 }
 
 /** lstat with bigint fields (exact inodes and times), or null. */
-export function lstatBig(p: string): BigIntStats | null {
-  try {
-    return lstatSync(p, { bigint: true });
-  } catch {
-    return null;
-  }
-}
+export const lstatBig = (p: string): BigIntStats | null => orNull(() => lstatSync(p, { bigint: true }));
 
 /** True when a private file of `file` in `dir` has inode `ino`: the one case where a memory file has two links. */
 export function hasPrivatePartner(dir: string, file: string, ino: bigint): boolean {
@@ -66,14 +55,9 @@ export interface LockOwner {
 
 /** Parses a lock owner file; null when unreadable or malformed. */
 export function readOwner(lockDir: string): LockOwner | null {
-  try {
-    const text = readFileSync(path.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-    return { pid: data.pid, host: data.host, nonce: data.nonce };
-  } catch {
-    return null;
-  }
+  const data = orNull(() => JSON.parse(readFileSync(path.join(lockDir, OWNER_NAME), "utf8")) as Partial<LockOwner>);
+  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+  return { pid: data.pid, host: data.host, nonce: data.nonce };
 }
 
 /** True unless the process is known to be gone (EPERM means it exists under another user). */
@@ -125,12 +109,8 @@ type LockState = { state: "free" | "held" | "dead"; pid: number | null; host: st
 /** The lock's state as a reader sees it; `unproven`: held, but one look cannot judge it (a writer watches 10 s). */
 export function lockState(memDir: string): LockState {
   const lockDir = path.join(memDir, LOCK_NAME);
-  let st: Times;
-  try {
-    st = lstatSync(lockDir);
-  } catch {
-    return { state: "free", pid: null, host: null, unproven: false };
-  }
+  const st: Times | null = orNull(() => lstatSync(lockDir));
+  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
   const owner = readOwner(lockDir);
   const here = hostname();
   const state = lockVerdict(owner, st, here, 0);

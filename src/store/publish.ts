@@ -4,10 +4,11 @@ import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { archiveName, pruneArchive } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
-import { openRegular, randomHex8, readAll, readStable, tokenOf, UnsafeFile, type ReadFile } from "./files.ts";
+import { openRegular, orNull, randomHex8, readAll, readStable, succeeds, tokenOf, UnsafeFile,
+  type ReadFile } from "./files.ts";
 import type { LockHandle } from "./lock.ts";
 import { ensureDir } from "./paths.ts";
-import { privateName } from "./private.ts";
+import { lstatBig, privateName } from "./private.ts";
 
 /** What to publish: `file` in `dir` (the memory dir, or the root), against `expectedToken`. */
 interface PublishSpec {
@@ -41,13 +42,8 @@ export function syncDir(dir: string): void {
   }
 }
 
-export function unlinkQuiet(p: string): void {
-  try {
-    unlinkSync(p);
-  } catch {
-    // Already gone.
-  }
-}
+/** Removes `p`; one already gone (or that cannot be removed) is no error. */
+export const unlinkQuiet = (p: string): void => void orNull(() => unlinkSync(p));
 
 /** Links `from` into the archive under a fresh name, retrying a name clash. */
 export function linkIntoArchive(from: string, archiveDirPath: string, prefix: string): string {
@@ -88,17 +84,7 @@ export function writeTemp(tempPath: string, bytes: Buffer, mode: number, owner: 
   }
 }
 
-/**
- * The compare-and-swap publication, under the memory lock (failpoints in brackets):
- * 1. read the file whole (`read-opened`), compare its token with the expected one;
- * 2. rename it to a private claim (`before-claim`); one that is not what we read goes back, refused (`after-claim`);
- * 3. archive the claim by hard link, for the handoff (`after-archive`);
- * 4. write the new version to a private temp and fsync it (`before-publication`);
- * 5. `link(temp, file)`, which never overwrites a file another program put there (`after-publication`);
- * 6. drop the claim, then the temp; prune the archive to five (`before-prune`).
- * A failure between 2 and 5 rolls back (`rollback-*`); a crash leaves private files `recover` completes.
- * @throws Refused (exit 2): token mismatch, a change during the read or the claim, a file that appeared.
- */
+/** The compare-and-swap publication under the memory lock, step by step as docs/design.md#publication-step-by-step. */
 export async function publish(spec: PublishSpec) {
   const filePath = path.join(spec.dir, spec.file);
   const prior: ReadFile | null = await readStable(filePath, { failpoint: spec.failpoint });
@@ -144,6 +130,8 @@ export async function publish(spec: PublishSpec) {
   }
 
   // A refusal before publication changes nothing: any failure from here puts the prior version back.
+  const undo = async () =>
+    prior === null ? (unlinkQuiet(tempPath), true) : rollBack(tempPath, claimPath, filePath, spec, archived);
   try {
     if (prior !== null) {
       await failpoint(spec.failpoint, "after-claim");
@@ -157,9 +145,7 @@ export async function publish(spec: PublishSpec) {
     await failpoint(spec.failpoint, "before-publication");
     spec.lock.assertHeld();
   } catch (err) {
-    let restored = true;
-    if (prior === null) unlinkQuiet(tempPath);
-    else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+    const restored = await undo();
     if (err instanceof HelperError) {
       const said = err.message.replace(/; nothing was (?:published|changed)/, "");
       if (!restored) err.message = `${said}; ${afterRollback(false, spec.file)}`;
@@ -171,10 +157,8 @@ export async function publish(spec: PublishSpec) {
     linkSync(tempPath, filePath);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-      let restored = true;
-      if (prior === null) unlinkQuiet(tempPath);
-      else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
-      throw new Refused(`cannot publish ${filePath}: ${(err as Error).message}; ${afterRollback(restored, spec.file)}`);
+      const why = afterRollback(await undo(), spec.file);
+      throw new Refused(`cannot publish ${filePath}: ${(err as Error).message}; ${why}`);
     }
     // A non-cooperating writer created the file after our claim: it stays current.
     unlinkQuiet(tempPath);
@@ -203,12 +187,8 @@ export async function publish(spec: PublishSpec) {
 
 /** Whether the claim is the very version `prior` was read as (inode, size, mtime, bytes). */
 function claimIsWhatWeRead(claimPath: string, prior: ReadFile): "same" | "changed" | "not-regular" {
-  let st;
-  try {
-    st = lstatSync(claimPath, { bigint: true });
-  } catch {
-    return "changed";
-  }
+  const st = lstatBig(claimPath);
+  if (st === null) return "changed";
   if (!st.isFile()) return "not-regular";
   const p = prior.stat;
   if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
@@ -232,18 +212,12 @@ function putBack(claimPath: string, filePath: string): boolean {
     // Yet another file took the name; `recover` keeps this one.
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
   }
-  try {
-    if (lstatSync(filePath, { throwIfNoEntry: false }) !== undefined) return false;
-    renameSync(claimPath, filePath);
-    return true;
-  } catch {
-    return false;
-  }
+  // Renamed only while nothing is at the name (undefined), never when it cannot be told (null).
+  const free = orNull(() => lstatSync(filePath, { throwIfNoEntry: false })) === undefined;
+  return free && succeeds(() => renameSync(claimPath, filePath));
 }
 
-// Drops the temp, links the claim back, removes its archive copy, drops the claim last (while it
-// exists `recover` finishes the rollback); with no room for a link, renames the claim back.
-// True when the prior version is current again; false when the claim stays for `recover`.
+// The claim goes last, so `recover` finishes a killed rollback; false when the claim stays for `recover`.
 const NO_ROOM = new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
 async function rollBack(temp: string, claimPath: string, filePath: string, spec: PublishSpec, archived: string | null) {
   unlinkQuiet(temp);
@@ -260,11 +234,7 @@ async function rollBack(temp: string, claimPath: string, filePath: string, spec:
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== undefined) return false;
-    try {
-      renameSync(claimPath, filePath);
-    } catch {
-      return false;
-    }
+    if (!succeeds(() => renameSync(claimPath, filePath))) return false;
     await failpoint(spec.failpoint, "rollback-after-restore");
     await failpoint(spec.failpoint, "rollback-after-claim-drop");
     return true;

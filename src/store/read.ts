@@ -6,8 +6,7 @@ import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.t
 
 function inProgressOrInterrupted(memDirOrRoot: string, lockDir: string, file: string, leftover: () => boolean) {
   const lock = lockState(lockDir);
-  // A save that finished between our look at its private file and at the lock released the
-  // lock: only a private file still there with no live writer is an interrupted save.
+  // A save may have finished since the look: only a private file still there with no live writer is interrupted.
   if (lock.state === "held" || !leftover()) {
     const by = lock.pid ? ` by process ${lock.pid}` : "";
     const where = path.join(memDirOrRoot, file);

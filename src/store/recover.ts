@@ -21,8 +21,7 @@ export function archiveEntriesWithIno(dir: string, ino: bigint): string[] {
   return listDir(dir).filter((n) => inoOf(path.join(dir, n)) === ino);
 }
 
-// Why a private name does not hold what a save or repair leaves, or null: a regular file whose every link the
-// protocol makes (itself, the current file, its archive copy, its save's other name).
+// Why a private name holds what no save leaves (a link the protocol did not make, say), or null.
 function notOurs(e: PrivateEntry, filePath: string, arch: string, siblings: readonly PrivateEntry[]) {
   const st = lstatBig(e.path);
   if (st === null) return null; // gone meanwhile

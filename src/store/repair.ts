@@ -3,6 +3,7 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { ARCHIVE_NAME } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
+import { orNull } from "./files.ts";
 import { listDir, lstatBig, type PrivateEntry } from "./private.ts";
 import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
@@ -11,21 +12,13 @@ import { ARCHIVE_TEMP, archiveEntriesWithIno, DEAD_LOCK, groupByFile, inoOf, pen
 
 // An archive entry holding these bytes: the reference helper archives by copying, so its copy is another inode.
 function archiveEntryWithBytes(dir: string, claimPath: string): string | undefined {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(claimPath);
-  } catch {
-    return undefined;
-  }
+  const bytes = orNull(() => readFileSync(claimPath));
+  if (bytes === null) return undefined;
   return listDir(dir).filter((n) => ARCHIVE_NAME.test(n)).find((n) => {
     const p = path.join(dir, n);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
-    try {
-      return readFileSync(p).equals(bytes);
-    } catch {
-      return false;
-    }
+    return orNull(() => readFileSync(p))?.equals(bytes) === true;
   });
 }
 

@@ -2,6 +2,7 @@
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
 import { readSmall, unreadReason } from "./fs.ts";
+import { orNull } from "./files.ts";
 
 const SETTINGS_FILE = "settings.json";
 const MAX_SETTINGS_BYTES = 16 * 1024;
@@ -35,12 +36,7 @@ export function readSettings(memDir: string): { settings: Settings; problems: st
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
   if (text === null) return { settings, problems: unread };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    parsed = undefined;
-  }
+  const parsed: unknown = orNull(() => JSON.parse(text.replace(/^\uFEFF/, "")));
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
   }

@@ -1,5 +1,4 @@
-// Claude Code's session JSONL (harnesses.md, "Transcripts"): one entry a line. Tolerant of
-// unknown records and fields; subagent (sidechain) entries are skipped.
+// Claude Code's session JSONL (harnesses.md, "Transcripts"); subagent (sidechain) entries are skipped.
 import { EDIT_TOOLS, exitFromText, noEvents, num, obj, planStatus, str, textOf, versionOf, type Call, type LineEvents,
   type Usage } from "./types.ts";
 
@@ -13,8 +12,7 @@ const SCAFFOLDING = new RegExp(
 const TEXT = new Set(["text"]);
 const blockText = (content: unknown): string => textOf(content, TEXT);
 
-// What a command's result record says about it (docs/design.md#checkpoints): `exit N` from the output, else
-// `ok` for a success the harness recorded, `failed` for an error it recorded without a code, else `unknown`.
+// `exit N` from the output, else `ok` or `failed` as the harness recorded it, else `unknown`.
 function resultStatus(rec: Record<string, unknown>, block: Record<string, unknown>): string {
   const text = blockText(block.content);
   const tur = rec.toolUseResult;
@@ -66,8 +64,7 @@ export function claudeEvents(rec: Rec, line: number): LineEvents {
   ev.record = true;
   ev.ts = str(rec.timestamp);
   ev.version = versionOf(rec.version);
-  // A message typed while the agent works is an attachment, not a user entry (harnesses.md,
-  // "Transcript"): the user's words all the same, in the order they were delivered.
+  // A message typed while the agent works is an attachment: the user's words all the same (harnesses.md).
   if (type === "attachment") {
     const queued = obj(rec.attachment);
     const prompt = queued?.commandMode === undefined || queued.commandMode === "prompt";
@@ -123,8 +120,7 @@ function claudeCall(rec: Rec, b: Rec): Call {
   return call;
 }
 
-// The task a TaskCreate's answer names: one entry may answer several calls, so the block's own
-// text first, then the entry's `toolUseResult` when it answers this call alone (`only`).
+// One entry may answer several calls: the block's own text first, the entry's `toolUseResult` only when alone.
 function taskOf(block: Rec, only: Rec | null): string | null {
   const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
   return /\bTask #(\w+)/.exec(blockText(block.content))?.[1] ?? fromResult;

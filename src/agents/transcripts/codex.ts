@@ -1,9 +1,9 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
-// Tolerant of unknown records and fields.
 import path from "node:path";
+import { orNull } from "../../store/files.ts";
 import { windowsShaped } from "../harness-path.ts";
-import { exitFromText, noEvents, noteEdit, num, obj, planStatus, str, textOf, versionOf, type Call, type LineEvents,
-  type ToolEvent, type Usage } from "./types.ts";
+import { exitFromText, noEvents, noteEdit, num, obj, parseLine, planStatus, str, textOf, versionOf, type Call,
+  type LineEvents, type ToolEvent, type Usage } from "./types.ts";
 
 type Rec = Record<string, unknown>;
 
@@ -35,15 +35,8 @@ function outputStatus(output: unknown): string {
   const fromText = exitFromText(text);
   if (fromText !== null) return fromText;
   // Older builds: a JSON string `{"output": …, "metadata": {"exit_code": N}}`.
-  if (text.startsWith("{")) {
-    try {
-      const code = obj(obj(JSON.parse(text))?.metadata)?.exit_code;
-      if (typeof code === "number" && Number.isInteger(code)) return `exit ${code}`;
-    } catch {
-      // not JSON after all
-    }
-  }
-  return "unknown";
+  const code = obj(parseLine(text)?.metadata)?.exit_code;
+  return typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : "unknown";
 }
 
 // A patch names files from the session's folder and an item by absolute path: joined, a file has one name.
@@ -55,30 +48,20 @@ function patchEdits(input: string, cwd: string | null): ToolEvent[] {
   return files.map((f) => ({ kind: "edit", path: os === null || path.win32.isAbsolute(f) ? f : os.join(cwd!, f) }));
 }
 
-// `apply_patch` run through the shell (`apply_patch <<'PATCH' … PATCH`): Codex intercepts it
-// as an edit, so it is one, never a command (harnesses.md, "Rollout").
+// Codex intercepts `apply_patch <<'PATCH' … PATCH` run through the shell as an edit (harnesses.md, "Rollout").
 function shellPatch(command: string): boolean {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
 }
 
-// The string literals a code-mode `exec` script passes to `tools.exec_command({cmd: …})` and
-// `tools.apply_patch(…)`: a fallback for a build that records no item for them.
+// A code-mode script's `tools.exec_command`/`tools.apply_patch` literals, for a build that records no item for them.
 function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; text: string }[] {
   const out: { tool: "exec_command" | "apply_patch"; text: string }[] = [];
   const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
   const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
   for (const m of script.slice(0, 65536).matchAll(re)) {
     const raw = m[2]!;
-    let text: string | null = null;
-    if (raw.startsWith("\x60")) text = raw.slice(1, -1);
-    else {
-      try {
-        const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
-        text = JSON.parse(quoted) as string;
-      } catch {
-        text = null;
-      }
-    }
+    const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
+    const text = raw.startsWith("\x60") ? raw.slice(1, -1) : orNull(() => JSON.parse(quoted) as string);
     if (text !== null) out.push({ tool: m[1] as "exec_command" | "apply_patch", text });
   }
   return out;
@@ -88,12 +71,8 @@ function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; te
 function callArgs(p: Record<string, unknown>): Record<string, unknown> | string | null {
   const raw = p.arguments ?? p.input ?? p.action;
   if (typeof raw !== "string") return obj(raw);
-  if (!raw.startsWith("{")) return raw;
-  try {
-    return obj(JSON.parse(raw));
-  } catch {
-    return raw;
-  }
+  // A string opening a brace is an object when it parses at all.
+  return parseLine(raw) ?? raw;
 }
 
 // A completed item: what ran or changed, with its result; it tells for the call it belongs to.
@@ -123,8 +102,7 @@ function itemCall(item: Rec, at: Pick<Call, "ts" | "cwd">): Call {
 const addEdit = (events: ToolEvent[], path: string | null) => path && events.push({ kind: "edit", path });
 
 function codexUsage(rec: Record<string, unknown>, payload: Record<string, unknown>): Usage | null {
-  // 0.171.0 writes `token_usage_record` as soon as a response ends, before its tool runs, and
-  // `token_count` (with the window) only after the tool's output: the PostToolUse hook sees the first.
+  // 0.171.0 writes `token_usage_record` before the tool runs, `token_count` after: PostToolUse sees only the first.
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
     const used = num(usage?.total_tokens) || num(usage?.input_tokens) + num(usage?.output_tokens);

@@ -1,20 +1,13 @@
-// Gemini CLI's chat JSONL (harnesses.md, "Transcripts"): a metadata line, then messages
-// `{id, timestamp, type, content, toolCalls?}`, plus `$set`/`$rewindTo` lines. Tolerant of
-// unknown records and fields.
+// Gemini CLI's chat JSONL (harnesses.md, "Transcripts"): a metadata line, messages, `$set`/`$rewindTo` lines.
+import { orNull } from "../../store/files.ts";
 import { EDIT_TOOLS, exitFromText, noEvents, obj, planStatus, str, textOf, type Call,
   type LineEvents } from "./types.ts";
 
 function resultText(result: unknown): string {
-  if (typeof result === "string") return result;
-  try {
-    return JSON.stringify(result ?? "").slice(0, 4096);
-  } catch {
-    return "";
-  }
+  return typeof result === "string" ? result : (orNull(() => JSON.stringify(result ?? "").slice(0, 4096)) ?? "");
 }
 
-// The SessionStart hook's context, which Gemini prepends to the first prompt (harnesses.md,
-// "Context, hooks, trust"): our text, never the user's words.
+// Gemini prepends the SessionStart hook's context to the first prompt: our text, never the user's words.
 const HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
 
 // A call's recorded output: the `functionResponse` outputs, or the result as written; null when none yet.
@@ -28,8 +21,7 @@ function recordedResult(result: unknown): string | null {
   return outputs.join("\n");
 }
 
-/** What one Gemini CLI record holds; a message is written again under its id as it grows (0.61 writes a reply
- * first without its tool calls), so `id` lets the capture count only its last write. */
+/** What one Gemini CLI record holds; `id` lets the capture count only a growing message's last write (0.61). */
 export function geminiEvents(rec: Record<string, unknown>, line: number): LineEvents {
   const ev = noEvents(line);
   const ts = str(rec.timestamp) ?? str(rec.startTime);

@@ -4,11 +4,7 @@ import { codexEvents } from "./codex.ts";
 import { geminiEvents } from "./gemini.ts";
 import { parseLine, type Capture, type LineEvents, type TranscriptFormat, type Usage } from "./types.ts";
 
-/**
- * A format: `is` tells its records by shape (tried in order); `events` reads one record (`state` carries what
- * earlier ones set); a line without `words` holds no events, without `usage` no usage (null: none recorded);
- * a part without any of `planMarkers` holds no plan.
- */
+/** A format: `is` tells its records by shape; lines without `words`, `usage` or `planMarkers` hold none of those. */
 interface Format {
   is: (rec: Record<string, unknown>) => boolean;
   events: (rec: Record<string, unknown>, line: number, state: { cwd: string | null }) => LineEvents;
@@ -60,10 +56,7 @@ export function sniffFormat(lines: readonly string[]): TranscriptFormat | null {
   return null;
 }
 
-/**
- * The events of `lines` (oldest first). By default and with "usage", only lines that may hold calls, results or
- * usage (or usage alone) are read, one entry per line that holds any; "all" reads every line, for the capture.
- */
+/** The events of `lines`, oldest first: by default lines with calls or usage, with "usage" usage only, or "all". */
 export function readEvents(format: TranscriptFormat, lines: readonly string[], only?: "usage" | "all"): LineEvents[] {
   const f = FORMATS[format];
   const words = only === "all" ? /^/ : only === "usage" ? f.usage : f.words;

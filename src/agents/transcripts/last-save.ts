@@ -1,5 +1,4 @@
-// The session's last handoff save (docs/design.md#checkpoints): a checkpoint covers only what happened after it.
-// Pure: the caller says which tokens belong to this project.
+// The session's last handoff save: a checkpoint covers only what happened after it. Pure.
 import type { LineEvents } from "./types.ts";
 
 /** The save a capture starts after: its `CURRENT-SHA256:` token, and the line it was made or answered on. */
@@ -37,10 +36,7 @@ function secondOf(ts: string | null): number | null {
   return Number.isFinite(ms) ? Math.floor(ms / 1000) * 1000 : null;
 }
 
-/**
- * The last `write handoff` whose recorded result printed `saved`/`unchanged` and a token `project.accepts`. A save
- * whose result is not recorded yet counts when no later tool call is and the current `Saved:` is not before it.
- */
+/** The last successful `write handoff` of a token `project.accepts`; an unanswered last one by the current `Saved:`. */
 export function findLastSave(events: readonly LineEvents[], project: ProjectHandoffs): LastSave | null {
   const open = new Map<string, number>();
   let found: LastSave | null = null;
@@ -76,10 +72,7 @@ export function findLastSave(events: readonly LineEvents[], project: ProjectHand
   return found;
 }
 
-/**
- * Without a save in the transcript (the handoff saved from a shell, or by another session), the last line at or
- * before the current handoff's `Saved:` second, so that a capture holds only what came after it; -1 for none.
- */
+/** Without a save in the transcript, the last line at or before the current `Saved:` second; -1 for none. */
 export function lineOfSavedTime(events: readonly LineEvents[], project: ProjectHandoffs): number {
   const savedMs = project.current?.savedMs ?? null;
   let line = -1;

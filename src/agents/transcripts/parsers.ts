@@ -1,5 +1,4 @@
-// The checkpoint's capture: what the format's reader found in each line (index.ts), folded in order. Apart from
-// index.ts so that the session bundle, which reads only events, does not carry it.
+// The checkpoint's capture, apart from index.ts so that the session bundle, which reads only events, lacks it.
 import { readEvents } from "./index.ts";
 import { emptyCapture, noteEdit, type Call, type Capture, type CommandRun, type LineEvents, type PlanItem,
   type TranscriptFormat } from "./types.ts";
@@ -9,11 +8,7 @@ export function parseTranscript(format: TranscriptFormat, lines: readonly string
   return captureOf(format, readEvents(format, lines, "all"));
 }
 
-/**
- * The capture of a transcript's events. A command takes the status its result gives. A Codex call that a completed
- * item tells (the item whose id is the call's, else any item while a code-mode script awaits its output) counts only
- * as the item; older rollouts, with no items, keep their calls.
- */
+/** The capture of a transcript's events; a Codex call a completed item tells counts only as the item. */
 export function captureOf(format: TranscriptFormat, events: readonly LineEvents[]): Capture {
   const cap = emptyCapture(format);
   const lastWrite = new Map<string, number>();

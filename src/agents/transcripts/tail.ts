@@ -1,6 +1,6 @@
-// The bounded transcript reader (docs/design.md#checkpoints): read-only, no link followed, never blocking, a
-// regular file only, at most its last 4 MiB (a partial first line dropped) and its first 64 KiB for the format.
+// The bounded transcript reader (docs/design.md#checkpoints): no link followed, never blocking, a regular file only.
 import { closeSync, constants, fstatSync, openSync, readSync } from "../../builtins.ts";
+import { orNull } from "../../store/files.ts";
 import { harnessPath } from "../harness-path.ts";
 
 /** Most bytes read from the end of a transcript. */
@@ -21,8 +21,7 @@ function readAt(fd: number, length: number, position: number): Buffer {
   return buf.subarray(0, got);
 }
 
-// Complete lines only: the piece before the first newline is a partial line when the read
-// did not start at byte 0, and the piece after the last one is a record still being written.
+// Complete lines only: a read past byte 0 starts mid-line, and after the last newline a record is being written.
 function completeLines(buf: Buffer, fromStart: boolean): string[] {
   const first = fromStart ? 0 : buf.indexOf(0x0a) + 1;
   const last = buf.lastIndexOf(0x0a);
@@ -50,10 +49,7 @@ export interface TranscriptFile {
 
 type Opened = { ok: true; file: TranscriptFile } | { ok: false; reason: string };
 
-/**
- * Opens a transcript within the reader's bounds and reads its head. Never throws: a missing, linked, non-regular
- * or unreadable file gives `{ok: false, reason}`. The caller closes it with `closeTranscript`.
- */
+/** Opens a transcript and reads its head; never throws. The caller closes it with `closeTranscript`. */
 export function openTranscript(transcriptPath: string): Opened {
   const where = harnessPath("the transcript path", transcriptPath);
   if (!where.ok) return { ok: false, reason: where.reason };
@@ -77,19 +73,13 @@ export function openTranscript(transcriptPath: string): Opened {
   return { ok: false, reason };
 }
 
-export function closeTranscript(file: TranscriptFile): void {
-  try {
-    closeSync(file.fd);
-  } catch {
-    // Already closed: nothing held.
-  }
-}
+// Already closed: nothing held.
+export const closeTranscript = (file: TranscriptFile): void => void orNull(() => closeSync(file.fd));
 
 /** Bytes searched back from a transcript's end for where records longer than the part read start. */
 export const OVERLONG_SCAN = 32 * 1024 * 1024;
 
-// Where the line holding the byte before `at` starts: after the last newline in [floor, at), searched back in steps
-// from 64 KiB (most records are shorter) to 1 MiB; -1 when there is none.
+// Where the line holding the byte before `at` starts, searched back from 64 KiB steps; -1 when none.
 function lineStart(file: TranscriptFile, at: number, floor: number): number {
   for (let to = at, step = 65536; to > floor; to -= step, step = Math.min(step * 2, FIRST_TAIL_BYTES)) {
     const from = Math.max(floor, to - step);
@@ -101,13 +91,8 @@ function lineStart(file: TranscriptFile, at: number, floor: number): number {
 
 type Part = { lines: string[]; from: number; skipped: number };
 
-/**
- * The complete lines of the last `bytes` (at most TAIL_BYTES) before `end` of an open transcript as it was when
- * opened, and the offset of the first one (`end` when none). Below TAIL_BYTES the byte before the part is read too,
- * so that a line starting exactly there is kept whole. A record longer than TAIL_BYTES (a 5 MB tool output) can
- * never be read: it is skipped and counted wherever it lies in the part, and the rest of the part read before it
- * (its start looked for within OVERLONG_SCAN of the end), so that it hides no earlier record. Throws the read's error.
- */
+/** The complete lines of the last `bytes` before `end`, and the first one's offset; a record longer than TAIL_BYTES
+ * is skipped and counted, and the part read on before it so that it hides no earlier record. */
 export function tailPart(file: TranscriptFile, bytes: number, end = file.size, skipped = 0): Part {
   const length = Math.min(end, bytes, TAIL_BYTES);
   const start = end - length;
@@ -126,10 +111,7 @@ export function tailPart(file: TranscriptFile, bytes: number, end = file.size, s
   return { lines: [...before.lines, ...lines], from: before.from, skipped: before.skipped };
 }
 
-/**
- * True when the bytes from TAIL_BYTES before the end up to offset `before` (the partial first line included) hold
- * any of `markers` as written: a byte search, no parse. Throws the read's error.
- */
+/** True when the tail's bytes before offset `before` hold any of `markers`: a byte search, no parse. */
 export function earlierHolds(file: TranscriptFile, before: number, markers: readonly string[]): boolean {
   const start = file.size - Math.min(file.size, TAIL_BYTES);
   if (before <= start || markers.length === 0) return false;

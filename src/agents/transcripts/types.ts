@@ -1,6 +1,7 @@
 // Helpers the transcript readers share; the capture they fill is schema/capture.ts.
 
 import type { PlanItem } from "../../schema/capture.ts";
+import { orNull } from "../../store/files.ts";
 
 export { emptyCapture } from "../../schema/capture.ts";
 export type { Capture, CommandRun, PlanItem, TranscriptFormat } from "../../schema/capture.ts";
@@ -17,12 +18,7 @@ export function str(value: unknown): string | null {
 
 /** Parses one JSONL line; null for a blank, torn or non-object line (a transcript is tolerated, never trusted). */
 export function parseLine(line: string): Record<string, unknown> | null {
-  if (!line.startsWith("{")) return null;
-  try {
-    return obj(JSON.parse(line));
-  } catch {
-    return null;
-  }
+  return line.startsWith("{") ? orNull(() => obj(JSON.parse(line))) : null;
 }
 
 /** Adds `file` as the most recent edit: an earlier mention moves to the end. */
