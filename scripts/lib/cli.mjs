@@ -10711,7 +10711,7 @@ function fatesOf(i) {
       if (same && now !== saved && i.eol?.has(`${saved} ${now}`)) return { path: p, fate: "unchanged", eol: true };
       return { path: p, fate: same && now === saved ? "unchanged" : "changed" };
     }
-    if (CONTROL.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
+    if (UNASKED.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
     const to = i.renames.get(p);
     const renamed = to === void 0 ? {} : { as: to };
     const mode = i.modes?.get(p);
@@ -10788,7 +10788,7 @@ async function renamesOf(git, savedHead, gone, staged, found) {
 async function gatherFateLogs(git, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: /* @__PURE__ */ new Map() };
   const renames = opts.gone.length === 0 || !opts.headExists ? /* @__PURE__ */ new Map() : await renamesOf(git, opts.savedHead, opts.gone, opts.staged, opts.moves ?? null);
-  const paths = [.../* @__PURE__ */ new Set([...opts.cleaned, ...renames.values()])].filter((p) => !CONTROL.test(p));
+  const paths = [.../* @__PURE__ */ new Set([...opts.cleaned, ...renames.values()])].filter((p) => !UNASKED.test(p));
   if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
   const specs = ["--", ...paths.map((p) => `:(top,literal)${p}`)];
   const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
@@ -10821,7 +10821,7 @@ async function gatherFateLogs(git, opts) {
   const all = tracked === null ? null : own.sort((a, b) => n2(a.name) - n2(b.name));
   return { onHead, elsewhere, stashes: all, renames };
 }
-var ZERO, CONTROL, RAW, MERGES;
+var ZERO, UNASKED, RAW, MERGES;
 var init_fates = __esm({
   "src/git/fates.ts"() {
     "use strict";
@@ -10829,7 +10829,7 @@ var init_fates = __esm({
     init_git_dir();
     init_run();
     ZERO = /^0+$/;
-    CONTROL = /[\x00-\x1f\x7f]/;
+    UNASKED = /[\x00-\x1f\x7f]|<redacted: /;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
     MERGES = "--diff-merges=combined";
   }
@@ -11212,7 +11212,8 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
     ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir));
   else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, `${prefix}.ai/memory/`);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
-  const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
+  const dirtyNow = withRedacted(snap.dirty);
+  const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !dirtyNow.includes(p));
   const headMoved = head !== null && snap.head !== null && snap.head !== head;
   let changed = null;
   let moves = null;
@@ -11474,7 +11475,7 @@ async function measureFates(git, facts, anchors, at2) {
   const inputs = {
     savedDirty: facts.saved.dirty ?? [],
     hashes,
-    nowDirty: now.dirty,
+    nowDirty: withRedacted(now.dirty),
     savedSec: savedSecOf(facts),
     blobNow,
     ...logs,
@@ -11507,12 +11508,13 @@ function smallFile(abs) {
     return null;
   }
 }
-var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent, savedSecOf;
+var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent, withRedacted, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
     init_builtins();
     init_quote();
+    init_token_shape();
     init_values();
     init_anchors();
     init_blob_ids();
@@ -11528,6 +11530,7 @@ var init_drift = __esm({
     MAX_SINCE_SAVED = 500;
     ATTRIBUTES = ".gitattributes";
     savedPresent = (f) => f.headReachable === true || f.headReachable === false && !f.objectMissing;
+    withRedacted = (dirty) => [.../* @__PURE__ */ new Set([...dirty, ...dirty.map(withoutTokens)])];
     savedSecOf = (f) => f.saved.date === null ? null : Math.floor(f.saved.date.ms / 1e3);
   }
 });
@@ -14679,7 +14682,6 @@ async function savedHeadOffBranch(target, env) {
   const blob = await runGit(target.top, ["cat-file", "blob", `HEAD:${target.memRel}/HANDOFF.md`], env);
   const head = blob.code === 0 ? checkAnchors(parseHandoff(blob.stdout.toString("utf8")), Date.now()).head : null;
   const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
-  if (r?.code === 128) return head;
   if (r?.code !== 1) return null;
   const pushed = await runGit(target.top, ["for-each-ref", "--count=1", "--contains", head, "refs/remotes"], env);
   return pushed.code === 0 && pushed.stdout.length > 0 ? null : head;

@@ -3,6 +3,7 @@
 import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
+import { withoutTokens } from "../guard/token-shape.ts";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
@@ -173,7 +174,8 @@ async function measureRepo(
     ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir));
   else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, `${prefix}.ai/memory/`);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
-  const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
+  const dirtyNow = withRedacted(snap.dirty);
+  const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !dirtyNow.includes(p));
   const headMoved = head !== null && snap.head !== null && snap.head !== head;
   let changed: Set<string> | null = null;
   // Renames from the saved HEAD to HEAD, when that diff ran: the fates then ask git for none.
@@ -265,6 +267,10 @@ async function heldAsSaved(
   }
   return held;
 }
+
+// The dirty paths now, and each as a save wrote it: a name holding a token was saved redacted (`d/<redacted: …>`), and
+// stands for the file it hides, still dirty (its content cannot be compared), never reverted.
+const withRedacted = (dirty: readonly string[]) => [...new Set([...dirty, ...dirty.map(withoutTokens)])];
 
 // The missing key files absent at the save too: recorded missing outside git; in git, neither in the saved tree nor
 // dirty at the save (an ignored file then counts as absent). [] when it cannot be told.
@@ -485,7 +491,8 @@ async function measureFates(
   const blobNow = (p: string) => (ids.get(p)?.raw === saved.get(p) ? saved.get(p)! : ids.get(p)?.id ?? null);
   const modes = modesOf(at.top, now, still);
   const inputs = {
-    savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: now.dirty, savedSec: savedSecOf(facts), blobNow, ...logs,
+    savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: withRedacted(now.dirty), savedSec: savedSecOf(facts),
+    blobNow, ...logs,
     modes: anchors.dirtyModes, modeNow: (p: string) => modes.get(p)?.now ?? "",
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null, fromElsewhere: at.fromElsewhere,

@@ -37,7 +37,8 @@ function parseRawLog(out: Buffer): Touch[] {
 }
 
 const ZERO = /^0+$/;
-const CONTROL = /[\x00-\x1f\x7f]/;
+// A path git is never asked about: a control character, or a name a save wrote redacted (`d/<redacted: …>`).
+const UNASKED = /[\x00-\x1f\x7f]|<redacted: /;
 
 /**
  * The logs, newest first (null: not run or failed): commits since the save on HEAD, on other refs, stash entries.
@@ -77,8 +78,8 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
       if (same && now !== saved && i.eol?.has(`${saved} ${now}`)) return { path: p, fate: "unchanged", eol: true };
       return { path: p, fate: same && now === saved ? "unchanged" : "changed" };
     }
-    // git is passed no control character, so no log was asked about such a path: its fate is not known.
-    if (CONTROL.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
+    // No log was asked about such a path: its fate is not known.
+    if (UNASKED.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
     const to = i.renames.get(p);
     const renamed = to === undefined ? {} : { as: to };
     // A folder (untracked when saved) is taken in by any change under it; a file by its saved content, under its
@@ -203,7 +204,7 @@ export async function gatherFateLogs(
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: new Map() };
   const renames = opts.gone.length === 0 || !opts.headExists ? new Map<string, string>()
     : await renamesOf(git, opts.savedHead, opts.gone, opts.staged, opts.moves ?? null);
-  const paths = [...new Set([...opts.cleaned, ...renames.values()])].filter((p) => !CONTROL.test(p));
+  const paths = [...new Set([...opts.cleaned, ...renames.values()])].filter((p) => !UNASKED.test(p));
   if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
   const specs = ["--", ...paths.map((p) => `:(top,literal)${p}`)];
   const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1000)}`];

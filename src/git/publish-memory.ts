@@ -195,9 +195,8 @@ export async function publishMemory(
 export async function savedHeadOffBranch(target: PublishTarget, env: Env): Promise<string | null> {
   const blob = await runGit(target.top, ["cat-file", "blob", `HEAD:${target.memRel}/HANDOFF.md`], env);
   const head = blob.code === 0 ? checkAnchors(parseHandoff(blob.stdout.toString("utf8")), Date.now()).head : null;
-  // 1: not an ancestor; 128: no such commit in this clone either.
+  // 1: not an ancestor. 128 (no such commit here: a shallow clone, a handoff from elsewhere) tells nothing either way.
   const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
-  if (r?.code === 128) return head;
   if (r?.code !== 1) return null;
   // Saved on a branch already pushed (then merged or published here): teammates fetch that commit with it.
   const pushed = await runGit(target.top, ["for-each-ref", "--count=1", "--contains", head!, "refs/remotes"], env);

@@ -1,7 +1,7 @@
 // The prefix rules end to end through the built bundle (docs/decisions/redaction-prefixes.md): the
 // hostile tester's leaks reach neither HANDOFF.md, nor a checkpoint, nor a commit message, nor
 // any output, and `validate` no longer scores them secrets 5/5.
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { everyByteUnder, git, gitRepo, handoff, helper } from "../helpers.ts";
@@ -141,5 +141,24 @@ describe("anchors --json: a vendor token as a dirty file's name", () => {
     for (const paths of [json.dirty, json.dirtyHashes.map((h) => h.path), json.dirtyModes.map((h) => h.path)]) {
       expect(paths).toEqual(["<redacted: github-token>"]);
     }
+  });
+});
+
+describe("drift: a dirty file whose name holds a token, saved redacted", () => {
+  it("reads still dirty while it is, and of unknown fate once committed, never reverted", () => {
+    const root = gitRepo();
+    const token = githubToken(547);
+    mkdirSync(path.join(root, "keys"));
+    writeFileSync(path.join(root, "keys", token), "1\n");
+    const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("Keep the key.").replace(/## Environment anchors\n[\s\S]*$/, "## Environment anchors\n- none\n") });
+    expect(w.code, w.stderr).toBe(0);
+    const still = helper(["drift", "--root", root]).stdout;
+    expect(still).toContain('dirty at the save, still dirty: "keys/<redacted: github-token>"');
+    expect(still).not.toContain("reverted");
+    git(root, "add", "keys");
+    git(root, "commit", "-q", "-m", "the key");
+    const after = helper(["drift", "--root", root]).stdout;
+    expect(after).toContain('dirty at the save, clean now (committed, stashed or reverted): "keys/<redacted: github-token>"');
+    expect(after + still).not.toContain(token);
   });
 });

@@ -203,6 +203,25 @@ describe("publish", () => {
     expect(r.stderr).toBe("");
   });
 
+  it("a shallow clone lacking the saved commit publishes with no warning: it cannot tell the commit left the branch", { timeout: 60_000 }, () => {
+    const { root, remote } = project();
+    save(root, handoff("ship s").replace(/- Date: .*\n$/, ""));
+    writeFileSync(path.join(root, "later.txt"), "later\n");
+    git(root, "add", "later.txt");
+    git(root, "commit", "-qm", "later");
+    expect(run(root, "--push").stderr).toBe("");
+    writeFileSync(path.join(root, "b.txt"), "b\n");
+    git(root, "add", "b.txt");
+    git(root, "commit", "-qm", "b");
+    git(root, "push", "-q");
+    const shallow = path.join(tempDir("sh-shallow-"), "s");
+    git(path.dirname(shallow), "clone", "-q", "--depth", "1", `file://${remote}`, shallow);
+    writeFileSync(path.join(shallow, ".ai", "memory", "LESSONS.md"), `${MARKER}\n# Lessons\n\n`);
+    const r = run(shallow);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain("warning:");
+  });
+
   it("without --push nothing is pushed", () => {
     const { root, remote } = project();
     const before = git(remote, "rev-parse", "main");
