@@ -11804,13 +11804,19 @@ function cutAtWord(text, max) {
   return `${head.replace(/[\s;,:—–-]+$/u, "")}${ELLIPSIS}`;
 }
 function fitClauses(clauses, max) {
-  const kept = clauses.filter((c) => c.text !== "");
-  const all = kept.length;
-  const joined = () => `${kept.map((c) => c.text).join("; ")}${kept.length < all ? `; ${ELLIPSIS}` : ""}`;
+  const all = clauses.filter((c) => c.text !== "");
+  let kept = [...all];
+  const joined = () => `${kept.map((c) => c.text).join("; ")}${kept.length < all.length ? `; ${ELLIPSIS}` : ""}`;
+  const dropped = [];
   while (kept.length > 1 && cpLength(joined()) > max) {
     let drop = 0;
     for (let i = 1; i < kept.length; i++) if (kept[i].rank <= kept[drop].rank) drop = i;
-    kept.splice(drop, 1);
+    dropped.unshift(...kept.splice(drop, 1));
+  }
+  for (const c of dropped) {
+    const before = kept;
+    kept = all.filter((x) => x === c || before.includes(x));
+    if (cpLength(joined()) > max) kept = before;
   }
   return cutAtWord(kept.length === 1 && cpLength(joined()) > max ? kept[0].text : joined(), max);
 }

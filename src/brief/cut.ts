@@ -80,17 +80,24 @@ export interface Clause {
 }
 
 /**
- * Joins clauses within `max` code points, dropping the least important (the last of equal rank) first; a dropped
- * clause leaves `; …` at the end, so that a reader knows the full text (drift's summary) says more.
+ * Joins clauses within `max` code points, dropping the least important (the last of equal rank) first, then taking
+ * back those that fit; a dropped clause leaves `; …` at the end, so that a reader knows the full text says more.
  */
 export function fitClauses(clauses: readonly Clause[], max: number): string {
-  const kept = clauses.filter((c) => c.text !== "");
-  const all = kept.length;
-  const joined = () => `${kept.map((c) => c.text).join("; ")}${kept.length < all ? `; ${ELLIPSIS}` : ""}`;
+  const all = clauses.filter((c) => c.text !== "");
+  let kept = [...all];
+  const joined = () => `${kept.map((c) => c.text).join("; ")}${kept.length < all.length ? `; ${ELLIPSIS}` : ""}`;
+  const dropped: Clause[] = [];
   while (kept.length > 1 && cpLength(joined()) > max) {
     let drop = 0;
     for (let i = 1; i < kept.length; i++) if (kept[i]!.rank <= kept[drop]!.rank) drop = i;
-    kept.splice(drop, 1);
+    dropped.unshift(...kept.splice(drop, 1));
+  }
+  // A clause dropped before a long one made room comes back, in its place, when it fits now.
+  for (const c of dropped) {
+    const before = kept;
+    kept = all.filter((x) => x === c || before.includes(x));
+    if (cpLength(joined()) > max) kept = before;
   }
   // A lone survivor too long with the mark is better whole (or cut, which ends with `…` anyway).
   return cutAtWord(kept.length === 1 && cpLength(joined()) > max ? kept[0]!.text : joined(), max);

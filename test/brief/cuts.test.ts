@@ -46,6 +46,16 @@ describe("fitClauses and fitList", () => {
     expect(fitClauses(c, 12)).toBe("verdict…");
   });
 
+  it("takes back a clause dropped before a longer one made room (a 300-character author name)", () => {
+    const c = [
+      { text: "fresh: at the saved commit", rank: 100 },
+      { text: "dirty files: 1 then, 1 now", rank: 80 },
+      { text: `its last commit is by "${"x".repeat(300)}"`, rank: 90 },
+      { text: "ledgers: none found", rank: 85 },
+    ];
+    expect(fitClauses(c, 120)).toBe("fresh: at the saved commit; dirty files: 1 then, 1 now; ledgers: none found; …");
+  });
+
   it("a list drops its last items first, counted, and a lone long item keeps its cause", () => {
     const items = ["alpha — because one", "beta — because two", "gamma — because three"];
     expect(fitList(items, 4, 100, (i) => i)).toBe(items.join("; "));
