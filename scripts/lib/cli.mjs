@@ -16185,6 +16185,7 @@ async function commitsSince(root, handoff, env) {
 }
 async function noneHere(root, env, missing) {
   if (!missing) return void 0;
+  if (interruptedSave(root)) return "handoff: an interrupted save (run recover)";
   if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
   return other === null ? void 0 : `handoff: none here, one on branch ${branchWords(other.refs[0])} (run brief)`;
@@ -16204,6 +16205,7 @@ var init_statusline = __esm({
     init_state_time();
     init_handoff();
     init_fs();
+    init_inspect();
     init_paths();
     init_common();
     init_types();
@@ -16219,17 +16221,19 @@ context_window.used_percentage). With --then, runs COMMAND (the status line
 command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
-"handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
-check)" when this clone saved one and a stash made since holds a handoff (git,
-at most 500 ms); "handoff: none here, one on branch "<name>" (run brief)"
-when another branch holds a committed one (git, at most 500 ms). Commits since
-count HEAD's commits after the handoff's HEAD anchor but memory-only ones
-(\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
-out when unknown). With the saved HEAD off HEAD's history: "\xB7 N saved commits
-not on this branch" (behind, diverged, amended, reset), or "\xB7 saved HEAD
-rewritten, patches kept" when each is on HEAD as a copy (a rebase); "\xB7 saved
-HEAD not in this clone (run brief)" when git lacks it. "\xB7 a stash holds
-another handoff (run brief)" when a stash since this clone's last save does.
+"handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
+(run recover)" when a killed save left it in recovery); "handoff: maybe in a
+stash (run check)" when this clone saved one and a stash made since holds a
+handoff (git, at most 500 ms); "handoff: none here, one on branch "<name>"
+(run brief)" when another branch holds a committed one (git, at most 500 ms).
+Commits since count HEAD's commits after the handoff's HEAD anchor but
+memory-only ones (\`publish\`'s, with our .gitattributes block) (git log, at
+most 500 ms; left out when unknown). With the saved HEAD off HEAD's history:
+"\xB7 N saved commits not on this branch" (behind, diverged, amended, reset), or
+"\xB7 saved HEAD rewritten, patches kept" when each is on HEAD as a copy (a
+rebase); "\xB7 saved HEAD not in this clone (run brief)" when git lacks it.
+"\xB7 a stash holds another handoff (run brief)" when a stash since this clone's
+last save does.
 Always exit 0.
 `,
       async run(ctx) {

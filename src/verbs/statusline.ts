@@ -11,6 +11,7 @@ import { branchWords, plural } from "../guard/words.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
 import { readHead } from "../store/fs.ts";
+import { interruptedSave } from "../store/inspect.ts";
 import { memoryDir } from "../store/paths.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
@@ -69,6 +70,8 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
 // the line's 500 ms each), so that "none" is never said of a teammate's handoff on another branch.
 async function noneHere(root: string, env: VerbContext["env"], missing: boolean): Promise<string | undefined> {
   if (!missing) return undefined;
+  // A save killed midway leaves the handoff under a private name: `recover` brings it back, as the hook says.
+  if (interruptedSave(root)) return "handoff: an interrupted save (run recover)";
   if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
   const other = await handoffsElsewhere(root, env, 500);
   return other === null ? undefined : `handoff: none here, one on branch ${branchWords(other.refs[0]!)} (run brief)`;
@@ -86,17 +89,19 @@ context_window.used_percentage). With --then, runs COMMAND (the status line
 command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today · 3 commits since · context 45%
-"handoff: none" when there is no HANDOFF.md; "handoff: maybe in a stash (run
-check)" when this clone saved one and a stash made since holds a handoff (git,
-at most 500 ms); "handoff: none here, one on branch "<name>" (run brief)"
-when another branch holds a committed one (git, at most 500 ms). Commits since
-count HEAD's commits after the handoff's HEAD anchor but memory-only ones
-(\`publish\`'s, with our .gitattributes block) (git log, at most 500 ms; left
-out when unknown). With the saved HEAD off HEAD's history: "· N saved commits
-not on this branch" (behind, diverged, amended, reset), or "· saved HEAD
-rewritten, patches kept" when each is on HEAD as a copy (a rebase); "· saved
-HEAD not in this clone (run brief)" when git lacks it. "· a stash holds
-another handoff (run brief)" when a stash since this clone's last save does.
+"handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
+(run recover)" when a killed save left it in recovery); "handoff: maybe in a
+stash (run check)" when this clone saved one and a stash made since holds a
+handoff (git, at most 500 ms); "handoff: none here, one on branch "<name>"
+(run brief)" when another branch holds a committed one (git, at most 500 ms).
+Commits since count HEAD's commits after the handoff's HEAD anchor but
+memory-only ones (\`publish\`'s, with our .gitattributes block) (git log, at
+most 500 ms; left out when unknown). With the saved HEAD off HEAD's history:
+"· N saved commits not on this branch" (behind, diverged, amended, reset), or
+"· saved HEAD rewritten, patches kept" when each is on HEAD as a copy (a
+rebase); "· saved HEAD not in this clone (run brief)" when git lacks it.
+"· a stash holds another handoff (run brief)" when a stash since this clone's
+last save does.
 Always exit 0.
 `,
   async run(ctx) {

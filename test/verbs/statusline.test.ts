@@ -110,6 +110,21 @@ describe("statusline", () => {
     expect(line()).toBe("handoff: saved today · saved HEAD not in this clone (run brief)\n");
   });
 
+  it("a save killed after its claim (HANDOFF.md under a private name) is said as the hook says it, not 'none'", () => {
+    const root = gitRepo();
+    const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout;
+    expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
+    const tok = /CURRENT-SHA256: (\S+)/.exec(helper(["read", "handoff"], { cwd: root }).stdout)![1]!;
+    const crash = helper(["write", "handoff", "--expected-current-sha256", tok], {
+      input: doc.replace("A goal", "A second goal"), cwd: root, env: { MEMORY_IO_FAILPOINT: "after-claim:crash" },
+    });
+    expect(crash.signal).toBe("SIGKILL");
+    expect(existsSync(path.join(root, ".ai", "memory", "HANDOFF.md"))).toBe(false);
+    expect(line()).toBe("handoff: an interrupted save (run recover)\n");
+    expect(helper(["recover"], { cwd: root }).code).toBe(0);
+    expect(line()).toBe("handoff: saved today · 0 commits since\n");
+  });
+
   it("a commit of the user's .gitattributes alone counts; publish's, adding our block on it, does not", () => {
     const root = gitRepo();
     expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
