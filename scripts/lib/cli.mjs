@@ -11283,7 +11283,7 @@ async function heldAsSaved(git, savedHead, hashes, modes, paths) {
   for (const { path: p, modes: [oldMode = "", newMode = ""], ids: [, newId = ""] } of rawPaths(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
     const want = saved.get(p);
     const mode = modes.get(p) ?? (oldMode === "000000" ? "100644" : oldMode);
-    const sameMode = newMode === mode && /^1(00644|00755|60000)$/.test(newMode);
+    const sameMode = newMode === mode && (/^1(00644|00755|60000)$/.test(newMode) || modes.get(p) === "120000");
     if (want === "deleted" ? newMode === "000000" : sameMode && newId === want) held.add(p);
   }
   return held;

@@ -262,7 +262,9 @@ async function heldAsSaved(
     rawPaths(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
     const want = saved.get(p);
     const mode = modes.get(p) ?? (oldMode === "000000" ? "100644" : oldMode);
-    const sameMode = newMode === mode && /^1(00644|00755|60000)$/.test(newMode);
+    // A link is as saved only when the save recorded it as one (its `Dirty modes:` entry): a file's text can hash
+    // as a link's target.
+    const sameMode = newMode === mode && (/^1(00644|00755|60000)$/.test(newMode) || modes.get(p) === "120000");
     if (want === "deleted" ? newMode === "000000" : sameMode && newId === want) held.add(p);
   }
   return held;

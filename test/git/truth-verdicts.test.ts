@@ -273,6 +273,13 @@ describe("verdicts after ordinary git work", () => {
     link.git("add", "a.txt");
     link.git("commit", "-qm", "a link whose blob is the saved text");
     expect(drift(link)).toMatchObject({ verdict: "drifted", aheadAsSaved: false });
+    // A link saved as one (its mode recorded) and committed as it was is the saved work.
+    const saved = newRepo();
+    symlinkSync("target", path.join(saved.dir, "l.txt"));
+    save(saved);
+    saved.git("add", "l.txt");
+    saved.git("commit", "-qm", "the saved link");
+    expect(drift(saved)).toMatchObject({ verdict: "fresh", aheadAsSaved: true });
     const sub = newRepo();
     rmSync(path.join(sub.dir, "b.txt"));
     save(sub);
