@@ -2776,24 +2776,14 @@ function checkedOutAt(dir) {
   return packed.find((l) => l.endsWith(` ${ref}`) && id.test(l.slice(0, -ref.length - 1)))?.split(" ")[0] ?? null;
 }
 function commonDirOf(gitDir) {
-  try {
-    const text = readFileSync(path16.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path16.resolve(gitDir, text);
-  } catch {
-  }
-  return gitDir;
+  const text = orNull(() => readFileSync(path16.join(gitDir, "commondir"), "utf8").trim()) ?? "";
+  return text === "" ? gitDir : path16.resolve(gitDir, text);
 }
 function isShallow(gitDir) {
   return gitDir !== null && isFile(path16.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
-  let entries2;
-  try {
-    entries2 = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries2) {
+  for (const e of orNull(() => readdirSync(dir, { withFileTypes: true })) ?? []) {
     if (out.length >= MAX_REFLOG_FILES) return;
     const p = path16.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
@@ -2807,14 +2797,10 @@ function reflogNames(gitDir, id) {
   for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path16.join(dir, "logs"), files);
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
-    try {
-      const text = readFileSync(f, "latin1");
-      budget -= text.length;
-      if (budget < 0) return false;
-      const named = (line) => line.split(" ", 2).includes(want);
-      if (text.split("\n").some(named)) return true;
-    } catch {
-    }
+    const text = orNull(() => readFileSync(f, "latin1")) ?? "";
+    budget -= text.length;
+    if (budget < 0) return false;
+    if (text.split("\n").some((line) => line.split(" ", 2).includes(want))) return true;
   }
   return false;
 }
@@ -2830,12 +2816,8 @@ function inProgressOf(gitDir) {
   return Object.entries(files).find(([file]) => isFile(path16.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
-  try {
-    const config = gitDir === null ? "" : readFileSync(path16.join(commonDirOf(gitDir), "config"), "utf8");
-    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
-  } catch {
-    return "sha1";
-  }
+  const config = gitDir === null ? null : orNull(() => readFileSync(path16.join(commonDirOf(gitDir), "config"), "utf8"));
+  return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config ?? "") ? "sha256" : "sha1";
 }
 function blobBytesOf(abs) {
   const st = lstatOrNull(abs);
@@ -2843,11 +2825,8 @@ function blobBytesOf(abs) {
   if (st.isSymbolicLink()) return { bytes: Buffer.from(readlinkSync(abs)), file: false };
   if (!st.isFile()) return null;
   if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
-  try {
-    return { bytes: readFileSync(abs), file: true };
-  } catch {
-    return null;
-  }
+  const bytes = orNull(() => readFileSync(abs));
+  return bytes === null ? null : { bytes, file: true };
 }
 function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path16.join(commonDir, "logs", "refs", "stash"), 5e7);
@@ -2871,6 +2850,7 @@ var init_git_dir = __esm({
     init_values();
     init_root();
     init_fs();
+    init_files();
     isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
     isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
     MAX_REFLOG_BYTES = 64 * 1024 * 1024;
@@ -5292,25 +5272,16 @@ async function statInsideRoot(root, rel) {
   let at2 = root;
   for (const [i, part] of parts.entries()) {
     at2 = path26.join(at2, part);
-    try {
-      const st = await lstat(at2);
-      if (i < parts.length - 1 && !st.isDirectory()) return null;
-      if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
-    } catch {
-      return null;
-    }
+    const st = await lstat(at2).catch(() => null);
+    if (st === null || i < parts.length - 1 && !st.isDirectory()) return null;
+    if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
   }
   return null;
 }
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  let real3 = null;
-  try {
-    real3 = realpathSync(skillDir);
-  } catch {
-  }
-  for (const dir of [path26.resolve(skillDir), real3]) {
+  for (const dir of [path26.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
     const rel = path26.relative(root, dir);
     if (rel === "" || rel.startsWith("..") || path26.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
@@ -5396,7 +5367,6 @@ var MAX_DIRTY_HASHES;
 var init_anchors = __esm({
   "src/git/anchors.ts"() {
     "use strict";
-    init_builtins();
     init_values();
     init_blob_ids();
     init_git_dir();
@@ -10098,12 +10068,8 @@ function readRegular(p, max = 1e6) {
   throw new Error(`${p} ${why}; only a regular file of at most ${max / 1e6} MB is edited`);
 }
 function giveTo(p, like) {
-  if (process.geteuid?.() !== 0) return;
-  try {
-    const { uid, gid } = lstatSync(like);
-    lchownSync(p, uid, gid);
-  } catch {
-  }
+  const st = process.geteuid?.() === 0 ? lstatOrNull(like) : null;
+  if (st !== null) succeeds(() => lchownSync(p, st.uid, st.gid));
 }
 function blockFor(before, line) {
   const nl = before.includes("\r\n") ? "\r\n" : "\n";
@@ -10165,11 +10131,7 @@ async function unregisterMergeDriver(root, env, keep) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  try {
-    if (!keep) unlinkSync(c.copy);
-    if (!keep) rmdirSync(path37.dirname(c.copy));
-  } catch {
-  }
+  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path37.dirname(c.copy)));
   const driver = await configValue(c.top, "driver", env);
   if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
@@ -10242,11 +10204,8 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
-  const { rest, had } = withoutBlock(textOr(top, ".gitattributes"));
+  const { rest, had } = withoutBlock(readSmall(path37.join(top, ".gitattributes")) ?? "");
   return had && rest === "";
-}
-function textOr(dir, name2) {
-  return readSmall(path37.join(dir, name2)) ?? "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
@@ -10255,7 +10214,7 @@ async function mergeDriverMissing(root, env) {
   const why = text === null ? unreadReason(file) : null;
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
   if (c === null || !NAMES_OURS.test(text ?? "")) return null;
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path37.join(c.common, "config")) ?? "")) return null;
   return await effectiveDriver(c.top, env) === null ? MERGE_DRIVER_MISSING : null;
 }
 async function driverPartMissing(root, env) {
@@ -10277,6 +10236,7 @@ var init_merge_driver_config = __esm({
     init_git_dir();
     init_run();
     init_fs();
+    init_files();
     init_errors();
     init_quote();
     init_attributes_block();
@@ -10754,13 +10714,9 @@ function eolPairs(blobs, savedIds, format2) {
 }
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
-  try {
-    const first = readFileSync(path40.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
-    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
-  } catch {
-    return false;
-  }
+  const first = orNull(() => readFileSync(path40.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
+  const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
+  return m !== null && Number(m[1]) * 1e3 >= savedMs2;
 }
 async function objectIds(git, revs) {
   if (revs.length === 0) return [];
@@ -10828,6 +10784,7 @@ var init_fates = __esm({
     init_builtins();
     init_git_dir();
     init_run();
+    init_files();
     ZERO = /^0+$/;
     CONTROL = /[\x00-\x1f\x7f]/;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
@@ -11500,12 +11457,8 @@ async function measureFates(git, facts, anchors, at2) {
   return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
 }
 function smallFile(abs) {
-  try {
-    const st = lstatOrNull(abs);
-    return st?.isFile() && st.size <= 8 * 1024 * 1024 ? readFileSync(abs) : null;
-  } catch {
-    return null;
-  }
+  const st = lstatOrNull(abs);
+  return st?.isFile() && st.size <= 8 * 1024 * 1024 ? orNull(() => readFileSync(abs)) : null;
 }
 var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent, savedSecOf;
 var init_drift = __esm({
@@ -11521,6 +11474,7 @@ var init_drift = __esm({
     init_run();
     init_attributes_block();
     init_fs();
+    init_files();
     init_saves();
     init_status();
     init_verdict();

@@ -1908,12 +1908,8 @@ function gitDirOf(top) {
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
-  try {
-    const text = readFileSync(path12.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path12.resolve(gitDir, text);
-  } catch {
-  }
-  return gitDir;
+  const text = orNull(() => readFileSync(path12.join(gitDir, "commondir"), "utf8").trim()) ?? "";
+  return text === "" ? gitDir : path12.resolve(gitDir, text);
 }
 var MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 var MAX_HASHED_BYTES = 8 * 1024 * 1024;

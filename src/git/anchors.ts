@@ -1,5 +1,4 @@
 // The environment anchors of a save: what git and the files say at the root when it is saved.
-import { realpathSync } from "../builtins.ts";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { AnchorValues, DirtyHash } from "../schema/anchor-lines.ts";
@@ -10,7 +9,7 @@ import { filterDrivers, GitUnavailable, runGit, type Git } from "./run.ts";
 import {
   BROKEN_REPO_FIX, folderOf, foldedInto, parseStatusV2, readSnapshot, statusArgs, type Snapshot,
 } from "./status.ts";
-import { lstatOrNull, readSmall } from "../store/fs.ts";
+import { lstatOrNull, readSmall, realOrNull } from "../store/fs.ts";
 
 // Most dirty files hashed (the rest are not anchored by content); a new folder of more files stays one entry, so that
 // build output takes no place from the work in progress (docs/decisions/untracked-files.md).
@@ -28,14 +27,10 @@ export async function statInsideRoot(root: string, rel: string): Promise<{ mtime
   let at = root;
   for (const [i, part] of parts.entries()) {
     at = path.join(at, part);
-    try {
-      const st = await lstat(at);
-      // Only the last component may be a link (not followed); a linked parent could lead outside the root.
-      if (i < parts.length - 1 && !st.isDirectory()) return null;
-      if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
-    } catch {
-      return null;
-    }
+    const st = await lstat(at).catch(() => null);
+    // Only the last component may be a link (not followed); a linked parent could lead outside the root.
+    if (st === null || (i < parts.length - 1 && !st.isDirectory())) return null;
+    if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
   }
   return null;
 }
@@ -47,13 +42,8 @@ export async function statInsideRoot(root: string, rel: string): Promise<{ mtime
 export function skillExcludes(root: string, skillDir: string | null): string[] {
   if (skillDir === null) return [];
   const out = new Set<string>();
-  let real: string | null = null;
-  try {
-    real = realpathSync(skillDir);
-  } catch {
-    // excluded as invoked only
-  }
-  for (const dir of [path.resolve(skillDir), real]) {
+  // Excluded as invoked only when its real path cannot be read.
+  for (const dir of [path.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
     const rel = path.relative(root, dir);
     if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;

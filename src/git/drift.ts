@@ -13,6 +13,7 @@ import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "
 import { batchBlobs, filterDrivers, GitUnavailable, rawPaths, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { lstatOrNull } from "../store/fs.ts";
+import { orNull } from "../store/files.ts";
 import { savedByOf, savedHere } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
@@ -510,10 +511,6 @@ async function measureFates(
 
 // A regular file's bytes, at most 8 MB (what the anchor hashes); null otherwise.
 function smallFile(abs: string): Buffer | null {
-  try {
-    const st = lstatOrNull(abs);
-    return st?.isFile() && st.size <= 8 * 1024 * 1024 ? readFileSync(abs) : null;
-  } catch {
-    return null;
-  }
+  const st = lstatOrNull(abs);
+  return st?.isFile() && st.size <= 8 * 1024 * 1024 ? orNull(() => readFileSync(abs)) : null;
 }

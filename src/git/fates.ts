@@ -5,6 +5,7 @@ import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import { hashBlob, stashEntries } from "./git-dir.ts";
 import { rawPaths, type Git } from "./run.ts";
+import { orNull } from "../store/files.ts";
 
 /**
  * One file's fate since the save; `commit` and `stash` say where its saved content now is, `as` under which path when
@@ -140,13 +141,9 @@ export function eolPairs(
 /** True when this clone was made after `savedMs` (its HEAD reflog starts with a later `clone:` entry). */
 export function clonedAfter(gitDir: string | null, savedMs: number | null): boolean {
   if (gitDir === null || savedMs === null) return false;
-  try {
-    const first = readFileSync(path.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]!;
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
-    return m !== null && Number(m[1]) * 1000 >= savedMs;
-  } catch {
-    return false;
-  }
+  const first = orNull(() => readFileSync(path.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]!);
+  const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
+  return m !== null && Number(m[1]) * 1000 >= savedMs;
 }
 
 const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];

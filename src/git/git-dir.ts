@@ -5,6 +5,7 @@ import path from "node:path";
 import { isNullObjectId } from "../schema/values.ts";
 import { distrustedAbove } from "./root.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
+import { orNull } from "../store/files.ts";
 
 const isFile = (p: string) => lstatOrNull(p)?.isFile() ?? false;
 const isDir = (p: string) => lstatOrNull(p)?.isDirectory() ?? false;
@@ -46,13 +47,8 @@ export function checkedOutAt(dir: string): string | null {
 
 /** The main repository's git dir for a linked worktree (its `commondir` file), else the git dir itself. */
 export function commonDirOf(gitDir: string): string {
-  try {
-    const text = readFileSync(path.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path.resolve(gitDir, text);
-  } catch {
-    // not a linked worktree
-  }
-  return gitDir;
+  const text = orNull(() => readFileSync(path.join(gitDir, "commondir"), "utf8").trim()) ?? "";
+  return text === "" ? gitDir : path.resolve(gitDir, text);
 }
 
 /** True when the clone is shallow: git keeps the cut-off commits in `<common dir>/shallow`. */
@@ -64,13 +60,7 @@ const MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 const MAX_REFLOG_FILES = 2000;
 
 function reflogFiles(dir: string, out: string[]): void {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
+  for (const e of orNull(() => readdirSync(dir, { withFileTypes: true })) ?? []) {
     if (out.length >= MAX_REFLOG_FILES) return;
     const p = path.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
@@ -87,16 +77,12 @@ export function reflogNames(gitDir: string | null, id: string): boolean {
   for (const dir of new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path.join(dir, "logs"), files);
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
-    try {
-      const text = readFileSync(f, "latin1");
-      budget -= text.length;
-      if (budget < 0) return false;
-      // Each line is `<old> <new> <ident>\t<message>`.
-      const named = (line: string) => line.split(" ", 2).includes(want);
-      if (text.split("\n").some(named)) return true;
-    } catch {
-      // an unreadable reflog names nothing
-    }
+    // An unreadable reflog names nothing.
+    const text = orNull(() => readFileSync(f, "latin1")) ?? "";
+    budget -= text.length;
+    if (budget < 0) return false;
+    // Each line is `<old> <new> <ident>\t<message>`.
+    if (text.split("\n").some((line) => line.split(" ", 2).includes(want))) return true;
   }
   return false;
 }
@@ -122,12 +108,8 @@ const MAX_HASHED_BYTES = 8 * 1024 * 1024;
 
 /** The repository's object format, from `extensions.objectFormat` in its config file. */
 export function objectFormat(gitDir: string | null): "sha1" | "sha256" {
-  try {
-    const config = gitDir === null ? "" : readFileSync(path.join(commonDirOf(gitDir), "config"), "utf8");
-    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
-  } catch {
-    return "sha1";
-  }
+  const config = gitDir === null ? null : orNull(() => readFileSync(path.join(commonDirOf(gitDir), "config"), "utf8"));
+  return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config ?? "") ? "sha256" : "sha1";
 }
 
 /** What git hashes at `abs`, read once: a link's target, a file's bytes (`file`); `deleted`, `over 8 MB`, null. */
@@ -137,11 +119,8 @@ export function blobBytesOf(abs: string): { bytes: Buffer; file: boolean } | "de
   if (st.isSymbolicLink()) return { bytes: Buffer.from(readlinkSync(abs)), file: false };
   if (!st.isFile()) return null;
   if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
-  try {
-    return { bytes: readFileSync(abs), file: true };
-  } catch {
-    return null;
-  }
+  const bytes = orNull(() => readFileSync(abs));
+  return bytes === null ? null : { bytes, file: true };
 }
 
 /** git's blob id of `bytes` as they are. */

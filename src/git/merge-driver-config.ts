@@ -7,7 +7,8 @@ import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import { GitUnavailable, runGit } from "./run.ts";
-import { exists, readSmall, unreadReason } from "../store/fs.ts";
+import { exists, lstatOrNull, readSmall, unreadReason } from "../store/fs.ts";
+import { succeeds } from "../store/files.ts";
 import { Refused } from "../errors.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { BEGIN, BEGIN_NL, END, withoutBlock } from "./attributes-block.ts";
@@ -85,13 +86,9 @@ function readRegular(p: string, max = 1_000_000): string | null {
 // Root registering in another user's clone gives what it wrote to the owner of `like`, so they can still change
 // their own clone.
 function giveTo(p: string, like: string): void {
-  if (process.geteuid?.() !== 0) return;
-  try {
-    const { uid, gid } = lstatSync(like);
-    lchownSync(p, uid, gid);
-  } catch {
-    // Kept as written: the verb's own lines still say what changed.
-  }
+  const st = process.geteuid?.() === 0 ? lstatOrNull(like) : null;
+  // Kept as written when this fails: the verb's own lines still say what changed.
+  if (st !== null) succeeds(() => lchownSync(p, st.uid, st.gid));
 }
 
 function blockFor(before: string, line: string): string {
@@ -174,12 +171,8 @@ async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Pro
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  try {
-    if (!keep) unlinkSync(c.copy);
-    if (!keep) rmdirSync(path.dirname(c.copy));
-  } catch {
-    // missing, or a folder still holding other files of ours
-  }
+  // Missing, or a folder still holding other files of ours: left as it is.
+  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path.dirname(c.copy)));
   const driver = await configValue(c.top, "driver", env);
   if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
@@ -270,13 +263,8 @@ export async function mergeDriverStep(root: string | null,
 
 /** True when the top's `.gitattributes` holds our block and nothing else (what `install` creates). */
 export function attributesOnlyOurs(top: string): boolean {
-  const { rest, had } = withoutBlock(textOr(top, ".gitattributes"));
+  const { rest, had } = withoutBlock(readSmall(path.join(top, ".gitattributes")) ?? "");
   return had && rest === "";
-}
-
-// A small file's text; "" when it is missing or not a small regular file.
-function textOr(dir: string, name: string): string {
-  return readSmall(path.join(dir, name)) ?? "";
 }
 
 /** The sentence `doctor` and `check` print when `mergeDriverMissing` is true. */
@@ -297,7 +285,7 @@ export async function mergeDriverMissing(root: string, env: Env): Promise<string
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
   if (c === null || !NAMES_OURS.test(text ?? "")) return null;
   // Our section in this clone's own file spares `check` a git process; else git says (the user's file, includes).
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path.join(c.common, "config")) ?? "")) return null;
   return (await effectiveDriver(c.top, env)) === null ? MERGE_DRIVER_MISSING : null;
 }
 
