@@ -16998,12 +16998,7 @@ async function guarded(outer, dispatch2) {
     writeErr: () => {
     }
   };
-  let code;
-  try {
-    code = await dispatch2(quiet);
-  } catch {
-    code = 0;
-  }
+  const code = await dispatch2(quiet).catch(() => 0);
   if (!printed) proc.writeOut(GEMINI_SILENT);
   return code;
 }
@@ -17412,6 +17407,7 @@ init_redact();
 // src/main.ts
 init_builtins();
 init_errors();
+init_files();
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17470,22 +17466,12 @@ function readStdin(maxBytes) {
 function wholeJson(chunks, last) {
   let i = last.length - 1;
   while (i >= 0 && (last[i] === 32 || last[i] === 10 || last[i] === 13 || last[i] === 9)) i--;
-  if (i < 0 || last[i] !== 125) return false;
-  try {
-    JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    return true;
-  } catch {
-    return false;
-  }
+  return i >= 0 && last[i] === 125 && succeeds(() => JSON.parse(Buffer.concat(chunks).toString("utf8")));
 }
 function readPipeWithin(stdin, ms, maxBytes) {
-  let fd;
-  try {
-    if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
-    fd = openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return void 0;
-  }
+  if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
+  const fd = orNull(() => openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK));
+  if (fd === null) return void 0;
   try {
     if (fstatSync(fd).ino !== stdin.ino) return void 0;
     return readFd(fd, maxBytes, Date.now() + ms);
@@ -17496,12 +17482,8 @@ function readPipeWithin(stdin, ms, maxBytes) {
   }
 }
 function readStdinWithin(ms, maxBytes) {
-  let stdin;
-  try {
-    stdin = fstatSync(0);
-  } catch {
-    return Promise.resolve(null);
-  }
+  const stdin = orNull(() => fstatSync(0));
+  if (stdin === null) return Promise.resolve(null);
   if (stdin.isFile()) return readStdin(maxBytes);
   const piped = readPipeWithin(stdin, ms, maxBytes);
   if (piped !== void 0) return Promise.resolve(piped);
@@ -17530,11 +17512,7 @@ function readStdinWithin(ms, maxBytes) {
   });
 }
 function stdinIsTerminal() {
-  try {
-    return fstatSync(0).isCharacterDevice();
-  } catch {
-    return true;
-  }
+  return orNull(() => fstatSync(0).isCharacterDevice()) ?? true;
 }
 function heldOutput(fd, redact) {
   const parts = [];
@@ -17542,23 +17520,14 @@ function heldOutput(fd, redact) {
     write: (data) => void parts.push(Buffer.from(data)),
     flush() {
       const all = Buffer.concat(parts);
-      let text = null;
-      try {
-        if (redact !== void 0) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
-      } catch {
-        text = null;
-      }
+      const text = redact === void 0 ? null : orNull(() => new TextDecoder("utf-8", { fatal: true }).decode(all));
       if (all.length > 0) writeFd(fd, text === null ? all : redact(text));
     }
   };
 }
 function runningFile(file) {
   if (file === void 0) return void 0;
-  try {
-    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
-  } catch {
-    return file;
-  }
+  return orNull(() => lstatSync(file).isSymbolicLink() ? realpathSync(file) : file) ?? file;
 }
 async function runProcess(dispatch2, redact) {
   const out = heldOutput(1, redact);
