@@ -2879,11 +2879,7 @@ function recordLines(p, re) {
 function addRecord(p, re, line, drop) {
   try {
     mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
-    let kept = [];
-    try {
-      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
-    } catch {
-    }
+    const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
     writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
@@ -2932,13 +2928,8 @@ function markedHere(root, env, text) {
 }
 function savesRecord(root, env) {
   const p = savesPath(root, env);
-  if (p === null) return null;
-  try {
-    if (!lstatSync(p).isFile()) return null;
-    return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
-  } catch {
-    return null;
-  }
+  if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
+  return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
 function recordSavedHere(root, env, token, stamp) {
   const p = savesPath(root, env);
@@ -2964,11 +2955,7 @@ function recordSavedBy(root, env, token, agent) {
 }
 function savedByOf(root, env, token) {
   const p = beside(root, env, "saved-by");
-  try {
-    return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
-  } catch {
-    return null;
-  }
+  return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
 }
 function maybeStashed(root, env) {
   const top = gitTopOf(root, env);
@@ -12311,16 +12298,8 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const paused = prefix === void 0 ? null : pauseSwitch(path42.join(cwd, prefix, ".ai", "memory"), env);
   if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
-    if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
-      try {
-        const merged = journalMonth(a, b);
-        if (merged !== null) {
-          writeResult(ours, merged);
-          return said2(0);
-        }
-      } catch {
-      }
-    }
+    const merged = /\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file) ? orNull(() => journalMonth(a, b)) : null;
+    if (merged !== null && succeeds(() => writeResult(ours, merged))) return said2(0);
     return gitMerge(["--union"], null);
   }
   if (!m) return gitMerge([], null);
@@ -14519,12 +14498,8 @@ async function repositoryPrograms(top, env, push) {
   ]);
   const hooksDir = path53.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
-    try {
-      accessSync(path53.join(hooksDir, h), constants.X_OK);
-      return statSync(path53.join(hooksDir, h)).isFile();
-    } catch {
-      return false;
-    }
+    const file = path53.join(hooksDir, h);
+    return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
   return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
@@ -14775,6 +14750,7 @@ var init_publish_memory = __esm({
     init_redact();
     init_handoff();
     init_fs();
+    init_files();
     init_merge_driver_config();
     init_run();
     init_failpoint();

@@ -1914,11 +1914,7 @@ function recordLines(p, re) {
 function addRecord(p, re, line, drop) {
   try {
     mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
-    let kept = [];
-    try {
-      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
-    } catch {
-    }
+    const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
     writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
@@ -1961,13 +1957,8 @@ function markedHere(root, env, text) {
 }
 function savesRecord(root, env) {
   const p = savesPath(root, env);
-  if (p === null) return null;
-  try {
-    if (!lstatSync(p).isFile()) return null;
-    return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
-  } catch {
-    return null;
-  }
+  if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
+  return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
