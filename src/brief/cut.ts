@@ -79,10 +79,8 @@ export interface Clause {
   rank: number;
 }
 
-/**
- * Joins clauses within `max` code points, dropping the least important (the last of equal rank) first; a dropped
- * clause leaves `; …` at the end, so that a reader knows the full text (drift's summary) says more.
- */
+/** Joins clauses within `max` code points, dropping the least important (the last of equal rank) first; a dropped
+ * clause leaves `; …` at the end, so that a reader knows the full text (drift's summary) says more. */
 export function fitClauses(clauses: readonly Clause[], max: number): string {
   const kept = clauses.filter((c) => c.text !== "");
   const all = kept.length;
