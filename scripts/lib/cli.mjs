@@ -1548,7 +1548,7 @@ function batchBlobs(out, n2) {
   }
   return [...blobs, ...Array(n2 - blobs.length).fill(null)];
 }
-var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions;
+var GIT_TIMEOUT_MS, GitUnavailable, unlessUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions;
 var init_run = __esm({
   "src/git/run.ts"() {
     "use strict";
@@ -1566,6 +1566,10 @@ var init_run = __esm({
         this.name = "GitUnavailable";
       }
     };
+    unlessUnavailable = (p, fallback) => p.catch((err) => {
+      if (err instanceof GitUnavailable) return fallback;
+      throw err;
+    });
     DROPPED_ENV = [
       "GIT_DIR",
       "GIT_WORK_TREE",
@@ -3015,21 +3019,15 @@ async function handoffAway(root, env, tree = null, branches = {}) {
   const count = Math.min(stashCount(commonDir), 100);
   const file = handoffSpec(root, env);
   if (count === 0 && saves.length === 0 || file === null) return null;
-  let refs = [];
-  let blobs;
-  try {
-    if (saves.length > 0) refs = await (branches.refs ??= branchRefs(root, env));
-    if (count === 0 && refs.length === 0) return null;
-    const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
-    const revs = [...stashRevs.flat(), ...refs];
-    const input = revs.map((x) => `${x}:${file}
+  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env), null) : [];
+  if (refs === null || count === 0 && refs.length === 0) return null;
+  const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+  const revs = [...stashRevs.flat(), ...refs];
+  const input = revs.map((x) => `${x}:${file}
 `).join("");
-    const r = await runGit(root, ["cat-file", "--batch"], env, void 0, { input });
-    blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return null;
-  }
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, void 0, { input }), null);
+  if (r === null) return null;
+  const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
   const savedAt = (text) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
   const treeAt = tree === null ? NaN : savedAt(tree);
   const rankOf = (b) => {
@@ -3056,32 +3054,24 @@ async function stashHolds(root, env, stashes, timeout) {
   if (file === null || stashes.length === 0) return false;
   const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}
 `).join("");
-  try {
-    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
-    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-    const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
-    return r.code === 0 && stashes.some((_, i) => holds(i));
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return false;
-  }
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return false;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
+  return stashes.some((_, i) => holds(i));
 }
 async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
-  try {
-    const refs = file === null ? [] : await (branches.refs ??= branchRefs(root, env, timeout));
-    if (refs.length === 0) return null;
-    const input = ["HEAD", ...refs].map((x) => `${x}:${file}
+  const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
+  if (refs.length === 0) return null;
+  const input = ["HEAD", ...refs].map((x) => `${x}:${file}
 `).join("");
-    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
-    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-    const seen = /* @__PURE__ */ new Set([ids[0]]);
-    const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-    return r.code !== 0 || held.length === 0 ? null : { refs: held.map(shortName), file };
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return null;
-  }
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return null;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const seen = /* @__PURE__ */ new Set([ids[0]]);
+  const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
+  return held.length === 0 ? null : { refs: held.map(shortName), file };
 }
 function elsewhereSentence(e, helper) {
   const [shown, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));

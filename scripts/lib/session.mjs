@@ -1613,6 +1613,10 @@ var GitUnavailable = class extends Error {
     this.name = "GitUnavailable";
   }
 };
+var unlessUnavailable = (p, fallback) => p.catch((err) => {
+  if (err instanceof GitUnavailable) return fallback;
+  throw err;
+});
 var DROPPED_ENV = [
   "GIT_DIR",
   "GIT_WORK_TREE",
@@ -3214,33 +3218,25 @@ async function stashHolds(root, env, stashes, timeout) {
   if (file === null || stashes.length === 0) return false;
   const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}
 `).join("");
-  try {
-    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
-    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-    const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
-    return r.code === 0 && stashes.some((_, i) => holds(i));
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return false;
-  }
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return false;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
+  return stashes.some((_, i) => holds(i));
 }
 var shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
 async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
-  try {
-    const refs = file === null ? [] : await (branches.refs ??= branchRefs(root, env, timeout));
-    if (refs.length === 0) return null;
-    const input = ["HEAD", ...refs].map((x) => `${x}:${file}
+  const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
+  if (refs.length === 0) return null;
+  const input = ["HEAD", ...refs].map((x) => `${x}:${file}
 `).join("");
-    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
-    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-    const seen = /* @__PURE__ */ new Set([ids[0]]);
-    const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-    return r.code !== 0 || held.length === 0 ? null : { refs: held.map(shortName), file };
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return null;
-  }
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return null;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const seen = /* @__PURE__ */ new Set([ids[0]]);
+  const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
+  return held.length === 0 ? null : { refs: held.map(shortName), file };
 }
 
 // src/verbs/statusline.ts
