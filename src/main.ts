@@ -2,6 +2,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync,
   type Stats } from "./builtins.ts";
 import { Refused, type ExitCode } from "./errors.ts";
+import { orNull, succeeds } from "./store/files.ts";
 import { crashOutcome, geminiHookRun, type Process } from "./run-verb.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
@@ -77,26 +78,16 @@ function readStdin(maxBytes: number): Promise<Buffer> {
 function wholeJson(chunks: Buffer[], last: Buffer): boolean {
   let i = last.length - 1;
   while (i >= 0 && (last[i] === 0x20 || last[i] === 0x0a || last[i] === 0x0d || last[i] === 0x09)) i--;
-  if (i < 0 || last[i] !== 0x7d) return false;
-  try {
-    JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    return true;
-  } catch {
-    return false;
-  }
+  return i >= 0 && last[i] === 0x7d && succeeds(() => JSON.parse(Buffer.concat(chunks).toString("utf8")));
 }
 
 // A Linux pipe (Codex, a shell) read without the stream, which would cost the hook ~3 ms of CPU (measured,
 // Node 20 and 22): /proc/self/fd/0 opens the same pipe as a new open file description, so O_NONBLOCK is
 // ours alone. undefined when not possible here (the caller streams); null on an error or nothing in time.
 function readPipeWithin(stdin: Stats, ms: number, maxBytes: number): Buffer | null | undefined {
-  let fd: number;
-  try {
-    if (process.platform !== "linux" || !stdin.isFIFO()) return undefined;
-    fd = openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
+  if (process.platform !== "linux" || !stdin.isFIFO()) return undefined;
+  const fd = orNull(() => openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK));
+  if (fd === null) return undefined;
   try {
     if (fstatSync(fd).ino !== stdin.ino) return undefined;
     return readFd(fd, maxBytes, Date.now() + ms);
@@ -110,12 +101,8 @@ function readPipeWithin(stdin: Stats, ms: number, maxBytes: number): Buffer | nu
 // At most `ms` for a harness that may keep stdin open, then what was read (null for nothing). A
 // socket (Node harnesses) goes through the stream, as a blocking read could wait forever.
 function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
-  let stdin: Stats;
-  try {
-    stdin = fstatSync(0);
-  } catch {
-    return Promise.resolve(null);
-  }
+  const stdin = orNull(() => fstatSync(0));
+  if (stdin === null) return Promise.resolve(null);
   if (stdin.isFile()) return readStdin(maxBytes);
   const piped = readPipeWithin(stdin, ms, maxBytes);
   if (piped !== undefined) return Promise.resolve(piped);
@@ -147,11 +134,7 @@ function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
 // A terminal, /dev/null or no stdin at all: nothing for the hook to read. (process.stdin.isTTY
 // would build the stdin stream, loading net and tty: ~3 ms that the hook pays every session.)
 function stdinIsTerminal(): boolean {
-  try {
-    return fstatSync(0).isCharacterDevice();
-  } catch {
-    return true;
-  }
+  return orNull(() => fstatSync(0).isCharacterDevice()) ?? true;
 }
 
 // Output is held until the verb ends, then passed through `redact` whole, so that a secret split
@@ -162,12 +145,7 @@ function heldOutput(fd: number, redact?: (text: string) => string) {
     write: (data: string | Uint8Array) => void parts.push(Buffer.from(data)),
     flush() {
       const all = Buffer.concat(parts);
-      let text: string | null = null;
-      try {
-        if (redact !== undefined) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
-      } catch {
-        text = null;
-      }
+      const text = redact === undefined ? null : orNull(() => new TextDecoder("utf-8", { fatal: true }).decode(all));
       if (all.length > 0) writeFd(fd, text === null ? all : redact!(text));
     },
   };
@@ -176,11 +154,7 @@ function heldOutput(fd: number, redact?: (text: string) => string) {
 // Through npm's bin link argv[1] is a link to the file: the skill folder is the one it leads to.
 function runningFile(file: string | undefined): string | undefined {
   if (file === undefined) return undefined;
-  try {
-    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
-  } catch {
-    return file;
-  }
+  return orNull(() => (lstatSync(file).isSymbolicLink() ? realpathSync(file) : file)) ?? file;
 }
 
 /** Runs `dispatch` on this process's argv and descriptors and sets the exit code. */

@@ -64,12 +64,7 @@ export async function guarded(outer: Process, dispatch: (proc: Process) => Promi
     },
     writeErr: () => {},
   };
-  let code: ExitCode;
-  try {
-    code = await dispatch(quiet);
-  } catch {
-    code = 0;
-  }
+  const code = await dispatch(quiet).catch((): ExitCode => 0);
   if (!printed) proc.writeOut(GEMINI_SILENT);
   return code;
 }

@@ -1548,7 +1548,7 @@ function batchBlobs(out, n2) {
   }
   return [...blobs, ...Array(n2 - blobs.length).fill(null)];
 }
-var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions;
+var GIT_TIMEOUT_MS, GitUnavailable, unlessUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions;
 var init_run = __esm({
   "src/git/run.ts"() {
     "use strict";
@@ -1566,6 +1566,10 @@ var init_run = __esm({
         this.name = "GitUnavailable";
       }
     };
+    unlessUnavailable = (p, fallback) => p.catch((err) => {
+      if (err instanceof GitUnavailable) return fallback;
+      throw err;
+    });
     DROPPED_ENV = [
       "GIT_DIR",
       "GIT_WORK_TREE",
@@ -2776,24 +2780,14 @@ function checkedOutAt(dir) {
   return packed.find((l) => l.endsWith(` ${ref}`) && id.test(l.slice(0, -ref.length - 1)))?.split(" ")[0] ?? null;
 }
 function commonDirOf(gitDir) {
-  try {
-    const text = readFileSync(path16.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path16.resolve(gitDir, text);
-  } catch {
-  }
-  return gitDir;
+  const text = orNull(() => readFileSync(path16.join(gitDir, "commondir"), "utf8").trim()) ?? "";
+  return text === "" ? gitDir : path16.resolve(gitDir, text);
 }
 function isShallow(gitDir) {
   return gitDir !== null && isFile(path16.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
-  let entries2;
-  try {
-    entries2 = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries2) {
+  for (const e of orNull(() => readdirSync(dir, { withFileTypes: true })) ?? []) {
     if (out.length >= MAX_REFLOG_FILES) return;
     const p = path16.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
@@ -2807,14 +2801,10 @@ function reflogNames(gitDir, id) {
   for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path16.join(dir, "logs"), files);
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
-    try {
-      const text = readFileSync(f, "latin1");
-      budget -= text.length;
-      if (budget < 0) return false;
-      const named = (line) => line.split(" ", 2).includes(want);
-      if (text.split("\n").some(named)) return true;
-    } catch {
-    }
+    const text = orNull(() => readFileSync(f, "latin1")) ?? "";
+    budget -= text.length;
+    if (budget < 0) return false;
+    if (text.split("\n").some((line) => line.split(" ", 2).includes(want))) return true;
   }
   return false;
 }
@@ -2830,12 +2820,8 @@ function inProgressOf(gitDir) {
   return Object.entries(files).find(([file]) => isFile(path16.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
-  try {
-    const config = gitDir === null ? "" : readFileSync(path16.join(commonDirOf(gitDir), "config"), "utf8");
-    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
-  } catch {
-    return "sha1";
-  }
+  const config = gitDir === null ? null : orNull(() => readFileSync(path16.join(commonDirOf(gitDir), "config"), "utf8"));
+  return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config ?? "") ? "sha256" : "sha1";
 }
 function blobBytesOf(abs) {
   const st = lstatOrNull(abs);
@@ -2843,11 +2829,8 @@ function blobBytesOf(abs) {
   if (st.isSymbolicLink()) return { bytes: Buffer.from(readlinkSync(abs)), file: false };
   if (!st.isFile()) return null;
   if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
-  try {
-    return { bytes: readFileSync(abs), file: true };
-  } catch {
-    return null;
-  }
+  const bytes = orNull(() => readFileSync(abs));
+  return bytes === null ? null : { bytes, file: true };
 }
 function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path16.join(commonDir, "logs", "refs", "stash"), 5e7);
@@ -2871,6 +2854,7 @@ var init_git_dir = __esm({
     init_values();
     init_root();
     init_fs();
+    init_files();
     isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
     isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
     MAX_REFLOG_BYTES = 64 * 1024 * 1024;
@@ -2899,11 +2883,7 @@ function recordLines(p, re) {
 function addRecord(p, re, line, drop) {
   try {
     mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
-    let kept = [];
-    try {
-      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
-    } catch {
-    }
+    const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
     writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
@@ -2952,13 +2932,8 @@ function markedHere(root, env, text) {
 }
 function savesRecord(root, env) {
   const p = savesPath(root, env);
-  if (p === null) return null;
-  try {
-    if (!lstatSync(p).isFile()) return null;
-    return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
-  } catch {
-    return null;
-  }
+  if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
+  return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
 function recordSavedHere(root, env, token, stamp) {
   const p = savesPath(root, env);
@@ -2984,11 +2959,7 @@ function recordSavedBy(root, env, token, agent) {
 }
 function savedByOf(root, env, token) {
   const p = beside(root, env, "saved-by");
-  try {
-    return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
-  } catch {
-    return null;
-  }
+  return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
 }
 function maybeStashed(root, env) {
   const top = gitTopOf(root, env);
@@ -3048,21 +3019,15 @@ async function handoffAway(root, env, tree = null, branches = {}) {
   const count = Math.min(stashCount(commonDir), 100);
   const file = handoffSpec(root, env);
   if (count === 0 && saves.length === 0 || file === null) return null;
-  let refs = [];
-  let blobs;
-  try {
-    if (saves.length > 0) refs = await (branches.refs ??= branchRefs(root, env));
-    if (count === 0 && refs.length === 0) return null;
-    const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
-    const revs = [...stashRevs.flat(), ...refs];
-    const input = revs.map((x) => `${x}:${file}
+  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env), null) : [];
+  if (refs === null || count === 0 && refs.length === 0) return null;
+  const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+  const revs = [...stashRevs.flat(), ...refs];
+  const input = revs.map((x) => `${x}:${file}
 `).join("");
-    const r = await runGit(root, ["cat-file", "--batch"], env, void 0, { input });
-    blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return null;
-  }
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, void 0, { input }), null);
+  if (r === null) return null;
+  const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
   const savedAt = (text) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
   const treeAt = tree === null ? NaN : savedAt(tree);
   const rankOf = (b) => {
@@ -3089,32 +3054,24 @@ async function stashHolds(root, env, stashes, timeout) {
   if (file === null || stashes.length === 0) return false;
   const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}
 `).join("");
-  try {
-    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
-    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-    const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
-    return r.code === 0 && stashes.some((_, i) => holds(i));
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return false;
-  }
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return false;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
+  return stashes.some((_, i) => holds(i));
 }
 async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
-  try {
-    const refs = file === null ? [] : await (branches.refs ??= branchRefs(root, env, timeout));
-    if (refs.length === 0) return null;
-    const input = ["HEAD", ...refs].map((x) => `${x}:${file}
+  const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
+  if (refs.length === 0) return null;
+  const input = ["HEAD", ...refs].map((x) => `${x}:${file}
 `).join("");
-    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
-    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-    const seen = /* @__PURE__ */ new Set([ids[0]]);
-    const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-    return r.code !== 0 || held.length === 0 ? null : { refs: held.map(shortName), file };
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return null;
-  }
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return null;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const seen = /* @__PURE__ */ new Set([ids[0]]);
+  const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
+  return held.length === 0 ? null : { refs: held.map(shortName), file };
 }
 function elsewhereSentence(e, helper) {
   const [shown, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
@@ -5292,25 +5249,16 @@ async function statInsideRoot(root, rel) {
   let at2 = root;
   for (const [i, part] of parts.entries()) {
     at2 = path26.join(at2, part);
-    try {
-      const st = await lstat(at2);
-      if (i < parts.length - 1 && !st.isDirectory()) return null;
-      if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
-    } catch {
-      return null;
-    }
+    const st = await lstat(at2).catch(() => null);
+    if (st === null || i < parts.length - 1 && !st.isDirectory()) return null;
+    if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
   }
   return null;
 }
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  let real3 = null;
-  try {
-    real3 = realpathSync(skillDir);
-  } catch {
-  }
-  for (const dir of [path26.resolve(skillDir), real3]) {
+  for (const dir of [path26.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
     const rel = path26.relative(root, dir);
     if (rel === "" || rel.startsWith("..") || path26.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
@@ -5396,7 +5344,6 @@ var MAX_DIRTY_HASHES;
 var init_anchors = __esm({
   "src/git/anchors.ts"() {
     "use strict";
-    init_builtins();
     init_values();
     init_blob_ids();
     init_git_dir();
@@ -10098,12 +10045,8 @@ function readRegular(p, max = 1e6) {
   throw new Error(`${p} ${why}; only a regular file of at most ${max / 1e6} MB is edited`);
 }
 function giveTo(p, like) {
-  if (process.geteuid?.() !== 0) return;
-  try {
-    const { uid, gid } = lstatSync(like);
-    lchownSync(p, uid, gid);
-  } catch {
-  }
+  const st = process.geteuid?.() === 0 ? lstatOrNull(like) : null;
+  if (st !== null) succeeds(() => lchownSync(p, st.uid, st.gid));
 }
 function blockFor(before, line) {
   const nl = before.includes("\r\n") ? "\r\n" : "\n";
@@ -10165,11 +10108,7 @@ async function unregisterMergeDriver(root, env, keep) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  try {
-    if (!keep) unlinkSync(c.copy);
-    if (!keep) rmdirSync(path37.dirname(c.copy));
-  } catch {
-  }
+  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path37.dirname(c.copy)));
   const driver = await configValue(c.top, "driver", env);
   if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
@@ -10242,11 +10181,8 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
-  const { rest, had } = withoutBlock(textOr(top, ".gitattributes"));
+  const { rest, had } = withoutBlock(readSmall(path37.join(top, ".gitattributes")) ?? "");
   return had && rest === "";
-}
-function textOr(dir, name2) {
-  return readSmall(path37.join(dir, name2)) ?? "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
@@ -10255,7 +10191,7 @@ async function mergeDriverMissing(root, env) {
   const why = text === null ? unreadReason(file) : null;
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
   if (c === null || !NAMES_OURS.test(text ?? "")) return null;
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path37.join(c.common, "config")) ?? "")) return null;
   return await effectiveDriver(c.top, env) === null ? MERGE_DRIVER_MISSING : null;
 }
 async function driverPartMissing(root, env) {
@@ -10277,6 +10213,7 @@ var init_merge_driver_config = __esm({
     init_git_dir();
     init_run();
     init_fs();
+    init_files();
     init_errors();
     init_quote();
     init_attributes_block();
@@ -10754,13 +10691,9 @@ function eolPairs(blobs, savedIds, format2) {
 }
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
-  try {
-    const first = readFileSync(path40.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
-    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
-  } catch {
-    return false;
-  }
+  const first = orNull(() => readFileSync(path40.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
+  const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
+  return m !== null && Number(m[1]) * 1e3 >= savedMs2;
 }
 async function objectIds(git, revs) {
   if (revs.length === 0) return [];
@@ -10828,6 +10761,7 @@ var init_fates = __esm({
     init_builtins();
     init_git_dir();
     init_run();
+    init_files();
     ZERO = /^0+$/;
     UNASKED = /[\x00-\x1f\x7f]|<redacted: /;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
@@ -11501,12 +11435,8 @@ async function measureFates(git, facts, anchors, at2) {
   return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
 }
 function smallFile(abs) {
-  try {
-    const st = lstatOrNull(abs);
-    return st?.isFile() && st.size <= 8 * 1024 * 1024 ? readFileSync(abs) : null;
-  } catch {
-    return null;
-  }
+  const st = lstatOrNull(abs);
+  return st?.isFile() && st.size <= 8 * 1024 * 1024 ? orNull(() => readFileSync(abs)) : null;
 }
 var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent, withRedacted, savedSecOf;
 var init_drift = __esm({
@@ -11523,6 +11453,7 @@ var init_drift = __esm({
     init_run();
     init_attributes_block();
     init_fs();
+    init_files();
     init_saves();
     init_status();
     init_verdict();
@@ -12366,16 +12297,8 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const paused = prefix === void 0 ? null : pauseSwitch(path42.join(cwd, prefix, ".ai", "memory"), env);
   if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
-    if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
-      try {
-        const merged = journalMonth(a, b);
-        if (merged !== null) {
-          writeResult(ours, merged);
-          return said2(0);
-        }
-      } catch {
-      }
-    }
+    const merged = /\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file) ? orNull(() => journalMonth(a, b)) : null;
+    if (merged !== null && succeeds(() => writeResult(ours, merged))) return said2(0);
     return gitMerge(["--union"], null);
   }
   if (!m) return gitMerge([], null);
@@ -14574,12 +14497,8 @@ async function repositoryPrograms(top, env, push) {
   ]);
   const hooksDir = path53.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
-    try {
-      accessSync(path53.join(hooksDir, h), constants.X_OK);
-      return statSync(path53.join(hooksDir, h)).isFile();
-    } catch {
-      return false;
-    }
+    const file = path53.join(hooksDir, h);
+    return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
   return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
@@ -14829,6 +14748,7 @@ var init_publish_memory = __esm({
     init_redact();
     init_handoff();
     init_fs();
+    init_files();
     init_merge_driver_config();
     init_run();
     init_failpoint();
@@ -17056,12 +16976,7 @@ async function guarded(outer, dispatch2) {
     writeErr: () => {
     }
   };
-  let code;
-  try {
-    code = await dispatch2(quiet);
-  } catch {
-    code = 0;
-  }
+  const code = await dispatch2(quiet).catch(() => 0);
   if (!printed) proc.writeOut(GEMINI_SILENT);
   return code;
 }
@@ -17470,6 +17385,7 @@ init_redact();
 // src/main.ts
 init_builtins();
 init_errors();
+init_files();
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17528,22 +17444,12 @@ function readStdin(maxBytes) {
 function wholeJson(chunks, last) {
   let i = last.length - 1;
   while (i >= 0 && (last[i] === 32 || last[i] === 10 || last[i] === 13 || last[i] === 9)) i--;
-  if (i < 0 || last[i] !== 125) return false;
-  try {
-    JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    return true;
-  } catch {
-    return false;
-  }
+  return i >= 0 && last[i] === 125 && succeeds(() => JSON.parse(Buffer.concat(chunks).toString("utf8")));
 }
 function readPipeWithin(stdin, ms, maxBytes) {
-  let fd;
-  try {
-    if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
-    fd = openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return void 0;
-  }
+  if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
+  const fd = orNull(() => openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK));
+  if (fd === null) return void 0;
   try {
     if (fstatSync(fd).ino !== stdin.ino) return void 0;
     return readFd(fd, maxBytes, Date.now() + ms);
@@ -17554,12 +17460,8 @@ function readPipeWithin(stdin, ms, maxBytes) {
   }
 }
 function readStdinWithin(ms, maxBytes) {
-  let stdin;
-  try {
-    stdin = fstatSync(0);
-  } catch {
-    return Promise.resolve(null);
-  }
+  const stdin = orNull(() => fstatSync(0));
+  if (stdin === null) return Promise.resolve(null);
   if (stdin.isFile()) return readStdin(maxBytes);
   const piped = readPipeWithin(stdin, ms, maxBytes);
   if (piped !== void 0) return Promise.resolve(piped);
@@ -17588,11 +17490,7 @@ function readStdinWithin(ms, maxBytes) {
   });
 }
 function stdinIsTerminal() {
-  try {
-    return fstatSync(0).isCharacterDevice();
-  } catch {
-    return true;
-  }
+  return orNull(() => fstatSync(0).isCharacterDevice()) ?? true;
 }
 function heldOutput(fd, redact) {
   const parts = [];
@@ -17600,23 +17498,14 @@ function heldOutput(fd, redact) {
     write: (data) => void parts.push(Buffer.from(data)),
     flush() {
       const all = Buffer.concat(parts);
-      let text = null;
-      try {
-        if (redact !== void 0) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
-      } catch {
-        text = null;
-      }
+      const text = redact === void 0 ? null : orNull(() => new TextDecoder("utf-8", { fatal: true }).decode(all));
       if (all.length > 0) writeFd(fd, text === null ? all : redact(text));
     }
   };
 }
 function runningFile(file) {
   if (file === void 0) return void 0;
-  try {
-    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
-  } catch {
-    return file;
-  }
+  return orNull(() => lstatSync(file).isSymbolicLink() ? realpathSync(file) : file) ?? file;
 }
 async function runProcess(dispatch2, redact) {
   const out = heldOutput(1, redact);

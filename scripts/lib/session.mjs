@@ -70,8 +70,40 @@ var Absent = class extends HelperError {
   }
 };
 
-// src/run-verb.ts
-import path from "node:path";
+// src/store/files.ts
+import path2 from "node:path";
+
+// src/store/failpoint.ts
+var POLL_MS = 10;
+var PAUSE_LIMIT_MS = 3e4;
+async function failpoint(spec, phase) {
+  if (!spec) return;
+  for (const one of spec.split(",")) {
+    const colon = one.indexOf(":");
+    if (colon < 0 || one.slice(0, colon) !== phase) continue;
+    await act(one.slice(colon + 1), phase);
+  }
+}
+async function act(action, phase) {
+  if (action === "crash") {
+    process.kill(process.pid, "SIGKILL");
+    await new Promise(() => {
+    });
+  }
+  if (action === "fail" || /^fail=E[A-Z]+$/.test(action)) {
+    const code = action === "fail" ? "EIO" : action.slice("fail=".length);
+    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code });
+  }
+  if (action.startsWith("pause=")) {
+    const base = action.slice("pause=".length);
+    writeFileSync(`${base}.ready`, `${process.pid}
+`);
+    const deadline = Date.now() + PAUSE_LIMIT_MS;
+    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+}
 
 // src/guard/unicode-tables.ts
 var RTL_LETTER = /[\u{5d0}-\u{5ea}\u{5ef}-\u{5f2}\u{620}-\u{64a}\u{66e}-\u{66f}\u{671}-\u{6d3}\u{6d5}\u{6e5}-\u{6e6}\u{6ee}-\u{6ef}\u{6fa}-\u{6fc}\u{6ff}\u{710}\u{712}-\u{72f}\u{74d}-\u{7a5}\u{7b1}\u{7ca}-\u{7ea}\u{7f4}-\u{7f5}\u{7fa}\u{800}-\u{815}\u{81a}\u{824}\u{828}\u{840}-\u{858}\u{860}-\u{86a}\u{870}-\u{887}\u{889}-\u{88e}\u{8a0}-\u{8c9}\u{fb1d}\u{fb1f}-\u{fb28}\u{fb2a}-\u{fb36}\u{fb38}-\u{fb3c}\u{fb3e}\u{fb40}-\u{fb41}\u{fb43}-\u{fb44}\u{fb46}-\u{fbb1}\u{fbd3}-\u{fd3d}\u{fd50}-\u{fd8f}\u{fd92}-\u{fdc7}\u{fdf0}-\u{fdfb}\u{fe70}-\u{fe74}\u{fe76}-\u{fefc}\u{10800}-\u{10805}\u{10808}\u{1080a}-\u{10835}\u{10837}-\u{10838}\u{1083c}\u{1083f}-\u{10855}\u{10860}-\u{10876}\u{10880}-\u{1089e}\u{108e0}-\u{108f2}\u{108f4}-\u{108f5}\u{10900}-\u{10915}\u{10920}-\u{10939}\u{10980}-\u{109b7}\u{109be}-\u{109bf}\u{10a00}\u{10a10}-\u{10a13}\u{10a15}-\u{10a17}\u{10a19}-\u{10a35}\u{10a60}-\u{10a7c}\u{10a80}-\u{10a9c}\u{10ac0}-\u{10ac7}\u{10ac9}-\u{10ae4}\u{10b00}-\u{10b35}\u{10b40}-\u{10b55}\u{10b60}-\u{10b72}\u{10b80}-\u{10b91}\u{10c00}-\u{10c48}\u{10c80}-\u{10cb2}\u{10cc0}-\u{10cf2}\u{10d00}-\u{10d23}\u{10e80}-\u{10ea9}\u{10eb0}-\u{10eb1}\u{10f00}-\u{10f1c}\u{10f27}\u{10f30}-\u{10f45}\u{10f70}-\u{10f81}\u{10fb0}-\u{10fc4}\u{10fe0}-\u{10ff6}\u{1e800}-\u{1e8c4}\u{1e900}-\u{1e943}\u{1e94b}\u{1ee00}-\u{1ee03}\u{1ee05}-\u{1ee1f}\u{1ee21}-\u{1ee22}\u{1ee24}\u{1ee27}\u{1ee29}-\u{1ee32}\u{1ee34}-\u{1ee37}\u{1ee39}\u{1ee3b}\u{1ee42}\u{1ee47}\u{1ee49}\u{1ee4b}\u{1ee4d}-\u{1ee4f}\u{1ee51}-\u{1ee52}\u{1ee54}\u{1ee57}\u{1ee59}\u{1ee5b}\u{1ee5d}\u{1ee5f}\u{1ee61}-\u{1ee62}\u{1ee64}\u{1ee67}-\u{1ee6a}\u{1ee6c}-\u{1ee72}\u{1ee74}-\u{1ee77}\u{1ee79}-\u{1ee7c}\u{1ee7e}\u{1ee80}-\u{1ee89}\u{1ee8b}-\u{1ee9b}\u{1eea1}-\u{1eea3}\u{1eea5}-\u{1eea9}\u{1eeab}-\u{1eebb}]/u;
@@ -260,6 +292,202 @@ function quotedPath(p) {
   return q.startsWith('"') ? q : `"${q}"`;
 }
 
+// src/store/paths.ts
+import path from "node:path";
+var FILE_OF = {
+  handoff: "HANDOFF.md",
+  lessons: "LESSONS.md",
+  solutions: "SOLUTIONS.md"
+};
+var HEADING_OF = {
+  handoff: "# Session Handoff",
+  lessons: "# Lessons",
+  solutions: "# Solutions"
+};
+var MAX_DOCUMENT_BYTES = 1e6;
+var TARGETS = ["AGENTS.md", "CLAUDE.md"];
+function memoryDir(root) {
+  return path.join(root, ".ai", "memory");
+}
+function archiveDir(root) {
+  return path.join(root, ".ai", "memory", "archive");
+}
+var REAL_DIRS = "memory must live in real directories under the root";
+function ensureDir(dir) {
+  try {
+    mkdirSync(dir, { mode: 448 });
+  } catch (err) {
+    const why = err.message;
+    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
+  }
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
+  }
+}
+var MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
+function treeVerdict(root, uid = process.getuid?.()) {
+  const mem = memoryDir(root);
+  for (const dir of [path.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path.join(mem, d))]) {
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch (err) {
+      const code = err.code;
+      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
+      if (dir === mem || dir === path.dirname(mem)) return "missing";
+      continue;
+    }
+    if (st.isSymbolicLink()) return { dir, why: "is a link" };
+    if (!st.isDirectory()) return { dir, why: "is not a directory" };
+    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
+      return { dir, why: `belongs to another user (uid ${st.uid})` };
+    }
+  }
+  return "ok";
+}
+function checkTree(root, opts = {}) {
+  let verdict = treeVerdict(root);
+  if (verdict === "missing") {
+    if (!opts.create) return false;
+    ensureDir(path.join(root, ".ai"));
+    ensureDir(memoryDir(root));
+    verdict = treeVerdict(root);
+  }
+  if (verdict === "ok") return true;
+  if (verdict === "missing") return false;
+  const { dir, why } = verdict;
+  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
+  if (why === "is not a directory") {
+    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
+  }
+  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
+}
+
+// src/store/files.ts
+function orNull(f) {
+  try {
+    return f();
+  } catch {
+    return null;
+  }
+}
+function succeeds(f) {
+  try {
+    f();
+    return true;
+  } catch {
+    return false;
+  }
+}
+function tokenOf(data) {
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
+}
+function createExclusive(p, body) {
+  return succeeds(() => writeFileSync(p, body, { flag: "wx", mode: 384 }));
+}
+var ONE_LINK = "the helper only uses regular files with one link";
+function describeLink(filePath) {
+  const to = orNull(() => readlinkSync(filePath));
+  if (to === null) {
+    const fix2 = "replace the link with the file it points to, or move it away, and retry";
+    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
+  }
+  const dir = path2.dirname(filePath);
+  const name = path2.basename(filePath);
+  const pointsAt = path2.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path2.join(dir, t));
+  if (TARGETS.includes(name) && other !== void 0) {
+    return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
+  }
+  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
+  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
+}
+var UNSAFE = {
+  link: "is a link",
+  "not-regular": "is not a regular file",
+  "hard-linked": "has more than one hard link",
+  "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
+};
+var UnsafeFile = class extends Refused {
+  state;
+  constructor(state, filePath, message) {
+    super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
+    this.state = state;
+  }
+};
+var OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
+  let fd;
+  try {
+    fd = openSync(filePath, OPEN_FLAGS);
+  } catch (err) {
+    const code = err.code;
+    if (code === "ENOENT") return null;
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, describeLink(filePath));
+    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
+    if (special) throw new UnsafeFile("not-regular", filePath);
+    throw new Refused(`cannot open ${filePath}: ${err.message}`);
+  }
+  const stat = fstatSync(fd, { bigint: true });
+  const unsafe = !stat.isFile() ? "not-regular" : stat.size > BigInt(maxBytes) ? "too-large" : null;
+  if (unsafe !== null) {
+    closeSync(fd);
+    throw new UnsafeFile(unsafe, filePath);
+  }
+  return { fd, stat };
+}
+function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
+  const chunks = [];
+  let total = 0;
+  for (; ; ) {
+    const buf = Buffer.allocUnsafe(65536);
+    const n = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
+    if (total > limit) break;
+  }
+  return Buffer.concat(chunks, total);
+}
+var QUIET_MS = 50;
+function sameVersion(a, b) {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+async function readStable(filePath, opts = {}) {
+  const opened = openRegular(filePath);
+  if (opened === null) return null;
+  const { fd, stat } = opened;
+  try {
+    await failpoint(opts.failpoint, "read-opened");
+    const bytes = readAll(fd);
+    const after = fstatSync(fd, { bigint: true });
+    if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
+      throw new Refused(`${filePath} changed while it was read; read it again`);
+    }
+    await failpoint(opts.failpoint, "read-before-recheck");
+    const age = Date.now() - Number(after.mtimeNs / 1000000n);
+    if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
+    const again = readAll(fd, bytes.length, 0);
+    if (!again.equals(bytes) || !sameVersion(after, fstatSync(fd, { bigint: true }))) {
+      throw new Refused(`${filePath} changed while it was read; read it again`);
+    }
+    let token = null;
+    return {
+      bytes,
+      stat,
+      get token() {
+        return token ??= tokenOf(bytes);
+      }
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// src/run-verb.ts
+import path3 from "node:path";
+
 // src/verbs/types.ts
 var SESSION_VERBS = ["hook", "context", "statusline"];
 var HARNESS_VERBS = [...SESSION_VERBS, "checkpoint"];
@@ -300,12 +528,7 @@ async function guarded(outer, dispatch) {
     writeErr: () => {
     }
   };
-  let code;
-  try {
-    code = await dispatch(quiet);
-  } catch {
-    code = 0;
-  }
+  const code = await dispatch(quiet).catch(() => 0);
   if (!printed) proc.writeOut(GEMINI_SILENT);
   return code;
 }
@@ -351,7 +574,7 @@ async function runVerb(name, verb, proc) {
 `);
       },
       // <skill>/scripts/memory_io.mjs, as invoked: anchors leave the skill's own folder out.
-      skillDir: proc.helperPath ? path.dirname(path.dirname(path.resolve(proc.cwd, proc.helperPath))) : null
+      skillDir: proc.helperPath ? path3.dirname(path3.dirname(path3.resolve(proc.cwd, proc.helperPath))) : null
     };
   } catch (err) {
     const message = err instanceof UsageError ? err.message : parseArgsMessage(err, name);
@@ -465,22 +688,12 @@ function readStdin(maxBytes) {
 function wholeJson(chunks, last) {
   let i = last.length - 1;
   while (i >= 0 && (last[i] === 32 || last[i] === 10 || last[i] === 13 || last[i] === 9)) i--;
-  if (i < 0 || last[i] !== 125) return false;
-  try {
-    JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    return true;
-  } catch {
-    return false;
-  }
+  return i >= 0 && last[i] === 125 && succeeds(() => JSON.parse(Buffer.concat(chunks).toString("utf8")));
 }
 function readPipeWithin(stdin, ms, maxBytes) {
-  let fd;
-  try {
-    if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
-    fd = openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return void 0;
-  }
+  if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
+  const fd = orNull(() => openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK));
+  if (fd === null) return void 0;
   try {
     if (fstatSync(fd).ino !== stdin.ino) return void 0;
     return readFd(fd, maxBytes, Date.now() + ms);
@@ -491,12 +704,8 @@ function readPipeWithin(stdin, ms, maxBytes) {
   }
 }
 function readStdinWithin(ms, maxBytes) {
-  let stdin;
-  try {
-    stdin = fstatSync(0);
-  } catch {
-    return Promise.resolve(null);
-  }
+  const stdin = orNull(() => fstatSync(0));
+  if (stdin === null) return Promise.resolve(null);
   if (stdin.isFile()) return readStdin(maxBytes);
   const piped = readPipeWithin(stdin, ms, maxBytes);
   if (piped !== void 0) return Promise.resolve(piped);
@@ -525,11 +734,7 @@ function readStdinWithin(ms, maxBytes) {
   });
 }
 function stdinIsTerminal() {
-  try {
-    return fstatSync(0).isCharacterDevice();
-  } catch {
-    return true;
-  }
+  return orNull(() => fstatSync(0).isCharacterDevice()) ?? true;
 }
 function heldOutput(fd, redact) {
   const parts = [];
@@ -537,23 +742,14 @@ function heldOutput(fd, redact) {
     write: (data) => void parts.push(Buffer.from(data)),
     flush() {
       const all = Buffer.concat(parts);
-      let text = null;
-      try {
-        if (redact !== void 0) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
-      } catch {
-        text = null;
-      }
+      const text = redact === void 0 ? null : orNull(() => new TextDecoder("utf-8", { fatal: true }).decode(all));
       if (all.length > 0) writeFd(fd, text === null ? all : redact(text));
     }
   };
 }
 function runningFile(file) {
   if (file === void 0) return void 0;
-  try {
-    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
-  } catch {
-    return file;
-  }
+  return orNull(() => lstatSync(file).isSymbolicLink() ? realpathSync(file) : file) ?? file;
 }
 async function runProcess(dispatch, redact) {
   const out = heldOutput(1, redact);
@@ -588,19 +784,19 @@ async function runProcess(dispatch, redact) {
 }
 
 // src/agents/harness-path.ts
-import path2 from "node:path";
+import path4 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path2.win32 : path2.posix).isAbsolute(p);
+  const absolute = (windows || platform === "win32" ? path4.win32 : path4.posix).isAbsolute(p);
   if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") {
     const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
     return { ok: false, reason, windows };
   }
-  return { ok: true, path: platform === "win32" ? path2.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path4.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -615,234 +811,6 @@ function hookCwd(cwd, platform = process.platform) {
 
 // src/agents/hook-input.ts
 import path5 from "node:path";
-
-// src/store/files.ts
-import path4 from "node:path";
-
-// src/store/failpoint.ts
-var POLL_MS = 10;
-var PAUSE_LIMIT_MS = 3e4;
-async function failpoint(spec, phase) {
-  if (!spec) return;
-  for (const one of spec.split(",")) {
-    const colon = one.indexOf(":");
-    if (colon < 0 || one.slice(0, colon) !== phase) continue;
-    await act(one.slice(colon + 1), phase);
-  }
-}
-async function act(action, phase) {
-  if (action === "crash") {
-    process.kill(process.pid, "SIGKILL");
-    await new Promise(() => {
-    });
-  }
-  if (action === "fail" || /^fail=E[A-Z]+$/.test(action)) {
-    const code = action === "fail" ? "EIO" : action.slice("fail=".length);
-    throw Object.assign(new Error(`injected failure at ${phase} (MEMORY_IO_FAILPOINT)`), { code });
-  }
-  if (action.startsWith("pause=")) {
-    const base = action.slice("pause=".length);
-    writeFileSync(`${base}.ready`, `${process.pid}
-`);
-    const deadline = Date.now() + PAUSE_LIMIT_MS;
-    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-  }
-}
-
-// src/store/paths.ts
-import path3 from "node:path";
-var FILE_OF = {
-  handoff: "HANDOFF.md",
-  lessons: "LESSONS.md",
-  solutions: "SOLUTIONS.md"
-};
-var HEADING_OF = {
-  handoff: "# Session Handoff",
-  lessons: "# Lessons",
-  solutions: "# Solutions"
-};
-var MAX_DOCUMENT_BYTES = 1e6;
-var TARGETS = ["AGENTS.md", "CLAUDE.md"];
-function memoryDir(root) {
-  return path3.join(root, ".ai", "memory");
-}
-function archiveDir(root) {
-  return path3.join(root, ".ai", "memory", "archive");
-}
-var REAL_DIRS = "memory must live in real directories under the root";
-function ensureDir(dir) {
-  try {
-    mkdirSync(dir, { mode: 448 });
-  } catch (err) {
-    const why = err.message;
-    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
-  }
-  const st = lstatSync(dir, { throwIfNoEntry: false });
-  if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
-  }
-}
-var MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
-function treeVerdict(root, uid = process.getuid?.()) {
-  const mem = memoryDir(root);
-  for (const dir of [path3.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path3.join(mem, d))]) {
-    let st;
-    try {
-      st = lstatSync(dir);
-    } catch (err) {
-      const code = err.code;
-      if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path3.dirname(mem)) return "missing";
-      continue;
-    }
-    if (st.isSymbolicLink()) return { dir, why: "is a link" };
-    if (!st.isDirectory()) return { dir, why: "is not a directory" };
-    if (uid !== void 0 && st.uid !== uid && st.uid !== 0) {
-      return { dir, why: `belongs to another user (uid ${st.uid})` };
-    }
-  }
-  return "ok";
-}
-function checkTree(root, opts = {}) {
-  let verdict = treeVerdict(root);
-  if (verdict === "missing") {
-    if (!opts.create) return false;
-    ensureDir(path3.join(root, ".ai"));
-    ensureDir(memoryDir(root));
-    verdict = treeVerdict(root);
-  }
-  if (verdict === "ok") return true;
-  if (verdict === "missing") return false;
-  const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
-  if (why === "is not a directory") {
-    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-  }
-  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
-}
-
-// src/store/files.ts
-function orNull(f) {
-  try {
-    return f();
-  } catch {
-    return null;
-  }
-}
-function succeeds(f) {
-  try {
-    f();
-    return true;
-  } catch {
-    return false;
-  }
-}
-function tokenOf(data) {
-  return nodeCrypto().createHash("sha256").update(data).digest("hex");
-}
-function createExclusive(p, body) {
-  return succeeds(() => writeFileSync(p, body, { flag: "wx", mode: 384 }));
-}
-var ONE_LINK = "the helper only uses regular files with one link";
-function describeLink(filePath) {
-  const to = orNull(() => readlinkSync(filePath));
-  if (to === null) {
-    const fix2 = "replace the link with the file it points to, or move it away, and retry";
-    return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
-  }
-  const dir = path4.dirname(filePath);
-  const name = path4.basename(filePath);
-  const pointsAt = path4.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path4.join(dir, t));
-  if (TARGETS.includes(name) && other !== void 0) {
-    return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
-  }
-  const fix = "replace the link with a copy of the file it points to, or move it away, and retry";
-  return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
-}
-var UNSAFE = {
-  link: "is a link",
-  "not-regular": "is not a regular file",
-  "hard-linked": "has more than one hard link",
-  "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
-};
-var UnsafeFile = class extends Refused {
-  state;
-  constructor(state, filePath, message) {
-    super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
-    this.state = state;
-  }
-};
-var OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
-  let fd;
-  try {
-    fd = openSync(filePath, OPEN_FLAGS);
-  } catch (err) {
-    const code = err.code;
-    if (code === "ENOENT") return null;
-    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, describeLink(filePath));
-    const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
-    if (special) throw new UnsafeFile("not-regular", filePath);
-    throw new Refused(`cannot open ${filePath}: ${err.message}`);
-  }
-  const stat = fstatSync(fd, { bigint: true });
-  const unsafe = !stat.isFile() ? "not-regular" : stat.size > BigInt(maxBytes) ? "too-large" : null;
-  if (unsafe !== null) {
-    closeSync(fd);
-    throw new UnsafeFile(unsafe, filePath);
-  }
-  return { fd, stat };
-}
-function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
-  const chunks = [];
-  let total = 0;
-  for (; ; ) {
-    const buf = Buffer.allocUnsafe(65536);
-    const n = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
-    if (n === 0) break;
-    chunks.push(buf.subarray(0, n));
-    total += n;
-    if (total > limit) break;
-  }
-  return Buffer.concat(chunks, total);
-}
-var QUIET_MS = 50;
-function sameVersion(a, b) {
-  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-}
-async function readStable(filePath, opts = {}) {
-  const opened = openRegular(filePath);
-  if (opened === null) return null;
-  const { fd, stat } = opened;
-  try {
-    await failpoint(opts.failpoint, "read-opened");
-    const bytes = readAll(fd);
-    const after = fstatSync(fd, { bigint: true });
-    if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
-      throw new Refused(`${filePath} changed while it was read; read it again`);
-    }
-    await failpoint(opts.failpoint, "read-before-recheck");
-    const age = Date.now() - Number(after.mtimeNs / 1000000n);
-    if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
-    const again = readAll(fd, bytes.length, 0);
-    if (!again.equals(bytes) || !sameVersion(after, fstatSync(fd, { bigint: true }))) {
-      throw new Refused(`${filePath} changed while it was read; read it again`);
-    }
-    let token = null;
-    return {
-      bytes,
-      stat,
-      get token() {
-        return token ??= tokenOf(bytes);
-      }
-    };
-  } finally {
-    closeSync(fd);
-  }
-}
 
 // src/agents/transcripts/types.ts
 function obj(value) {
@@ -1645,6 +1613,10 @@ var GitUnavailable = class extends Error {
     this.name = "GitUnavailable";
   }
 };
+var unlessUnavailable = (p, fallback) => p.catch((err) => {
+  if (err instanceof GitUnavailable) return fallback;
+  throw err;
+});
 var DROPPED_ENV = [
   "GIT_DIR",
   "GIT_WORK_TREE",
@@ -1908,12 +1880,8 @@ function gitDirOf(top) {
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
-  try {
-    const text = readFileSync(path12.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path12.resolve(gitDir, text);
-  } catch {
-  }
-  return gitDir;
+  const text = orNull(() => readFileSync(path12.join(gitDir, "commondir"), "utf8").trim()) ?? "";
+  return text === "" ? gitDir : path12.resolve(gitDir, text);
 }
 var MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 var MAX_HASHED_BYTES = 8 * 1024 * 1024;
@@ -1950,11 +1918,7 @@ function recordLines(p, re) {
 function addRecord(p, re, line, drop) {
   try {
     mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
-    let kept = [];
-    try {
-      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
-    } catch {
-    }
+    const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
     writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
@@ -1997,13 +1961,8 @@ function markedHere(root, env, text) {
 }
 function savesRecord(root, env) {
   const p = savesPath(root, env);
-  if (p === null) return null;
-  try {
-    if (!lstatSync(p).isFile()) return null;
-    return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
-  } catch {
-    return null;
-  }
+  if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
+  return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
@@ -3259,33 +3218,25 @@ async function stashHolds(root, env, stashes, timeout) {
   if (file === null || stashes.length === 0) return false;
   const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}
 `).join("");
-  try {
-    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
-    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-    const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
-    return r.code === 0 && stashes.some((_, i) => holds(i));
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return false;
-  }
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return false;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
+  return stashes.some((_, i) => holds(i));
 }
 var shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
 async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
-  try {
-    const refs = file === null ? [] : await (branches.refs ??= branchRefs(root, env, timeout));
-    if (refs.length === 0) return null;
-    const input = ["HEAD", ...refs].map((x) => `${x}:${file}
+  const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
+  if (refs.length === 0) return null;
+  const input = ["HEAD", ...refs].map((x) => `${x}:${file}
 `).join("");
-    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
-    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-    const seen = /* @__PURE__ */ new Set([ids[0]]);
-    const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-    return r.code !== 0 || held.length === 0 ? null : { refs: held.map(shortName), file };
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return null;
-  }
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return null;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const seen = /* @__PURE__ */ new Set([ids[0]]);
+  const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
+  return held.length === 0 ? null : { refs: held.map(shortName), file };
 }
 
 // src/verbs/statusline.ts

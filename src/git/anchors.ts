@@ -1,5 +1,4 @@
 // The environment anchors of a save: what git and the files say at the root when it is saved.
-import { realpathSync } from "../builtins.ts";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { AnchorValues, DirtyHash } from "../schema/anchor-lines.ts";
@@ -10,7 +9,7 @@ import { filterDrivers, GitUnavailable, runGit, type Git } from "./run.ts";
 import {
   BROKEN_REPO_FIX, folderOf, foldedInto, parseStatusV2, readSnapshot, statusArgs, type Snapshot,
 } from "./status.ts";
-import { lstatOrNull, readSmall } from "../store/fs.ts";
+import { lstatOrNull, readSmall, realOrNull } from "../store/fs.ts";
 
 // Most dirty files hashed (the rest are not anchored by content); a new folder of more files stays one entry, so that
 // build output takes no place from the work in progress (docs/decisions/untracked-files.md).
@@ -28,32 +27,21 @@ export async function statInsideRoot(root: string, rel: string): Promise<{ mtime
   let at = root;
   for (const [i, part] of parts.entries()) {
     at = path.join(at, part);
-    try {
-      const st = await lstat(at);
-      // Only the last component may be a link (not followed); a linked parent could lead outside the root.
-      if (i < parts.length - 1 && !st.isDirectory()) return null;
-      if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
-    } catch {
-      return null;
-    }
+    const st = await lstat(at).catch(() => null);
+    // Only the last component may be a link (not followed); a linked parent could lead outside the root.
+    if (st === null || (i < parts.length - 1 && !st.isDirectory())) return null;
+    if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
   }
   return null;
 }
 
-/**
- * The running skill's folder, as invoked and as its real path, relative to the root when inside it: what `git status`
- * leaves out, so that a skill copied into the project is never dirty work.
- */
+/** The running skill's folder, as invoked and as its real path, relative to the root when inside it: what `git status`
+ * leaves out, so that a skill copied into the project is never dirty work. */
 export function skillExcludes(root: string, skillDir: string | null): string[] {
   if (skillDir === null) return [];
   const out = new Set<string>();
-  let real: string | null = null;
-  try {
-    real = realpathSync(skillDir);
-  } catch {
-    // excluded as invoked only
-  }
-  for (const dir of [path.resolve(skillDir), real]) {
+  // Excluded as invoked only when its real path cannot be read.
+  for (const dir of [path.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
     const rel = path.relative(root, dir);
     if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
@@ -84,11 +72,9 @@ async function dirtyHashesOf(
   return dirty.flatMap((p) => (ids.has(p) ? [{ path: p, id: ids.get(p)!.id }] : []));
 }
 
-/**
- * Each dirty path's mode as `git add` would store it (`now`: a tracked file's from the status, a new one's from its
+/** Each dirty path's mode as `git add` would store it (`now`: a tracked file's from the status, a new one's from its
  * stat, never executable under core.fileMode off) and the one a reader assumes with no `- Dirty modes:` entry
- * (`assumed`: HEAD's, 100644 for a new file).
- */
+ * (`assumed`: HEAD's, 100644 for a new file). */
 export function modesOf(top: string, snap: Snapshot, paths: readonly string[]) {
   const gitDir = gitDirOf(top);
   const config = gitDir === null ? null : readSmall(path.join(commonDirOf(gitDir), "config"));
@@ -102,10 +88,8 @@ export function modesOf(top: string, snap: Snapshot, paths: readonly string[]) {
   }));
 }
 
-/**
- * The anchors at the root with one git process, and one to three more to hash dirty files; outside git (said in
- * `gitNote`), the key files' mtimes.
- */
+/** The anchors at the root with one git process, and one to three more to hash dirty files; outside git (said in
+ * `gitNote`), the key files' mtimes. */
 export async function collectAnchors(
   root: string, env: Record<string, string | undefined>, nowMs: number, keyFiles: readonly string[],
   skillDir: string | null = null,

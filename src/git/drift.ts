@@ -14,6 +14,7 @@ import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "
 import { batchBlobs, filterDrivers, GitUnavailable, rawPaths, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { lstatOrNull } from "../store/fs.ts";
+import { orNull } from "../store/files.ts";
 import { savedByOf, savedHere } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
@@ -34,12 +35,10 @@ const MAX_SINCE_SAVED = 500;
 // The top's attributes file, where install and publish keep the merge driver's block.
 const ATTRIBUTES = ".gitattributes";
 
-/**
- * Parses `historyArgs`' log: per side, the commits, those touching only memory, the ids of those touching
+/** Parses `historyArgs`' log: per side, the commits, those touching only memory, the ids of those touching
  * `.gitattributes` and otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching
  * the handoff; `olderAhead` / `olderAttributes`: the commits ahead, memory-only ones aside, committed before
- * `savedSec`; `olderLogged`: all of those logged, memory-only ones too.
- */
+ * `savedSec`; `olderLogged`: all of those logged, memory-only ones too. */
 export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number | null = null) {
   const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {
@@ -519,10 +518,6 @@ async function measureFates(
 
 // A regular file's bytes, at most 8 MB (what the anchor hashes); null otherwise.
 function smallFile(abs: string): Buffer | null {
-  try {
-    const st = lstatOrNull(abs);
-    return st?.isFile() && st.size <= 8 * 1024 * 1024 ? readFileSync(abs) : null;
-  } catch {
-    return null;
-  }
+  const st = lstatOrNull(abs);
+  return st?.isFile() && st.size <= 8 * 1024 * 1024 ? orNull(() => readFileSync(abs)) : null;
 }

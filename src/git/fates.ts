@@ -5,13 +5,12 @@ import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import { hashBlob, stashEntries } from "./git-dir.ts";
 import { rawPaths, type Git } from "./run.ts";
+import { orNull } from "../store/files.ts";
 
-/**
- * One file's fate since the save; `commit` and `stash` say where its saved content now is, `as` under which path when
+/** One file's fate since the save; `commit` and `stash` say where its saved content now is, `as` under which path when
  * renamed since; `eol`: it holds the saved content with other line endings. `edited`: no commit or stash holds the
  * saved content, and `commit`, on HEAD since the save (or `stash`, made since), changed the file. `renamed`: to `to`,
- * dirty now, the saved content in no commit or stash.
- */
+ * dirty now, the saved content in no commit or stash. */
 export type DirtyFate =
   | { path: string; fate: "committed"; commit: string; onHead: boolean; as?: string; eol?: true }
   | ({ path: string; fate: "edited"; as?: string } & ({ commit: string } | { stash: string }))
@@ -40,11 +39,9 @@ const ZERO = /^0+$/;
 // A path git is never asked about: a control character, or a name a save wrote redacted (`d/<redacted: …>`).
 const UNASKED = /[\x00-\x1f\x7f]|<redacted: /;
 
-/**
- * The logs, newest first (null: not run or failed): commits since the save on HEAD, on other refs, stash entries.
+/** The logs, newest first (null: not run or failed): commits since the save on HEAD, on other refs, stash entries.
  * `fromSaved`: the walks started at the saved commit, so finding nothing means reverted. `renames`: a saved path's
- * new name, renamed since; `savedSec`: the save's second (null: unknown).
- */
+ * new name, renamed since; `savedSec`: the save's second (null: unknown). */
 interface FateInputs {
   savedDirty: readonly string[];
   hashes: readonly DirtyHash[];
@@ -119,10 +116,8 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
   });
 }
 
-/**
- * `<saved id> <id>` for each blob of `blobs` (id and bytes) whose bytes with every CRLF made LF, or every LF made
- * CRLF, are one of `savedIds`: the saved content but for its line endings.
- */
+/** `<saved id> <id>` for each blob of `blobs` (id and bytes) whose bytes with every CRLF made LF, or every LF made
+ * CRLF, are one of `savedIds`: the saved content but for its line endings. */
 export function eolPairs(
   blobs: readonly (readonly [string, Buffer | null])[], savedIds: ReadonlySet<string>, format: "sha1" | "sha256",
 ): Set<string> {
@@ -141,13 +136,9 @@ export function eolPairs(
 /** True when this clone was made after `savedMs` (its HEAD reflog starts with a later `clone:` entry). */
 export function clonedAfter(gitDir: string | null, savedMs: number | null): boolean {
   if (gitDir === null || savedMs === null) return false;
-  try {
-    const first = readFileSync(path.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]!;
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
-    return m !== null && Number(m[1]) * 1000 >= savedMs;
-  } catch {
-    return false;
-  }
+  const first = orNull(() => readFileSync(path.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]!);
+  const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
+  return m !== null && Number(m[1]) * 1000 >= savedMs;
 }
 
 const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
@@ -172,10 +163,8 @@ async function untrackedInStashes(git: Git, count: number, paths: readonly strin
   return safe.flatMap((a, i) => (ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []));
 }
 
-/**
- * Where each of `gone` (saved dirty files clean and absent now) went: renamed in a commit since `savedHead` (git's
- * rename detection, one `diff -M`) or, staged, in the index (`staged`, from the status).
- */
+/** Where each of `gone` (saved dirty files clean and absent now) went: renamed in a commit since `savedHead` (git's
+ * rename detection, one `diff -M`) or, staged, in the index (`staged`, from the status). */
 async function renamesOf(
   git: Git, savedHead: string | null, gone: readonly string[], staged: readonly (readonly [string, string])[],
   found: Map<string, string> | null,
@@ -192,10 +181,8 @@ async function renamesOf(
   return new Map(gone.flatMap((p) => (moves.has(p) ? [[p, moves.get(p)!] as const] : [])));
 }
 
-/**
- * Runs the logs `fatesOf` needs, in parallel, only for the saved dirty files clean now (and the names they were
- * renamed to). `savedHead` is null when its object is not here: the saved date then bounds the walk.
- */
+/** Runs the logs `fatesOf` needs, in parallel, only for the saved dirty files clean now (and the names they were
+ * renamed to). `savedHead` is null when its object is not here: the saved date then bounds the walk. */
 export async function gatherFateLogs(
   git: Git, opts: { gitDir: string | null; savedHead: string | null; savedDateMs: number | null;
     cleaned: readonly string[]; gone: readonly string[]; staged: readonly (readonly [string, string])[];

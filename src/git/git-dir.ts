@@ -5,6 +5,7 @@ import path from "node:path";
 import { isNullObjectId } from "../schema/values.ts";
 import { distrustedAbove } from "./root.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
+import { orNull } from "../store/files.ts";
 
 const isFile = (p: string) => lstatOrNull(p)?.isFile() ?? false;
 const isDir = (p: string) => lstatOrNull(p)?.isDirectory() ?? false;
@@ -46,13 +47,8 @@ export function checkedOutAt(dir: string): string | null {
 
 /** The main repository's git dir for a linked worktree (its `commondir` file), else the git dir itself. */
 export function commonDirOf(gitDir: string): string {
-  try {
-    const text = readFileSync(path.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path.resolve(gitDir, text);
-  } catch {
-    // not a linked worktree
-  }
-  return gitDir;
+  const text = orNull(() => readFileSync(path.join(gitDir, "commondir"), "utf8").trim()) ?? "";
+  return text === "" ? gitDir : path.resolve(gitDir, text);
 }
 
 /** True when the clone is shallow: git keeps the cut-off commits in `<common dir>/shallow`. */
@@ -64,13 +60,7 @@ const MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 const MAX_REFLOG_FILES = 2000;
 
 function reflogFiles(dir: string, out: string[]): void {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
+  for (const e of orNull(() => readdirSync(dir, { withFileTypes: true })) ?? []) {
     if (out.length >= MAX_REFLOG_FILES) return;
     const p = path.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
@@ -87,24 +77,18 @@ export function reflogNames(gitDir: string | null, id: string): boolean {
   for (const dir of new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path.join(dir, "logs"), files);
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
-    try {
-      const text = readFileSync(f, "latin1");
-      budget -= text.length;
-      if (budget < 0) return false;
-      // Each line is `<old> <new> <ident>\t<message>`.
-      const named = (line: string) => line.split(" ", 2).includes(want);
-      if (text.split("\n").some(named)) return true;
-    } catch {
-      // an unreadable reflog names nothing
-    }
+    // An unreadable reflog names nothing.
+    const text = orNull(() => readFileSync(f, "latin1")) ?? "";
+    budget -= text.length;
+    if (budget < 0) return false;
+    // Each line is `<old> <new> <ident>\t<message>`.
+    if (text.split("\n").some((line) => line.split(" ", 2).includes(want))) return true;
   }
   return false;
 }
 
-/**
- * The operation in progress as the `- In progress:` anchor words it (`rebase of feature/login`, `merge`), from git's
- * state files; a `rebase-apply/` holding `applying` is `git am`, which no anchor names.
- */
+/** The operation in progress as the `- In progress:` anchor words it (`rebase of feature/login`, `merge`), from git's
+ * state files; a `rebase-apply/` holding `applying` is `git am`, which no anchor names. */
 export function inProgressOf(gitDir: string | null): string | null {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
@@ -122,12 +106,8 @@ const MAX_HASHED_BYTES = 8 * 1024 * 1024;
 
 /** The repository's object format, from `extensions.objectFormat` in its config file. */
 export function objectFormat(gitDir: string | null): "sha1" | "sha256" {
-  try {
-    const config = gitDir === null ? "" : readFileSync(path.join(commonDirOf(gitDir), "config"), "utf8");
-    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
-  } catch {
-    return "sha1";
-  }
+  const config = gitDir === null ? null : orNull(() => readFileSync(path.join(commonDirOf(gitDir), "config"), "utf8"));
+  return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config ?? "") ? "sha256" : "sha1";
 }
 
 /** What git hashes at `abs`, read once: a link's target, a file's bytes (`file`); `deleted`, `over 8 MB`, null. */
@@ -137,11 +117,8 @@ export function blobBytesOf(abs: string): { bytes: Buffer; file: boolean } | "de
   if (st.isSymbolicLink()) return { bytes: Buffer.from(readlinkSync(abs)), file: false };
   if (!st.isFile()) return null;
   if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
-  try {
-    return { bytes: readFileSync(abs), file: true };
-  } catch {
-    return null;
-  }
+  const bytes = orNull(() => readFileSync(abs));
+  return bytes === null ? null : { bytes, file: true };
 }
 
 /** git's blob id of `bytes` as they are. */
@@ -157,11 +134,9 @@ function stashLines(commonDir: string | null): string[] {
 /** How many stash entries the stash's reflog holds. */
 export const stashCount = (commonDir: string | null): number => stashLines(commonDir).length;
 
-/**
- * Each stash entry, `stash@{0}` first: when it was made (seconds; null: no time on its line) and whether it can hold
+/** Each stash entry, `stash@{0}` first: when it was made (seconds; null: no time on its line) and whether it can hold
  * this worktree's work. Linked worktrees share one stash: with more than one, only an entry whose message names this
- * worktree's branch ("WIP on <branch>:", "On <branch>:") can.
- */
+ * worktree's branch ("WIP on <branch>:", "On <branch>:") can. */
 export function stashEntries(gitDir: string): { sec: number | null; own: boolean }[] {
   const common = commonDirOf(gitDir);
   const shared = common !== gitDir || (lstatOrNull(path.join(common, "worktrees"))?.isDirectory() ?? false);

@@ -6,7 +6,7 @@ import path from "node:path";
 import { branchWords } from "../guard/words.ts";
 import { tokenOf } from "../store/files.ts";
 import { commonDirOf, gitDirOf, gitTopOf, stashCount } from "./git-dir.ts";
-import { batchBlobs, GitUnavailable, runGit } from "./run.ts";
+import { batchBlobs, runGit, unlessUnavailable } from "./run.ts";
 import { savedStampOf, savesRecord } from "./saves.ts";
 
 type Env = Record<string, string | undefined>;
@@ -35,11 +35,9 @@ function handoffSpec(root: string, env: Env): string | null {
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 
-/**
- * With `tree` null, the handoff the working tree lacks: the newest stash entry holding it (`git stash -u` took the
+/** With `tree` null, the handoff the working tree lacks: the newest stash entry holding it (`git stash -u` took the
  * memory dir, or `git stash` a staged handoff), else the branch holding this clone's newest save. With `tree` the
- * handoff in the working tree: a stash entry or branch holding a save of this clone newer than it. Null: none.
- */
+ * handoff in the working tree: a stash entry or branch holding a save of this clone newer than it. Null: none. */
 export async function handoffAway(root: string, env: Env, tree: string | null = null, branches: Branches = {},
 ): Promise<HandoffAway | null> {
   const top = gitTopOf(root, env);
@@ -58,20 +56,14 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const count = Math.min(stashCount(commonDir), 100);
   const file = handoffSpec(root, env);
   if ((count === 0 && saves.length === 0) || file === null) return null;
-  let refs: string[] = [];
-  let blobs: (Buffer | null)[];
-  try {
-    if (saves.length > 0) refs = await (branches.refs ??= branchRefs(root, env));
-    if (count === 0 && refs.length === 0) return null;
-    const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
-    const revs = [...stashRevs.flat(), ...refs];
-    const input = revs.map((x) => `${x}:${file}\n`).join("");
-    const r = await runGit(root, ["cat-file", "--batch"], env, undefined, { input });
-    blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return null;
-  }
+  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env), null) : [];
+  if (refs === null || (count === 0 && refs.length === 0)) return null;
+  const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+  const revs = [...stashRevs.flat(), ...refs];
+  const input = revs.map((x) => `${x}:${file}\n`).join("");
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, undefined, { input }), null);
+  if (r === null) return null;
+  const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
   // A save stamped before the tree's is not newer: a merge result holds this clone's older save.
   const savedAt = (text: string) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
   const treeAt = tree === null ? NaN : savedAt(tree);
@@ -98,24 +90,18 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   return { ref, restore: `git restore --source=${shellWord(ref)} -- .ai/memory` };
 }
 
-/**
- * Whether one of `stashes` (`stash@{n}`) holds a handoff: in its untracked tree, or in its tree other than in the
- * commit it was made on; one `cat-file --batch-check`, none for no stash.
- */
+/** Whether one of `stashes` (`stash@{n}`) holds a handoff: in its untracked tree, or in its tree other than in the
+ * commit it was made on; one `cat-file --batch-check`, none for no stash. */
 export async function stashHolds(root: string, env: Env, stashes: readonly string[], timeout?: number) {
   const file = handoffSpec(root, env);
   if (file === null || stashes.length === 0) return false;
   const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}\n`).join("");
-  try {
-    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
-    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-    // `stash@{n}^3` (what `git stash -u` took), `stash@{n}` (its tree) and `stash@{n}^1` (the commit it was made on).
-    const holds = (i: number) => ids[3 * i] || (ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2]);
-    return r.code === 0 && stashes.some((_, i) => holds(i));
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return false;
-  }
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return false;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  // `stash@{n}^3` (what `git stash -u` took), `stash@{n}` (its tree) and `stash@{n}^1` (the commit it was made on).
+  const holds = (i: number) => ids[3 * i] || (ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2]);
+  return stashes.some((_, i) => holds(i));
 }
 
 const shortName = (ref: string) => ref.replace(/^refs\/(heads|remotes)\//, "");
@@ -124,28 +110,22 @@ const shellWord = (w: string) => (/^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`);
 /** Branches but this one whose newest commit holds a handoff, newest first, one per handoff; `file`: its path. */
 export type HandoffsElsewhere = { refs: string[]; file: string };
 
-/**
- * With no handoff here and none of this clone's away: the branches whose tip commits another (a teammate's, pulled or
+/** With no handoff here and none of this clone's away: the branches whose tip commits another (a teammate's, pulled or
  * fetched), so that no cold start is called while one is on file. One `for-each-ref`, then one `cat-file
- * --batch-check`; a handoff HEAD's commit holds too (deleted here by hand) is not named. Null: none, or outside git.
- */
+ * --batch-check`; a handoff HEAD's commit holds too (deleted here by hand) is not named. Null: none, or outside git. */
 export async function handoffsElsewhere(root: string, env: Env, timeout?: number, branches: Branches = {},
 ): Promise<HandoffsElsewhere | null> {
   const file = handoffSpec(root, env);
-  try {
-    const refs = file === null ? [] : await (branches.refs ??= branchRefs(root, env, timeout));
-    if (refs.length === 0) return null;
-    const input = ["HEAD", ...refs].map((x) => `${x}:${file}\n`).join("");
-    const r = await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input });
-    // `<id> blob <size>` or `<rev> missing`, a line each: the names hold no blank.
-    const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-    const seen = new Set([ids[0]]);
-    const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-    return r.code !== 0 || held.length === 0 ? null : { refs: held.map(shortName), file: file! };
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-    return null;
-  }
+  const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
+  if (refs.length === 0) return null;
+  const input = ["HEAD", ...refs].map((x) => `${x}:${file}\n`).join("");
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return null;
+  // `<id> blob <size>` or `<rev> missing`, a line each: the names hold no blank.
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const seen = new Set([ids[0]]);
+  const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
+  return held.length === 0 ? null : { refs: held.map(shortName), file: file! };
 }
 
 /** Which branches hold a handoff (three named) and how to brief one without checking it out. */

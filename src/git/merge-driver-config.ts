@@ -7,7 +7,8 @@ import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import { GitUnavailable, runGit } from "./run.ts";
-import { exists, readSmall, unreadReason } from "../store/fs.ts";
+import { exists, lstatOrNull, readSmall, unreadReason } from "../store/fs.ts";
+import { succeeds } from "../store/files.ts";
 import { Refused } from "../errors.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { BEGIN, BEGIN_NL, END, withoutBlock } from "./attributes-block.ts";
@@ -85,13 +86,9 @@ function readRegular(p: string, max = 1_000_000): string | null {
 // Root registering in another user's clone gives what it wrote to the owner of `like`, so they can still change
 // their own clone.
 function giveTo(p: string, like: string): void {
-  if (process.geteuid?.() !== 0) return;
-  try {
-    const { uid, gid } = lstatSync(like);
-    lchownSync(p, uid, gid);
-  } catch {
-    // Kept as written: the verb's own lines still say what changed.
-  }
+  const st = process.geteuid?.() === 0 ? lstatOrNull(like) : null;
+  // Kept as written when this fails: the verb's own lines still say what changed.
+  if (st !== null) succeeds(() => lchownSync(p, st.uid, st.gid));
 }
 
 function blockFor(before: string, line: string): string {
@@ -112,10 +109,8 @@ async function configValue(top: string, key: string, env: Env, local = true): Pr
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 
-/**
- * Writes (or refreshes) the helper copy, sets the config's name and driver only when they differ (a repeated
- * registration changes no byte under `.git/`), and adds our `.gitattributes` block when missing or different.
- */
+/** Writes (or refreshes) the helper copy, sets the config's name and driver only when they differ (a repeated
+ * registration changes no byte under `.git/`), and adds our `.gitattributes` block when missing or different. */
 async function registerMergeDriver(root: string, helperPath: string | null, env: Env): Promise<Change> {
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
@@ -165,21 +160,15 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
   return out;
 }
 
-/**
- * Removes what registration added to this clone: the config section (only when ours), our `.gitattributes` block
+/** Removes what registration added to this clone: the config section (only when ours), our `.gitattributes` block
  * (the file removed when nothing else is in it, unless HEAD holds it without) and the clone's own copy with its
- * folder when empty. `keep`: the section and copy stay, as another work tree sharing them has an agent installed.
- */
+ * folder when empty. `keep`: the section and copy stay, as another work tree sharing them has an agent installed. */
 async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Promise<Change> {
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  try {
-    if (!keep) unlinkSync(c.copy);
-    if (!keep) rmdirSync(path.dirname(c.copy));
-  } catch {
-    // missing, or a folder still holding other files of ours
-  }
+  // Missing, or a folder still holding other files of ours: left as it is.
+  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path.dirname(c.copy)));
   const driver = await configValue(c.top, "driver", env);
   if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
@@ -234,11 +223,9 @@ async function previewMergeDriver(root: string, remove: boolean, env: Env, keep:
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
 
-/**
- * The one call `install`, `uninstall` and `publish` make: registers (with `remove`, unregisters; with `dryRun`,
+/** The one call `install`, `uninstall` and `publish` make: registers (with `remove`, unregisters; with `dryRun`,
  * previews) the merge driver for the project at `root`, and returns the lines to print and the notes for stderr.
- * `root` null (`--global`): nothing done, nothing said. `keep`: another work tree that still needs the driver.
- */
+ * `root` null (`--global`): nothing done, nothing said. `keep`: another work tree that still needs the driver. */
 export async function mergeDriverStep(root: string | null,
   opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null; keep?: string }, env: Env,
 ): Promise<{ lines: string[]; notes: string[]; attributes: boolean }> {
@@ -270,13 +257,8 @@ export async function mergeDriverStep(root: string | null,
 
 /** True when the top's `.gitattributes` holds our block and nothing else (what `install` creates). */
 export function attributesOnlyOurs(top: string): boolean {
-  const { rest, had } = withoutBlock(textOr(top, ".gitattributes"));
+  const { rest, had } = withoutBlock(readSmall(path.join(top, ".gitattributes")) ?? "");
   return had && rest === "";
-}
-
-// A small file's text; "" when it is missing or not a small regular file.
-function textOr(dir: string, name: string): string {
-  return readSmall(path.join(dir, name)) ?? "";
 }
 
 /** The sentence `doctor` and `check` print when `mergeDriverMissing` is true. */
@@ -285,10 +267,8 @@ export const MERGE_DRIVER_MISSING =
     "memory files as text (conflict markers can land); run `init` (or `install --agent NAME`) once in this clone";
 
 const NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
-/**
- * MERGE_DRIVER_MISSING when the top's `.gitattributes` names our driver but git's config for this clone sets none (a
- * text merge), a sentence when that file cannot be read, else null.
- */
+/** MERGE_DRIVER_MISSING when the top's `.gitattributes` names our driver but git's config for this clone sets none (a
+ * text merge), a sentence when that file cannot be read, else null. */
 export async function mergeDriverMissing(root: string, env: Env): Promise<string | null> {
   const c = cloneOf(root, env);
   const file = c === null ? "" : path.join(c.top, ".gitattributes");
@@ -297,7 +277,7 @@ export async function mergeDriverMissing(root: string, env: Env): Promise<string
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
   if (c === null || !NAMES_OURS.test(text ?? "")) return null;
   // Our section in this clone's own file spares `check` a git process; else git says (the user's file, includes).
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path.join(c.common, "config")) ?? "")) return null;
   return (await effectiveDriver(c.top, env)) === null ? MERGE_DRIVER_MISSING : null;
 }
 

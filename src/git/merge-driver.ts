@@ -6,7 +6,7 @@ import path from "node:path";
 import { memoryText } from "../guard/memory-text.ts";
 import { parseHandoff, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";
 import { archiveName } from "../store/archive.ts";
-import { createExclusive } from "../store/files.ts";
+import { createExclusive, orNull, succeeds } from "../store/files.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { runGit } from "./run.ts";
 
@@ -347,17 +347,9 @@ export async function mergeMemoryFile(
   // The journal is appended on both sides: a month file keeps each entry once, in time order; any other journal
   // file gets git's union merge.
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
-    if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
-      try {
-        const merged = journalMonth(a, b);
-        if (merged !== null) {
-          writeResult(ours, merged);
-          return said(0);
-        }
-      } catch {
-        // Unreadable as text: the union below.
-      }
-    }
+    // A month unreadable as text, or not written: the union below.
+    const merged = /\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file) ? orNull(() => journalMonth(a, b)) : null;
+    if (merged !== null && succeeds(() => writeResult(ours, merged))) return said(0);
     return gitMerge(["--union"], null);
   }
   if (!m) return gitMerge([], null);

@@ -6,6 +6,7 @@ import { Refused } from "../errors.ts";
 import { redactText } from "../guard/redact.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { readSmall } from "../store/fs.ts";
+import { orNull, succeeds } from "../store/files.ts";
 import { attributesOnlyOurs, attributesOnto } from "./merge-driver-config.ts";
 import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
 import { failpoint } from "../store/failpoint.ts";
@@ -51,12 +52,8 @@ async function repositoryPrograms(top: string, env: Env, push: boolean): Promise
   ]);
   const hooksDir = path.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h: string) => {
-    try {
-      accessSync(path.join(hooksDir, h), constants.X_OK);
-      return statSync(path.join(hooksDir, h)).isFile();
-    } catch {
-      return false;
-    }
+    const file = path.join(hooksDir, h);
+    return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
   return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
@@ -129,10 +126,8 @@ export async function publishTarget(root: string, memDir: string, env: Env): Pro
   return { top, memRel };
 }
 
-/**
- * Commits the memory dir's public files `git commit --only`-style (what else the user staged stays out of it); with
- * `push`, pushes HEAD to the branch's upstream only. The caller holds the memory lock. Throws Refused.
- */
+/** Commits the memory dir's public files `git commit --only`-style (what else the user staged stays out of it); with
+ * `push`, pushes HEAD to the branch's upstream only. The caller holds the memory lock. Throws Refused. */
 export async function publishMemory(
   target: PublishTarget, memDir: string, message: string, push: boolean, env: Env,
   attributes: "changed" | "if-only-ours", runHooks: boolean, fp?: string,

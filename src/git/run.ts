@@ -26,6 +26,13 @@ export class GitUnavailable extends Error {
   }
 }
 
+/** What `p` gives, or `fallback` when git could not be run to the end. */
+export const unlessUnavailable = <T>(p: Promise<T>, fallback: T): Promise<T> =>
+  p.catch((err) => {
+    if (err instanceof GitUnavailable) return fallback;
+    throw err;
+  });
+
 // Variables that would point git at another repository, index or object store than the root's (set when the helper
 // runs from a git hook), or turn off the pathspec magic that excludes the memory dir.
 const DROPPED_ENV = [

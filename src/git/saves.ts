@@ -1,6 +1,6 @@
 // Which handoffs this clone saved, kept in its git dir, never in the memory dir (which a pull or a merge brings from
 // elsewhere); files only, no git process: the hook reads them.
-import { linkSync, lstatSync, mkdirSync, nodeCrypto, renameSync, rmSync, writeFileSync } from "../builtins.ts";
+import { linkSync, mkdirSync, nodeCrypto, renameSync, rmSync, writeFileSync } from "../builtins.ts";
 import path from "node:path";
 import { commonDirOf, gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
 import { runGit } from "./run.ts";
@@ -22,7 +22,7 @@ function beside(root: string, env: Env, name: "clone-id" | "saved-by"): string |
   return saves === null ? null : path.join(path.dirname(saves), name);
 }
 
-// The lines of a record (its first 16 KB) that match `re`.
+// The lines of a record (its first 16 KB) that match `re`; none when it cannot be read.
 function recordLines(p: string, re: RegExp): RegExpExecArray[] {
   const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
   return lines.map((l) => re.exec(l)).filter((m): m is RegExpExecArray => m !== null);
@@ -33,12 +33,7 @@ function recordLines(p: string, re: RegExp): RegExpExecArray[] {
 function addRecord(p: string, re: RegExp, line: string, drop: (m: RegExpExecArray) => boolean): void {
   try {
     mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
-    let kept: string[] = [];
-    try {
-      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
-    } catch {
-      // the first line recorded
-    }
+    const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
     writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}\n`, { mode: 0o600, flag: "wx" });
@@ -109,13 +104,8 @@ function markedHere(root: string, env: Env, text: string | null): boolean | null
 /** The token and `Saved:` stamp of each save this clone recorded, oldest first; null outside git or before one. */
 export function savesRecord(root: string, env: Env): { token: string; stamp: string | null }[] | null {
   const p = savesPath(root, env);
-  if (p === null) return null;
-  try {
-    if (!lstatSync(p).isFile()) return null;
-    return recordLines(p, LINE).map((m) => ({ token: m[1]!, stamp: m[2] ?? null }));
-  } catch {
-    return null;
-  }
+  if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
+  return recordLines(p, LINE).map((m) => ({ token: m[1]!, stamp: m[2] ?? null }));
 }
 
 /** Records in this clone's git dir a handoff save's token and its `Saved:` stamp, for `savedHere`. */
@@ -152,11 +142,7 @@ export function recordSavedBy(root: string, env: Env, token: string, agent: stri
 /** The agent this clone recorded for the save of `token`, or null. */
 export function savedByOf(root: string, env: Env, token: string): string | null {
   const p = beside(root, env, "saved-by");
-  try {
-    return p === null ? null : (recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null);
-  } catch {
-    return null;
-  }
+  return p === null ? null : (recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null);
 }
 
 // The stash entries (`stash@{n}`) this worktree made since this clone's last save (one from before it cannot hold
