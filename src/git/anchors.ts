@@ -72,9 +72,11 @@ async function dirtyHashesOf(
   return dirty.flatMap((p) => (ids.has(p) ? [{ path: p, id: ids.get(p)!.id }] : []));
 }
 
-/** Each dirty path's mode as `git add` would store it (`now`: a tracked file's from the status, a new one's from its
+/**
+ * Each dirty path's mode as `git add` would store it (`now`: a tracked file's from the status, a new one's from its
  * stat, never executable under core.fileMode off) and the one a reader assumes with no `- Dirty modes:` entry
- * (`assumed`: HEAD's, 100644 for a new file). */
+ * (`assumed`: HEAD's, 100644 for a new file).
+ */
 export function modesOf(top: string, snap: Snapshot, paths: readonly string[]) {
   const gitDir = gitDirOf(top);
   const config = gitDir === null ? null : readSmall(path.join(commonDirOf(gitDir), "config"));

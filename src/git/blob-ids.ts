@@ -12,10 +12,12 @@ export type BlobIds = { id: string; raw: string };
 // (core.autocrlf decides); `text` or `eol=` convert whatever the index holds.
 const AUTO = (attr: string) => /text=auto/.test(attr) || !/\b(text|eol)\b/.test(attr);
 
-/** Ids for the first `max` top-relative `paths` that are files, links, submodules or deleted: `deleted`, `over 8 MB`, a
+/**
+ * Ids for the first `max` top-relative `paths` that are files, links, submodules or deleted: `deleted`, `over 8 MB`, a
  * link's target's, a submodule's commit; a regular file's from one `git hash-object --stdin-paths` at the top (`git`
  * runs at the root). Left out: a folder, a name with a line break, a file under a filter of `drivers` (its command
- * is never run), and every regular file when git fails. */
+ * is never run), and every regular file when git fails.
+ */
 export async function blobIdsOf(
   git: Git, drivers: ReadonlySet<string>, top: string, paths: readonly string[], max = Infinity,
 ): Promise<Map<string, BlobIds>> {

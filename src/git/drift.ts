@@ -35,10 +35,12 @@ const MAX_SINCE_SAVED = 500;
 // The top's attributes file, where install and publish keep the merge driver's block.
 const ATTRIBUTES = ".gitattributes";
 
-/** Parses `historyArgs`' log: per side, the commits, those touching only memory, the ids of those touching
+/**
+ * Parses `historyArgs`' log: per side, the commits, those touching only memory, the ids of those touching
  * `.gitattributes` and otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching
  * the handoff; `olderAhead` / `olderAttributes`: the commits ahead, memory-only ones aside, committed before
- * `savedSec`; `olderLogged`: all of those logged, memory-only ones too. */
+ * `savedSec`; `olderLogged`: all of those logged, memory-only ones too.
+ */
 export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number | null = null) {
   const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {

@@ -7,10 +7,12 @@ import { hashBlob, stashEntries } from "./git-dir.ts";
 import { rawPaths, type Git } from "./run.ts";
 import { orNull } from "../store/files.ts";
 
-/** One file's fate since the save; `commit` and `stash` say where its saved content now is, `as` under which path when
+/**
+ * One file's fate since the save; `commit` and `stash` say where its saved content now is, `as` under which path when
  * renamed since; `eol`: it holds the saved content with other line endings. `edited`: no commit or stash holds the
  * saved content, and `commit`, on HEAD since the save (or `stash`, made since), changed the file. `renamed`: to `to`,
- * dirty now, the saved content in no commit or stash. */
+ * dirty now, the saved content in no commit or stash.
+ */
 export type DirtyFate =
   | { path: string; fate: "committed"; commit: string; onHead: boolean; as?: string; eol?: true }
   | ({ path: string; fate: "edited"; as?: string } & ({ commit: string } | { stash: string }))
@@ -39,9 +41,11 @@ const ZERO = /^0+$/;
 // A path git is never asked about: a control character, or a name a save wrote redacted (`d/<redacted: …>`).
 const UNASKED = /[\x00-\x1f\x7f]|<redacted: /;
 
-/** The logs, newest first (null: not run or failed): commits since the save on HEAD, on other refs, stash entries.
+/**
+ * The logs, newest first (null: not run or failed): commits since the save on HEAD, on other refs, stash entries.
  * `fromSaved`: the walks started at the saved commit, so finding nothing means reverted. `renames`: a saved path's
- * new name, renamed since; `savedSec`: the save's second (null: unknown). */
+ * new name, renamed since; `savedSec`: the save's second (null: unknown).
+ */
 interface FateInputs {
   savedDirty: readonly string[];
   hashes: readonly DirtyHash[];

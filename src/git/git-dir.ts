@@ -134,9 +134,11 @@ function stashLines(commonDir: string | null): string[] {
 /** How many stash entries the stash's reflog holds. */
 export const stashCount = (commonDir: string | null): number => stashLines(commonDir).length;
 
-/** Each stash entry, `stash@{0}` first: when it was made (seconds; null: no time on its line) and whether it can hold
+/**
+ * Each stash entry, `stash@{0}` first: when it was made (seconds; null: no time on its line) and whether it can hold
  * this worktree's work. Linked worktrees share one stash: with more than one, only an entry whose message names this
- * worktree's branch ("WIP on <branch>:", "On <branch>:") can. */
+ * worktree's branch ("WIP on <branch>:", "On <branch>:") can.
+ */
 export function stashEntries(gitDir: string): { sec: number | null; own: boolean }[] {
   const common = commonDirOf(gitDir);
   const shared = common !== gitDir || (lstatOrNull(path.join(common, "worktrees"))?.isDirectory() ?? false);

@@ -35,9 +35,11 @@ function handoffSpec(root: string, env: Env): string | null {
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 
-/** With `tree` null, the handoff the working tree lacks: the newest stash entry holding it (`git stash -u` took the
+/**
+ * With `tree` null, the handoff the working tree lacks: the newest stash entry holding it (`git stash -u` took the
  * memory dir, or `git stash` a staged handoff), else the branch holding this clone's newest save. With `tree` the
- * handoff in the working tree: a stash entry or branch holding a save of this clone newer than it. Null: none. */
+ * handoff in the working tree: a stash entry or branch holding a save of this clone newer than it. Null: none.
+ */
 export async function handoffAway(root: string, env: Env, tree: string | null = null, branches: Branches = {},
 ): Promise<HandoffAway | null> {
   const top = gitTopOf(root, env);
@@ -110,9 +112,11 @@ const shellWord = (w: string) => (/^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`);
 /** Branches but this one whose newest commit holds a handoff, newest first, one per handoff; `file`: its path. */
 export type HandoffsElsewhere = { refs: string[]; file: string };
 
-/** With no handoff here and none of this clone's away: the branches whose tip commits another (a teammate's, pulled or
+/**
+ * With no handoff here and none of this clone's away: the branches whose tip commits another (a teammate's, pulled or
  * fetched), so that no cold start is called while one is on file. One `for-each-ref`, then one `cat-file
- * --batch-check`; a handoff HEAD's commit holds too (deleted here by hand) is not named. Null: none, or outside git. */
+ * --batch-check`; a handoff HEAD's commit holds too (deleted here by hand) is not named. Null: none, or outside git.
+ */
 export async function handoffsElsewhere(root: string, env: Env, timeout?: number, branches: Branches = {},
 ): Promise<HandoffsElsewhere | null> {
   const file = handoffSpec(root, env);

@@ -160,9 +160,11 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
   return out;
 }
 
-/** Removes what registration added to this clone: the config section (only when ours), our `.gitattributes` block
+/**
+ * Removes what registration added to this clone: the config section (only when ours), our `.gitattributes` block
  * (the file removed when nothing else is in it, unless HEAD holds it without) and the clone's own copy with its
- * folder when empty. `keep`: the section and copy stay, as another work tree sharing them has an agent installed. */
+ * folder when empty. `keep`: the section and copy stay, as another work tree sharing them has an agent installed.
+ */
 async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Promise<Change> {
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
@@ -223,9 +225,11 @@ async function previewMergeDriver(root: string, remove: boolean, env: Env, keep:
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
 
-/** The one call `install`, `uninstall` and `publish` make: registers (with `remove`, unregisters; with `dryRun`,
+/**
+ * The one call `install`, `uninstall` and `publish` make: registers (with `remove`, unregisters; with `dryRun`,
  * previews) the merge driver for the project at `root`, and returns the lines to print and the notes for stderr.
- * `root` null (`--global`): nothing done, nothing said. `keep`: another work tree that still needs the driver. */
+ * `root` null (`--global`): nothing done, nothing said. `keep`: another work tree that still needs the driver.
+ */
 export async function mergeDriverStep(root: string | null,
   opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null; keep?: string }, env: Env,
 ): Promise<{ lines: string[]; notes: string[]; attributes: boolean }> {
