@@ -50,7 +50,10 @@ const SAID_FOR: Record<string, string> = {
   resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives",
 };
 
-/** The "did you mean" tail, or "": a verb 1 to 3 edits away (a third of the word), else one it starts (`arch`). */
+/**
+ * The "did you mean" tail for an unknown verb, or "": a verb within a third of the word's length
+ * (1 to 3 edits), else one that starts with the word (`arch` -> `archives`).
+ */
 export function suggestion(word: string, verbs: readonly string[]): string {
   const w = word.toLowerCase();
   const near = SAID_FOR[w] ?? nearest(w, verbs, () => Math.min(3, Math.max(1, Math.floor(w.length / 3))))

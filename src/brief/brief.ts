@@ -79,8 +79,10 @@ const NONE = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
 // Where an approach ends and its cause begins: ` — `, ` – `, ` - `, `: `, or `because`.
 const CAUSE = /\s[—–-]\s|:\s|\s(?=because\b)/;
 
-/** Lists failed approaches within `budget` characters, each keeping its cause (what stops a retry): a long item's
- * approach is shortened with `…` first, then, only if still needed, the cause. */
+/**
+ * Lists failed approaches within `budget` characters, each keeping its cause (what stops a retry): a long item's
+ * approach is shortened with `…` first, then, only if still needed, the cause.
+ */
 export function causeList(items: readonly string[], max: number, budget: number): string {
   const shownItems = items.slice(0, max);
   const more = items.length > max ? ` (+${items.length - max} more)` : "";
@@ -101,8 +103,10 @@ export function causeList(items: readonly string[], max: number, budget: number)
   return `${shown.join("; ")}${more}`;
 }
 
-/** Counts ledger entries (level-2 sections, else top-level list items) and those that mention one of `needles`
- * (key files, the branch). Counts only: no ledger text is quoted into the brief. */
+/**
+ * Counts ledger entries (level-2 sections, else top-level list items) and those that mention one of `needles`
+ * (key files, the branch). Counts only: no ledger text is quoted into the brief.
+ */
 export function countLedger(text: string, needles: readonly string[]): Counts {
   const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   const top = parseBlocks(body).children;

@@ -35,8 +35,10 @@ export async function statInsideRoot(root: string, rel: string): Promise<{ mtime
   return null;
 }
 
-/** The running skill's folder, as invoked and as its real path, relative to the root when inside it: what `git status`
- * leaves out, so that a skill copied into the project is never dirty work. */
+/**
+ * The running skill's folder, as invoked and as its real path, relative to the root when inside it: what `git status`
+ * leaves out, so that a skill copied into the project is never dirty work.
+ */
 export function skillExcludes(root: string, skillDir: string | null): string[] {
   if (skillDir === null) return [];
   const out = new Set<string>();
@@ -90,8 +92,10 @@ export function modesOf(top: string, snap: Snapshot, paths: readonly string[]) {
   }));
 }
 
-/** The anchors at the root with one git process, and one to three more to hash dirty files; outside git (said in
- * `gitNote`), the key files' mtimes. */
+/**
+ * The anchors at the root with one git process, and one to three more to hash dirty files; outside git (said in
+ * `gitNote`), the key files' mtimes.
+ */
 export async function collectAnchors(
   root: string, env: Record<string, string | undefined>, nowMs: number, keyFiles: readonly string[],
   skillDir: string | null = null,

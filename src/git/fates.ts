@@ -120,8 +120,10 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
   });
 }
 
-/** `<saved id> <id>` for each blob of `blobs` (id and bytes) whose bytes with every CRLF made LF, or every LF made
- * CRLF, are one of `savedIds`: the saved content but for its line endings. */
+/**
+ * `<saved id> <id>` for each blob of `blobs` (id and bytes) whose bytes with every CRLF made LF, or every LF made
+ * CRLF, are one of `savedIds`: the saved content but for its line endings.
+ */
 export function eolPairs(
   blobs: readonly (readonly [string, Buffer | null])[], savedIds: ReadonlySet<string>, format: "sha1" | "sha256",
 ): Set<string> {
@@ -167,8 +169,10 @@ async function untrackedInStashes(git: Git, count: number, paths: readonly strin
   return safe.flatMap((a, i) => (ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []));
 }
 
-/** Where each of `gone` (saved dirty files clean and absent now) went: renamed in a commit since `savedHead` (git's
- * rename detection, one `diff -M`) or, staged, in the index (`staged`, from the status). */
+/**
+ * Where each of `gone` (saved dirty files clean and absent now) went: renamed in a commit since `savedHead` (git's
+ * rename detection, one `diff -M`) or, staged, in the index (`staged`, from the status).
+ */
 async function renamesOf(
   git: Git, savedHead: string | null, gone: readonly string[], staged: readonly (readonly [string, string])[],
   found: Map<string, string> | null,
@@ -185,8 +189,10 @@ async function renamesOf(
   return new Map(gone.flatMap((p) => (moves.has(p) ? [[p, moves.get(p)!] as const] : [])));
 }
 
-/** Runs the logs `fatesOf` needs, in parallel, only for the saved dirty files clean now (and the names they were
- * renamed to). `savedHead` is null when its object is not here: the saved date then bounds the walk. */
+/**
+ * Runs the logs `fatesOf` needs, in parallel, only for the saved dirty files clean now (and the names they were
+ * renamed to). `savedHead` is null when its object is not here: the saved date then bounds the walk.
+ */
 export async function gatherFateLogs(
   git: Git, opts: { gitDir: string | null; savedHead: string | null; savedDateMs: number | null;
     cleaned: readonly string[]; gone: readonly string[]; staged: readonly (readonly [string, string])[];

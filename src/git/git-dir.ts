@@ -87,8 +87,10 @@ export function reflogNames(gitDir: string | null, id: string): boolean {
   return false;
 }
 
-/** The operation in progress as the `- In progress:` anchor words it (`rebase of feature/login`, `merge`), from git's
- * state files; a `rebase-apply/` holding `applying` is `git am`, which no anchor names. */
+/**
+ * The operation in progress as the `- In progress:` anchor words it (`rebase of feature/login`, `merge`), from git's
+ * state files; a `rebase-apply/` holding `applying` is `git am`, which no anchor names.
+ */
 export function inProgressOf(gitDir: string | null): string | null {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {

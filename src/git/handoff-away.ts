@@ -92,8 +92,10 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   return { ref, restore: `git restore --source=${shellWord(ref)} -- .ai/memory` };
 }
 
-/** Whether one of `stashes` (`stash@{n}`) holds a handoff: in its untracked tree, or in its tree other than in the
- * commit it was made on; one `cat-file --batch-check`, none for no stash. */
+/**
+ * Whether one of `stashes` (`stash@{n}`) holds a handoff: in its untracked tree, or in its tree other than in the
+ * commit it was made on; one `cat-file --batch-check`, none for no stash.
+ */
 export async function stashHolds(root: string, env: Env, stashes: readonly string[], timeout?: number) {
   const file = handoffSpec(root, env);
   if (file === null || stashes.length === 0) return false;

@@ -109,8 +109,10 @@ async function configValue(top: string, key: string, env: Env, local = true): Pr
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 
-/** Writes (or refreshes) the helper copy, sets the config's name and driver only when they differ (a repeated
- * registration changes no byte under `.git/`), and adds our `.gitattributes` block when missing or different. */
+/**
+ * Writes (or refreshes) the helper copy, sets the config's name and driver only when they differ (a repeated
+ * registration changes no byte under `.git/`), and adds our `.gitattributes` block when missing or different.
+ */
 async function registerMergeDriver(root: string, helperPath: string | null, env: Env): Promise<Change> {
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
@@ -271,8 +273,10 @@ export const MERGE_DRIVER_MISSING =
     "memory files as text (conflict markers can land); run `init` (or `install --agent NAME`) once in this clone";
 
 const NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
-/** MERGE_DRIVER_MISSING when the top's `.gitattributes` names our driver but git's config for this clone sets none (a
- * text merge), a sentence when that file cannot be read, else null. */
+/**
+ * MERGE_DRIVER_MISSING when the top's `.gitattributes` names our driver but git's config for this clone sets none (a
+ * text merge), a sentence when that file cannot be read, else null.
+ */
 export async function mergeDriverMissing(root: string, env: Env): Promise<string | null> {
   const c = cloneOf(root, env);
   const file = c === null ? "" : path.join(c.top, ".gitattributes");

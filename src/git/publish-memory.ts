@@ -126,8 +126,10 @@ export async function publishTarget(root: string, memDir: string, env: Env): Pro
   return { top, memRel };
 }
 
-/** Commits the memory dir's public files `git commit --only`-style (what else the user staged stays out of it); with
- * `push`, pushes HEAD to the branch's upstream only. The caller holds the memory lock. Throws Refused. */
+/**
+ * Commits the memory dir's public files `git commit --only`-style (what else the user staged stays out of it); with
+ * `push`, pushes HEAD to the branch's upstream only. The caller holds the memory lock. Throws Refused.
+ */
 export async function publishMemory(
   target: PublishTarget, memDir: string, message: string, push: boolean, env: Env,
   attributes: "changed" | "if-only-ours", runHooks: boolean, fp?: string,

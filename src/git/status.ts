@@ -15,8 +15,10 @@ export interface Snapshot {
   modes?: Map<string, [string, string]>;
 }
 
-/** `broken`: the root is in a work tree git cannot read (a corrupt index, a HEAD whose object is missing);
- * `not-repo`: no work tree (also a bare repository or a refused `safe.directory`). `note`: git's first stderr line. */
+/**
+ * `broken`: the root is in a work tree git cannot read (a corrupt index, a HEAD whose object is missing);
+ * `not-repo`: no work tree (also a bare repository or a refused `safe.directory`). `note`: git's first stderr line.
+ */
 export type SnapshotResult = { kind: "repo"; snapshot: Snapshot } | { kind: "not-repo" | "broken"; note: string };
 
 /** What to do about a `broken` repository, in words, for notes and the drift summary. */

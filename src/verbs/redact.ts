@@ -22,7 +22,10 @@ exit codes: 0 success (whether or not anything was redacted);
               usage error (unknown flag, argument, a flag given twice)
 `;
 
-/** `redact`: stdin to stdout through redactText; stdin not UTF-8 is refused, as a filter must not mangle bytes. */
+/**
+ * `redact` (docs/design.md#redaction): stdin to stdout through {@link redactText}.
+ * @throws Refused when stdin is not valid UTF-8 (exit 2): a filter must not mangle bytes.
+ */
 export const redactVerb: Verb = {
   name: "redact",
   options: { json: { type: "boolean" } },

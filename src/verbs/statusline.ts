@@ -18,7 +18,10 @@ import { ok, type Verb, type VerbContext } from "./types.ts";
 
 type Since = { commits: number; lost: number; copied: boolean } | "not here";
 
-/** The state part of the line, from the handoff, the commits since its HEAD, a newer stash and the percent used. */
+/**
+ * The state part of the line, from the handoff's text, the commits since its HEAD anchor, whether a stash made since
+ * the save holds another handoff, and the percent used.
+ */
 function statusText(handoff: string | null, since: Since | null, stashed: boolean, pct: number | null, now: number,
   none = "handoff: none"): string {
   const parts: string[] = [];
