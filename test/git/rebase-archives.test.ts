@@ -69,10 +69,12 @@ describe("git pull --rebase through the merge driver", () => {
       const current = texts(b)[0]!;
       // Each side's last decision is merged in (Bob's own saves replaced his earlier ones).
       for (const goal of ["alice", "bob 3"]) expect(current).toContain(`- chose ${goal}`);
-      // The line names the archive left, and brief says so.
+      // The line names the archive left; brief says a merge met two handoffs (a long line leaves the archive's name
+      // out first), and `archives list` names it.
       const name = /^Merged-with: archive\/(HANDOFF-\S+\.md);/m.exec(current)?.[1];
       expect(untracked(b)[0]).toBe(`?? .ai/memory/archive/${name}`);
-      expect(run(b, ["brief"]).stdout).toContain(`the other is archive/${name}`);
+      expect(run(b, ["brief"]).stdout).toContain("two handoffs met in a merge");
+      expect(run(b, ["archives", "list"]).stdout).toContain(name);
       expect(run(b, ["check"]).code).toBe(2);
     });
   }
