@@ -85,14 +85,16 @@ beforeAll(() => {
   homeBefore = snapshot(home);
   // One copy of the helper for every per-user install: another copy's entry is outdated by design.
   const h = winPath(path.join(home, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs"));
+  // One sequence for all of them, after the project installs: they share USERPROFILE, and a doctor reading
+  // ~/.gemini/settings.json while an install replaces it rightly says the file changed while it was read.
+  const globals: Step = {
+    id: "g:all",
+    sequence: GLOBAL.flatMap((agent) => [
+      { id: `${agent}:install-g`, helper: h, args: ["install", "--agent", agent, "--global"], cwd: winPath(home), env },
+      { id: `${agent}:doctor-g`, helper: h, args: ["doctor", "--global", "--json"], cwd: winPath(home), env },
+    ]),
+  };
   for (const agent of GLOBAL) {
-    first.push({
-      id: `g:${agent}`,
-      sequence: [
-        { id: `${agent}:install-g`, helper: h, args: ["install", "--agent", agent, "--global"], cwd: winPath(home), env },
-        { id: `${agent}:doctor-g`, helper: h, args: ["doctor", "--global", "--json"], cwd: winPath(home), env },
-      ],
-    });
     second.push({ id: `${agent}:uninstall-g`, helper: h, args: ["uninstall", "--agent", agent, "--global"], cwd: winPath(home), env });
   }
   // A repository (a .git folder) with no git on PATH, as in cmd without git for Windows.
@@ -102,7 +104,7 @@ beforeAll(() => {
   const repoHelper = winPath(path.join(repo, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs"));
   first.push({ id: "repo:install", helper: repoHelper, args: ["install", "--agent", "claude-code"], cwd: winPath(repo), env });
   second.push({ id: "repo:uninstall", helper: repoHelper, args: ["uninstall", "--agent", "claude-code"], cwd: winPath(repo), env });
-  installed = runBatch("", [{ id: "installs", pool: first }]);
+  installed = runBatch("", [{ id: "installs", pool: first }, { id: "globals", pool: [globals] }]);
   for (const agent of AGENTS) {
     const proj = projects.get(agent)!;
     const names = ["AGENTS.md", "GEMINI.md", ".clinerules/00-session-handoff.md", ".cursor/rules/session-handoff.mdc", ".codex/hooks.json", ".clinerules/hooks/TaskStart.ps1", ".clinerules/hooks/TaskResume.ps1", ".claude/settings.json", ".gemini/settings.json"];
