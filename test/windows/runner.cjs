@@ -43,23 +43,31 @@ function runOne(step) {
   const started = Date.now();
   return new Promise((resolve) => {
     let timer = null;
-    const done = (code, signal, error) => {
+    const done = (code, signal, error, retries = 0) => {
       if (timer !== null) clearTimeout(timer);
       for (const fd of fds) closeSync(fd);
       const read = (ext) => readFileSync(`${base}.${ext}`, "utf8");
-      results[step.id] = { code, signal, stdout: read("out"), stderr: read("err") + (error ? `\n[runner] ${error}` : ""), ms: Date.now() - started };
+      const stderr = read("err") + (error ? `\n[runner] ${error}` : "");
+      results[step.id] = { code, signal, stdout: read("out"), stderr, ms: Date.now() - started, retries };
       resolve();
     };
-    let child;
-    try {
-      child = spawn(file, args, { cwd: step.cwd, env: envFor(step.env), stdio: fds, windowsVerbatimArguments: verbatim, windowsHide: true });
-    } catch (err) {
-      done(null, null, err.message);
-      return;
-    }
-    timer = setTimeout(() => child.kill("SIGKILL"), step.timeoutMs || 60000);
-    child.on("error", (err) => done(null, null, err.message));
-    child.on("exit", (code, signal) => done(code, signal, null));
+    // Wine now and then fails to create a process ("spawn UNKNOWN", thrown at once): the child never ran, so starting
+    // it again changes nothing a step checks. A bounded number of times; the result records how many.
+    let retries = 0;
+    const start = () => {
+      let child;
+      try {
+        child = spawn(file, args, { cwd: step.cwd, env: envFor(step.env), stdio: fds, windowsVerbatimArguments: verbatim, windowsHide: true });
+      } catch (err) {
+        if (err.code === "UNKNOWN" && retries < 3) setTimeout(start, 200 * ++retries);
+        else done(null, null, err.message, retries);
+        return;
+      }
+      timer = setTimeout(() => child.kill("SIGKILL"), step.timeoutMs || 60000);
+      child.on("error", (err) => done(null, null, err.message, retries));
+      child.on("exit", (code, signal) => done(code, signal, null, retries));
+    };
+    start();
   });
 }
 

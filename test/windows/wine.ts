@@ -50,6 +50,8 @@ export interface Result {
   stdout: string;
   stderr: string;
   ms: number;
+  /** How often Wine failed to create the process before it ran (see runner.cjs). */
+  retries: number;
 }
 
 /** A temp folder for this file's tests, removed after them; its real path. */
@@ -117,6 +119,9 @@ export function runBatch(helper: string, steps: Step[], timeoutMs = 300_000): Re
     }
     const results = JSON.parse(text) as Record<string, Result> & { __error?: string };
     if (results.__error) throw new Error(`the Windows runner failed: ${results.__error}`);
+    const restarted = Object.entries(results as Record<string, Result>).filter(([, x]) => x.retries > 0)
+      .map(([id, x]) => `${id} ×${x.retries}`);
+    if (restarted.length > 0) console.log(`wine: started again after "spawn UNKNOWN": ${restarted.join(", ")}`);
     return results;
   } finally {
     rmSync(dir, { recursive: true, force: true });
