@@ -11359,7 +11359,9 @@ async function reachableFromRef(head, git, facts) {
     facts.objectMissing = true;
     return false;
   }
-  return r.stdout.toString("utf8").trim() === "";
+  if (r.stdout.toString("utf8").trim() === "") return true;
+  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, "refs/heads"]);
+  return held.code === 0 && held.stdout.toString("utf8").trim() !== "";
 }
 function blankFacts(anchors, nowMs) {
   const { branch, head, date, dirty, dirtyMore } = anchors;
@@ -11610,7 +11612,7 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; 2 git processes usually, at most 24 git processes.
+writes nothing; 2 git processes usually, at most 25 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD

@@ -447,14 +447,19 @@ async function countBoth(head: ObjectId, git: Git): Promise<{ ahead: number; beh
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 
-// Lists nothing when a ref (refs/stash too) or HEAD contains the id; a commit kept only by a reflog is listed.
+// Whether a ref (refs/stash too) or HEAD holds the id; a commit kept only by a reflog is not. `rev-list` walks by
+// date and stops early, so a branch whose commits carry older dates than their parents (a wrong clock) can hide the
+// saved commit: its "not" is checked against each local branch (a full walk without a commit-graph: 0.26 s for 21
+// branches in 100,000 commits, so remote branches and tags are not asked).
 async function reachableFromRef(head: ObjectId, git: Git, facts: DriftFacts): Promise<boolean> {
   const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
   if (r.code !== 0) {
     facts.objectMissing = true;
     return false;
   }
-  return r.stdout.toString("utf8").trim() === "";
+  if (r.stdout.toString("utf8").trim() === "") return true;
+  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, "refs/heads"]);
+  return held.code === 0 && held.stdout.toString("utf8").trim() !== "";
 }
 
 function blankFacts(anchors: CheckedAnchors, nowMs: number): DriftFacts {
