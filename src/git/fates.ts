@@ -9,9 +9,9 @@ import { orNull } from "../store/files.ts";
 
 /**
  * One file's fate since the save; `commit` and `stash` say where its saved content now is, `as` under which path when
- * renamed since; `eol`: it holds the saved content with other line endings. `edited`: no commit or stash holds the
+ * renamed since; `eol`: it holds the saved content with other line endings. `edited`: no branch, tag or stash holds the
  * saved content, and `commit`, on HEAD since the save (or `stash`, made since), changed the file. `renamed`: to `to`,
- * dirty now, the saved content in no commit or stash.
+ * dirty now, the saved content in no branch, tag or stash.
  */
 export type DirtyFate =
   | { path: string; fate: "committed"; commit: string; onHead: boolean; as?: string; eol?: true }
