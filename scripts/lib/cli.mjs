@@ -13655,7 +13655,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   const side = global ? "home" : "project";
   const at2 = (rel2) => userPath(base, rel2, global ? ctx.env : void 0);
   let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(at2(m))));
-  if (undo2 && named.length === 0) {
+  if (named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
   if (agents.length === 0 && !undo2) {
@@ -13913,8 +13913,9 @@ agents/, references/, templates/, scripts/) into .agents/skills/session-handoff/
 copy on Windows) into .claude/skills/ for Claude Code and .cline/skills/ for
 Cline; then runs \`install --agent NAME\` for each agent from that copy. Agents
 are those whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
-.opencode/, .clinerules/, .gemini/ or GEMINI.md, .cursor/), or those named with
---agent (${AGENT_NAMES}).
+.opencode/, .clinerules/, .gemini/ or GEMINI.md, .cursor/) or whose entries a
+file holds (AGENTS.md's block names Codex and OpenCode: a teammate's clone), or
+those named with --agent (${AGENT_NAMES}).
 
 --global  the same in HOME (~/.agents/skills/session-handoff/,
           \`install --global\`; Claude Code's in CLAUDE_CONFIG_DIR when set).

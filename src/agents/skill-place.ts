@@ -222,8 +222,8 @@ function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
   let agents = named.length > 0
     ? [...new Set(named)].map((n) => AGENTS[n])
     : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(at(m))));
-  // Undo also takes the agents whose files hold install's entries where no marker names them (AGENTS.md alone).
-  if (undo && named.length === 0) {
+  // Also agents whose files hold install's entries but no marker: AGENTS.md alone, or a teammate's clone (no .codex/).
+  if (named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
   if (agents.length === 0 && !undo) {

@@ -29,8 +29,9 @@ agents/, references/, templates/, scripts/) into .agents/skills/session-handoff/
 copy on Windows) into .claude/skills/ for Claude Code and .cline/skills/ for
 Cline; then runs \`install --agent NAME\` for each agent from that copy. Agents
 are those whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
-.opencode/, .clinerules/, .gemini/ or GEMINI.md, .cursor/), or those named with
---agent (${NAMES}).
+.opencode/, .clinerules/, .gemini/ or GEMINI.md, .cursor/) or whose entries a
+file holds (AGENTS.md's block names Codex and OpenCode: a teammate's clone), or
+those named with --agent (${NAMES}).
 
 --global  the same in HOME (~/.agents/skills/session-handoff/,
           \`install --global\`; Claude Code's in CLAUDE_CONFIG_DIR when set).

@@ -170,6 +170,18 @@ describe("npx session-handoff init, from the packed tarball", () => {
     expect(spawnSync("git", ["config", "--get-regexp", "merge"], { cwd: root, env, encoding: "utf8" }).stdout).toBe("");
   }, 300_000);
 
+  it("a teammate's clone, which lacks .codex/ (git does not track it): init finds Codex by AGENTS.md's block", async () => {
+    const { root, env } = project([".claude"]);
+    expect((await inside(packed, root, env, ["init", "--agent", "claude-code", "--agent", "codex"])).status).toBe(0);
+    // What git leaves out of a clone: .codex/hooks.json names this clone's path and is excluded.
+    expect(readFileSync(path.join(root, ".git", "info", "exclude"), "utf8")).toContain(".codex/hooks.json");
+    rmSync(path.join(root, ".codex"), { recursive: true });
+    const again = await inside(packed, root, env, ["init"]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(existsSync(path.join(root, ".codex", "hooks.json"))).toBe(true);
+    expect(again.stdout).not.toContain("opencode");
+  }, 300_000);
+
   it("from a local npm i -D: the hooks name the copy, not node_modules", () => {
     const { root, env } = project([".claude"]);
     writeFileSync(path.join(root, "package.json"), '{ "name": "app", "version": "1.0.0", "private": true }\n');
