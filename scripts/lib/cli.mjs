@@ -11574,7 +11574,7 @@ function renderDrift(r) {
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
     `key files changed: ${paths(r.changedKeyFiles)}`,
     `dirty at the save: ${fates.length === 0 ? "none" : fates.join(", ")}`,
-    `key files with uncommitted changes: ${paths(r.dirtyKeyFiles)}`,
+    `key files with uncommitted changes, clean at the save: ${paths(r.dirtyKeyFiles)}`,
     `git operation in progress (rebase, merge\u2026): saved ${op.saved ?? "none"}, now ${op.current ?? "none"}`,
     `upstream: ${upWords}`,
     `unverifiable anchors: ${r.unverifiable.length === 0 ? "none" : r.unverifiable.join(", ")}`,

@@ -390,7 +390,7 @@ describe("case 7: what moved and what was cleaned", () => {
     expect(d.changedKeyFiles).toEqual([]);
     expect(d.summary).toContain('key files with uncommitted changes: "README.md", "new/x.ts"');
     expect((await brief(root))[4]).toContain('key files with uncommitted changes: "README.md", "new/x.ts"');
-    expect((await run(["drift", "--root", root])).stdout).toContain('key files with uncommitted changes: "README.md", "new/x.ts"\n');
+    expect((await run(["drift", "--root", root])).stdout).toContain('key files with uncommitted changes, clean at the save: "README.md", "new/x.ts"\n');
     git(root, ["checkout", "--", "README.md"]);
     rmSync(path.join(root, "new"), { recursive: true });
     expect((await drift(root)).dirtyKeyFiles).toEqual([]);
