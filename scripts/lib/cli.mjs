@@ -3091,7 +3091,7 @@ var init_handoff_away = __esm({
     shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
     shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
     whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
-    restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back untracked: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
+    restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
     awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
   }
 });

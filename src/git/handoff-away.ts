@@ -151,7 +151,7 @@ export const whereAway = (a: HandoffAway) => (a.ref ? `on branch ${branchWords(a
 export const restoreNote = (a: HandoffAway) =>
   a.ref === undefined
     ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
-    : `it comes back untracked: before checking out ${branchWords(a.ref)}, put it aside with ` +
+    : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with ` +
       "`git stash -u -- .ai/memory`";
 
 /** Where the handoff is and how to bring it back, for check and read alike. */

@@ -77,7 +77,7 @@ describe("a handoff away from the working tree", () => {
     const c = r.run(["check"]);
     expect(c.code, c.stderr).toBe(2);
     const cmd = "git restore --source='fix+login' -- .ai/memory";
-    const note = 'it comes back untracked: before checking out "fix+login", put it aside with `git stash -u -- .ai/memory`';
+    const note = 'it comes back uncommitted: before checking out "fix+login", put it aside with `git stash -u -- .ai/memory`';
     expect(c.stdout).toBe(`a handoff is parked on branch "fix+login", not in the working tree: bring it back with \`${cmd}\`; ${note}\n`);
     execFileSync("sh", ["-c", cmd], { cwd: r.dir });
     expect(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
@@ -90,7 +90,7 @@ describe("a handoff away from the working tree", () => {
     expect(r.run(["publish"]).code).toBe(0);
     r.git("checkout", "-q", "feature");
     const cmd = "git restore --source=main -- .ai/memory";
-    const note = 'it comes back untracked: before checking out "main", put it aside with `git stash -u -- .ai/memory`';
+    const note = 'it comes back uncommitted: before checking out "main", put it aside with `git stash -u -- .ai/memory`';
     const { bin, log } = loggingGit();
     const c = r.run(["check", "--json"], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
     expect(c.code, c.stderr).toBe(2);
