@@ -1,6 +1,6 @@
 // A dirty file's name travels from git's -z output to a quoted anchor line and back to drift's comparison: every name
 // git can hold must come back as itself, so that its fate is told by its content (docs/design.md#anchors).
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -51,12 +51,15 @@ const NAMES: [string, string][] = [
   ["a quoted C string", '"x"'],
   ["a tab", "tab\there.txt"],
   ["a line break", "line\nbreak.txt"],
+  ["a space where another has a line break", "line break.txt"],
+  ["a line break and glob characters", "star\n*[x]?.txt"],
   ["a carriage return", "cr\r.txt"],
   ["a leading space", " leading.txt"],
   ["a trailing space", "trailing.txt "],
   ["a comma", "a, b.txt"],
   ["an accent", "café.txt"],
   ["CJK", "日本語.txt"],
+  ["a zero-width space", "zw\u200bsp.txt"],
 ];
 
 // One repository holds every name, saved once: what drift says of each right after the save, after an edit, and
@@ -70,6 +73,8 @@ describe("a dirty file's name round-trips from git through the anchors to drift"
     const r = setUp(base, Object.fromEntries(NAMES.map(([, n]) => [n, "v1\n"])));
     const put = (content: string) => NAMES.forEach(([, n]) => writeFileSync(path.join(r.dir, n), content));
     put("v2\n");
+    // Made executable too: the `- Dirty modes:` line carries each name as well.
+    NAMES.forEach(([, n]) => chmodSync(path.join(r.dir, n), 0o755));
     const text = r.save();
     const saved = r.drift();
     put("v3\n");
@@ -87,8 +92,9 @@ describe("a dirty file's name round-trips from git through the anchors to drift"
   });
 
   it("the commit of every name as saved is the save's own work: fresh, as saved, in drift and the brief", () => {
-    const line = /^- Dirty hashes: (.*)$/m.exec(seen.text)?.[1] ?? "";
-    expect(line.split(/ [0-9a-f]{40}(?:, |$)/)).toHaveLength(NAMES.length + 1);
+    const line = (label: string) => new RegExp(`^- ${label}: (.*)$`, "m").exec(seen.text)?.[1] ?? "";
+    expect(line("Dirty hashes").split(/ [0-9a-f]{40}(?:, |$)/)).toHaveLength(NAMES.length + 1);
+    expect(line("Dirty modes").split(/ 100755(?:, |$)/)).toHaveLength(NAMES.length + 1);
     expect(seen.saved.verdict).toBe("fresh");
     expect(seen.committed).toMatchObject({ verdict: "fresh", aheadAsSaved: true });
     expect(seen.brief).toContain("as saved");
