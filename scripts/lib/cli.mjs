@@ -5111,6 +5111,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   const files = [];
   for (const p of paths) {
     if (out.size + files.length >= max) break;
+    if (p.includes("\uFFFD")) continue;
     const abs = path25.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
@@ -10767,7 +10768,7 @@ var init_fates = __esm({
     init_run();
     init_files();
     ZERO = /^0+$/;
-    UNASKED = /<redacted: /;
+    UNASKED = /<redacted: |\uFFFD/;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
     MERGES = "--diff-merges=combined";
   }

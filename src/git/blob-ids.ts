@@ -16,8 +16,8 @@ const AUTO = (attr: string) => /text=auto/.test(attr) || !/\b(text|eol)\b/.test(
 /**
  * Ids for the first `max` top-relative `paths` that are files, links, submodules or deleted: `deleted`, `over 8 MB`, a
  * link's target's, a submodule's commit; a regular file's from one `git hash-object --stdin-paths` at the top (`git`
- * runs at the root). Left out: a folder, a file under a filter of `drivers` (its command is never run), and every
- * regular file when git fails.
+ * runs at the root). Left out: a folder, a name that is not UTF-8, a file under a filter of `drivers` (its command is
+ * never run), and every regular file when git fails.
  */
 export async function blobIdsOf(
   git: Git, drivers: ReadonlySet<string>, top: string, paths: readonly string[], max = Infinity,
@@ -27,6 +27,8 @@ export async function blobIdsOf(
   const files: { p: string; raw: string; cr: boolean }[] = [];
   for (const p of paths) {
     if (out.size + files.length >= max) break;
+    // Bytes of a name that are not UTF-8 were read as U+FFFD: the file on disk has another name, so it has no id here.
+    if (p.includes("\uFFFD")) continue;
     const abs = path.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {

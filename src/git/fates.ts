@@ -38,8 +38,9 @@ function parseRawLog(out: Buffer): Touch[] {
 }
 
 const ZERO = /^0+$/;
-// A path git is never asked about: a name a save wrote redacted (`d/<redacted: …>`).
-const UNASKED = /<redacted: /;
+// A path git is never asked about: a name a save wrote redacted (`d/<redacted: …>`), or one whose bytes are not UTF-8
+// (read as U+FFFD, so it names no file git has).
+const UNASKED = /<redacted: |\uFFFD/;
 
 /**
  * The logs, newest first (null: not run or failed): commits since the save on HEAD, on other refs, stash entries.

@@ -100,6 +100,23 @@ describe("a dirty file's name round-trips from git through the anchors to drift"
     expect(seen.brief).toContain("as saved");
   });
 
+  it("a name that is not UTF-8: no hash claimed, never said deleted nor reverted", { timeout: 60_000 }, () => {
+    const r = setUp(tempDir("sh-odd-"), {});
+    const file = Buffer.concat([Buffer.from(`${r.dir}/lat`), Buffer.from([0xe9]), Buffer.from(".txt")]);
+    writeFileSync(file, "v1\n");
+    git(r.dir, ["add", "-A"]);
+    git(r.dir, ["commit", "-qm", "a Latin-1 name"]);
+    writeFileSync(file, "v2\n");
+    const text = r.save();
+    expect(text).toContain("- Dirty files: lat\uFFFD.txt\n");
+    expect(text).not.toContain("- Dirty hashes:");
+    expect(r.drift().dirtyFates).toEqual([{ path: "lat\uFFFD.txt", fate: "dirty" }]);
+    git(r.dir, ["commit", "-qam", "the saved work"]);
+    const d = r.drift();
+    expect(d.dirtyFates).toEqual([{ path: "lat\uFFFD.txt", fate: "clean" }]);
+    expect(d.summary).toContain("clean now (committed, stashed or reverted)");
+  });
+
   it("a new file with a line break, stashed with -u: never said reverted, and the stash is named", { timeout: 60_000 }, () => {
     const name = "new\nfile.txt";
     const r = setUp(tempDir("sh-odd-"), {});
