@@ -1548,7 +1548,7 @@ function batchBlobs(out, n2) {
   }
   return [...blobs, ...Array(n2 - blobs.length).fill(null)];
 }
-var GIT_TIMEOUT_MS, GitUnavailable, unlessUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions;
+var GIT_TIMEOUT_MS, GitUnavailable, unlessUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions, pathspecOf;
 var init_run = __esm({
   "src/git/run.ts"() {
     "use strict";
@@ -1610,6 +1610,7 @@ var init_run = __esm({
       maxBuffer: 256 * 1024 * 1024,
       windowsHide: true
     });
+    pathspecOf = (p, magic = "top,") => /[\r\n]/.test(p) ? `:(${magic}glob)${p.replace(/[*?[\\]/g, "\\$&").replace(/[\r\n]/g, "?")}` : `:(${magic}literal)${p}`;
   }
 });
 
@@ -2429,7 +2430,6 @@ function checkAnchors(h, nowMs) {
   fail("keyFiles", keyFiles.length < h.keyFiles.length);
   const hashes = a.dirtyHashes == null ? [] : parseDirtyHashes(a.dirtyHashes);
   fail("dirtyHashes", hashes === null);
-  const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
   const modes = a.dirtyModes == null ? [] : parseDirtyModes(a.dirtyModes);
   fail("dirtyModes", modes === null);
   return {
@@ -2442,8 +2442,8 @@ function checkAnchors(h, nowMs) {
     keyFileMtimes,
     dirty: dirtyList?.paths ?? null,
     dirtyMore: dirtyList?.more ?? 0,
-    dirtyHashes,
     keyFiles,
+    dirtyHashes: hashes ?? [],
     dirtyModes: new Map((modes ?? []).map((m) => [m.path, m.id])),
     unverifiable
   };
@@ -5111,6 +5111,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   const files = [];
   for (const p of paths) {
     if (out.size + files.length >= max) break;
+    if (p.includes("\uFFFD")) continue;
     const abs = path25.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
@@ -5120,14 +5121,15 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
     }
     const raw = typeof blob === "string" ? blob : hashBlob(blob.bytes, format2);
     if (typeof blob === "string" || !blob.file) out.set(p, { id: raw, raw });
-    else if (!/^"|[\r\n]/.test(p)) files.push({ p, raw, cr: blob.bytes.includes(13) });
+    else files.push({ p, raw, cr: blob.bytes.includes(13) });
   }
   if (files.length === 0) return out;
   const at2 = (args, input) => git(["-C", top, ...args], input);
   const names = files.map((f) => f.p);
-  const crlf = files.filter((f) => f.cr).map((f) => `:(literal)${f.p}`);
+  const crlf = files.filter((f) => f.cr).map((f) => pathspecOf(f.p, ""));
   const [hashed, attrs, eols] = await Promise.all([
-    at2(["hash-object", "--stdin-paths"], names.map((p) => `${p}
+    // git reads one path a line and unquotes one starting with a quote: every name goes as git would quote it.
+    at2(["hash-object", "--stdin-paths"], names.map((p) => `${quotePath(p)}
 `).join("")),
     drivers.size === 0 ? null : at2(["check-attr", "-z", "--stdin", "filter"], names.map((p) => `${p}\0`).join("")),
     crlf.length === 0 ? null : at2(["ls-files", "--eol", "-z", "--", ...crlf])
@@ -5152,6 +5154,8 @@ var init_blob_ids = __esm({
   "src/git/blob-ids.ts"() {
     "use strict";
     init_git_dir();
+    init_quote();
+    init_run();
     AUTO = (attr) => /text=auto/.test(attr) || !/\b(text|eol)\b/.test(attr);
   }
 });
@@ -10673,7 +10677,7 @@ function fatesOf(i) {
     const where = newer ? { stash: stashed.name } : since && { commit: since.name };
     if (where) return { path: p, fate: "edited", ...where, ...renamed };
     if (i.fromElsewhere) return { path: p, fate: "not-here" };
-    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
+    if (!i.fromSaved || i.onHead === null || i.stashes === null || i.unasked?.has(p)) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };
   });
 }
@@ -10706,7 +10710,8 @@ async function untrackedInStashes(git, count, paths) {
   const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
-  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
+  const found = safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
+  return { found, unasked: new Set(asks.filter((a) => !safe.includes(a)).map((a) => a.p)) };
 }
 async function renamesOf(git, savedHead, gone, staged, found) {
   const moves = new Map(staged);
@@ -10723,7 +10728,7 @@ async function gatherFateLogs(git, opts) {
   const renames = opts.gone.length === 0 || !opts.headExists ? /* @__PURE__ */ new Map() : await renamesOf(git, opts.savedHead, opts.gone, opts.staged, opts.moves ?? null);
   const paths = [.../* @__PURE__ */ new Set([...opts.cleaned, ...renames.values()])].filter((p) => !UNASKED.test(p));
   if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
-  const specs = ["--", ...paths.map((p) => `:(top,literal)${p}`)];
+  const specs = ["--", ...paths.map((p) => pathspecOf(p))];
   const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
   const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
   const run = async (args) => {
@@ -10739,12 +10744,12 @@ async function gatherFateLogs(git, opts) {
     opts.headExists ? run(["log", MERGES, ...RAW, format2, "HEAD", ...bound, ...specs]) : [],
     run(["log", MERGES, ...RAW, format2, "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
     stashes > 0 ? run(stashLog) : [],
-    stashes > 0 ? untrackedInStashes(git, stashes, paths) : []
+    untrackedInStashes(git, stashes, paths)
   ]);
   const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
   const byName = /* @__PURE__ */ new Map();
   for (const t of tracked ?? []) byName.set(t.name, t);
-  for (const u of untracked) {
+  for (const u of untracked.found) {
     const t = byName.get(u.stash) ?? { name: u.stash, time: null, paths: /* @__PURE__ */ new Map() };
     t.paths.set(u.p, u.id);
     byName.set(u.stash, t);
@@ -10752,7 +10757,7 @@ async function gatherFateLogs(git, opts) {
   for (const t of byName.values()) t.time = entries2[n2(t.name)]?.sec ?? null;
   const own = [...byName.values()].filter((t) => entries2[n2(t.name)]?.own !== false);
   const all = tracked === null ? null : own.sort((a, b) => n2(a.name) - n2(b.name));
-  return { onHead, elsewhere, stashes: all, renames };
+  return { onHead, elsewhere, stashes: all, renames, unasked: untracked.unasked };
 }
 var ZERO, UNASKED, RAW, MERGES;
 var init_fates = __esm({
@@ -10763,7 +10768,7 @@ var init_fates = __esm({
     init_run();
     init_files();
     ZERO = /^0+$/;
-    UNASKED = /[\x00-\x1f\x7f]|<redacted: /;
+    UNASKED = /<redacted: |\uFFFD/;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
     MERGES = "--diff-merges=combined";
   }
@@ -11208,10 +11213,9 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
 }
 async function heldAsSaved(git, savedHead, hashes, modes, paths) {
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  const known = (p) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? "") && !/[\x00-\x1f\x7f]/.test(p);
-  const asks = [...new Set(paths)].filter(known);
+  const asks = [...new Set(paths)].filter((p) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? ""));
   if (savedHead === null || asks.length === 0) return /* @__PURE__ */ new Set();
-  const specs = asks.map((p) => `:(top,literal)${p}`);
+  const specs = asks.map((p) => pathspecOf(p));
   const r = await git(["diff", "--raw", "-z", "--no-renames", "--no-abbrev", savedHead, "HEAD", "--", ...specs]);
   const held = /* @__PURE__ */ new Set();
   for (const { path: p, modes: [oldMode = "", newMode = ""], ids: [, newId = ""] } of rawPaths(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {

@@ -3,7 +3,8 @@
 // (docs/decisions/dirty-hash-conversions.md).
 import path from "node:path";
 import { blobBytesOf, checkedOutAt, gitDirOf, hashBlob, objectFormat } from "./git-dir.ts";
-import type { Git } from "./run.ts";
+import { quotePath } from "../guard/quote.ts";
+import { pathspecOf, type Git } from "./run.ts";
 
 /** A file's id as git would store it (`id`), and of its bytes as they are (`raw`: what older versions saved). */
 export type BlobIds = { id: string; raw: string };
@@ -15,8 +16,8 @@ const AUTO = (attr: string) => /text=auto/.test(attr) || !/\b(text|eol)\b/.test(
 /**
  * Ids for the first `max` top-relative `paths` that are files, links, submodules or deleted: `deleted`, `over 8 MB`, a
  * link's target's, a submodule's commit; a regular file's from one `git hash-object --stdin-paths` at the top (`git`
- * runs at the root). Left out: a folder, a name with a line break, a file under a filter of `drivers` (its command
- * is never run), and every regular file when git fails.
+ * runs at the root). Left out: a folder, a name that is not UTF-8, a file under a filter of `drivers` (its command is
+ * never run), and every regular file when git fails.
  */
 export async function blobIdsOf(
   git: Git, drivers: ReadonlySet<string>, top: string, paths: readonly string[], max = Infinity,
@@ -26,6 +27,8 @@ export async function blobIdsOf(
   const files: { p: string; raw: string; cr: boolean }[] = [];
   for (const p of paths) {
     if (out.size + files.length >= max) break;
+    // Bytes of a name that are not UTF-8 were read as U+FFFD: the file on disk has another name, so it has no id here.
+    if (p.includes("\uFFFD")) continue;
     const abs = path.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
@@ -36,17 +39,17 @@ export async function blobIdsOf(
     }
     const raw = typeof blob === "string" ? blob : hashBlob(blob.bytes, format);
     if (typeof blob === "string" || !blob.file) out.set(p, { id: raw, raw });
-    // git reads one path a line and unquotes one starting with a quote: such a name is not asked about.
-    else if (!/^"|[\r\n]/.test(p)) files.push({ p, raw, cr: blob.bytes.includes(13) });
+    else files.push({ p, raw, cr: blob.bytes.includes(13) });
   }
   if (files.length === 0) return out;
   const at = (args: string[], input?: string) => git(["-C", top, ...args], input);
   const names = files.map((f) => f.p);
   // `hash-object` reads no index: `git add` leaves CRLF in a file whose indexed blob holds it, which only ls-files
   // tells, and only a file holding a CR can differ by it.
-  const crlf = files.filter((f) => f.cr).map((f) => `:(literal)${f.p}`);
+  const crlf = files.filter((f) => f.cr).map((f) => pathspecOf(f.p, ""));
   const [hashed, attrs, eols] = await Promise.all([
-    at(["hash-object", "--stdin-paths"], names.map((p) => `${p}\n`).join("")),
+    // git reads one path a line and unquotes one starting with a quote: every name goes as git would quote it.
+    at(["hash-object", "--stdin-paths"], names.map((p) => `${quotePath(p)}\n`).join("")),
     drivers.size === 0 ? null : at(["check-attr", "-z", "--stdin", "filter"], names.map((p) => `${p}\0`).join("")),
     crlf.length === 0 ? null : at(["ls-files", "--eol", "-z", "--", ...crlf]),
   ]);

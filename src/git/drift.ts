@@ -11,7 +11,9 @@ import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
 import { gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames, stashEntries } from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
-import { batchBlobs, filterDrivers, GitUnavailable, rawPaths, runGit, type Git, type GitResult } from "./run.ts";
+import {
+  batchBlobs, filterDrivers, GitUnavailable, pathspecOf, rawPaths, runGit, type Git, type GitResult,
+} from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { lstatOrNull } from "../store/fs.ts";
 import { orNull } from "../store/files.ts";
@@ -252,11 +254,9 @@ async function heldAsSaved(
   paths: readonly string[],
 ): Promise<Set<string>> {
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  // git is passed no control character: such a path is not asked about.
-  const known = (p: string) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? "") && !/[\x00-\x1f\x7f]/.test(p);
-  const asks = [...new Set(paths)].filter(known);
+  const asks = [...new Set(paths)].filter((p) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? ""));
   if (savedHead === null || asks.length === 0) return new Set();
-  const specs = asks.map((p) => `:(top,literal)${p}`);
+  const specs = asks.map((p) => pathspecOf(p));
   const r = await git(["diff", "--raw", "-z", "--no-renames", "--no-abbrev", savedHead, "HEAD", "--", ...specs]);
   const held = new Set<string>();
   for (const { path: p, modes: [oldMode = "", newMode = ""], ids: [, newId = ""] } of

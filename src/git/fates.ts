@@ -4,7 +4,7 @@ import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import { hashBlob, stashEntries } from "./git-dir.ts";
-import { rawPaths, type Git } from "./run.ts";
+import { pathspecOf, rawPaths, type Git } from "./run.ts";
 import { orNull } from "../store/files.ts";
 
 /**
@@ -38,8 +38,9 @@ function parseRawLog(out: Buffer): Touch[] {
 }
 
 const ZERO = /^0+$/;
-// A path git is never asked about: a control character, or a name a save wrote redacted (`d/<redacted: …>`).
-const UNASKED = /[\x00-\x1f\x7f]|<redacted: /;
+// A path git is never asked about: a name a save wrote redacted (`d/<redacted: …>`), or one whose bytes are not UTF-8
+// (read as U+FFFD, so it names no file git has).
+const UNASKED = /<redacted: |\uFFFD/;
 
 /**
  * The logs, newest first (null: not run or failed): commits since the save on HEAD, on other refs, stash entries.
@@ -60,6 +61,7 @@ interface FateInputs {
   stashes: Touch[] | null;
   renames: ReadonlyMap<string, string>;
   savedSec: number | null;
+  unasked?: ReadonlySet<string>; // paths no stash entry's untracked tree was asked about
   fromElsewhere: boolean;
   fromSaved: boolean;
 }
@@ -115,7 +117,7 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
     const where = newer ? { stash: stashed.name } : since && { commit: since.name };
     if (where) return { path: p, fate: "edited", ...where, ...renamed };
     if (i.fromElsewhere) return { path: p, fate: "not-here" };
-    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
+    if (!i.fromSaved || i.onHead === null || i.stashes === null || i.unasked?.has(p)) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };
   });
 }
@@ -163,10 +165,11 @@ export async function objectIds(git: Git, revs: readonly string[]): Promise<(str
 /** What each stash entry's untracked tree (`stash@{n}^3`, what `git stash -u` takes) holds of `paths`. */
 async function untrackedInStashes(git: Git, count: number, paths: readonly string[]) {
   const asks = Array.from({ length: Math.min(count, 100) }, (_, n) => paths.map((p) => ({ n, p }))).flat();
-  // A batch line ends at a line break: such a path is not asked about.
+  // A batch line ends at a line break: such a path is not asked about, and its fate is not told (`unasked`).
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
-  return safe.flatMap((a, i) => (ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []));
+  const found = safe.flatMap((a, i) => (ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []));
+  return { found, unasked: new Set(asks.filter((a) => !safe.includes(a)).map((a) => a.p)) };
 }
 
 /**
@@ -197,13 +200,13 @@ export async function gatherFateLogs(
   git: Git, opts: { gitDir: string | null; savedHead: string | null; savedDateMs: number | null;
     cleaned: readonly string[]; gone: readonly string[]; staged: readonly (readonly [string, string])[];
     headExists: boolean; moves?: Map<string, string> | null },
-): Promise<Pick<FateInputs, "onHead" | "elsewhere" | "stashes" | "renames">> {
+): Promise<Pick<FateInputs, "onHead" | "elsewhere" | "stashes" | "renames" | "unasked">> {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: new Map() };
   const renames = opts.gone.length === 0 || !opts.headExists ? new Map<string, string>()
     : await renamesOf(git, opts.savedHead, opts.gone, opts.staged, opts.moves ?? null);
   const paths = [...new Set([...opts.cleaned, ...renames.values()])].filter((p) => !UNASKED.test(p));
   if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
-  const specs = ["--", ...paths.map((p) => `:(top,literal)${p}`)];
+  const specs = ["--", ...paths.map((p) => pathspecOf(p))];
   const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1000)}`];
   const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
   const run = async (args: string[]) => {
@@ -218,13 +221,13 @@ export async function gatherFateLogs(
   const [onHead, elsewhere, tracked, untracked] = await Promise.all([
     opts.headExists ? run(["log", MERGES, ...RAW, format, "HEAD", ...bound, ...specs]) : [],
     run(["log", MERGES, ...RAW, format, "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    stashes > 0 ? run(stashLog) : [], stashes > 0 ? untrackedInStashes(git, stashes, paths) : [],
+    stashes > 0 ? run(stashLog) : [], untrackedInStashes(git, stashes, paths),
   ]);
   // An entry's untracked files count as what it changed, beside its tracked changes; its time is its reflog line's.
   const n = (name: string) => Number(/\d+/.exec(name)?.[0] ?? 0);
   const byName = new Map<string, Touch>();
   for (const t of tracked ?? []) byName.set(t.name, t);
-  for (const u of untracked) {
+  for (const u of untracked.found) {
     const t = byName.get(u.stash) ?? { name: u.stash, time: null, paths: new Map<string, string>() };
     t.paths.set(u.p, u.id);
     byName.set(u.stash, t);
@@ -233,5 +236,5 @@ export async function gatherFateLogs(
   // Another worktree's stash entry holds none of this one's work.
   const own = [...byName.values()].filter((t) => entries[n(t.name)]?.own !== false);
   const all = tracked === null ? null : own.sort((a, b) => n(a.name) - n(b.name));
-  return { onHead, elsewhere, stashes: all, renames };
+  return { onHead, elsewhere, stashes: all, renames, unasked: untracked.unasked };
 }

@@ -173,6 +173,10 @@ function spawnGit(
   });
 }
 
+// A pathspec for exactly `p`; a line break, which no argument may hold, is a glob's `?` (callers match exact paths).
+export const pathspecOf = (p: string, magic = "top,") => /[\r\n]/.test(p)
+  ? `:(${magic}glob)${p.replace(/[*?[\\]/g, "\\$&").replace(/[\r\n]/g, "?")}` : `:(${magic}literal)${p}`;
+
 /** Each path of `--raw -z` output split at NUL (a log's merge puts an empty field first), up to the first field that is
  * no `:<modes> <ids> <status>` line: its modes and blob ids, the parents' first (a merge's, one each), the new last. */
 export function rawPaths(f: readonly string[]) {

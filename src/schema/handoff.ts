@@ -280,14 +280,14 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number) {
   });
   const keyFiles = h.keyFiles.flatMap((k) => (k.path === null ? [] : [k.path]));
   fail("keyFiles", keyFiles.length < h.keyFiles.length);
+  // Names kept as git spells them (a backslash, a tab): a hash is only looked up by a path git reports dirty now.
   const hashes = a.dirtyHashes == null ? [] : anchor.parseDirtyHashes(a.dirtyHashes);
   fail("dirtyHashes", hashes === null);
-  const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
   const modes = a.dirtyModes == null ? [] : anchor.parseDirtyModes(a.dirtyModes);
   fail("dirtyModes", modes === null);
   return {
     head, headNone, branch, date: st.known ? st.time : null, stateTime: st, inProgress: progress?.words ?? null,
-    keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles,
-    dirtyModes: new Map((modes ?? []).map((m) => [m.path, m.id])), unverifiable,
+    keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, keyFiles,
+    dirtyHashes: hashes ?? [], dirtyModes: new Map((modes ?? []).map((m) => [m.path, m.id])), unverifiable,
   };
 }

@@ -294,7 +294,7 @@ describe("verdicts after ordinary git work", () => {
     expect(drift(sub)).toMatchObject({ verdict: "drifted", aheadAsSaved: false });
   });
 
-  it("a dirty path holding a line break: drift and brief answer, its fate not known", { timeout: 60_000 }, () => {
+  it("a dirty path holding a line break: hashed, and its commit told as saved", { timeout: 60_000 }, () => {
     const r = newRepo();
     writeFileSync(path.join(r.dir, "x\ny.txt"), "x\n");
     r.git("add", "-A");
@@ -303,7 +303,8 @@ describe("verdicts after ordinary git work", () => {
     save(r);
     r.git("commit", "-qam", "saved work");
     const d = drift(r);
-    expect(d.summary).toContain("clean now (committed, stashed or reverted)");
+    expect(d.summary).toContain("holding only the work dirty at the save, as saved");
+    expect(d.summary).toMatch(/dirty at the save, committed in [0-9a-f]+: "x\\ny\.txt"/);
     expect(brief(r)).toContain("Drift & lessons:");
   });
   it("another worktree's stash made after the save is not this worktree's work", { timeout: 60_000 }, () => {
