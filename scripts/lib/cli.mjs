@@ -11999,14 +11999,15 @@ function foldCheckpoint(brief, text, age) {
   const source = `source: checkpoint ${age}${asked}`;
   const failed = cp.failedCommands.slice(-2).map((c) => flatten(c, 100));
   const retry = `${brief.doNotRetry === "none" ? "" : `${brief.doNotRetry}; `}failed since the save: `;
+  const driftClauses = brief.driftClauses && [...brief.driftClauses, { text: source, rank: RANK.source }];
   return withLines({
     goal: brief.goal,
     planStatus: cp.plan.length > 0 ? plan2.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: failed.length === 0 ? brief.doNotRetry : `${retry}${failed.join("; ")} ${CAPTURED}`,
-    // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
-    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: source, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; ${source}`,
-    proposedNextStep: plan2.current === null ? brief.proposedNextStep : step2(plan2.current)
+    driftAndLessons: driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${brief.driftAndLessons}; ${source}`,
+    proposedNextStep: plan2.current === null ? brief.proposedNextStep : step2(plan2.current),
+    driftClauses
   });
 }
 async function newestText(root, handoff, now) {
