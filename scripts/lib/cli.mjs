@@ -2843,7 +2843,7 @@ function stashEntries(gitDir) {
   return stashLines(common).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const own = !shared || /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] === branch;
-    return { sec: m ? Number(m[1]) : null, own };
+    return { id: l.split(" ")[1] ?? "", sec: m ? Number(m[1]) : null, own };
   });
 }
 var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, hashBlob, stashCount;
@@ -2868,8 +2868,7 @@ var init_git_dir = __esm({
 // src/git/saves.ts
 import path17 from "node:path";
 function savesPath(root, env) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
+  const gitDir = gitDirAt(root, env);
   return gitDir === null ? null : path17.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name2) {
@@ -2951,6 +2950,25 @@ function savedHere(root, env, text, token) {
   const tok = token();
   return saves.some((s) => s.token === tok);
 }
+function stashedBefore(root, env) {
+  const gitDir = gitDirAt(root, env);
+  const entries2 = gitDir === null ? [] : stashEntries(gitDir);
+  return (stamp) => {
+    const sec = Math.floor(stampMs(stamp) / 1e3);
+    const ids = entries2.filter((e) => e.sec === sec).map((e) => e.id);
+    const p = beside(root, env, "stashed-before");
+    if (p !== null && ids.length > 0) addRecord(p, BEFORE_LINE, `${sec} ${ids.join(" ")}`, (m) => m[1] === String(sec));
+  };
+}
+function stashesSince(gitDir, savedMs2) {
+  const sec = Math.floor(savedMs2 / 1e3);
+  const entries2 = stashEntries(gitDir);
+  const record2 = path17.join(commonDirOf(gitDir), "session-handoff", "stashed-before");
+  const lines2 = entries2.some((e) => e.sec === sec) ? recordLines(record2, BEFORE_LINE) : [];
+  const before = lines2.find((m) => Number(m[1]) === sec)?.[2].trim().split(" ") ?? [];
+  const since = (e) => e.sec !== null && (Number.isNaN(sec) || e.sec > sec || e.sec === sec && !before.includes(e.id));
+  return entries2.flatMap((e, n2) => e.own && since(e) ? [`stash@{${n2}}`] : []);
+}
 function recordSavedBy(root, env, token, agent) {
   const p = beside(root, env, "saved-by");
   const line = `${token} ${agent}`;
@@ -2962,20 +2980,21 @@ function savedByOf(root, env, token) {
   return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
 }
 function maybeStashed(root, env) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
+  const gitDir = gitDirAt(root, env);
   const last = (savesRecord(root, env) ?? []).at(-1);
   if (gitDir === null || last === void 0) return [];
-  const savedMs2 = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  const since = (sec) => sec !== null && (Number.isNaN(savedMs2) || sec * 1e3 >= savedMs2);
-  return stashEntries(gitDir).flatMap((e, n2) => e.own && since(e.sec) ? [`stash@{${n2}}`] : []);
+  return stashesSince(gitDir, stampMs(last.stamp));
+}
+function gitDirAt(root, env) {
+  const top = gitTopOf(root, env);
+  return top === null ? null : gitDirOf(top);
 }
 async function trackedArchives(root, env) {
   const r = await runGit(root, ["ls-files", "-z", "--", ".ai/memory/archive/"], env).catch(() => null);
   if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
-var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
+var KEPT, LINE2, CLONE_MARK, BEFORE_LINE, stampMs, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
@@ -2986,6 +3005,8 @@ var init_saves = __esm({
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
+    BEFORE_LINE = /^(\d+)((?: [0-9a-f]{40,64})+)$/;
+    stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
@@ -8804,6 +8825,7 @@ async function saveDocument(req) {
   };
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const tracked = kind === "handoff" ? await trackedArchives(root, env) : void 0;
+  let stashed;
   const { result, repairs } = await underLock(options, async (lock) => {
     const now = await readStable(path35.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
@@ -8816,6 +8838,7 @@ async function saveDocument(req) {
       }
       return built2.bytes;
     };
+    if (kind === "handoff") stashed = stashedBefore(root, env);
     const done3 = await publish({
       dir: memoryDir(root),
       file,
@@ -8837,8 +8860,10 @@ async function saveDocument(req) {
   const { built, done: done2, journal } = result;
   const saved = done2 ?? built.prior;
   if (kind === "handoff") {
-    recordSavedHere(root, env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
+    const stamp = savedStampOf(saved.bytes.toString("utf8"));
+    recordSavedHere(root, env, saved.token, stamp);
     if (done2 !== null) recordSavedBy(root, env, saved.token, agentOfEnv(env));
+    if (done2 !== null) stashed?.(stamp);
   }
   const notes = [...repairs, ...built.notes, ...done2?.warnings ?? [], ...journal];
   return { file, unchanged: done2 === null, token: saved.token, archived: done2?.archived ?? null, notes };
@@ -11194,9 +11219,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
   const newlyDirty = (p) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
-  const sec = savedSecOf(facts);
-  const entries2 = gitDir === null ? [] : stashEntries(gitDir);
-  facts.stashesSince = entries2.flatMap((e, n2) => e.own && (e.sec ?? -1) >= (sec ?? Infinity) ? [`stash@{${n2}}`] : []);
+  facts.stashesSince = gitDir === null || facts.saved.date === null ? [] : stashesSince(gitDir, facts.saved.date.ms);
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async (...revs) => {
@@ -12003,14 +12026,15 @@ function foldCheckpoint(brief, text, age) {
   const source = `source: checkpoint ${age}${asked}`;
   const failed = cp.failedCommands.slice(-2).map((c) => flatten(c, 100));
   const retry = `${brief.doNotRetry === "none" ? "" : `${brief.doNotRetry}; `}failed since the save: `;
+  const driftClauses = brief.driftClauses && [...brief.driftClauses, { text: source, rank: RANK.source }];
   return withLines({
     goal: brief.goal,
     planStatus: cp.plan.length > 0 ? plan2.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: failed.length === 0 ? brief.doNotRetry : `${retry}${failed.join("; ")} ${CAPTURED}`,
-    // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
-    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: source, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; ${source}`,
-    proposedNextStep: plan2.current === null ? brief.proposedNextStep : step2(plan2.current)
+    driftAndLessons: driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${brief.driftAndLessons}; ${source}`,
+    proposedNextStep: plan2.current === null ? brief.proposedNextStep : step2(plan2.current),
+    driftClauses
   });
 }
 async function newestText(root, handoff, now) {
@@ -13797,7 +13821,7 @@ async function init(ctx, plan2, replace) {
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
   const dir = path49.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by"].filter((n2) => saves !== null && lstatOrNull(path49.join(dir, n2)));
+  const names = ["clone-id", "saves", "saved-by", "stashed-before"].filter((n2) => saves !== null && lstatOrNull(path49.join(dir, n2)));
   if (names.length === 0) return [];
   const shown = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown}: this clone's record of its handoffs in .ai/memory`];

@@ -1896,15 +1896,14 @@ function stashEntries(gitDir) {
   return stashLines(common).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const own = !shared || /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] === branch;
-    return { sec: m ? Number(m[1]) : null, own };
+    return { id: l.split(" ")[1] ?? "", sec: m ? Number(m[1]) : null, own };
   });
 }
 
 // src/git/saves.ts
 var KEPT = 10;
 function savesPath(root, env) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
+  const gitDir = gitDirAt(root, env);
   return gitDir === null ? null : path13.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name) {
@@ -1974,6 +1973,17 @@ function savedHere(root, env, text, token) {
   const tok = token();
   return saves.some((s) => s.token === tok);
 }
+var BEFORE_LINE = /^(\d+)((?: [0-9a-f]{40,64})+)$/;
+var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+function stashesSince(gitDir, savedMs) {
+  const sec = Math.floor(savedMs / 1e3);
+  const entries = stashEntries(gitDir);
+  const record = path13.join(commonDirOf(gitDir), "session-handoff", "stashed-before");
+  const lines = entries.some((e) => e.sec === sec) ? recordLines(record, BEFORE_LINE) : [];
+  const before = lines.find((m) => Number(m[1]) === sec)?.[2].trim().split(" ") ?? [];
+  const since = (e) => e.sec !== null && (Number.isNaN(sec) || e.sec > sec || e.sec === sec && !before.includes(e.id));
+  return entries.flatMap((e, n) => e.own && since(e) ? [`stash@{${n}}`] : []);
+}
 var SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
 function recordSavedBy(root, env, token, agent) {
   const p = beside(root, env, "saved-by");
@@ -1982,13 +1992,14 @@ function recordSavedBy(root, env, token, agent) {
   addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
 }
 function maybeStashed(root, env) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
+  const gitDir = gitDirAt(root, env);
   const last = (savesRecord(root, env) ?? []).at(-1);
   if (gitDir === null || last === void 0) return [];
-  const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  const since = (sec) => sec !== null && (Number.isNaN(savedMs) || sec * 1e3 >= savedMs);
-  return stashEntries(gitDir).flatMap((e, n) => e.own && since(e.sec) ? [`stash@{${n}}`] : []);
+  return stashesSince(gitDir, stampMs(last.stamp));
+}
+function gitDirAt(root, env) {
+  const top = gitTopOf(root, env);
+  return top === null ? null : gitDirOf(top);
 }
 
 // src/agents/render.ts

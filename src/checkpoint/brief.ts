@@ -76,16 +76,16 @@ function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
   const source = `source: checkpoint ${age}${asked}`;
   const failed = cp.failedCommands.slice(-2).map((c) => flatten(c, 100));
   const retry = `${brief.doNotRetry === "none" ? "" : `${brief.doNotRetry}; `}failed since the save: `;
+  // The source is a clause like the others: whole clauses drop before it, nothing follows a cut; kept for a later note.
+  const driftClauses = brief.driftClauses && [...brief.driftClauses, { text: source, rank: RANK.source }];
   return withLines({
     goal: brief.goal,
     planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: failed.length === 0 ? brief.doNotRetry : `${retry}${failed.join("; ")} ${CAPTURED}`,
-    // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
-    driftAndLessons: brief.driftClauses
-      ? fitClauses([...brief.driftClauses, { text: source, rank: RANK.source }], MAX_FIELD_CHARS)
-      : `${brief.driftAndLessons}; ${source}`,
+    driftAndLessons: driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${brief.driftAndLessons}; ${source}`,
     proposedNextStep: plan.current === null ? brief.proposedNextStep : step(plan.current),
+    driftClauses,
   });
 }
 

@@ -9,7 +9,7 @@ import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
-import { gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames, stashEntries } from "./git-dir.ts";
+import { gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames } from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
 import {
   batchBlobs, filterDrivers, GitUnavailable, pathspecOf, rawPaths, runGit, type Git, type GitResult,
@@ -17,7 +17,7 @@ import {
 import { oursOnly } from "./attributes-block.ts";
 import { lstatOrNull } from "../store/fs.ts";
 import { orNull } from "../store/files.ts";
-import { savedByOf, savedHere } from "./saves.ts";
+import { savedByOf, savedHere, stashesSince } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
@@ -227,9 +227,8 @@ async function measureRepo(
     list.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
   const newlyDirty = (p: string) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
-  const sec = savedSecOf(facts);
-  const entries = gitDir === null ? [] : stashEntries(gitDir);
-  facts.stashesSince = entries.flatMap((e, n) => (e.own && (e.sec ?? -1) >= (sec ?? Infinity) ? [`stash@{${n}}`] : []));
+  // The status line's rule too: a stash in the save's second counts unless the save found it there.
+  facts.stashesSince = gitDir === null || facts.saved.date === null ? [] : stashesSince(gitDir, facts.saved.date.ms);
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async (...revs: string[]) => {

@@ -137,17 +137,17 @@ function stashLines(commonDir: string | null): string[] {
 export const stashCount = (commonDir: string | null): number => stashLines(commonDir).length;
 
 /**
- * Each stash entry, `stash@{0}` first: when it was made (seconds; null: no time on its line) and whether it can hold
- * this worktree's work. Linked worktrees share one stash: with more than one, only an entry whose message names this
- * worktree's branch ("WIP on <branch>:", "On <branch>:") can.
+ * Each stash entry, `stash@{0}` first: its commit id, when it was made (seconds; null: no time on its line) and whether
+ * it can hold this worktree's work. Linked worktrees share one stash: with more than one, only an entry whose message
+ * names this worktree's branch ("WIP on <branch>:", "On <branch>:") can.
  */
-export function stashEntries(gitDir: string): { sec: number | null; own: boolean }[] {
+export function stashEntries(gitDir: string): { id: string; sec: number | null; own: boolean }[] {
   const common = commonDirOf(gitDir);
   const shared = common !== gitDir || (lstatOrNull(path.join(common, "worktrees"))?.isDirectory() ?? false);
   const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
   return stashLines(common).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const own = !shared || /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] === branch;
-    return { sec: m ? Number(m[1]) : null, own };
+    return { id: l.split(" ")[1] ?? "", sec: m ? Number(m[1]) : null, own };
   });
 }

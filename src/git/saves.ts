@@ -11,13 +11,12 @@ type Env = Record<string, string | undefined>;
 
 /** `<common git dir>/session-handoff/saves` for the repository holding `root`; null outside git (`gitTopOf`). */
 export function savesPath(root: string, env: Env): string | null {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
+  const gitDir = gitDirAt(root, env);
   return gitDir === null ? null : path.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 
 // Our other files beside `saves`.
-function beside(root: string, env: Env, name: "clone-id" | "saved-by"): string | null {
+function beside(root: string, env: Env, name: "clone-id" | "saved-by" | "stashed-before"): string | null {
   const saves = savesPath(root, env);
   return saves === null ? null : path.join(path.dirname(saves), name);
 }
@@ -128,6 +127,44 @@ export function savedHere(root: string, env: Env, text: string | null, token: ()
   return saves.some((s) => s.token === tok);
 }
 
+// `<second> <stash id>…` per line, in `stashed-before` beside `saves`: the stash entries a save found made in its
+// own second, which the reflog's whole seconds cannot tell from later ones (docs/decisions/stash-same-second.md).
+const BEFORE_LINE = /^(\d+)((?: [0-9a-f]{40,64})+)$/;
+
+// A save's time from its `savedStampOf` stamp; NaN when it has none.
+const stampMs = (stamp: string | null | undefined) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+
+/**
+ * Reads this worktree's stash entries now, just before a save publishes; what it returns records, for the save of
+ * `stamp` (`savedStampOf`), those of its second, which `stashesSince` then does not count as made since. Never throws.
+ */
+export function stashedBefore(root: string, env: Env): (stamp: string | null) => void {
+  const gitDir = gitDirAt(root, env);
+  const entries = gitDir === null ? [] : stashEntries(gitDir);
+  return (stamp) => {
+    const sec = Math.floor(stampMs(stamp) / 1000);
+    const ids = entries.filter((e) => e.sec === sec).map((e) => e.id);
+    const p = beside(root, env, "stashed-before");
+    if (p !== null && ids.length > 0) addRecord(p, BEFORE_LINE, `${sec} ${ids.join(" ")}`, (m) => m[1] === String(sec));
+  };
+}
+
+/**
+ * This worktree's stash entries (`stash@{n}`) made since a save stamped `savedMs` (NaN: every one): those of a later
+ * second, and of its own second those the save did not find there (one made in the same second counts when unknown).
+ */
+export function stashesSince(gitDir: string, savedMs: number): string[] {
+  const sec = Math.floor(savedMs / 1000);
+  const entries = stashEntries(gitDir);
+  // The record is read only for an entry of the save's second: the hook reads this at every session start.
+  const record = path.join(commonDirOf(gitDir), "session-handoff", "stashed-before");
+  const lines = entries.some((e) => e.sec === sec) ? recordLines(record, BEFORE_LINE) : [];
+  const before = lines.find((m) => Number(m[1]) === sec)?.[2]!.trim().split(" ") ?? [];
+  const since = (e: (typeof entries)[number]) =>
+    e.sec !== null && (Number.isNaN(sec) || e.sec > sec || (e.sec === sec && !before.includes(e.id)));
+  return entries.flatMap((e, n) => (e.own && since(e) ? [`stash@{${n}}`] : []));
+}
+
 // `<token> <agent>` per line, in `saved-by` beside `saves`.
 const SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
 
@@ -148,13 +185,15 @@ export function savedByOf(root: string, env: Env, token: string): string | null 
 // The stash entries (`stash@{n}`) this worktree made since this clone's last save (one from before it cannot hold
 // that save), which may hold the handoff the tree lacks: read from files, as the hook runs no git.
 export function maybeStashed(root: string, env: Env): string[] {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
+  const gitDir = gitDirAt(root, env);
   const last = (savesRecord(root, env) ?? []).at(-1);
   if (gitDir === null || last === undefined) return [];
-  const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-  const since = (sec: number | null) => sec !== null && (Number.isNaN(savedMs) || sec * 1000 >= savedMs);
-  return stashEntries(gitDir).flatMap((e, n) => (e.own && since(e.sec) ? [`stash@{${n}}`] : []));
+  return stashesSince(gitDir, stampMs(last.stamp));
+}
+
+function gitDirAt(root: string, env: Env): string | null {
+  const top = gitTopOf(root, env);
+  return top === null ? null : gitDirOf(top);
 }
 
 /** The archive names in git's index: a save never deletes one, so two clones' pulls never conflict. */

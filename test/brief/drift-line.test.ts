@@ -85,6 +85,24 @@ describe("brief's Drift & lessons line after two handoffs met in a merge", () =>
     bob.git("commit", "-q", "--amend", "-m", "merge alice's handoff");
     expect(driftLine(bob.run(["brief"]).stdout)).toBe(merged);
 
+    // A checkpoint newer than the merged handoff: its source joins the ranked clauses, and the merge's notes, put in
+    // after the fold, are fitted with them rather than joined on past the limit.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(".000Z", "Z");
+    mkdirSync(path.join(bob.dir, ".ai/memory/checkpoints"), { recursive: true });
+    writeFileSync(path.join(bob.dir, ".ai/memory/checkpoints/s.md"), `${MARKER}\n# Session Checkpoint\nSaved: ${at}\n` +
+      "Session: s\nSession-start: unknown\nTrigger: session-end\nSource: planted\n\n" +
+      `## Plan state\n- [~] split the app\n\n## Environment anchors\n- Date: ${at}\n`, { mode: 0o600 });
+    const folded = driftLine(bob.run(["brief"]).stdout);
+    expect([...folded].length).toBeLessThanOrEqual(400);
+    expect(folded).toMatch(/^two handoffs met in a merge; fresh: /);
+    expect(folded).toContain("dirty files: 0 then, 1 now");
+    expect(folded).toContain("ledgers: LESSONS.md 1 entry (1 mention the key files or branch)");
+    expect(folded).toContain("; source: checkpoint 0 minutes ago;");
+    expect(folded).not.toContain("the other is archive/");
+    expect(folded.endsWith("; …")).toBe(true);
+    expect(JSON.parse(bob.run(["brief", "--json"]).stdout).brief.source).toBe("handoff+checkpoint");
+
     // An amend that changes the saved commit's patch rewrites it: a longer verdict, the same counts kept.
     writeFileSync(path.join(alice.dir, "src/app.js"), "export const app = 2;\n");
     alice.git("commit", "-qam", "app 2");

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, gitRepo, helper } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 const USER_SETTINGS = `{\n  "model": "opus",\n  "statusLine": {\n    "type": "command",\n    "command": "echo 'my line'",\n    "padding": 0\n  }\n}\n`;
 
@@ -108,6 +109,41 @@ describe("statusline", () => {
     const text = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
     writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), text.replace(/- HEAD: [0-9a-f]+/, `- HEAD: ${"1".repeat(40)}`));
     expect(line()).toBe("handoff: saved today · saved HEAD not in this clone (run brief)\n");
+  });
+
+  it("a stash made just before a save in its second is not since it; one made after in that second is, for drift too", { timeout: 60_000 }, async () => {
+    // The reflog's times are whole seconds: the stash is dated the next second, and the save made in this process (no
+    // node start to wait for) once that second has begun.
+    const attempt = async () => {
+      const root = gitRepo();
+      const env = { HOME: path.join(root, ".git", "home"), GIT_CEILING_DIRECTORIES: path.dirname(root) };
+      const second = Math.floor(Date.now() / 1000) + 1;
+      const stash = (...args: string[]) => execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com",
+        "stash", "-q", ...args], { cwd: root, env: { ...process.env, ...env, GIT_COMMITTER_DATE: `@${second} +0000` } });
+      const write = (input: string) =>
+        inProcess(["write", "handoff", "--expected-current-sha256", "absent", "--root", root], { input, env });
+      expect((await write(doc)).code).toBe(0);
+      stash("-u");
+      while (Date.now() < second * 1000) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      expect((await write(doc.replace("A goal", "A later goal"))).code).toBe(0);
+      const saved = /^Saved: (\S+)$/m.exec(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8"))![1]!;
+      return { root, env, stash, same: Date.parse(saved) === second * 1000 };
+    };
+    let at = await attempt();
+    for (let n = 0; n < 3 && !at.same; n++) at = await attempt();
+    expect(at.same).toBe(true);
+    const { root, env, stash } = at;
+    const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: root }), env }).stdout;
+    const since = () => JSON.parse(helper(["drift", "--json", "--root", root], { env }).stdout).stashesSince;
+    // The earlier handoff the stash took is no later save: nothing to send the user to.
+    expect(line()).toBe("handoff: saved today · 0 commits since\n");
+    expect(since()).toEqual([]);
+    // Stashes made after the save, in its second: drift names them, and the status line sees the handoff one took.
+    writeFileSync(path.join(root, "README.md"), "an edit after the save\n");
+    stash();
+    expect(since()).toEqual(["stash@{0}"]);
+    stash("-u");
+    expect(line()).toBe("handoff: maybe in a stash (run check)\n");
   });
 
   it("a save killed after its claim (HANDOFF.md under a private name) is said as the hook says it, not 'none'", () => {
