@@ -10769,6 +10769,27 @@ var init_fates = __esm({
   }
 });
 
+// src/git/history-rules.ts
+function commitKind(paths, memoryPrefix) {
+  if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix))) return "memory";
+  const attributes = paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix));
+  return attributes ? "attributes" : "work";
+}
+async function heldByRef(head, git) {
+  const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
+  if (r.code !== 0) return null;
+  if (r.stdout.toString("utf8").trim() === "") return true;
+  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, "refs/heads"]);
+  return held.code === 0 && held.stdout.toString("utf8").trim() !== "";
+}
+var ATTRIBUTES;
+var init_history_rules = __esm({
+  "src/git/history-rules.ts"() {
+    "use strict";
+    ATTRIBUTES = ".gitattributes";
+  }
+});
+
 // src/git/verdict.ts
 function short(id) {
   return id === null ? "?" : id.slice(0, 12);
@@ -11071,9 +11092,9 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
-    if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
-      counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
-    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix))) {
+    const kind = commitKind(paths, memoryPrefix);
+    if (kind === "memory") counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
+    else if (kind === "attributes") {
       counts[side === "ahead" ? "attributesAhead" : "attributesBehind"].push(id);
       if (older) counts.olderAttributes.push(id);
     } else {
@@ -11354,14 +11375,9 @@ async function countBoth(head, git) {
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 async function reachableFromRef(head, git, facts) {
-  const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
-  if (r.code !== 0) {
-    facts.objectMissing = true;
-    return false;
-  }
-  if (r.stdout.toString("utf8").trim() === "") return true;
-  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, "refs/heads"]);
-  return held.code === 0 && held.stdout.toString("utf8").trim() !== "";
+  const held = await heldByRef(head, git);
+  if (held === null) facts.objectMissing = true;
+  return held === true;
 }
 function blankFacts(anchors, nowMs) {
   const { branch, head, date, dirty, dirtyMore } = anchors;
@@ -11440,7 +11456,7 @@ function smallFile(abs) {
   const st = lstatOrNull(abs);
   return st?.isFile() && st.size <= 8 * 1024 * 1024 ? orNull(() => readFileSync(abs)) : null;
 }
-var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent, withRedacted, savedSecOf;
+var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, savedPresent, withRedacted, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
@@ -11454,6 +11470,7 @@ var init_drift = __esm({
     init_fates();
     init_run();
     init_attributes_block();
+    init_history_rules();
     init_fs();
     init_files();
     init_saves();
@@ -11461,7 +11478,6 @@ var init_drift = __esm({
     init_verdict();
     MAX_LOGGED_COMMITS = 2e3;
     MAX_SINCE_SAVED = 500;
-    ATTRIBUTES = ".gitattributes";
     savedPresent = (f) => f.headReachable === true || f.headReachable === false && !f.objectMissing;
     withRedacted = (dirty) => [.../* @__PURE__ */ new Set([...dirty, ...dirty.map(withoutTokens)])];
     savedSecOf = (f) => f.saved.date === null ? null : Math.floor(f.saved.date.ms / 1e3);
