@@ -10799,6 +10799,27 @@ var init_fates = __esm({
   }
 });
 
+// src/git/history-rules.ts
+function commitKind(paths, memoryPrefix) {
+  if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix))) return "memory";
+  const attributes = paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix));
+  return attributes ? "attributes" : "work";
+}
+async function heldByRef(head, git) {
+  const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
+  if (r.code !== 0) return null;
+  if (r.stdout.toString("utf8").trim() === "") return true;
+  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, "refs/heads"]);
+  return held.code === 0 && held.stdout.toString("utf8").trim() !== "";
+}
+var ATTRIBUTES;
+var init_history_rules = __esm({
+  "src/git/history-rules.ts"() {
+    "use strict";
+    ATTRIBUTES = ".gitattributes";
+  }
+});
+
 // src/git/verdict.ts
 function short(id) {
   return id === null ? "?" : id.slice(0, 12);
@@ -11101,9 +11122,9 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
-    if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
-      counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
-    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix))) {
+    const kind = commitKind(paths, memoryPrefix);
+    if (kind === "memory") counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
+    else if (kind === "attributes") {
       counts[side === "ahead" ? "attributesAhead" : "attributesBehind"].push(id);
       if (older) counts.olderAttributes.push(id);
     } else {
@@ -11381,14 +11402,9 @@ async function countBoth(head, git) {
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 async function reachableFromRef(head, git, facts) {
-  const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
-  if (r.code !== 0) {
-    facts.objectMissing = true;
-    return false;
-  }
-  if (r.stdout.toString("utf8").trim() === "") return true;
-  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, "refs/heads"]);
-  return held.code === 0 && held.stdout.toString("utf8").trim() !== "";
+  const held = await heldByRef(head, git);
+  if (held === null) facts.objectMissing = true;
+  return held === true;
 }
 function blankFacts(anchors, nowMs) {
   const { branch, head, date, dirty, dirtyMore } = anchors;
@@ -11467,7 +11483,7 @@ function smallFile(abs) {
   const st = lstatOrNull(abs);
   return st?.isFile() && st.size <= 8 * 1024 * 1024 ? orNull(() => readFileSync(abs)) : null;
 }
-var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent, withRedacted, savedSecOf;
+var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, savedPresent, withRedacted, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
@@ -11481,6 +11497,7 @@ var init_drift = __esm({
     init_fates();
     init_run();
     init_attributes_block();
+    init_history_rules();
     init_fs();
     init_files();
     init_saves();
@@ -11488,7 +11505,6 @@ var init_drift = __esm({
     init_verdict();
     MAX_LOGGED_COMMITS = 2e3;
     MAX_SINCE_SAVED = 500;
-    ATTRIBUTES = ".gitattributes";
     savedPresent = (f) => f.headReachable === true || f.headReachable === false && !f.objectMissing;
     withRedacted = (dirty) => [.../* @__PURE__ */ new Set([...dirty, ...dirty.map(withoutTokens)])];
     savedSecOf = (f) => f.saved.date === null ? null : Math.floor(f.saved.date.ms / 1e3);
@@ -16113,23 +16129,37 @@ async function commitsSince(root, handoff, env) {
   if (head === void 0) return null;
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
-    const only = ["--", ":/", ":(exclude).ai/memory"];
+    const top = gitTopOf(root, env);
+    const rel = top === null ? "" : path56.relative(top, root).split(path56.sep).join("/");
+    const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
       "--left-right",
       "--cherry-mark",
-      "--format=%x01%m%H",
+      "--source",
+      "--format=%x01%m%S%x04%H",
       "--name-only",
       "-z",
-      `${head}...HEAD`,
-      ...only
+      "--diff-merges=first-parent",
+      "--max-count=2001",
+      `${head}...HEAD`
     ]);
     if (r.code !== 0) return /Invalid symmetric difference|bad revision/.test(r.stderr) ? "not here" : null;
-    const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1, -1).map((c) => c.split("\0\n"));
-    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id.slice(1));
-    const ours = await oursOnly(git, attributes);
-    const side = (m) => commits.filter(([id]) => id[0] === m && !ours.has(id.slice(1))).length;
-    return { commits: side(">"), lost: side("<"), copied: side("=") > 0 };
+    const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1).map((rec) => {
+      const [header = "", ...rest] = rec.split("\0");
+      const names = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
+      const [from = "", id = ""] = header.slice(1).split("");
+      return { mark: header[0], left: from !== "HEAD", id, kind: commitKind(names, memory), empty: names.length === 0 };
+    });
+    if (commits.length > 2e3) return null;
+    const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
+    const onHead = commits.every((c) => !c.left);
+    const [ours, held] = await Promise.all([oursOnly(git, attributes), onHead || heldByRef(head, git)]);
+    const work = commits.filter((c) => c.kind === "work" || c.kind === "attributes" && !ours.has(c.id));
+    const count = (left, copies = true) => work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
+    if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };
+    const lost = work.filter((c) => c.left && (c.mark !== "=" || c.empty)).length;
+    return { commits: count(false, false), lost, copied: lost === 0 };
   } catch {
     return null;
   }
@@ -16149,6 +16179,8 @@ var init_statusline = __esm({
     init_harness_path();
     init_hook_input();
     init_attributes_block();
+    init_git_dir();
+    init_history_rules();
     init_saves();
     init_handoff_away();
     init_run();
@@ -16177,12 +16209,13 @@ and prints its output first, then ours after " | ":
 stash (run check)" when this clone saved one and a stash made since holds a
 handoff (git, at most 500 ms); "handoff: none here, one on branch "<name>"
 (run brief)" when another branch holds a committed one (git, at most 500 ms).
-Commits since count HEAD's commits after the handoff's HEAD anchor but
-memory-only ones (\`publish\`'s, with our .gitattributes block) (git log, at
-most 500 ms; left out when unknown). With the saved HEAD off HEAD's history:
-"\xB7 N saved commits not on this branch" (behind, diverged, amended, reset), or
-"\xB7 saved HEAD rewritten, patches kept" when each is on HEAD as a copy (a
-rebase); "\xB7 saved HEAD not in this clone (run brief)" when git lacks it.
+Commits since (and "\xB7 N saved commits not on this branch") are the brief's
+commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
+merge's other side counted (git, at most 500 ms; left out when unknown or past
+2,000). A saved HEAD no ref holds is rewritten: commits since that copy no saved
+commit, saved ones with no copy on HEAD, or "\xB7 saved HEAD rewritten, patches
+kept" when there are none; "\xB7 saved HEAD not in this clone (run brief)" when
+git lacks it.
 "\xB7 a stash holds another handoff (run brief)" when a stash since this clone's
 last save does.
 Always exit 0.

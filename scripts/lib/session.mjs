@@ -3210,6 +3210,21 @@ ${c}:.gitattributes
   return new Set(ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
 }
 
+// src/git/history-rules.ts
+var ATTRIBUTES = ".gitattributes";
+function commitKind(paths, memoryPrefix) {
+  if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix))) return "memory";
+  const attributes = paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix));
+  return attributes ? "attributes" : "work";
+}
+async function heldByRef(head, git) {
+  const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
+  if (r.code !== 0) return null;
+  if (r.stdout.toString("utf8").trim() === "") return true;
+  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, "refs/heads"]);
+  return held.code === 0 && held.stdout.toString("utf8").trim() !== "";
+}
+
 // src/git/handoff-away.ts
 import path21 from "node:path";
 async function branchRefs(root, env, timeout) {
@@ -3272,23 +3287,37 @@ async function commitsSince(root, handoff, env) {
   if (head === void 0) return null;
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
-    const only = ["--", ":/", ":(exclude).ai/memory"];
+    const top = gitTopOf(root, env);
+    const rel = top === null ? "" : path22.relative(top, root).split(path22.sep).join("/");
+    const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
       "--left-right",
       "--cherry-mark",
-      "--format=%x01%m%H",
+      "--source",
+      "--format=%x01%m%S%x04%H",
       "--name-only",
       "-z",
-      `${head}...HEAD`,
-      ...only
+      "--diff-merges=first-parent",
+      "--max-count=2001",
+      `${head}...HEAD`
     ]);
     if (r.code !== 0) return /Invalid symmetric difference|bad revision/.test(r.stderr) ? "not here" : null;
-    const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1, -1).map((c) => c.split("\0\n"));
-    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id.slice(1));
-    const ours = await oursOnly(git, attributes);
-    const side = (m) => commits.filter(([id]) => id[0] === m && !ours.has(id.slice(1))).length;
-    return { commits: side(">"), lost: side("<"), copied: side("=") > 0 };
+    const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1).map((rec) => {
+      const [header = "", ...rest] = rec.split("\0");
+      const names = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
+      const [from = "", id = ""] = header.slice(1).split("");
+      return { mark: header[0], left: from !== "HEAD", id, kind: commitKind(names, memory), empty: names.length === 0 };
+    });
+    if (commits.length > 2e3) return null;
+    const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
+    const onHead = commits.every((c) => !c.left);
+    const [ours, held] = await Promise.all([oursOnly(git, attributes), onHead || heldByRef(head, git)]);
+    const work = commits.filter((c) => c.kind === "work" || c.kind === "attributes" && !ours.has(c.id));
+    const count = (left, copies = true) => work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
+    if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };
+    const lost = work.filter((c) => c.left && (c.mark !== "=" || c.empty)).length;
+    return { commits: count(false, false), lost, copied: lost === 0 };
   } catch {
     return null;
   }
@@ -3317,12 +3346,13 @@ and prints its output first, then ours after " | ":
 stash (run check)" when this clone saved one and a stash made since holds a
 handoff (git, at most 500 ms); "handoff: none here, one on branch "<name>"
 (run brief)" when another branch holds a committed one (git, at most 500 ms).
-Commits since count HEAD's commits after the handoff's HEAD anchor but
-memory-only ones (\`publish\`'s, with our .gitattributes block) (git log, at
-most 500 ms; left out when unknown). With the saved HEAD off HEAD's history:
-"\xB7 N saved commits not on this branch" (behind, diverged, amended, reset), or
-"\xB7 saved HEAD rewritten, patches kept" when each is on HEAD as a copy (a
-rebase); "\xB7 saved HEAD not in this clone (run brief)" when git lacks it.
+Commits since (and "\xB7 N saved commits not on this branch") are the brief's
+commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
+merge's other side counted (git, at most 500 ms; left out when unknown or past
+2,000). A saved HEAD no ref holds is rewritten: commits since that copy no saved
+commit, saved ones with no copy on HEAD, or "\xB7 saved HEAD rewritten, patches
+kept" when there are none; "\xB7 saved HEAD not in this clone (run brief)" when
+git lacks it.
 "\xB7 a stash holds another handoff (run brief)" when a stash since this clone's
 last save does.
 Always exit 0.

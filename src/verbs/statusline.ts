@@ -4,6 +4,8 @@ import path from "node:path";
 import { hookCwd } from "../agents/harness-path.ts";
 import { hookObject } from "../agents/hook-input.ts";
 import { oursOnly } from "../git/attributes-block.ts";
+import { gitTopOf } from "../git/git-dir.ts";
+import { commitKind, heldByRef } from "../git/history-rules.ts";
 import { maybeStashed } from "../git/saves.ts";
 import { handoffsElsewhere, stashHolds } from "../git/handoff-away.ts";
 import { runGit, type Git } from "../git/run.ts";
@@ -47,20 +49,36 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
   const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === undefined) return null;
   try {
-    // The helper's git runner: nothing the repository names runs. Commits touching only memory are not counted, as in
-    // the brief, nor `publish`'s that also adds our `.gitattributes` block (only that file outside memory, ours alone).
+    // The helper's git runner: nothing the repository names runs.
     const git: Git = (args, input) => runGit(root, args, env, 500, { input });
-    const only = ["--", ":/", ":(exclude).ai/memory"];
-    // Both sides in the one log: `<` a saved commit HEAD lacks, `>` one since, `=` a patch-identical copy (a rebase).
-    const r = await git(["log", "--left-right", "--cherry-mark", "--format=%x01%m%H", "--name-only", "-z",
-      `${head}...HEAD`, ...only]);
+    const top = gitTopOf(root, env);
+    const rel = top === null ? "" : path.relative(top, root).split(path.sep).join("/");
+    const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
+    // Counted as drift counts (docs/design.md#drift-and-its-verdict): both sides whole, a merge by its first
+    // parent's names, so that no merge's other side is simplified away; `%S` gives the side, `%m` `=` a copy.
+    const r = await git(["log", "--left-right", "--cherry-mark", "--source", "--format=%x01%m%S%x04%H", "--name-only",
+      "-z", "--diff-merges=first-parent", "--max-count=2001", `${head}...HEAD`]);
     if (r.code !== 0) return /Invalid symmetric difference|bad revision/.test(r.stderr) ? "not here" : null;
-    // `\x01<mark><id>\0\n<name>\0<name>…`; a record's names end in \0 but the next record's \x01 takes it.
-    const commits = `\0${r.stdout.toString("utf8")}\x01`.split("\0\x01").slice(1, -1).map((c) => c.split("\0\n"));
-    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id!.slice(1));
-    const ours = await oursOnly(git, attributes);
-    const side = (m: string) => commits.filter(([id]) => id![0] === m && !ours.has(id!.slice(1))).length;
-    return { commits: side(">"), lost: side("<"), copied: side("=") > 0 };
+    const commits = `\0${r.stdout.toString("utf8")}`.split("\0\x01").slice(1).map((rec) => {
+      const [header = "", ...rest] = rec.split("\0");
+      const names = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
+      const [from = "", id = ""] = header.slice(1).split("\x04");
+      return { mark: header[0], left: from !== "HEAD", id, kind: commitKind(names, memory), empty: names.length === 0 };
+    });
+    // Past drift's 2,000 logged commits its counts are git's, its memory-only ones among the first: left out here.
+    if (commits.length > 2000) return null;
+    // Memory-only commits are not drift, nor `publish`'s that also adds our `.gitattributes` block; a saved commit
+    // HEAD or any ref holds is not rewritten: its commits ahead and behind are what the brief counts.
+    const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
+    const onHead = commits.every((c) => !c.left);
+    const [ours, held] = await Promise.all([oursOnly(git, attributes), onHead || heldByRef(head, git)]);
+    const work = commits.filter((c) => c.kind === "work" || (c.kind === "attributes" && !ours.has(c.id)));
+    const count = (left: boolean, copies = true) =>
+      work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
+    if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };
+    // Rewritten: the saved commits with no copy on HEAD (an empty one never has one), and HEAD's that are no copy.
+    const lost = work.filter((c) => c.left && (c.mark !== "=" || c.empty)).length;
+    return { commits: count(false, false), lost, copied: lost === 0 };
   } catch {
     return null;
   }
@@ -94,12 +112,13 @@ and prints its output first, then ours after " | ":
 stash (run check)" when this clone saved one and a stash made since holds a
 handoff (git, at most 500 ms); "handoff: none here, one on branch "<name>"
 (run brief)" when another branch holds a committed one (git, at most 500 ms).
-Commits since count HEAD's commits after the handoff's HEAD anchor but
-memory-only ones (\`publish\`'s, with our .gitattributes block) (git log, at
-most 500 ms; left out when unknown). With the saved HEAD off HEAD's history:
-"· N saved commits not on this branch" (behind, diverged, amended, reset), or
-"· saved HEAD rewritten, patches kept" when each is on HEAD as a copy (a
-rebase); "· saved HEAD not in this clone (run brief)" when git lacks it.
+Commits since (and "· N saved commits not on this branch") are the brief's
+commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
+merge's other side counted (git, at most 500 ms; left out when unknown or past
+2,000). A saved HEAD no ref holds is rewritten: commits since that copy no saved
+commit, saved ones with no copy on HEAD, or "· saved HEAD rewritten, patches
+kept" when there are none; "· saved HEAD not in this clone (run brief)" when
+git lacks it.
 "· a stash holds another handoff (run brief)" when a stash since this clone's
 last save does.
 Always exit 0.

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, gitRepo, helper } from "../helpers.ts";
+import { git, gitRepo, helper, save as saveHandoff, tempDir } from "../helpers.ts";
 import { inProcess } from "../in-process.ts";
 
 const USER_SETTINGS = `{\n  "model": "opus",\n  "statusLine": {\n    "type": "command",\n    "command": "echo 'my line'",\n    "padding": 0\n  }\n}\n`;
@@ -227,5 +227,98 @@ describe("statusline", () => {
     git(merging, "checkout", "-q", "main");
     git(merging, "merge", "-q", "--no-ff", "--no-commit", "other");
     expect(line(merging)).toBe("handoff: saved today · 0 commits since · 1 saved commit not on this branch\n");
+  });
+
+  // A teammate's clone, a bare origin: after each rewrite or merge, what the line claims is what brief --json's drift
+  // facts give (on HEAD's history or held by any ref: ahead and behind; rewritten: the commits since and the saved
+  // commits with no copy), memory-only commits aside.
+  describe("agrees with brief --json's drift facts across clones", () => {
+    const commit = (root: string, file: string, text: string, ...flags: string[]) => {
+      writeFileSync(path.join(root, file), text);
+      git(root, "add", file);
+      git(root, "commit", "-q", ...flags, "-m", file);
+    };
+    // A save, then a commit of the memory dir alone (the brief leaves it out).
+    const saveAndCommitMemory = (root: string) => {
+      saveHandoff(root, doc);
+      git(root, "add", "-f", ".ai/memory");
+      git(root, "commit", "-qm", "memory");
+    };
+    const clones = () => {
+      const dir = tempDir();
+      const [origin, mine, theirs] = ["origin.git", "mine", "theirs"].map((d) => path.join(dir, d)) as [string, string, string];
+      git(dir, "init", "-q", "--bare", origin);
+      git(dir, "init", "-q", mine);
+      commit(mine, "index.js", "v1\n");
+      git(mine, "remote", "add", "origin", origin);
+      git(mine, "push", "-q", "-u", "origin", "main");
+      git(dir, "clone", "-q", origin, theirs);
+      return { mine, theirs };
+    };
+    const claimOf = (line: string) => ({
+      commits: Number(/ · (\d+) commits? since/.exec(line)?.[1] ?? NaN),
+      lost: Number(/ · (\d+) saved commits? not on this branch/.exec(line)?.[1] ?? 0),
+      copied: line.includes(" · saved HEAD rewritten, patches kept"),
+    });
+    const agree = (root: string, expected: string) => {
+      const line = helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout;
+      const d = JSON.parse(helper(["brief", "--json"], { cwd: root }).stdout).drift;
+      const facts = d.headReachable === true ? { commits: d.ahead, lost: d.behind, copied: false }
+        : { commits: d.sinceSaved, lost: d.savedChanged, copied: d.savedChanged === 0 };
+      expect(claimOf(line), `${line} against ${d.summary}`).toEqual(facts);
+      expect(line).toBe(expected);
+    };
+
+    it("a pull whose conflict was resolved as ours and committed counts the other side and the merge", () => {
+      const { mine, theirs } = clones();
+      commit(mine, "index.js", "mine\n");
+      saveAndCommitMemory(mine);
+      saveAndCommitMemory(mine);
+      commit(theirs, "index.js", "theirs\n");
+      git(theirs, "push", "-q", "origin", "main");
+      expect(() => git(mine, "pull", "-q", "--no-rebase", "origin", "main")).toThrow();
+      writeFileSync(path.join(mine, "index.js"), "mine\n");
+      git(mine, "add", "index.js");
+      git(mine, "commit", "-q", "--no-edit");
+      agree(mine, "handoff: saved today · 2 commits since\n");
+    });
+
+    it("a squash of pushed commits, a message-only amend of a pushed one: held by origin, so diverged, not rewritten", () => {
+      const { mine } = clones();
+      commit(mine, "index.js", "two\n");
+      saveAndCommitMemory(mine);
+      git(mine, "push", "-q", "origin", "main");
+      git(mine, "reset", "-q", "--soft", "HEAD~2");
+      git(mine, "commit", "-qm", "squashed");
+      agree(mine, "handoff: saved today · 1 commit since · 1 saved commit not on this branch\n");
+      const amended = clones().mine;
+      commit(amended, "index.js", "two\n");
+      saveHandoff(amended, doc);
+      git(amended, "push", "-q", "origin", "main");
+      git(amended, "commit", "-q", "--amend", "-m", "reworded");
+      agree(amended, "handoff: saved today · 1 commit since · 1 saved commit not on this branch\n");
+      // Unpushed, the same amend is a rewrite whose patch is kept.
+      const local = clones().mine;
+      commit(local, "index.js", "two\n");
+      saveHandoff(local, doc);
+      git(local, "commit", "-q", "--amend", "-m", "reworded");
+      agree(local, "handoff: saved today · 0 commits since · saved HEAD rewritten, patches kept\n");
+    });
+
+    it("a rebase of a pushed branch onto a teammate's work: the saved commit is still origin's, not rewritten", () => {
+      const { mine, theirs } = clones();
+      git(mine, "checkout", "-qb", "feat");
+      commit(mine, "feature.js", "f\n");
+      saveHandoff(mine, doc);
+      git(mine, "push", "-q", "origin", "feat");
+      commit(theirs, "index.js", "theirs\n");
+      git(theirs, "push", "-q", "origin", "main");
+      git(mine, "fetch", "-q", "origin");
+      git(mine, "rebase", "-q", "origin/main");
+      agree(mine, "handoff: saved today · 2 commits since · 1 saved commit not on this branch\n");
+      // Once origin's branch follows the rebase, nothing holds the saved commit: rewritten, its patch kept.
+      git(mine, "push", "-q", "-f", "origin", "feat");
+      agree(mine, "handoff: saved today · 1 commit since · saved HEAD rewritten, patches kept\n");
+    });
   });
 });
