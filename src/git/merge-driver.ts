@@ -5,6 +5,7 @@ import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFi
 import path from "node:path";
 import { memoryText } from "../guard/memory-text.ts";
 import { parseHandoff, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";
+import { normalise } from "../schema/open-items.ts";
 import { archiveName } from "../store/archive.ts";
 import { createExclusive, orNull, succeeds } from "../store/files.ts";
 import { pauseSwitch } from "../store/pause.ts";
@@ -194,22 +195,39 @@ type MergeCounts = { decisions: number; failed: number };
 
 /** The later handoff, keeping the other's decisions, failed approaches, questions, plan progress and next steps. */
 export function mergeHandoffs(later: string, other: string, base = ""): { text: string; added: MergeCounts } {
-  const keys = (t: string) => new Set(parseHandoff(t).items.map((i) => `${i.section}\n${i.text}`));
-  const [was, kept] = [keys(base), keys(other)];
+  // Items other than plan steps (whose checkbox is their status) are one item in trivially different words.
+  const key = (section: string, t: string) => `${section}\n${section === "plan" ? t : normalise(t)}`;
+  const keys = (t: string) => new Set(parseHandoff(t).items.map((i) => key(i.section, i.text)));
+  const [was, kept, mine] = [keys(base), keys(other), keys(later)];
+  // A failed approach is never removed by a merge: only the other side's edit of it (the same words before its
+  // cause) replaces it, as a dead end anyone recorded must stay recorded (docs/decisions/merge-keeps-failed.md).
+  const tried = (t: string) => normalise(firstLine(t).split(/:\s|\s[—–-]\s|\s\(/)[0]!);
+  const fresh = (side: string) =>
+    parseHandoff(side).failedApproaches.filter((f) => !was.has(key("failed approaches", f)));
+  const [laterEdits, otherEdits] = [fresh(later), fresh(other)];
+  const editedIn = (t: string, side: string[]) => side.some((f) => tried(f) === tried(t));
   // Against the base: an item one side left as it was yields to the other side's edit or removal.
   // A plan step left as it was yields in its place to the other side's progress on it, so the plan keeps its order.
   const moved = parseHandoff(other).items.filter((i) => i.section === "plan" && !was.has(`plan\n${i.text}`));
+  // So does a next step the other side reworded where it stood in the base: the first step stays the first.
+  const [baseNext, otherNext] = [parseHandoff(base).nextSteps, parseHandoff(other).nextSteps];
   const text = editItems(later.replace(/\r\n?/g, "\n"), (section, t) => {
-    if (!was.has(`${section}\n${t}`) || kept.has(`${section}\n${t}`)) return undefined;
+    if (!was.has(key(section, t)) || kept.has(key(section, t))) return undefined;
+    if (section === "failed approaches" && !editedIn(t, otherEdits)) return undefined;
+    const there = otherNext[baseNext.findIndex((n) => key(section, n) === key(section, t))] ?? "";
+    if (section === "next steps" && there !== "" && ![was, mine].some((k) => k.has(key(section, there)))) {
+      return /^\[-\]/.test(there) ? null : there;
+    }
     const at = section === "plan" ? moved.findIndex((o) => sameStep(t, o.text)) : -1;
     return at === -1 ? null : moved.splice(at, 1)[0]!.text;
   });
   const a = parseHandoff(text);
-  const b = parseHandoff(editItems(other, (section, t) => (was.has(`${section}\n${t}`) ? null : undefined)));
+  const b = parseHandoff(editItems(other, (section, t) =>
+    was.has(key(section, t)) && (section !== "failed approaches" || editedIn(t, laterEdits)) ? null : undefined));
   const lines = text.split("\n");
   const missing = (mine: string[], theirs: string[]) => {
-    const have = new Set(mine.map((t) => t.trim()));
-    return real(theirs).filter((t) => !have.has(t.trim()) && (have.add(t.trim()), true));
+    const have = new Set(mine.map(normalise));
+    return real(theirs).filter((t) => !have.has(normalise(t)) && (have.add(normalise(t)), true));
   };
   const decisions = missing(a.decisions, b.decisions);
   const failed = missing(a.failedApproaches, b.failedApproaches);

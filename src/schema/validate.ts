@@ -230,7 +230,8 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
   rule("dropped", "finding", "dropped", (c) =>
     (c.dropped ?? []).map((i) => {
       const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
-      return at(0, `${item} of the previous handoff is neither carried over nor closed`);
+      const lost = i.section === "Failed approaches" ? "is not carried over" : "is neither carried over nor closed";
+      return at(0, `${item} of the previous handoff ${lost}`);
     })),
 ];
 

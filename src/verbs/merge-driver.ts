@@ -18,8 +18,9 @@ it git merges as text and keeps the conflict).
                which have whole seconds, and on unknown or future ones; the
                line on the merge says which) and keeps the other's work: both
                sides' decisions, failed approaches and open questions (each
-               once), plan steps at the furthest status either side reached,
-               the other's open next steps below its own. A line \`Merged-with:
+               once; a failed approach one side left out stays), plan steps
+               at the furthest status either side reached, the other's open
+               next steps below its own. A line \`Merged-with:
                archive/<name>; merged with <author>'s handoff of <time>: +N
                decisions, +M failed approaches\` follows its Saved: line; the
                whole other handoff goes to archive/<name> (created, never

@@ -63,8 +63,8 @@ Errors (exit 2) break the schema: the marker, heading, \`Saved:\`, required
 sections and their order, anchor lines, merge conflict markers, bytes that are
 not UTF-8, ledger headings. Everything else is a finding and never changes the
 exit code; the score (0-100) is the parts' points over their maxima. Dropped
-items: open steps of the previous handoff that this one neither carries over nor
-closes. The rules and the parts' points: references/verbs/validate.md.
+items: open steps and failed approaches of the previous handoff that this one
+neither carries over nor closes. The rules and the parts' points: references/verbs/validate.md.
 
 options:
   --stdin   check the text on stdin instead of the file (a draft before saving)

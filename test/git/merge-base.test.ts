@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseHandoff } from "../../src/schema/handoff.ts";
 import { aged, helper, tempDir } from "../helpers.ts";
 
 // Two clones, A (the origin) and B (cloned from it, driver installed), each saving and committing memory.
@@ -42,7 +43,7 @@ function twoClones() {
   };
   const pull = () => git(b, "pull", "-q", "--no-rebase", "origin", "main");
   const read = (name: string) => readFileSync(path.join(b, ".ai", "memory", name), "utf8");
-  return { a, b, git, save, clone, pull, read };
+  return { a, b, git, run, save, clone, pull, read };
 }
 
 const lesson = (id: string, title: string, status: string) =>
@@ -50,11 +51,12 @@ const lesson = (id: string, title: string, status: string) =>
   `- Source: [user-directed], 2026-12-01\n- Status: ${status}\n`;
 const lessons = (...entries: string[]) => `<!-- memory-schema: v1 -->\n# Lessons\n\n${entries.join("\n")}`;
 
-function handoffDoc(plan: string[], decisions: string[], questions: string[], next: string | string[]): string {
+function handoffDoc(plan: string[], decisions: string[], questions: string[], next: string | string[],
+  failed = ["F: failed because"]): string {
   const list = (items: string[]) => items.map((i) => `- ${i}`).join("\n");
   return [
     "<!-- memory-schema: v1 -->", "# Session Handoff", "Saved: 2026-12-01T08:00:00Z", "", "## Current goal", "Ship it", "",
-    "## Plan", list(plan), "", "## Decisions", list(decisions), "", "## Failed approaches", "- F: failed because", "",
+    "## Plan", list(plan), "", "## Decisions", list(decisions), "", "## Failed approaches", list(failed), "",
     "## Open questions", list(questions), "", "## Next steps", ...[next].flat().map((n, i) => `${i + 1}. ${n}`), "", "## Key files", "- `a.txt` — the file", "",
     "## Environment anchors", "- Date: 2026-12-01T08:00:00Z", "",
   ].join("\n");
@@ -137,6 +139,61 @@ describe("the merge driver reads the base", () => {
     expect(m.code, m.out).toBe(0);
     const text = c.read("HANDOFF.md");
     expect(/## Plan\n([^#]*)/.exec(text)![1]!.trim()).toBe("- [x] Drop the legacy API\n- [ ] Write docs");
+  }, 120_000);
+
+  // Bob's save left out Alice's dead end; her pull then removed it from her side too, as "removed there, it goes"
+  // (found by a newcomer). A failed approach stays unless the other side rewrote it (docs/decisions/merge-keeps-failed.md).
+  it.each(["later", "earlier"])("a failed approach the %s side left out stays; one side's edit of it replaces it", (side) => {
+    const c = twoClones();
+    const gte = "Comparing with gte(...): misses prereleases";
+    const doc = (failed: string[]) => handoffDoc(["[ ] Fix satisfies"], ["[user-directed] D: why"], ["none"],
+      "Fix satisfies in a.txt", failed);
+    c.save(c.a, "handoff", aged(doc([gte, "Sorting first: breaks order"]), "2026-12-01T08:00:00Z"));
+    c.clone();
+    // One side forgot the first dead end and added its own; the other gave the second a better cause.
+    const [forgot, edited] = [doc(["Sorting first: breaks order", "Mocking git: hid a bug"]),
+      doc([gte, "Sorting first: breaks row order, which the audit log needs"])];
+    const [earlier, later] = side === "later" ? [edited, forgot] : [forgot, edited];
+    c.save(c.a, "handoff", aged(earlier, "2026-12-01T09:00:00Z"));
+    c.save(c.b, "handoff", aged(later, "2026-12-01T10:00:00Z"));
+    const m = c.pull();
+    expect(m.code, m.out).toBe(0);
+    const text = c.read("HANDOFF.md");
+    const failed = parseHandoff(text).failedApproaches;
+    expect([...failed].sort()).toEqual([gte, "Mocking git: hid a bug", "Sorting first: breaks row order, which the audit log needs"]);
+    expect(text).toContain(side === "later" ? "+0 decisions, +2 failed approaches" : "+0 decisions, +1 failed approach");
+    expect(c.run(c.b, ["brief"]).stdout).toMatch(/^Do-not-retry: .*Comparing with gte/m);
+  }, 120_000);
+
+  it("a failed approach both sides left out goes", { timeout: 120_000 }, () => {
+    const c = twoClones();
+    const doc = (failed: string[], goal: string) => handoffDoc(["[ ] Step"], ["[user-directed] D: why"], ["none"],
+      "Continue in a.txt", failed).replace("Ship it", goal);
+    c.save(c.a, "handoff", aged(doc(["Old: it was wrong", "Kept: why"], "g"), "2026-12-01T08:00:00Z"));
+    c.clone();
+    c.save(c.a, "handoff", aged(doc(["Kept: why"], "A's goal"), "2026-12-01T09:00:00Z"));
+    c.save(c.b, "handoff", aged(doc(["Kept: why"], "B's goal"), "2026-12-01T10:00:00Z"));
+    expect(c.pull().code).toBe(0);
+    expect(parseHandoff(c.read("HANDOFF.md")).failedApproaches).toEqual(["Kept: why"]);
+  });
+
+  // The same first next step on both sides, one side rewording it (trivially, or not), each adding one: it was listed
+  // twice or moved behind the other's new step, which then became the brief's proposed next step.
+  it.each([
+    ["in case and code spans", "Fix `satisfies` in a.txt"],
+    ["in words", "Fix satisfies in a.txt, prereleases first"],
+  ])("the first next step reworded on one side %s stays first, listed once", (_name, reworded) => {
+    const c = twoClones();
+    const doc = (next: string[]) => handoffDoc(["[ ] Fix satisfies"], ["[user-directed] D: why"], ["none"], next);
+    c.save(c.a, "handoff", aged(doc(["Fix satisfies in a.txt"]), "2026-12-01T08:00:00Z"));
+    c.clone();
+    c.save(c.a, "handoff", aged(doc([reworded, "Update README.md for the new API"]), "2026-12-01T09:00:00Z"));
+    c.save(c.b, "handoff", aged(doc(["Fix satisfies in a.txt", "Run npm test"]), "2026-12-01T10:00:00Z"));
+    const m = c.pull();
+    expect(m.code, m.out).toBe(0);
+    const first = reworded.startsWith("Fix `") ? "Fix satisfies in a.txt" : reworded;
+    expect(parseHandoff(c.read("HANDOFF.md")).nextSteps).toEqual([first, "Run npm test", "Update README.md for the new API"]);
+    expect(c.run(c.b, ["brief"]).stdout).toMatch(new RegExp(`^Proposed next step: .*\\b${first.replace(/\W/g, ".")} — Confirm`, "m"));
   }, 120_000);
 
   it("a handoff from the future is not called the later one", { timeout: 120_000 }, () => {

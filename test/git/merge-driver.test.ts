@@ -116,6 +116,21 @@ describe("against the base", () => {
     expect(mergeHandoffs(base, other, base).text).toContain("## Next steps\n1. Read the code\n2. Ship\n");
   });
 
+  it("handoff: a failed approach one side left out stays; a next step reworded in place keeps its place", () => {
+    const doc = (failed: string[], next: string[]) => ["<!-- memory-schema: v1 -->", "# Session Handoff", "",
+      "## Failed approaches", ...failed.map((f) => `- ${f}`), "", "## Next steps", ...next.map((n, i) => `${i + 1}. ${n}`), ""].join("\n");
+    const base = doc(["gte: misses prereleases", "sort: breaks order"], ["Fix it", "Test it"]);
+    const one = doc(["sort: breaks row order"], ["Fix it in a.ts", "Test it", "Ship"]);
+    const two = doc(["gte: misses prereleases", "sort: breaks order"], ["fix IT", "Test it", "Docs", "`Ship`."]);
+    for (const [later, other] of [[one, two], [two, one]]) {
+      const h = parseHandoff(mergeHandoffs(later!, other!, base).text);
+      expect(h.failedApproaches.sort()).toEqual(["gte: misses prereleases", "sort: breaks row order"]);
+      expect(h.nextSteps.slice(0, 2)).toEqual(["Fix it in a.ts", "Test it"]);
+      // Added on both sides in trivially different words: listed once, in the later side's words.
+      expect(h.nextSteps.slice(2).map((n) => n.replace(/[`.]/g, "")).sort()).toEqual(["Docs", "Ship"]);
+    }
+  });
+
   it("a side in another schema than v1 is named; v1 and unmarked sides are merged", () => {
     const v2 = "<!-- memory-schema: v2 -->\n# Lessons\n";
     expect(unreadSchema(v2, "x")).toBe("our side is memory schema v2 and this helper reads v1 only");

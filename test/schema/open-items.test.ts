@@ -77,4 +77,29 @@ describe("droppedItems", () => {
     const month = readFileSync(path.join(dir, readdirSync(dir).find((n) => /^\d{4}-\d{2}\.md$/.test(n))!), "utf8");
     expect(month).toContain("- Dropped: three\n- Dropped: four\n");
   });
+
+  // Bob resumed Alice's handoff and saved his own without her dead end: nothing said so, and the next session could
+  // retry it (found by a newcomer).
+  it("write names a failed approach the new handoff leaves out; reworded in trivial ways it is carried", () => {
+    const failed = (items: string) => doc("- [ ] two", "- n").replace("## Failed approaches\n- none", `## Failed approaches\n${items}`);
+    const alice = failed("- Comparing with gte(...): misses prereleases");
+    expect(droppedItems(alice, failed("- comparing with `gte(...)`: misses prereleases!"))).toEqual([]);
+    expect(droppedItems(alice, failed("- Comparing with gte(...)"))).toEqual([]);
+    const root = gitRepo();
+    save(root, alice, "absent");
+    const token = /CURRENT-SHA256: (\S+)/.exec(helper(["read", "handoff", "--root", root]).stdout)![1]!;
+    const bob = failed("- Sorting first: breaks order");
+    const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: bob });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("note: 1 failed approach(es) of the previous handoff are not carried over (the journal " +
+      "lists them as Dropped); keep each failed approach under `## Failed approaches`, so no one retries it;");
+    expect(r.stderr).toContain("  - [Failed approaches] Comparing with gte(...): misses prereleases\n");
+    expect(r.stderr).not.toContain("open item(s)");
+    const dir = path.join(root, ".ai", "memory", "journal");
+    const month = readFileSync(path.join(dir, readdirSync(dir).find((n) => /^\d{4}-\d{2}\.md$/.test(n))!), "utf8");
+    expect(month).toContain("- Dropped: Comparing with gte(...): misses prereleases\n");
+    const v = JSON.parse(helper(["validate", "handoff", "--root", root, "--json"]).stdout) as { dropped: string[]; findings: { message: string }[] };
+    expect(v.dropped).toEqual(["Comparing with gte(...): misses prereleases"]);
+    expect(v.findings.map((f) => f.message)).toContain('[Failed approaches] "Comparing with gte(...): misses prereleases" of the previous handoff is not carried over');
+  });
 });
