@@ -1889,14 +1889,34 @@ function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path12.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "");
 }
-function stashEntries(gitDir) {
+function otherGitDirs(gitDir) {
   const common = commonDirOf(gitDir);
-  const shared = common !== gitDir || (lstatOrNull(path12.join(common, "worktrees"))?.isDirectory() ?? false);
-  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path12.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-  return stashLines(common).reverse().map((l) => {
+  const linked = orNull(() => readdirSync(path12.join(common, "worktrees"), { withFileTypes: true })) ?? [];
+  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path12.join(common, "worktrees", e.name))];
+  return all.filter((d) => path12.resolve(d) !== path12.resolve(gitDir));
+}
+function checkedOutWhen(gitDir) {
+  let now, moves;
+  return (sec) => {
+    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path12.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+    moves ??= (readSmall(path12.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\tcheckout: moving from (\S+) to /.exec(l)).filter((m2) => m2 !== null);
+    let [lo, hi] = [0, sec === null ? 0 : moves.length];
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      [lo, hi] = Number(moves[mid][1]) >= sec ? [lo, mid] : [mid + 1, hi];
+    }
+    const m = sec === null ? void 0 : moves[lo];
+    return m === void 0 ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]) ? "(no branch)" : m[2];
+  };
+}
+function stashEntries(gitDir) {
+  const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
+  return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
-    const own = !shared || /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] === branch;
-    return { sec: m ? Number(m[1]) : null, own };
+    const sec = m ? Number(m[1]) : null;
+    const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1];
+    const alone = () => on !== "(no branch)" || others.every((was) => was(sec) !== on);
+    return { sec, own: others.length === 0 || mine(sec) === on && alone() };
   });
 }
 

@@ -319,6 +319,27 @@ describe("verdicts after ordinary git work", () => {
     expect(d.summary).toContain("reverted (neither committed nor stashed)");
     expect(d.summary).not.toContain("stash@{0}");
   });
+  it("a linked worktree's stash is still its own after it switches branch", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    const wt = person(path.join(r.dir, "..", "me"), path.join(r.dir, "..", "feat"));
+    r.git("worktree", "add", "-q", "-b", "feat", wt.dir);
+    writeFileSync(path.join(wt.dir, "b.txt"), "b half-done\n");
+    save(wt);
+    wt.git("stash", "-q");
+    wt.git("switch", "-q", "-c", "other");
+    expect(drift(wt).dirtyFates).toEqual([{ path: "b.txt", fate: "stashed", stash: "stash@{0}" }]);
+  });
+  it("two detached worktrees: the other one's stash is not named as this one's", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    const [a, b] = ["a", "b"].map((n) => person(path.join(r.dir, "..", "me"), path.join(r.dir, "..", n)));
+    for (const w of [a!, b!]) r.git("worktree", "add", "-q", "--detach", w.dir);
+    writeFileSync(path.join(a!.dir, "b.txt"), "b half-done\n");
+    save(a!);
+    a!.git("checkout", "--", "b.txt");
+    writeFileSync(path.join(b!.dir, "b.txt"), "b elsewhere\n");
+    b!.git("stash", "-q");
+    expect(drift(a!).dirtyFates).toEqual([{ path: "b.txt", fate: "reverted" }]);
+  });
 });
 
 describe("what the summary says it knows", () => {
