@@ -2842,6 +2842,10 @@ function otherGitDirs(gitDir) {
   const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path16.join(common, "worktrees", e.name))];
   return all.filter((d) => path16.resolve(d) !== path16.resolve(gitDir));
 }
+function detachedHeadsBeside(gitDir) {
+  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path16.join(d, "HEAD")) ?? "").trim());
+  return heads.filter((h) => /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(h)).slice(0, 100);
+}
 function checkedOutWhen(gitDir) {
   let now, moves;
   return (sec) => {
@@ -11312,9 +11316,9 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
     facts.ahead = counted2.ahead - memoryOnly.ahead;
     facts.behind = counted2.behind - memoryOnly.behind;
     facts.memoryOnlyCommits = memoryOnly.ahead + memoryOnly.behind;
-    reachable = counted2.behind === 0 ? true : await reachableFromRef(head, git, facts);
+    reachable = counted2.behind === 0 ? true : await reachableFromRef(head, git, facts, gitDir);
   } else if (snap.head === null) {
-    reachable = await reachableFromRef(head, git, facts);
+    reachable = await reachableFromRef(head, git, facts, gitDir);
   } else {
     facts.objectMissing = true;
     reachable = false;
@@ -11373,15 +11377,19 @@ async function countBoth(head, git) {
   const m = r.code === 0 ? /^(\d+)\s+(\d+)/.exec(r.stdout.toString("utf8")) : null;
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
-async function reachableFromRef(head, git, facts) {
+async function reachableFromRef(head, git, facts, gitDir) {
   const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
   if (r.code !== 0) {
     facts.objectMissing = true;
     return false;
   }
   if (r.stdout.toString("utf8").trim() === "") return true;
-  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, "refs/heads"]);
-  return held.code === 0 && held.stdout.toString("utf8").trim() !== "";
+  const refs = ["refs/heads", "refs/stash"];
+  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, ...refs]);
+  if (held.code === 0 && held.stdout.toString("utf8").trim() !== "") return true;
+  const heads = gitDir === null ? [] : detachedHeadsBeside(gitDir);
+  const base = heads.length === 0 ? null : await git(["merge-base", head, ...heads]);
+  return base?.code === 0 && base.stdout.toString("utf8").trim() === head;
 }
 function blankFacts(anchors, nowMs) {
   const { branch, head, date, dirty, dirtyMore } = anchors;
@@ -11632,7 +11640,7 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; 2 git processes usually, at most 25 git processes.
+writes nothing; 2 git processes usually, at most 26 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD

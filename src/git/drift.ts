@@ -9,7 +9,9 @@ import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
-import { gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames, stashEntries } from "./git-dir.ts";
+import {
+  detachedHeadsBeside, gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames, stashEntries,
+} from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
 import { batchBlobs, filterDrivers, GitUnavailable, rawPaths, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
@@ -364,10 +366,10 @@ async function measureHead(
     facts.behind = counted.behind - memoryOnly.behind;
     facts.memoryOnlyCommits = memoryOnly.ahead + memoryOnly.behind;
     // HEAD contains the saved commit exactly when nothing of it is missing from HEAD.
-    reachable = counted.behind === 0 ? true : await reachableFromRef(head, git, facts);
+    reachable = counted.behind === 0 ? true : await reachableFromRef(head, git, facts, gitDir);
   } else if (snap.head === null) {
     // No commit yet on this branch (an orphan or a new repository): only refs can hold it.
-    reachable = await reachableFromRef(head, git, facts);
+    reachable = await reachableFromRef(head, git, facts, gitDir);
   } else {
     // `<id>...HEAD` fails only when the id names no commit here.
     facts.objectMissing = true;
@@ -447,19 +449,25 @@ async function countBoth(head: ObjectId, git: Git): Promise<{ ahead: number; beh
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 
-// Whether a ref (refs/stash too) or HEAD holds the id; a commit kept only by a reflog is not. `rev-list` walks by
-// date and stops early, so a branch whose commits carry older dates than their parents (a wrong clock) can hide the
-// saved commit: its "not" is checked against each local branch (a full walk without a commit-graph: 0.26 s for 21
-// branches in 100,000 commits, so remote branches and tags are not asked).
-async function reachableFromRef(head: ObjectId, git: Git, facts: DriftFacts): Promise<boolean> {
+// Whether a ref (refs/stash too), HEAD or another worktree's HEAD holds the id; a commit kept only by a reflog is
+// not. `rev-list` walks by date and stops early, so a branch whose commits carry older dates than their parents (a
+// wrong clock) can hide the saved commit: its "not" is checked against each local branch, the stash and the other
+// worktrees' detached HEADs (a full walk without a commit-graph: 0.26 s for 21 branches in 100,000 commits, so
+// remote branches and tags are not asked; docs/decisions/reachability-skew.md).
+async function reachableFromRef(head: ObjectId, git: Git, facts: DriftFacts, gitDir: string | null): Promise<boolean> {
   const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
   if (r.code !== 0) {
     facts.objectMissing = true;
     return false;
   }
   if (r.stdout.toString("utf8").trim() === "") return true;
-  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, "refs/heads"]);
-  return held.code === 0 && held.stdout.toString("utf8").trim() !== "";
+  const refs = ["refs/heads", "refs/stash"];
+  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, ...refs]);
+  if (held.code === 0 && held.stdout.toString("utf8").trim() !== "") return true;
+  const heads = gitDir === null ? [] : detachedHeadsBeside(gitDir);
+  // The merge base of the saved commit and any of the heads is the saved commit exactly when one of them holds it.
+  const base = heads.length === 0 ? null : await git(["merge-base", head, ...heads]);
+  return base?.code === 0 && base.stdout.toString("utf8").trim() === head;
 }
 
 function blankFacts(anchors: CheckedAnchors, nowMs: number): DriftFacts {

@@ -144,6 +144,12 @@ function otherGitDirs(gitDir: string): string[] {
   return all.filter((d) => path.resolve(d) !== path.resolve(gitDir));
 }
 
+/** The commits the clone's other work trees have checked out detached (at most 100), from their HEAD files. */
+export function detachedHeadsBeside(gitDir: string): string[] {
+  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path.join(d, "HEAD")) ?? "").trim());
+  return heads.filter((h) => /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(h)).slice(0, 100);
+}
+
 // What the work tree of `gitDir` had checked out at a second (`(no branch)`: detached), from its HEAD reflog: the
 // "from" of its first checkout at or after that second, else what its HEAD names now. Read on first ask only.
 function checkedOutWhen(gitDir: string): (sec: number | null) => string {

@@ -329,6 +329,28 @@ describe("verdicts after ordinary git work", () => {
     wt.git("switch", "-q", "-c", "other");
     expect(drift(wt).dirtyFates).toEqual([{ path: "b.txt", fate: "stashed", stash: "stash@{0}" }]);
   });
+  // `rev-list --not --all` walks by date: commits dated 1970 above the saved one cut it short.
+  const heldUnderOldDates = (hold: (r: Repo) => void) => {
+    const r = newRepo();
+    writeFileSync(path.join(r.dir, "a.txt"), "saved\n");
+    r.git("commit", "-qam", "saved");
+    save(r);
+    for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      writeFileSync(path.join(r.dir, "o.txt"), `${n}\n`);
+      r.git("add", "o.txt");
+      r.gitAt(`@${100 + n} +0000`, "commit", "-qm", `1970 clock ${n}`);
+    }
+    hold(r);
+    r.git("reset", "-q", "--hard", "HEAD~9");
+    expect(drift(r)).toMatchObject({ verdict: "drifted", headReachable: true });
+  };
+  it("the saved commit held only by the stash, under older dates: not rewritten", { timeout: 60_000 }, () =>
+    heldUnderOldDates((r) => {
+      writeFileSync(path.join(r.dir, "b.txt"), "wip\n");
+      r.git("stash", "-q");
+    }));
+  it("the saved commit held only by another worktree's detached HEAD, under older dates", { timeout: 60_000 }, () =>
+    heldUnderOldDates((r) => r.git("worktree", "add", "-q", "--detach", path.join(r.dir, "..", "kept"), "HEAD")));
   it("two detached worktrees: the other one's stash is not named as this one's", { timeout: 60_000 }, () => {
     const r = newRepo();
     const [a, b] = ["a", "b"].map((n) => person(path.join(r.dir, "..", "me"), path.join(r.dir, "..", n)));
