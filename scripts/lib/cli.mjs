@@ -2836,14 +2836,38 @@ function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path16.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "");
 }
-function stashEntries(gitDir) {
+function otherGitDirs(gitDir) {
   const common = commonDirOf(gitDir);
-  const shared = common !== gitDir || (lstatOrNull(path16.join(common, "worktrees"))?.isDirectory() ?? false);
-  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path16.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-  return stashLines(common).reverse().map((l) => {
+  const linked = orNull(() => readdirSync(path16.join(common, "worktrees"), { withFileTypes: true })) ?? [];
+  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path16.join(common, "worktrees", e.name))];
+  return all.filter((d) => path16.resolve(d) !== path16.resolve(gitDir));
+}
+function detachedHeadsBeside(gitDir) {
+  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path16.join(d, "HEAD")) ?? "").trim());
+  return heads.filter((h) => /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(h)).slice(0, 100);
+}
+function checkedOutWhen(gitDir) {
+  let now, moves;
+  return (sec) => {
+    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path16.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+    moves ??= (readSmall(path16.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\tcheckout: moving from (\S+) to /.exec(l)).filter((m2) => m2 !== null);
+    let [lo, hi] = [0, sec === null ? 0 : moves.length];
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      [lo, hi] = Number(moves[mid][1]) >= sec ? [lo, mid] : [mid + 1, hi];
+    }
+    const m = sec === null ? void 0 : moves[lo];
+    return m === void 0 ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]) ? "(no branch)" : m[2];
+  };
+}
+function stashEntries(gitDir) {
+  const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
+  return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
-    const own = !shared || /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] === branch;
-    return { id: l.split(" ")[1] ?? "", sec: m ? Number(m[1]) : null, own };
+    const sec = m ? Number(m[1]) : null;
+    const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1];
+    const alone = () => on !== "(no branch)" || others.every((was) => was(sec) !== on);
+    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || mine(sec) === on && alone() };
   });
 }
 var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, hashBlob, stashCount;
@@ -10818,12 +10842,16 @@ function commitKind(paths, memoryPrefix) {
   const attributes = paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix));
   return attributes ? "attributes" : "work";
 }
-async function heldByRef(head, git) {
+async function heldByRef(head, git, detached = () => []) {
   const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
   if (r.code !== 0) return null;
   if (r.stdout.toString("utf8").trim() === "") return true;
-  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, "refs/heads"]);
-  return held.code === 0 && held.stdout.toString("utf8").trim() !== "";
+  const refs = ["refs/heads", "refs/stash"];
+  const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, ...refs]);
+  if (held.code === 0 && held.stdout.toString("utf8").trim() !== "") return true;
+  const heads = detached();
+  const base = heads.length === 0 ? null : await git(["merge-base", head, ...heads]);
+  return base?.code === 0 && base.stdout.toString("utf8").trim() === head;
 }
 var ATTRIBUTES;
 var init_history_rules = __esm({
@@ -11353,9 +11381,9 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
     facts.ahead = counted2.ahead - memoryOnly.ahead;
     facts.behind = counted2.behind - memoryOnly.behind;
     facts.memoryOnlyCommits = memoryOnly.ahead + memoryOnly.behind;
-    reachable = counted2.behind === 0 ? true : await reachableFromRef(head, git, facts);
+    reachable = counted2.behind === 0 ? true : await reachableFromRef(head, git, facts, gitDir);
   } else if (snap.head === null) {
-    reachable = await reachableFromRef(head, git, facts);
+    reachable = await reachableFromRef(head, git, facts, gitDir);
   } else {
     facts.objectMissing = true;
     reachable = false;
@@ -11414,8 +11442,8 @@ async function countBoth(head, git) {
   const m = r.code === 0 ? /^(\d+)\s+(\d+)/.exec(r.stdout.toString("utf8")) : null;
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
-async function reachableFromRef(head, git, facts) {
-  const held = await heldByRef(head, git);
+async function reachableFromRef(head, git, facts, gitDir) {
+  const held = await heldByRef(head, git, () => gitDir === null ? [] : detachedHeadsBeside(gitDir));
   if (held === null) facts.objectMissing = true;
   return held === true;
 }
@@ -11668,7 +11696,7 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; 2 git processes usually, at most 25 git processes.
+writes nothing; 2 git processes usually, at most 26 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD
@@ -16176,7 +16204,10 @@ async function commitsSince(root, handoff, env) {
     if (commits.length > 2e3) return null;
     const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
     const onHead = commits.every((c) => !c.left);
-    const [ours, held] = await Promise.all([oursOnly(git, attributes), onHead || heldByRef(head, git)]);
+    const [ours, held] = await Promise.all([oursOnly(git, attributes), onHead || heldByRef(head, git, () => {
+      const gitDir = top === null ? null : gitDirOf(top);
+      return gitDir === null ? [] : detachedHeadsBeside(gitDir);
+    })]);
     const work = commits.filter((c) => c.kind === "work" || c.kind === "attributes" && !ours.has(c.id));
     const count = (left, copies = true) => work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
     if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };

@@ -9,7 +9,9 @@ import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
-import { gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames } from "./git-dir.ts";
+import {
+  detachedHeadsBeside, gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames,
+} from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
 import {
   batchBlobs, filterDrivers, GitUnavailable, pathspecOf, rawPaths, runGit, type Git, type GitResult,
@@ -362,10 +364,10 @@ async function measureHead(
     facts.behind = counted.behind - memoryOnly.behind;
     facts.memoryOnlyCommits = memoryOnly.ahead + memoryOnly.behind;
     // HEAD contains the saved commit exactly when nothing of it is missing from HEAD.
-    reachable = counted.behind === 0 ? true : await reachableFromRef(head, git, facts);
+    reachable = counted.behind === 0 ? true : await reachableFromRef(head, git, facts, gitDir);
   } else if (snap.head === null) {
     // No commit yet on this branch (an orphan or a new repository): only refs can hold it.
-    reachable = await reachableFromRef(head, git, facts);
+    reachable = await reachableFromRef(head, git, facts, gitDir);
   } else {
     // `<id>...HEAD` fails only when the id names no commit here.
     facts.objectMissing = true;
@@ -445,9 +447,10 @@ async function countBoth(head: ObjectId, git: Git): Promise<{ ahead: number; beh
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 
-// Whether a ref or HEAD holds the id (`heldByRef`); one naming no commit here is missing.
-async function reachableFromRef(head: ObjectId, git: Git, facts: DriftFacts): Promise<boolean> {
-  const held = await heldByRef(head, git);
+// Whether a ref, HEAD or another worktree's detached HEAD holds the id (`heldByRef`); one naming no commit here is
+// missing.
+async function reachableFromRef(head: ObjectId, git: Git, facts: DriftFacts, gitDir: string | null): Promise<boolean> {
+  const held = await heldByRef(head, git, () => (gitDir === null ? [] : detachedHeadsBeside(gitDir)));
   if (held === null) facts.objectMissing = true;
   return held === true;
 }

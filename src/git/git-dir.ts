@@ -136,18 +136,52 @@ function stashLines(commonDir: string | null): string[] {
 /** How many stash entries the stash's reflog holds. */
 export const stashCount = (commonDir: string | null): number => stashLines(commonDir).length;
 
+/** The git dirs of the clone's other work trees: the main one's (the common dir) and each linked one's. */
+function otherGitDirs(gitDir: string): string[] {
+  const common = commonDirOf(gitDir);
+  const linked = orNull(() => readdirSync(path.join(common, "worktrees"), { withFileTypes: true })) ?? [];
+  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path.join(common, "worktrees", e.name))];
+  return all.filter((d) => path.resolve(d) !== path.resolve(gitDir));
+}
+
+/** The commits the clone's other work trees have checked out detached (at most 100), from their HEAD files. */
+export function detachedHeadsBeside(gitDir: string): string[] {
+  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path.join(d, "HEAD")) ?? "").trim());
+  return heads.filter((h) => /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(h)).slice(0, 100);
+}
+
+// What the work tree of `gitDir` had checked out at a second (`(no branch)`: detached), from its HEAD reflog: the
+// "from" of its first checkout at or after that second, else what its HEAD names now. Read on first ask only.
+function checkedOutWhen(gitDir: string): (sec: number | null) => string {
+  let now: string | undefined, moves: RegExpExecArray[] | undefined;
+  return (sec) => {
+    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+    moves ??= (readSmall(path.join(gitDir, "logs", "HEAD"), 50_000_000) ?? "").split("\n")
+      .map((l) => / (\d+) [+-]\d{4}\tcheckout: moving from (\S+) to /.exec(l)).filter((m) => m !== null);
+    // The reflog is in time order: a binary search, as the stash and each worktree's reflog can be long.
+    let [lo, hi] = [0, sec === null ? 0 : moves.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      [lo, hi] = Number(moves[mid]![1]) >= sec! ? [lo, mid] : [mid + 1, hi];
+    }
+    const m = sec === null ? undefined : moves[lo];
+    return m === undefined ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]!) ? "(no branch)" : m[2]!;
+  };
+}
+
 /**
- * Each stash entry, `stash@{0}` first: its commit id, when it was made (seconds; null: no time on its line) and whether
- * it can hold this worktree's work. Linked worktrees share one stash: with more than one, only an entry whose message
- * names this worktree's branch ("WIP on <branch>:", "On <branch>:") can.
+ * Each stash entry, `stash@{0}` first: its commit id, when it was made (seconds; null: no time on its line) and
+ * whether it can hold this worktree's work. Linked worktrees share one stash: then an entry is this worktree's when its
+ * message names ("WIP on <branch>:", "On <branch>:") what this worktree had checked out when it was made, and, for a
+ * detached one, no other worktree was detached then (docs/decisions/stash-owner.md).
  */
 export function stashEntries(gitDir: string): { id: string; sec: number | null; own: boolean }[] {
-  const common = commonDirOf(gitDir);
-  const shared = common !== gitDir || (lstatOrNull(path.join(common, "worktrees"))?.isDirectory() ?? false);
-  const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-  return stashLines(common).reverse().map((l) => {
+  const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
+  return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
-    const own = !shared || /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] === branch;
-    return { id: l.split(" ")[1] ?? "", sec: m ? Number(m[1]) : null, own };
+    const sec = m ? Number(m[1]) : null;
+    const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1];
+    const alone = () => on !== "(no branch)" || others.every((was) => was(sec) !== on);
+    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || (mine(sec) === on && alone()) };
   });
 }

@@ -46,6 +46,8 @@ function worstCase(): string {
   // The saved branch is gone (its HEAD only in the reflog): rewritten, with the patch-equivalence log.
   git(root, ["checkout", "-q", "main"]);
   git(root, ["branch", "-q", "-D", "feature"]);
+  // Another worktree's detached HEAD, asked with `merge-base` when no branch or the stash holds the saved commit.
+  git(root, ["worktree", "add", "-q", "--detach", `${root}-wt`, "main"]);
   git(root, ["commit", "-qm", "work as saved", "--", "a.txt", "key.txt"], later);
   git(root, ["rm", "-q", "-f", "gone.txt"]);
   git(root, ["commit", "-qm", "gone"], later);

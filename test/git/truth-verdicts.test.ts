@@ -320,6 +320,49 @@ describe("verdicts after ordinary git work", () => {
     expect(d.summary).toContain("reverted (neither committed nor stashed)");
     expect(d.summary).not.toContain("stash@{0}");
   });
+  it("a linked worktree's stash is still its own after it switches branch", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    const wt = person(path.join(r.dir, "..", "me"), path.join(r.dir, "..", "feat"));
+    r.git("worktree", "add", "-q", "-b", "feat", wt.dir);
+    writeFileSync(path.join(wt.dir, "b.txt"), "b half-done\n");
+    save(wt);
+    wt.git("stash", "-q");
+    wt.git("switch", "-q", "-c", "other");
+    expect(drift(wt).dirtyFates).toEqual([{ path: "b.txt", fate: "stashed", stash: "stash@{0}" }]);
+  });
+  // `rev-list --not --all` walks by date: commits dated 1970 above the saved one cut it short.
+  const heldUnderOldDates = (hold: (r: Repo) => void) => {
+    const r = newRepo();
+    writeFileSync(path.join(r.dir, "a.txt"), "saved\n");
+    r.git("commit", "-qam", "saved");
+    save(r);
+    for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      writeFileSync(path.join(r.dir, "o.txt"), `${n}\n`);
+      r.git("add", "o.txt");
+      r.gitAt(`@${100 + n} +0000`, "commit", "-qm", `1970 clock ${n}`);
+    }
+    hold(r);
+    r.git("reset", "-q", "--hard", "HEAD~9");
+    expect(drift(r)).toMatchObject({ verdict: "drifted", headReachable: true });
+  };
+  it("the saved commit held only by the stash, under older dates: not rewritten", { timeout: 60_000 }, () =>
+    heldUnderOldDates((r) => {
+      writeFileSync(path.join(r.dir, "b.txt"), "wip\n");
+      r.git("stash", "-q");
+    }));
+  it("the saved commit held only by another worktree's detached HEAD, under older dates", { timeout: 60_000 }, () =>
+    heldUnderOldDates((r) => r.git("worktree", "add", "-q", "--detach", path.join(r.dir, "..", "kept"), "HEAD")));
+  it("two detached worktrees: the other one's stash is not named as this one's", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    const [a, b] = ["a", "b"].map((n) => person(path.join(r.dir, "..", "me"), path.join(r.dir, "..", n)));
+    for (const w of [a!, b!]) r.git("worktree", "add", "-q", "--detach", w.dir);
+    writeFileSync(path.join(a!.dir, "b.txt"), "b half-done\n");
+    save(a!);
+    a!.git("checkout", "--", "b.txt");
+    writeFileSync(path.join(b!.dir, "b.txt"), "b elsewhere\n");
+    b!.git("stash", "-q");
+    expect(drift(a!).dirtyFates).toEqual([{ path: "b.txt", fate: "reverted" }]);
+  });
 });
 
 describe("what the summary says it knows", () => {
