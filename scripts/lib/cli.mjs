@@ -10693,7 +10693,7 @@ function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   const first = orNull(() => readFileSync(path40.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
-  return m !== null && Number(m[1]) * 1e3 >= savedMs2;
+  return m !== null && Number(m[1]) > Math.floor(savedMs2 / 1e3);
 }
 async function objectIds(git, revs) {
   if (revs.length === 0) return [];
@@ -11099,13 +11099,13 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
-  const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
+  const here = token == null ? null : savedHere(root, env, opts.handoffText ?? null, () => token);
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = anchors.head === null && !anchors.headNone ? null : git(historyArgs(anchors.head));
     logP?.catch(() => void 0);
     const status = await statusP;
-    const at2 = { elsewhere, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
+    const at2 = { here, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
     const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
     if (status.kind === "repo") await measureRepo(at2, facts, anchors, foldedInto(status.snapshot, folders), logP);
     else {
@@ -11130,7 +11130,8 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   return assessDrift(facts);
 }
 async function measureRepo(at2, facts, anchors, snap, logP) {
-  const { elsewhere, top, prefix, keyFiles, git } = at2;
+  const { top, prefix, keyFiles, git } = at2;
+  const elsewhere = at2.here === false;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
   facts.current = snap;
@@ -11182,7 +11183,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const paths = [...aheadPaths ?? []];
   facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
-    const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
+    const fromElsewhere = elsewhere || at2.here !== true && clonedAfter(gitDir, facts.saved.date?.ms ?? null);
     const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at2.drivers, moves };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
@@ -11417,7 +11418,7 @@ async function measureFates(git, facts, anchors, at2) {
     ...logs,
     modes: anchors.dirtyModes,
     modeNow: (p) => modes.get(p)?.now ?? "",
-    // A clone made after the save did not save it, record or not.
+    // A clone made after the save, with no record of saving it, did not save it.
     fromSaved: present && head !== null,
     fromElsewhere: at2.fromElsewhere
   };

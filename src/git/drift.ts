@@ -110,15 +110,15 @@ export async function measureDrift(
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
-  // Memory from elsewhere: this clone's record of its saves does not hold the token; its author is looked up then.
-  const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
+  // Whether this clone saved the handoff, by its record; not (memory from elsewhere): its author is looked up then.
+  const here = token == null ? null : savedHere(root, env, opts.handoffText ?? null, () => token);
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = anchors.head === null && !anchors.headNone ? null : git(historyArgs(anchors.head));
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;
-    const at = { elsewhere, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
+    const at = { here, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
     // A folder saved as one entry (by an older version, or a nested repository) is matched by the paths under it now.
     const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
     if (status.kind === "repo") await measureRepo(at, facts, anchors, foldedInto(status.snapshot, folders), logP);
@@ -150,7 +150,7 @@ export async function measureDrift(
 }
 
 type At = {
-  elsewhere: boolean; top: string | null; prefix: string; keyFiles: string[]; git: Git;
+  here: boolean | null; top: string | null; prefix: string; keyFiles: string[]; git: Git;
   drivers: () => Promise<Set<string>>;
 };
 
@@ -158,7 +158,8 @@ type At = {
 async function measureRepo(
   at: At, facts: DriftFacts, anchors: CheckedAnchors, snap: Snapshot, logP: Promise<GitResult> | null,
 ): Promise<void> {
-  const { elsewhere, top, prefix, keyFiles, git } = at;
+  const { top, prefix, keyFiles, git } = at;
+  const elsewhere = at.here === false;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
   facts.current = snap;
@@ -216,7 +217,8 @@ async function measureRepo(
   const paths = [...(aheadPaths ?? [])];
   facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
-    const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
+    // The clone's own record outweighs its reflog's date (a clock an hour ahead, or the save's second).
+    const fromElsewhere = elsewhere || (at.here !== true && clonedAfter(gitDir, facts.saved.date?.ms ?? null));
     const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at.drivers, moves };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
@@ -502,7 +504,7 @@ async function measureFates(
     savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: withRedacted(now.dirty), savedSec: savedSecOf(facts),
     blobNow, ...logs,
     modes: anchors.dirtyModes, modeNow: (p: string) => modes.get(p)?.now ?? "",
-    // A clone made after the save did not save it, record or not.
+    // A clone made after the save, with no record of saving it, did not save it.
     fromSaved: present && head !== null, fromElsewhere: at.fromElsewhere,
   };
   const fates = fatesOf(inputs);
