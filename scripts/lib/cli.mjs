@@ -2783,8 +2783,9 @@ function commonDirOf(gitDir) {
   const text = orNull(() => readFileSync(path16.join(gitDir, "commondir"), "utf8").trim()) ?? "";
   return text === "" ? gitDir : path16.resolve(gitDir, text);
 }
-function isShallow(gitDir) {
-  return gitDir !== null && isFile(path16.join(commonDirOf(gitDir), "shallow"));
+function shallowCuts(gitDir) {
+  const p = gitDir === null ? null : path16.join(commonDirOf(gitDir), "shallow");
+  return p !== null && isFile(p) ? new Set(orNull(() => readFileSync(p, "utf8"))?.split("\n") ?? []) : null;
 }
 function reflogFiles(dir, out) {
   for (const e of orNull(() => readdirSync(dir, { withFileTypes: true })) ?? []) {
@@ -10909,7 +10910,7 @@ function assessDrift(f) {
   const unverifiable = [...f.unverifiable];
   const unchecked = f.git.state !== "repo" || f.saved.head === null && !f.savedNone || reachable === null;
   const absent = !unchecked && reachable === false && f.objectMissing && f.reflogNamed !== true;
-  const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : null;
+  const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : f.shallowCut ? "shallow" : null;
   const kept = patchesKept(f);
   const newSince = kept ? f.sinceSaved ?? 0 : f.aheadAsSaved && behind === 0 ? 0 : ahead ?? 0;
   const older = Math.min(f.olderAhead ?? 0, newSince);
@@ -11038,7 +11039,7 @@ function startStatus(root, env, excludes = []) {
   p.catch(() => void 0);
   return p;
 }
-function parseHistory(out, memoryPrefix, savedSec = null) {
+function parseHistory(out, memoryPrefix, savedSec = null, cuts) {
   const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {
     ahead: 0,
@@ -11053,7 +11054,8 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     olderLogged: 0,
     truncated: false,
     handoffCommitter: null,
-    aheadPaths: /* @__PURE__ */ new Set()
+    aheadPaths: /* @__PURE__ */ new Set(),
+    cutAhead: false
   };
   const records = `\0${out.toString("utf8")}`.split("\0").slice(1);
   if (records.length > MAX_LOGGED_COMMITS) {
@@ -11067,6 +11069,7 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     counts[side]++;
     const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("");
     const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
+    if (side === "ahead" && cuts?.has(id)) counts.cutAhead = true;
     if (older) counts.olderLogged++;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
@@ -11136,16 +11139,18 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const gitDir = top === null ? null : gitDirOf(top);
   facts.current = snap;
   facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
-  facts.shallow = isShallow(gitDir);
+  const cuts = shallowCuts(gitDir);
+  facts.shallow = cuts !== null;
   const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
   const onBranch = effectiveBranch(snap.branch, facts.inProgress.current);
   const moved = savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch;
   const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer = null;
   let aheadPaths = null;
+  const mem = `${prefix}.ai/memory/`;
   if (head !== null && logP !== null)
-    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir));
-  else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, `${prefix}.ai/memory/`);
+    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, mem, { gitDir, cuts }));
+  else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, mem);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
   const dirtyNow = withRedacted(snap.dirty);
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !dirtyNow.includes(p));
@@ -11271,13 +11276,15 @@ async function measureFromNone(facts, snap, log, git, memoryPrefix) {
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
 }
-async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
+async function measureHead(facts, snap, head, log, git, memoryPrefix, { gitDir, cuts }) {
   let committer = null;
   let counted2 = null;
   let emptySaved = null;
   let memoryOnly = { ahead: 0, behind: 0, older: 0, aheadPaths: null };
+  let cut = cuts !== null;
   if (snap.head !== null && log.code === 0) {
-    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
+    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts), cuts ?? void 0);
+    cut &&= h.truncated || h.cutAhead;
     counted2 = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
     committer = h.handoffCommitter;
@@ -11307,12 +11314,13 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   facts.memoryOnlyCommits = 0;
   facts.olderAhead = 0;
   if (facts.objectMissing) facts.reflogNamed = reflogNames(gitDir, head);
+  else facts.shallowCut = cut;
   if (facts.saved.date !== null && snap.head !== null) {
     const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1e3)}`, "HEAD"]);
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
   }
   const since = facts.commitsSinceDate;
-  if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
+  if (!facts.objectMissing && !cut && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
     const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {
       const h = parseHistory(r.stdout, memoryPrefix, savedSecOf(facts));
@@ -11617,7 +11625,8 @@ writes nothing; 2 git processes usually, at most 25 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD
-                not in this clone, or (where it would be fresh) the age is
+                not in this clone or, in a shallow clone, unreachable where
+                HEAD's history is cut, or (where it would be fresh) the age is
                 unknown
   rewritten     the saved HEAD is unreachable from HEAD and every ref, and a
                 saved patch is not on HEAD (a rebase that kept them is not)

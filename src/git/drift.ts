@@ -9,7 +9,7 @@ import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
-import { gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames, stashEntries } from "./git-dir.ts";
+import { gitDirOf, gitTopOf, inProgressOf, objectFormat, reflogNames, shallowCuts, stashEntries } from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
 import { batchBlobs, filterDrivers, GitUnavailable, rawPaths, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
@@ -39,14 +39,14 @@ const ATTRIBUTES = ".gitattributes";
  * Parses `historyArgs`' log: per side, the commits, those touching only memory, the ids of those touching
  * `.gitattributes` and otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching
  * the handoff; `olderAhead` / `olderAttributes`: the commits ahead, memory-only ones aside, committed before
- * `savedSec`; `olderLogged`: all of those logged, memory-only ones too.
+ * `savedSec`; `olderLogged`: all of those logged, memory-only ones too; `cutAhead`: a commit ahead is in `cuts`.
  */
-export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number | null = null) {
+export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number | null = null, cuts?: Set<string>) {
   const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {
     ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: [] as string[],
     attributesBehind: [] as string[], emptyBehind: 0, olderAhead: 0, olderAttributes: [] as string[], olderLogged: 0,
-    truncated: false, handoffCommitter: null as string | null, aheadPaths: new Set<string>(),
+    truncated: false, handoffCommitter: null as string | null, aheadPaths: new Set<string>(), cutAhead: false,
   };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
   const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
@@ -62,6 +62,7 @@ export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number
     // A merge's author only joined two handoffs: the author named is the one who saved the handoff.
     const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("\x04");
     const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
+    if (side === "ahead" && cuts?.has(id)) counts.cutAhead = true;
     if (older) counts.olderLogged++;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
@@ -165,16 +166,18 @@ async function measureRepo(
   facts.current = snap;
   facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   // A shallow clone's counts cover only the history it holds.
-  facts.shallow = isShallow(gitDir);
+  const cuts = shallowCuts(gitDir);
+  facts.shallow = cuts !== null;
   const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
   const onBranch = effectiveBranch(snap.branch, facts.inProgress.current);
   const moved = savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch;
   const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer: string | null = null;
   let aheadPaths: Set<string> | null = null;
+  const mem = `${prefix}.ai/memory/`;
   if (head !== null && logP !== null)
-    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir));
-  else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, `${prefix}.ai/memory/`);
+    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, mem, { gitDir, cuts }));
+  else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, mem);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
   const dirtyNow = withRedacted(snap.dirty);
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !dirtyNow.includes(p));
@@ -340,15 +343,18 @@ async function measureFromNone(
 // paths the commits ahead changed (null when not known).
 async function measureHead(
   facts: DriftFacts, snap: Snapshot, head: ObjectId, log: GitResult, git: Git, memoryPrefix: string,
-  gitDir: string | null,
+  { gitDir, cuts }: { gitDir: string | null; cuts: Set<string> | null },
 ): Promise<{ committer: string | null; aheadPaths: Set<string> | null }> {
   let committer: string | null = null;
   let counted: { ahead: number; behind: number } | null = null;
   let emptySaved: number | null = null;
   let memoryOnly: { ahead: number; behind: number; older: number; aheadPaths: Set<string> | null } =
     { ahead: 0, behind: 0, older: 0, aheadPaths: null };
+  // In a shallow clone the saved commit may be under a cut on HEAD's side, unless a whole log shows none there.
+  let cut = cuts !== null;
   if (snap.head !== null && log.code === 0) {
-    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
+    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts), cuts ?? undefined);
+    cut &&= h.truncated || h.cutAhead;
     counted = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
     committer = h.handoffCommitter;
@@ -382,13 +388,14 @@ async function measureHead(
   facts.memoryOnlyCommits = 0;
   facts.olderAhead = 0;
   if (facts.objectMissing) facts.reflogNamed = reflogNames(gitDir, head);
+  else facts.shallowCut = cut;
   if (facts.saved.date !== null && snap.head !== null) {
     const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1000)}`, "HEAD"]);
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
   }
   // The old object is here: each side's commits that have no patch-identical copy on the other, when few enough.
   const since = facts.commitsSinceDate;
-  if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
+  if (!facts.objectMissing && !cut && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
     // A rebased publish commit is no copy of a saved commit (it came after the save): memory-only ones don't count.
     const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {

@@ -79,7 +79,8 @@ writes nothing; 2 git processes usually, at most 25 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD
-                not in this clone, or (where it would be fresh) the age is
+                not in this clone or, in a shallow clone, unreachable where
+                HEAD's history is cut, or (where it would be fresh) the age is
                 unknown
   rewritten     the saved HEAD is unreachable from HEAD and every ref, and a
                 saved patch is not on HEAD (a rebase that kept them is not)

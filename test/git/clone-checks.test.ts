@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ENV, git, newRepo, tempDir } from "./repo.ts";
+import { ENV, commit, git, newRepo, tempDir } from "./repo.ts";
 import { handoff, helper, tokenOf } from "../helpers.ts";
 
 const NOW = Date.now();
@@ -63,5 +63,28 @@ describe("the clone that saved", () => {
     expect(drift(dir).dirtyFates).toEqual([{ path: "f.txt", fate: "reverted" }]);
     cloned(savedSec(dir) + 1);
     expect(drift(dir).dirtyFates).toEqual([{ path: "f.txt", fate: "not-here" }]);
+  });
+});
+
+describe("a shallow clone", () => {
+  it("reads a fast-forward past its cut as unverifiable, deepen it; an amend still as rewritten", { timeout: 60_000 }, () => {
+    const origin = newRepo(NOW - 300_000, { "a.txt": "a\n" });
+    commit(origin, "S", NOW - 100_000, { "s.txt": "s\n" });
+    const dir = cloneAt(`file://${origin}`, NOW - 50_000, ["--depth", "1"]);
+    save(dir);
+    for (const n of [1, 2, 3]) commit(origin, `N${n}`, NOW - 10_000 + n * 1000, { "n.txt": `${n}\n` });
+    git(dir, ["fetch", "-q", "--depth", "1", "origin", "main"]);
+    git(dir, ["reset", "-q", "--hard", "origin/main"]);
+    const d = drift(dir);
+    // Old: rewritten ("rebase, amend, reset…", 1 commit since), though the saved commit is under the new cut.
+    expect(d).toMatchObject({ verdict: "unverifiable", notHereReason: "shallow", headPresent: true, sinceSaved: null });
+    expect(d.summary).toContain("deepen it (git fetch --deepen or --unshallow)");
+    // Nothing cut on HEAD's side: an amend of the saved commit cannot be under a cut.
+    const amended = cloneAt(`file://${origin}`, NOW - 5_000, ["--depth", "2"]);
+    save(amended);
+    git(amended, ["remote", "remove", "origin"]);
+    writeFileSync(path.join(amended, "n.txt"), "amended\n");
+    git(amended, ["commit", "-q", "-a", "--amend", "-m", "N3 amended"]);
+    expect(drift(amended)).toMatchObject({ verdict: "rewritten", notHereReason: null });
   });
 });
