@@ -11122,10 +11122,13 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
     facts.headReachable = null;
   }
   const stats = await keyFilesP;
-  const missing = stats.filter((k) => k.stat === null).map((k) => k.path);
-  const notYet = await absentAtSave(missing, facts, anchors, prefix, git);
-  facts.missingKeyFiles = missing.filter((k) => !notYet.includes(k));
-  facts.keyFilesNotYetCreated = notYet;
+  const absent = stats.filter((k) => k.stat === null).map((k) => k.path);
+  const [notYet, out] = await Promise.all([
+    absentAtSave(absent, facts, anchors, prefix, git),
+    keptOut(absent, facts, top, prefix, git)
+  ]);
+  facts.missingKeyFiles = absent.filter((k) => !notYet.includes(k) && !out.includes(k));
+  facts.keyFilesNotYetCreated = notYet.filter((k) => !out.includes(k));
   if (facts.git.state !== "repo") {
     const now = new Map(stats.map((k) => [k.path, k.stat === null ? null : isoSeconds(k.stat.mtimeMs)]));
     facts.changedKeyFiles = anchors.keyFileMtimes.filter((k) => now.get(k.path) !== (k.mtime === null ? null : normalTime(k.mtime))).map((k) => k.path);
@@ -11243,6 +11246,18 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
   const under = (p, k) => p === k || p.startsWith(`${k.replace(/\/+$/, "")}/`);
   const wasDirty = (p) => dirty.some((d) => under(d, p) || d.endsWith("/") && p.startsWith(d));
   return missing.filter((k) => !inTree.some((p) => under(p, `${prefix}${k}`)) && !wasDirty(`${prefix}${k}`));
+}
+async function keptOut(absent, facts, top, prefix, git) {
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (absent.length === 0 || gitDir === null || facts.git.state !== "repo") return [];
+  const index = readHead(path41.join(gitDir, "index"), 8);
+  if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
+  const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
+  const r = await git(["ls-files", "-t", "-z", "--full-name", "--", ...specs]);
+  const tagged = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
+  const under = (l, k) => l.slice(2) === k || l.slice(2).startsWith(`${k.replace(/\/+$/, "")}/`);
+  const tags = (k) => tagged.filter((l) => under(l, `${prefix}${k}`)).map((l) => l[0]).join("");
+  return absent.filter((k) => /^S+$/.test(tags(k)));
 }
 function normalTime(text) {
   const t = parseStrictTime(text, Number.MAX_SAFE_INTEGER);
@@ -11621,7 +11636,7 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; 2 git processes usually, at most 25 git processes.
+writes nothing; 2 git processes usually, at most 26 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD

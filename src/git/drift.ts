@@ -13,7 +13,7 @@ import { gitDirOf, gitTopOf, inProgressOf, objectFormat, reflogNames, shallowCut
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
 import { batchBlobs, filterDrivers, GitUnavailable, rawPaths, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
-import { lstatOrNull } from "../store/fs.ts";
+import { lstatOrNull, readHead } from "../store/fs.ts";
 import { orNull } from "../store/files.ts";
 import { savedByOf, savedHere } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
@@ -135,11 +135,13 @@ export async function measureDrift(
     facts.headReachable = null;
   }
   const stats = await keyFilesP;
-  const missing = stats.filter((k) => k.stat === null).map((k) => k.path);
+  const absent = stats.filter((k) => k.stat === null).map((k) => k.path);
   // A key file the plan will create, absent at the save and still absent, is not drift.
-  const notYet = await absentAtSave(missing, facts, anchors, prefix, git);
-  facts.missingKeyFiles = missing.filter((k) => !notYet.includes(k));
-  facts.keyFilesNotYetCreated = notYet;
+  const [notYet, out] = await Promise.all([
+    absentAtSave(absent, facts, anchors, prefix, git), keptOut(absent, facts, top, prefix, git),
+  ]);
+  facts.missingKeyFiles = absent.filter((k) => !notYet.includes(k) && !out.includes(k));
+  facts.keyFilesNotYetCreated = notYet.filter((k) => !out.includes(k));
   if (facts.git.state !== "repo") {
     // Outside git: the `Key file mtimes` anchor is what changed files are judged by.
     const now = new Map(stats.map((k) => [k.path, k.stat === null ? null : isoSeconds(k.stat.mtimeMs)]));
@@ -302,6 +304,21 @@ async function absentAtSave(
   const under = (p: string, k: string) => p === k || p.startsWith(`${k.replace(/\/+$/, "")}/`);
   const wasDirty = (p: string) => dirty.some((d) => under(d, p) || (d.endsWith("/") && p.startsWith(d)));
   return missing.filter((k) => !inTree.some((p) => under(p, `${prefix}${k}`)) && !wasDirty(`${prefix}${k}`));
+}
+
+// The absent key files git keeps out of the work tree on purpose (skip-worktree: a sparse checkout), a folder when
+// every file under it is; one `ls-files`, none with a version 2 index: it holds no such flag (git writes version 3).
+async function keptOut(absent: string[], facts: DriftFacts, top: string | null, prefix: string, git: Git) {
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (absent.length === 0 || gitDir === null || facts.git.state !== "repo") return [];
+  const index = readHead(path.join(gitDir, "index"), 8);
+  if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
+  const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
+  const r = await git(["ls-files", "-t", "-z", "--full-name", "--", ...specs]);
+  const tagged = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
+  const under = (l: string, k: string) => l.slice(2) === k || l.slice(2).startsWith(`${k.replace(/\/+$/, "")}/`);
+  const tags = (k: string) => tagged.filter((l) => under(l, `${prefix}${k}`)).map((l) => l[0]).join("");
+  return absent.filter((k) => /^S+$/.test(tags(k)));
 }
 
 // A saved mtime as `isoSeconds` writes it, so that the comparison is of instants, not spellings.

@@ -88,3 +88,16 @@ describe("a shallow clone", () => {
     expect(drift(amended)).toMatchObject({ verdict: "rewritten", notHereReason: null });
   });
 });
+
+describe("a sparse checkout", () => {
+  it("does not call a key file outside its cone missing; one deleted still is", { timeout: 60_000 }, () => {
+    const root = newRepo(NOW - 100_000, { "src/x.txt": "s\n", "docs/y.txt": "d\n" });
+    git(root, ["sparse-checkout", "set", "src"]);
+    expect(git(root, ["ls-files", "-t", "docs/y.txt"])).toBe("S docs/y.txt");
+    save(root, "- `docs/y.txt` — outside the cone\n- `src/x.txt` — inside it");
+    // Old: drifted, "key files missing: docs/y.txt", right after the save.
+    expect(drift(root)).toMatchObject({ verdict: "fresh", missingKeyFiles: [], keyFilesNotYetCreated: [] });
+    rmSync(path.join(root, "src", "x.txt"));
+    expect(drift(root)).toMatchObject({ verdict: "drifted", missingKeyFiles: ["src/x.txt"] });
+  });
+});
