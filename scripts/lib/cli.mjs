@@ -2783,8 +2783,9 @@ function commonDirOf(gitDir) {
   const text = orNull(() => readFileSync(path16.join(gitDir, "commondir"), "utf8").trim()) ?? "";
   return text === "" ? gitDir : path16.resolve(gitDir, text);
 }
-function isShallow(gitDir) {
-  return gitDir !== null && isFile(path16.join(commonDirOf(gitDir), "shallow"));
+function shallowCuts(gitDir) {
+  const p = gitDir === null ? null : path16.join(commonDirOf(gitDir), "shallow");
+  return p !== null && isFile(p) ? new Set(orNull(() => readFileSync(p, "utf8"))?.split("\n") ?? []) : null;
 }
 function reflogFiles(dir, out) {
   for (const e of orNull(() => readdirSync(dir, { withFileTypes: true })) ?? []) {
@@ -10759,7 +10760,7 @@ function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   const first = orNull(() => readFileSync(path40.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
-  return m !== null && Number(m[1]) * 1e3 >= savedMs2;
+  return m !== null && Number(m[1]) > Math.floor(savedMs2 / 1e3);
 }
 async function objectIds(git, revs) {
   if (revs.length === 0) return [];
@@ -11001,7 +11002,7 @@ function assessDrift(f) {
   const unverifiable = [...f.unverifiable];
   const unchecked = f.git.state !== "repo" || f.saved.head === null && !f.savedNone || reachable === null;
   const absent = !unchecked && reachable === false && f.objectMissing && f.reflogNamed !== true;
-  const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : null;
+  const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : f.shallowCut ? "shallow" : null;
   const kept = patchesKept(f);
   const newSince = kept ? f.sinceSaved ?? 0 : f.aheadAsSaved && behind === 0 ? 0 : ahead ?? 0;
   const older = Math.min(f.olderAhead ?? 0, newSince);
@@ -11130,7 +11131,7 @@ function startStatus(root, env, excludes = []) {
   p.catch(() => void 0);
   return p;
 }
-function parseHistory(out, memoryPrefix, savedSec = null) {
+function parseHistory(out, memoryPrefix, savedSec = null, cuts) {
   const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {
     ahead: 0,
@@ -11145,7 +11146,8 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     olderLogged: 0,
     truncated: false,
     handoffCommitter: null,
-    aheadPaths: /* @__PURE__ */ new Set()
+    aheadPaths: /* @__PURE__ */ new Set(),
+    cutAhead: false
   };
   const records = `\0${out.toString("utf8")}`.split("\0").slice(1);
   if (records.length > MAX_LOGGED_COMMITS) {
@@ -11159,6 +11161,7 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     counts[side]++;
     const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("");
     const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
+    if (side === "ahead" && cuts?.has(id)) counts.cutAhead = true;
     if (older) counts.olderLogged++;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
@@ -11191,13 +11194,13 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
-  const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
+  const here = token == null ? null : savedHere(root, env, opts.handoffText ?? null, () => token);
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = anchors.head === null && !anchors.headNone ? null : git(historyArgs(anchors.head));
     logP?.catch(() => void 0);
     const status = await statusP;
-    const at2 = { elsewhere, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
+    const at2 = { here, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
     const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
     if (status.kind === "repo") await measureRepo(at2, facts, anchors, foldedInto(status.snapshot, folders), logP);
     else {
@@ -11211,10 +11214,13 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
     facts.headReachable = null;
   }
   const stats = await keyFilesP;
-  const missing = stats.filter((k) => k.stat === null).map((k) => k.path);
-  const notYet = await absentAtSave(missing, facts, anchors, prefix, git);
-  facts.missingKeyFiles = missing.filter((k) => !notYet.includes(k));
-  facts.keyFilesNotYetCreated = notYet;
+  const absent = stats.filter((k) => k.stat === null).map((k) => k.path);
+  const [notYet, out] = await Promise.all([
+    absentAtSave(absent, facts, anchors, prefix, git),
+    keptOut(absent, facts, top, prefix, git)
+  ]);
+  facts.missingKeyFiles = absent.filter((k) => !notYet.includes(k) && !out.includes(k));
+  facts.keyFilesNotYetCreated = notYet.filter((k) => !out.includes(k));
   if (facts.git.state !== "repo") {
     const now = new Map(stats.map((k) => [k.path, k.stat === null ? null : isoSeconds(k.stat.mtimeMs)]));
     facts.changedKeyFiles = anchors.keyFileMtimes.filter((k) => now.get(k.path) !== (k.mtime === null ? null : normalTime(k.mtime))).map((k) => k.path);
@@ -11222,21 +11228,24 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   return assessDrift(facts);
 }
 async function measureRepo(at2, facts, anchors, snap, logP) {
-  const { elsewhere, top, prefix, keyFiles, git } = at2;
+  const { top, prefix, keyFiles, git } = at2;
+  const elsewhere = at2.here === false;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
   facts.current = snap;
   facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
-  facts.shallow = isShallow(gitDir);
+  const cuts = shallowCuts(gitDir);
+  facts.shallow = cuts !== null;
   const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
   const onBranch = effectiveBranch(snap.branch, facts.inProgress.current);
   const moved = savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch;
   const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer = null;
   let aheadPaths = null;
+  const mem = `${prefix}.ai/memory/`;
   if (head !== null && logP !== null)
-    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir));
-  else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, `${prefix}.ai/memory/`);
+    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, mem, { gitDir, cuts }));
+  else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, mem);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
   const dirtyNow = withRedacted(snap.dirty);
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !dirtyNow.includes(p));
@@ -11274,7 +11283,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const paths = [...aheadPaths ?? []];
   facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
-    const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
+    const fromElsewhere = elsewhere || at2.here !== true && clonedAfter(gitDir, facts.saved.date?.ms ?? null);
     const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at2.drivers, moves };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
@@ -11327,6 +11336,18 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
   const wasDirty = (p) => dirty.some((d) => under(d, p) || d.endsWith("/") && p.startsWith(d));
   return missing.filter((k) => !inTree.some((p) => under(p, `${prefix}${k}`)) && !wasDirty(`${prefix}${k}`));
 }
+async function keptOut(absent, facts, top, prefix, git) {
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (absent.length === 0 || gitDir === null || facts.git.state !== "repo") return [];
+  const index = readHead(path41.join(gitDir, "index"), 8);
+  if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
+  const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
+  const r = await git(["ls-files", "-t", "-z", "--full-name", "--", ...specs]);
+  const tagged = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
+  const under = (l, k) => l.slice(2) === k || l.slice(2).startsWith(`${k.replace(/\/+$/, "")}/`);
+  const tags = (k) => tagged.filter((l) => under(l, `${prefix}${k}`)).map((l) => l[0]).join("");
+  return absent.filter((k) => /^S+$/.test(tags(k)));
+}
 function normalTime(text) {
   const t = parseStrictTime(text, Number.MAX_SAFE_INTEGER);
   return "error" in t ? text : isoSeconds(t.ms);
@@ -11359,13 +11380,15 @@ async function measureFromNone(facts, snap, log, git, memoryPrefix) {
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
 }
-async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
+async function measureHead(facts, snap, head, log, git, memoryPrefix, { gitDir, cuts }) {
   let committer = null;
   let counted2 = null;
   let emptySaved = null;
   let memoryOnly = { ahead: 0, behind: 0, older: 0, aheadPaths: null };
+  let cut = cuts !== null;
   if (snap.head !== null && log.code === 0) {
-    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
+    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts), cuts ?? void 0);
+    cut &&= h.truncated || h.cutAhead;
     counted2 = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
     committer = h.handoffCommitter;
@@ -11395,12 +11418,13 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   facts.memoryOnlyCommits = 0;
   facts.olderAhead = 0;
   if (facts.objectMissing) facts.reflogNamed = reflogNames(gitDir, head);
+  else facts.shallowCut = cut;
   if (facts.saved.date !== null && snap.head !== null) {
     const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1e3)}`, "HEAD"]);
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
   }
   const since = facts.commitsSinceDate;
-  if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
+  if (!facts.objectMissing && !cut && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
     const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {
       const h = parseHistory(r.stdout, memoryPrefix, savedSecOf(facts));
@@ -11501,7 +11525,7 @@ async function measureFates(git, facts, anchors, at2) {
     ...logs,
     modes: anchors.dirtyModes,
     modeNow: (p) => modes.get(p)?.now ?? "",
-    // A clone made after the save did not save it, record or not.
+    // A clone made after the save, with no record of saving it, did not save it.
     fromSaved: present && head !== null,
     fromElsewhere: at2.fromElsewhere
   };
@@ -11696,11 +11720,12 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; 2 git processes usually, at most 26 git processes.
+writes nothing; 2 git processes usually, at most 27 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD
-                not in this clone, or (where it would be fresh) the age is
+                not in this clone or, in a shallow clone, unreachable where
+                HEAD's history is cut, or (where it would be fresh) the age is
                 unknown
   rewritten     the saved HEAD is unreachable from HEAD and every ref, and a
                 saved patch is not on HEAD (a rebase that kept them is not)

@@ -10,7 +10,7 @@ import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts"
 import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
 import {
-  detachedHeadsBeside, gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat, reflogNames,
+  detachedHeadsBeside, gitDirOf, gitTopOf, inProgressOf, objectFormat, reflogNames, shallowCuts,
 } from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
 import {
@@ -18,7 +18,7 @@ import {
 } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { ATTRIBUTES, commitKind, heldByRef } from "./history-rules.ts";
-import { lstatOrNull } from "../store/fs.ts";
+import { lstatOrNull, readHead } from "../store/fs.ts";
 import { orNull } from "../store/files.ts";
 import { savedByOf, savedHere, stashesSince } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
@@ -42,14 +42,14 @@ const MAX_SINCE_SAVED = 500;
  * Parses `historyArgs`' log: per side, the commits, those touching only memory, the ids of those touching
  * `.gitattributes` and otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching
  * the handoff; `olderAhead` / `olderAttributes`: the commits ahead, memory-only ones aside, committed before
- * `savedSec`; `olderLogged`: all of those logged, memory-only ones too.
+ * `savedSec`; `olderLogged`: all of those logged, memory-only ones too; `cutAhead`: a commit ahead is in `cuts`.
  */
-export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number | null = null) {
+export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number | null = null, cuts?: Set<string>) {
   const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {
     ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: [] as string[],
     attributesBehind: [] as string[], emptyBehind: 0, olderAhead: 0, olderAttributes: [] as string[], olderLogged: 0,
-    truncated: false, handoffCommitter: null as string | null, aheadPaths: new Set<string>(),
+    truncated: false, handoffCommitter: null as string | null, aheadPaths: new Set<string>(), cutAhead: false,
   };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
   const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
@@ -65,6 +65,7 @@ export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number
     // A merge's author only joined two handoffs: the author named is the one who saved the handoff.
     const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("\x04");
     const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
+    if (side === "ahead" && cuts?.has(id)) counts.cutAhead = true;
     if (older) counts.olderLogged++;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
@@ -113,15 +114,15 @@ export async function measureDrift(
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
-  // Memory from elsewhere: this clone's record of its saves does not hold the token; its author is looked up then.
-  const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
+  // Whether this clone saved the handoff, by its record; not (memory from elsewhere): its author is looked up then.
+  const here = token == null ? null : savedHere(root, env, opts.handoffText ?? null, () => token);
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = anchors.head === null && !anchors.headNone ? null : git(historyArgs(anchors.head));
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;
-    const at = { elsewhere, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
+    const at = { here, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
     // A folder saved as one entry (by an older version, or a nested repository) is matched by the paths under it now.
     const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
     if (status.kind === "repo") await measureRepo(at, facts, anchors, foldedInto(status.snapshot, folders), logP);
@@ -137,11 +138,13 @@ export async function measureDrift(
     facts.headReachable = null;
   }
   const stats = await keyFilesP;
-  const missing = stats.filter((k) => k.stat === null).map((k) => k.path);
+  const absent = stats.filter((k) => k.stat === null).map((k) => k.path);
   // A key file the plan will create, absent at the save and still absent, is not drift.
-  const notYet = await absentAtSave(missing, facts, anchors, prefix, git);
-  facts.missingKeyFiles = missing.filter((k) => !notYet.includes(k));
-  facts.keyFilesNotYetCreated = notYet;
+  const [notYet, out] = await Promise.all([
+    absentAtSave(absent, facts, anchors, prefix, git), keptOut(absent, facts, top, prefix, git),
+  ]);
+  facts.missingKeyFiles = absent.filter((k) => !notYet.includes(k) && !out.includes(k));
+  facts.keyFilesNotYetCreated = notYet.filter((k) => !out.includes(k));
   if (facts.git.state !== "repo") {
     // Outside git: the `Key file mtimes` anchor is what changed files are judged by.
     const now = new Map(stats.map((k) => [k.path, k.stat === null ? null : isoSeconds(k.stat.mtimeMs)]));
@@ -153,7 +156,7 @@ export async function measureDrift(
 }
 
 type At = {
-  elsewhere: boolean; top: string | null; prefix: string; keyFiles: string[]; git: Git;
+  here: boolean | null; top: string | null; prefix: string; keyFiles: string[]; git: Git;
   drivers: () => Promise<Set<string>>;
 };
 
@@ -161,22 +164,25 @@ type At = {
 async function measureRepo(
   at: At, facts: DriftFacts, anchors: CheckedAnchors, snap: Snapshot, logP: Promise<GitResult> | null,
 ): Promise<void> {
-  const { elsewhere, top, prefix, keyFiles, git } = at;
+  const { top, prefix, keyFiles, git } = at;
+  const elsewhere = at.here === false;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
   facts.current = snap;
   facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   // A shallow clone's counts cover only the history it holds.
-  facts.shallow = isShallow(gitDir);
+  const cuts = shallowCuts(gitDir);
+  facts.shallow = cuts !== null;
   const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
   const onBranch = effectiveBranch(snap.branch, facts.inProgress.current);
   const moved = savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch;
   const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer: string | null = null;
   let aheadPaths: Set<string> | null = null;
+  const mem = `${prefix}.ai/memory/`;
   if (head !== null && logP !== null)
-    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir));
-  else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, `${prefix}.ai/memory/`);
+    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, mem, { gitDir, cuts }));
+  else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, mem);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
   const dirtyNow = withRedacted(snap.dirty);
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !dirtyNow.includes(p));
@@ -219,7 +225,8 @@ async function measureRepo(
   const paths = [...(aheadPaths ?? [])];
   facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
-    const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
+    // The clone's own record outweighs its reflog's date (a clock an hour ahead, or the save's second).
+    const fromElsewhere = elsewhere || (at.here !== true && clonedAfter(gitDir, facts.saved.date?.ms ?? null));
     const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at.drivers, moves };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
@@ -299,6 +306,21 @@ async function absentAtSave(
   return missing.filter((k) => !inTree.some((p) => under(p, `${prefix}${k}`)) && !wasDirty(`${prefix}${k}`));
 }
 
+// The absent key files git keeps out of the work tree on purpose (skip-worktree: a sparse checkout), a folder when
+// every file under it is; one `ls-files`, none with a version 2 index: it holds no such flag (git writes version 3).
+async function keptOut(absent: string[], facts: DriftFacts, top: string | null, prefix: string, git: Git) {
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (absent.length === 0 || gitDir === null || facts.git.state !== "repo") return [];
+  const index = readHead(path.join(gitDir, "index"), 8);
+  if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
+  const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
+  const r = await git(["ls-files", "-t", "-z", "--full-name", "--", ...specs]);
+  const tagged = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
+  const under = (l: string, k: string) => l.slice(2) === k || l.slice(2).startsWith(`${k.replace(/\/+$/, "")}/`);
+  const tags = (k: string) => tagged.filter((l) => under(l, `${prefix}${k}`)).map((l) => l[0]).join("");
+  return absent.filter((k) => /^S+$/.test(tags(k)));
+}
+
 // A saved mtime as `isoSeconds` writes it, so that the comparison is of instants, not spellings.
 function normalTime(text: string): string {
   const t = parseStrictTime(text, Number.MAX_SAFE_INTEGER);
@@ -338,15 +360,18 @@ async function measureFromNone(
 // paths the commits ahead changed (null when not known).
 async function measureHead(
   facts: DriftFacts, snap: Snapshot, head: ObjectId, log: GitResult, git: Git, memoryPrefix: string,
-  gitDir: string | null,
+  { gitDir, cuts }: { gitDir: string | null; cuts: Set<string> | null },
 ): Promise<{ committer: string | null; aheadPaths: Set<string> | null }> {
   let committer: string | null = null;
   let counted: { ahead: number; behind: number } | null = null;
   let emptySaved: number | null = null;
   let memoryOnly: { ahead: number; behind: number; older: number; aheadPaths: Set<string> | null } =
     { ahead: 0, behind: 0, older: 0, aheadPaths: null };
+  // In a shallow clone the saved commit may be under a cut on HEAD's side, unless a whole log shows none there.
+  let cut = cuts !== null;
   if (snap.head !== null && log.code === 0) {
-    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
+    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts), cuts ?? undefined);
+    cut &&= h.truncated || h.cutAhead;
     counted = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
     committer = h.handoffCommitter;
@@ -380,13 +405,14 @@ async function measureHead(
   facts.memoryOnlyCommits = 0;
   facts.olderAhead = 0;
   if (facts.objectMissing) facts.reflogNamed = reflogNames(gitDir, head);
+  else facts.shallowCut = cut;
   if (facts.saved.date !== null && snap.head !== null) {
     const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1000)}`, "HEAD"]);
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
   }
   // The old object is here: each side's commits that have no patch-identical copy on the other, when few enough.
   const since = facts.commitsSinceDate;
-  if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
+  if (!facts.objectMissing && !cut && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
     // A rebased publish commit is no copy of a saved commit (it came after the save): memory-only ones don't count.
     const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {
@@ -495,7 +521,7 @@ async function measureFates(
     savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: withRedacted(now.dirty), savedSec: savedSecOf(facts),
     blobNow, ...logs,
     modes: anchors.dirtyModes, modeNow: (p: string) => modes.get(p)?.now ?? "",
-    // A clone made after the save did not save it, record or not.
+    // A clone made after the save, with no record of saving it, did not save it.
     fromSaved: present && head !== null, fromElsewhere: at.fromElsewhere,
   };
   const fates = fatesOf(inputs);

@@ -141,12 +141,13 @@ export function eolPairs(
   return out;
 }
 
-/** True when this clone was made after `savedMs` (its HEAD reflog starts with a later `clone:` entry). */
+// Whether this clone was made after `savedMs`: its HEAD reflog starts with a `clone:` entry of a later second (one of
+// the save's own counts as before it, docs/decisions/clone-after-save.md: "not in this clone" hides work lost here).
 export function clonedAfter(gitDir: string | null, savedMs: number | null): boolean {
   if (gitDir === null || savedMs === null) return false;
   const first = orNull(() => readFileSync(path.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]!);
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
-  return m !== null && Number(m[1]) * 1000 >= savedMs;
+  return m !== null && Number(m[1]) > Math.floor(savedMs / 1000);
 }
 
 const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];

@@ -51,9 +51,10 @@ export function commonDirOf(gitDir: string): string {
   return text === "" ? gitDir : path.resolve(gitDir, text);
 }
 
-/** True when the clone is shallow: git keeps the cut-off commits in `<common dir>/shallow`. */
-export function isShallow(gitDir: string | null): boolean {
-  return gitDir !== null && isFile(path.join(commonDirOf(gitDir), "shallow"));
+/** A shallow clone's cut commits (those whose parents it lacks), from `<common dir>/shallow`; null when not shallow. */
+export function shallowCuts(gitDir: string | null): Set<string> | null {
+  const p = gitDir === null ? null : path.join(commonDirOf(gitDir), "shallow");
+  return p !== null && isFile(p) ? new Set(orNull(() => readFileSync(p, "utf8"))?.split("\n") ?? []) : null;
 }
 
 const MAX_REFLOG_BYTES = 64 * 1024 * 1024;

@@ -31,6 +31,8 @@ export interface DriftFacts {
   objectMissing: boolean;
   shallow: boolean;
   reflogNamed?: boolean;
+  /** Shallow, the saved commit here but unreachable, and HEAD's history cut where it may hide it. */
+  shallowCut?: boolean;
   /** HEAD's commits not patch-equivalent to the saved side's (saved object present but unreachable). */
   sinceSaved?: number | null;
   /** The saved side's commits not on HEAD with a patch-identical copy on HEAD, and (memory-only aside) without. */
@@ -246,7 +248,7 @@ export function assessDrift(f: DriftFacts) {
   // An absent commit is rewritten only when this clone once had it (its reflog names it).
   const unchecked = f.git.state !== "repo" || (f.saved.head === null && !f.savedNone) || reachable === null;
   const absent = !unchecked && reachable === false && f.objectMissing && f.reflogNamed !== true;
-  const notHereReason: NotHere = absent ? (f.shallow ? "shallow" : "not-fetched") : null;
+  const notHereReason: NotHere = absent ? (f.shallow ? "shallow" : "not-fetched") : f.shallowCut ? "shallow" : null;
   // Saved commits all copied onto HEAD: the commits besides the copies are what came after the save.
   const kept = patchesKept(f);
   // Commits that only made the save's dirty work permanent, as saved, are not work since the save.

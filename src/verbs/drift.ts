@@ -75,11 +75,12 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; 2 git processes usually, at most 26 git processes.
+writes nothing; 2 git processes usually, at most 27 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD
-                not in this clone, or (where it would be fresh) the age is
+                not in this clone or, in a shallow clone, unreachable where
+                HEAD's history is cut, or (where it would be fresh) the age is
                 unknown
   rewritten     the saved HEAD is unreachable from HEAD and every ref, and a
                 saved patch is not on HEAD (a rebase that kept them is not)

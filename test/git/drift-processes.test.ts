@@ -2,7 +2,7 @@
 // build: every condition that adds one, at once. Its --help, references/verbs/drift.md and
 // docs/design.md state that bound; this fails when the count exceeds it.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ENV, git, gitCalls, loggingGit, newRepo } from "./repo.ts";
@@ -22,8 +22,11 @@ function put(root: string, files: Record<string, string>): void {
 function worstCase(): string {
   const root = newRepo(NOW - 30 * DAY, {
     "README.md": "hi\n", "key.txt": "k0\n", "a.txt": "a0\n", "still.txt": "s0\n", "crlf.txt": "x\r\n",
-    "gone.txt": "g0\n", ".ai/memory/HANDOFF.md": "old\n", ".gitattributes": "*.bin filter=cat\n",
+    "gone.txt": "g0\n", ".ai/memory/HANDOFF.md": "old\n", ".gitattributes": "*.bin filter=cat\n", "out.txt": "o\n",
   });
+  // A key file kept out of the work tree (a sparse checkout's skip-worktree): its index, version 3, is asked.
+  git(root, ["update-index", "--skip-worktree", "out.txt"]);
+  rmSync(path.join(root, "out.txt"));
   // A clean filter in the config: the ids of files dirty then and now ask which files it applies to.
   git(root, ["config", "filter.cat.clean", "cat"]);
   git(root, ["branch", "other"]);
@@ -35,7 +38,7 @@ function worstCase(): string {
   execFileSync("git", ["fast-import", "--quiet"], { cwd: root, env: ENV, input: stream.join("") });
   git(root, ["reset", "-q", "--hard", "feature"]);
   put(root, { "key.txt": "k1\n", "a.txt": "a1\n", "still.txt": "s1\n", "crlf.txt": "y\r\n", "gone.txt": "g1\n" });
-  const doc = handoff("worst case").replace("## Key files\n- none", "## Key files\n- key.txt — k\n- missing.txt — planned")
+  const doc = handoff("worst case").replace("## Key files\n- none", "## Key files\n- key.txt — k\n- missing.txt — planned\n- out.txt — o")
     .replace(/## Environment anchors\n[\s\S]*$/, "## Environment anchors\n");
   const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], { input: doc });
   expect(w.code, w.stderr).toBe(0);
@@ -78,7 +81,9 @@ describe("drift's git processes", () => {
     const r = spawnSync(process.execPath, [HELPER, "drift", "--root", root, "--json"],
       { env: { ...ENV, PATH: `${bin}${path.delimiter}${ENV.PATH}` }, encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ verdict: "rewritten", headReachable: false, headPresent: true });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      verdict: "rewritten", headReachable: false, headPresent: true, missingKeyFiles: [], keyFilesNotYetCreated: ["missing.txt"],
+    });
     // Every process counts, the runner's one reading of the filters' names too.
     const count = gitCalls(log).length;
     const help = stated(helper(["drift", "--help"]).stdout);

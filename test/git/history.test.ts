@@ -19,7 +19,7 @@ describe("memory-only commits in the history log", () => {
     ["memory and .gitattributes: its id kept, for the check of what changed in that file", rec(">", "me@x\x04p1\x04c1", [".ai/memory/HANDOFF.md", ".gitattributes"]) + rec(">", "me@x\x04p2\x04c2", [".gitattributes", "a.ts"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: "me@x", attributesAhead: ["c1"] }],
   ])("%s", (_name, out, prefix, want) => {
     const { aheadPaths: _paths, ...counts } = parseHistory(Buffer.from(out, "utf8"), prefix);
-    expect(counts).toEqual({ emptyBehind: 0, attributesAhead: [], ...want, attributesBehind: [], olderAhead: 0, olderAttributes: [], olderLogged: 0, truncated: false });
+    expect(counts).toEqual({ emptyBehind: 0, attributesAhead: [], ...want, attributesBehind: [], olderAhead: 0, olderAttributes: [], olderLogged: 0, truncated: false, cutAhead: false });
   });
 
   it("the paths the commits ahead changed leave out memory and memory-only commits", () => {
