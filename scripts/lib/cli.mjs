@@ -12933,7 +12933,8 @@ sections and their order, anchor lines, merge conflict markers, bytes that are
 not UTF-8, ledger headings. Everything else is a finding and never changes the
 exit code; the score (0-100) is the parts' points over their maxima. Dropped
 items: open steps and failed approaches of the previous handoff that this one
-neither carries over nor closes. The rules and the parts' points: references/verbs/validate.md.
+neither carries over nor closes. The rules and the parts' points:
+references/verbs/validate.md.
 
 options:
   --stdin   check the text on stdin instead of the file (a draft before saving)
@@ -12941,9 +12942,9 @@ options:
   --root DIR  the project root
 
 stdout: "<FILE>: valid, score N/100" or "<FILE>: invalid, N schema error(s),
-        score
-N/100", then "error: line L: <rule>: <message>", "parts: \u2026", "finding: \u2026" and
-"dropped: \u2026" lines. Text from the document is quoted data. Reads only; no lock.
+        score N/100", then "error: line L: <rule>: <message>", "parts: \u2026",
+        "finding: \u2026" and "dropped: \u2026" lines. Text from the document is quoted
+        data. Reads only; no lock.
 
 exit: 0 valid (findings or not)
       2 schema errors; or refused: empty or oversized stdin, NUL, invalid UTF-8,
