@@ -2871,7 +2871,7 @@ function stashEntries(gitDir) {
     return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || mine(sec) === on && alone() };
   });
 }
-var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, hashBlob, stashCount;
+var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, hashBlob;
 var init_git_dir = __esm({
   "src/git/git-dir.ts"() {
     "use strict";
@@ -2886,7 +2886,6 @@ var init_git_dir = __esm({
     MAX_REFLOG_FILES = 2e3;
     MAX_HASHED_BYTES = 8 * 1024 * 1024;
     hashBlob = (bytes, format2) => nodeCrypto().createHash(format2).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
-    stashCount = (commonDir) => stashLines(commonDir).length;
   }
 });
 
@@ -3054,7 +3053,6 @@ async function handoffAway(root, env, tree = null, branches = {}) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
-  const commonDir = commonDirOf(gitDir);
   const saves = savesRecord(root, env) ?? [];
   const rank = (text, token) => {
     const stamp = savedStampOf(text) ?? "no stamp";
@@ -3062,7 +3060,8 @@ async function handoffAway(root, env, tree = null, branches = {}) {
   };
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
-  const count = Math.min(stashCount(commonDir), 100);
+  const own = stashEntries(gitDir).slice(0, 100).map((e) => e.own);
+  const count = own.length;
   const file = handoffSpec(root, env);
   if (count === 0 && saves.length === 0 || file === null) return null;
   const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env), null) : [];
@@ -3084,6 +3083,7 @@ async function handoffAway(root, env, tree = null, branches = {}) {
   for (let i = 0; i < count; i++) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
+    if (!own[i]) continue;
     if (untracked && (tree === null || newer(untracked)))
       return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };
     if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))

@@ -5,7 +5,7 @@
 import path from "node:path";
 import { branchWords } from "../guard/words.ts";
 import { tokenOf } from "../store/files.ts";
-import { commonDirOf, gitDirOf, gitTopOf, stashCount } from "./git-dir.ts";
+import { gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
 import { batchBlobs, runGit, unlessUnavailable } from "./run.ts";
 import { savedStampOf, savesRecord } from "./saves.ts";
 
@@ -45,7 +45,6 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
-  const commonDir = commonDirOf(gitDir);
   const saves = savesRecord(root, env) ?? [];
   // The newest save of this clone a text is, by token or `Saved:` stamp; -1: none of them.
   const rank = (text: string, token: string) => {
@@ -55,7 +54,9 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   // Nothing newer can be found when the tree holds this clone's newest save.
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
-  const count = Math.min(stashCount(commonDir), 100);
+  // Linked worktrees share the stash: only this worktree's entries can hold its handoff.
+  const own = stashEntries(gitDir).slice(0, 100).map((e) => e.own);
+  const count = own.length;
   const file = handoffSpec(root, env);
   if ((count === 0 && saves.length === 0) || file === null) return null;
   const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env), null) : [];
@@ -77,6 +78,7 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   for (let i = 0; i < count; i++) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
+    if (!own[i]) continue;
     // `--overlay` removes nothing: the untracked tree holds only what the stash took.
     if (untracked && (tree === null || newer(untracked)))
       return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };

@@ -253,6 +253,27 @@ describe("a handoff away from the working tree", () => {
     for (const out of [line.stdout, check.stdout, parked.stdout, r.run(["brief"]).stdout]) expect(out).not.toContain("\u202E");
   });
 
+  it("in a linked worktree, the handoff it stashed is named, never the other worktree's newer stash", { timeout: 60_000 }, () => {
+    const r = repo();
+    const wt = path.join(path.dirname(r.dir), "wt");
+    r.git("worktree", "add", "-q", "-b", "feat", wt);
+    const inWt = (args: string[], input?: string) => helper([...args, "--root", wt], {
+      input, env: { HOME: path.dirname(r.dir), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: path.join(path.dirname(r.dir), ".gitconfig"), GIT_CEILING_DIRECTORIES: path.dirname(r.dir) },
+    });
+    const t = /CURRENT-SHA256: (\S+)/.exec(inWt(["read", "handoff"]).stdout)![1]!;
+    expect(inWt(["write", "handoff", "--expected-current-sha256", t], DOC.replace("Make the importer fast.", "The worktree's goal.")).code).toBe(0);
+    const wtGit = (...args: string[]) => execFileSync("git", args, { cwd: wt, env: { ...cleanEnv(), HOME: path.dirname(r.dir), GIT_CONFIG_GLOBAL: path.join(path.dirname(r.dir), ".gitconfig") } });
+    wtGit("stash", "-u", "-q");
+    r.save(DOC.replace("Make the importer fast.", "The main worktree's goal."));
+    r.git("stash", "-u", "-q");
+    // stash@{0} is the main worktree's (newer), stash@{1} the linked one's.
+    const check = inWt(["check"]);
+    expect(check.stdout).toContain("a handoff is parked in stash@{1}, not in the working tree");
+    expect(check.stdout).not.toContain("stash@{0}");
+    const mine = r.run(["check"]);
+    expect(mine.stdout).toContain("a handoff is parked in stash@{0}, not in the working tree");
+  });
+
   it("a handoff deleted here by hand that HEAD's commit holds is not named on the branches that share it", { timeout: 60_000 }, () => {
     const r = repo();
     r.git("checkout", "-q", "-b", "feat");
