@@ -10875,7 +10875,7 @@ function listed(paths, words = quotedPath) {
   return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
 }
 function notHereWords(reason) {
-  return reason === "shallow" ? "not in this clone: deepen it (git fetch --deepen or --unshallow)" : "not in this clone: fetch, or the history was rewritten";
+  return reason === "shallow" ? "not in this clone: deepen it (git fetch --deepen or --unshallow), or the history was rewritten" : "not in this clone: fetch, or the history was rewritten";
 }
 function ageUnknownWords(reason) {
   if (reason === "future") return "age unknown: the saved time is more than 5 minutes in the future";

@@ -86,7 +86,7 @@ function listed(paths: readonly string[], words: (p: string) => string = quotedP
 
 export function notHereWords(reason: "not-fetched" | "shallow"): string {
   return reason === "shallow"
-    ? "not in this clone: deepen it (git fetch --deepen or --unshallow)"
+    ? "not in this clone: deepen it (git fetch --deepen or --unshallow), or the history was rewritten"
     : "not in this clone: fetch, or the history was rewritten";
 }
 
