@@ -11112,7 +11112,7 @@ var init_verdict = __esm({
     STALE_DAYS = 14;
     STALE_COMMITS = 30;
     DAY_MS2 = 864e5;
-    NOT_HELD = "(no branch, tag or stash holds the saved one)";
+    NOT_HELD = "(no branch, tag or stash holds the saved one at this path)";
     FATE_WORDS = {
       reverted: "reverted (neither committed nor stashed)",
       changed: "still dirty and changed since",

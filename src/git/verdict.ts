@@ -96,7 +96,7 @@ function ageUnknownWords(reason: "missing" | "malformed" | "future" | null): str
   return "age unknown: the handoff has no `- Date:` or `Saved:` time";
 }
 
-const NOT_HELD = "(no branch, tag or stash holds the saved one)";
+const NOT_HELD = "(no branch, tag or stash holds the saved one at this path)";
 
 /** Where a fate left the saved work, in words; null for a fate that names no place. */
 export function placeWords(f: DirtyFate): string | null {

@@ -114,7 +114,7 @@ describe("what the brief says after one everyday git command", () => {
     const id = r.git("rev-parse", "HEAD");
     expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "edited", commit: id }]);
     const b = brief(r);
-    expect(b).toContain(`dirty at the save, changed since in ${id.slice(0, 12)} (no branch, tag or stash holds the saved one): "a.ts"`);
+    expect(b).toContain(`dirty at the save, changed since in ${id.slice(0, 12)} (no branch, tag or stash holds the saved one at this path): "a.ts"`);
     expect(b).not.toMatch(/reverted/);
   });
 
@@ -199,7 +199,7 @@ describe("what the brief says after one everyday git command", () => {
     r.git("stash", "-q");
     expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "edited", stash: "stash@{0}" }]);
     const b = brief(r);
-    expect(b).toContain('dirty at the save, changed since, stashed in stash@{0} (no branch, tag or stash holds the saved one): "a.ts"');
+    expect(b).toContain('dirty at the save, changed since, stashed in stash@{0} (no branch, tag or stash holds the saved one at this path): "a.ts"');
     expect(b).not.toMatch(/reverted/);
   });
 

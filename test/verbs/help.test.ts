@@ -50,7 +50,7 @@ describe("the root rule's sentences are in references/verbs/ (docs/design.md#the
     "key files missing: <paths> | key files changed: <paths>",
     'dirty at the save, committed[ as "<new path>"][ with other line endings] in <id>[ (not on HEAD)]: <paths> | dirty at the save, now in stash@{N}[ as "<new path>"][ with other line endings]: <paths>',
     'dirty at the save, renamed to "<new path>", not committed: <paths>',
-    "changed since, stashed in stash@{N} (no branch, tag or stash holds the saved one): <paths>",
+    "changed since, stashed in stash@{N} (no branch, tag or stash holds the saved one at this path): <paths>",
     "the handoff was not saved in this clone; its last commit is by \"<author>\" \"<e-mail>\"",
     "saved HEAD <id> is not in this clone: fetch, or the history was rewritten",
     "saved HEAD <id> is not in this clone: deepen it (git fetch --deepen or --unshallow)",
