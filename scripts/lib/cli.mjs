@@ -12033,12 +12033,14 @@ var init_brief = __esm({
       memoryOnly: 10,
       names: 15,
       upstream: 20,
-      changed: 30,
+      request: 35,
       other: 40,
-      fates: 50,
-      counts: 80,
-      ledgers: 85,
+      stashes: 70,
+      counts: 85,
       source: 90,
+      fates: 94,
+      keyFiles: 95,
+      ledgers: 98,
       verdict: 100,
       note: 101
     };
@@ -12046,9 +12048,10 @@ var init_brief = __esm({
       [/^(the handoff was not saved in this clone|its last commit is by )/, RANK.source],
       [/memory-only|^key files not created yet/, RANK.memoryOnly],
       [/\bupstream\b/, RANK.upstream],
-      [/^(key files missing|dirty at the save|dirty in the clone that saved)/, RANK.fates],
-      [/^dirty files: \d+ then, \d+ now$/, RANK.counts],
-      [/^key files (changed|with uncommitted)/, RANK.changed]
+      [/^key files (missing|changed|with uncommitted)/, RANK.keyFiles],
+      [/^(dirty at the save|dirty in the clone that saved)/, RANK.fates],
+      [/^dirty files: \d+ then, \d+ now$|^\d+ (other )?commits? on HEAD since|^\d+ saved commits? with no/, RANK.counts],
+      [/^(a stash|stashes) made since the save/, RANK.stashes]
     ];
   }
 });
@@ -12104,17 +12107,20 @@ function foldCheckpoint(brief, text, age) {
     return frameNextStep(f.verdict, marked, f.question, f.notHere ?? null, f.ageOnly === true);
   };
   const request = cp.requests.at(-1);
-  const asked = request === void 0 ? "" : `, after the save the user asked: ${flatten(request, 160)} ${CAPTURED}`;
-  const source = `source: checkpoint ${age}${asked}`;
+  const asked = request === void 0 ? "" : `after the save the user asked: ${flatten(request, 160)} ${CAPTURED}`;
+  const driftClauses = [
+    ...brief.driftClauses ?? [{ text: brief.driftAndLessons, rank: RANK.verdict }],
+    { text: `source: checkpoint ${age}`, rank: RANK.source },
+    { text: asked, rank: RANK.request }
+  ];
   const failed = cp.failedCommands.slice(-2).map((c) => flatten(c, 100));
   const retry = `${brief.doNotRetry === "none" ? "" : `${brief.doNotRetry}; `}failed since the save: `;
-  const driftClauses = brief.driftClauses && [...brief.driftClauses, { text: source, rank: RANK.source }];
   return withLines({
     goal: brief.goal,
     planStatus: cp.plan.length > 0 ? plan2.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: failed.length === 0 ? brief.doNotRetry : `${retry}${failed.join("; ")} ${CAPTURED}`,
-    driftAndLessons: driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${brief.driftAndLessons}; ${source}`,
+    driftAndLessons: fitClauses(driftClauses, MAX_FIELD_CHARS),
     proposedNextStep: plan2.current === null ? brief.proposedNextStep : step2(plan2.current),
     driftClauses
   });

@@ -189,22 +189,23 @@ export function withLines(b: Omit<Brief, "lines">): Brief {
   return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
 }
 
-/** How much a `Drift & lessons` clause matters: the lowest go first when the field is too long. What the resume
- * acts on (verdict, source, ledger and dirty counts) outlasts names that `drift` and `archives list` give whole. */
+/** How much a `Drift & lessons` clause matters, the lowest going first (docs/decisions/brief-cuts.md): what only
+ * the brief says (notes, ledgers) and what the resume acts on (verdict, key files, fates) outlast the rest. */
 export const RANK = {
-  memoryOnly: 10, names: 15, upstream: 20, changed: 30, other: 40, fates: 50, counts: 80, ledgers: 85, source: 90,
-  verdict: 100, note: 101,
+  memoryOnly: 10, names: 15, upstream: 20, request: 35, other: 40, stashes: 70, counts: 85, source: 90, fates: 94,
+  keyFiles: 95, ledgers: 98, verdict: 100, note: 101,
 } as const;
 
-// Clause patterns in rank order; memory-only commits and key files not created yet are no drift. Who committed a
-// handoff saved elsewhere stays with the verdict, as the session-start hook says the brief names them.
+// Clause patterns; memory-only commits and key files not created yet are no drift. Who committed a handoff saved
+// elsewhere stays unless what the resume acts on needs the room (the session-start hook says the brief names them).
 const RANKED: [RegExp, number][] = [
   [/^(the handoff was not saved in this clone|its last commit is by )/, RANK.source],
   [/memory-only|^key files not created yet/, RANK.memoryOnly],
   [/\bupstream\b/, RANK.upstream],
-  [/^(key files missing|dirty at the save|dirty in the clone that saved)/, RANK.fates],
-  [/^dirty files: \d+ then, \d+ now$/, RANK.counts],
-  [/^key files (changed|with uncommitted)/, RANK.changed],
+  [/^key files (missing|changed|with uncommitted)/, RANK.keyFiles],
+  [/^(dirty at the save|dirty in the clone that saved)/, RANK.fates],
+  [/^dirty files: \d+ then, \d+ now$|^\d+ (other )?commits? on HEAD since|^\d+ saved commits? with no/, RANK.counts],
+  [/^(a stash|stashes) made since the save/, RANK.stashes],
 ];
 
 /** drift's summary as ranked clauses: the first is the verdict with its reason. */

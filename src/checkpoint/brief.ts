@@ -70,20 +70,20 @@ function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
     const marked = `${flatten(current, 200)} ${CAPTURED}`;
     return frameNextStep(f.verdict, marked, f.question, f.notHere ?? null, f.ageOnly === true);
   };
-  // The handoff's next step stays when no plan was captured; the last request since the save is named with the source.
+  // The handoff's next step stays when no plan was captured. The last request since the save is a clause of its own,
+  // ranked low: a long one must not push out the counts, nor the source that says the checkpoint exists.
   const request = cp.requests.at(-1);
-  const asked = request === undefined ? "" : `, after the save the user asked: ${flatten(request, 160)} ${CAPTURED}`;
-  const source = `source: checkpoint ${age}${asked}`;
+  const asked = request === undefined ? "" : `after the save the user asked: ${flatten(request, 160)} ${CAPTURED}`;
+  const driftClauses = [...(brief.driftClauses ?? [{ text: brief.driftAndLessons, rank: RANK.verdict }]),
+    { text: `source: checkpoint ${age}`, rank: RANK.source }, { text: asked, rank: RANK.request }];
   const failed = cp.failedCommands.slice(-2).map((c) => flatten(c, 100));
   const retry = `${brief.doNotRetry === "none" ? "" : `${brief.doNotRetry}; `}failed since the save: `;
-  // The source is a clause like the others: whole clauses drop before it, nothing follows a cut; kept for a later note.
-  const driftClauses = brief.driftClauses && [...brief.driftClauses, { text: source, rank: RANK.source }];
   return withLines({
     goal: brief.goal,
     planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: failed.length === 0 ? brief.doNotRetry : `${retry}${failed.join("; ")} ${CAPTURED}`,
-    driftAndLessons: driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${brief.driftAndLessons}; ${source}`,
+    driftAndLessons: fitClauses(driftClauses, MAX_FIELD_CHARS),
     proposedNextStep: plan.current === null ? brief.proposedNextStep : step(plan.current),
     driftClauses,
   });

@@ -74,7 +74,7 @@ const HANDOFF = (next: string, decisions: string[]) =>
   );
 
 describe("the brief's fields", () => {
-  it("golden, Drift & lessons: memory-only go first, then upstream, changed files; verdict, counts and ledgers last", () => {
+  it("golden, Drift & lessons: memory-only go first, then upstream, the other facts; verdict, key files, counts, ledgers last", () => {
     const summary = [
       "drifted: 3 commits ahead of the saved abc123def456",
       "2 memory-only commits (the handoff itself) not counted",
@@ -87,17 +87,41 @@ describe("the brief's fields", () => {
     const b = draftBrief(HANDOFF("do it", ["[user-directed] keep it"]), DRIFT(summary), { lessons: { entries: 3, matching: 1 }, solutions: null });
     expect([...b.driftAndLessons].length).toBeLessThanOrEqual(MAX_FIELD_CHARS);
     expect(b.driftAndLessons.startsWith("drifted: 3 commits ahead")).toBe(true);
-    // What the resume step acts on stays (SKILL.md reads the ledger count); the lists of names go first.
+    // What the resume step acts on stays (SKILL.md reads the ledger count; changed key files may make the plan stale).
     expect(b.driftAndLessons).toContain("; ledgers: LESSONS.md 3 entries (1 mention the key files or branch); …");
     expect(b.driftAndLessons).toContain("; dirty files: 2 then, 5 now; ");
     expect(b.driftAndLessons).not.toContain("memory-only");
-    expect(b.driftAndLessons).not.toContain("key files changed");
+    expect(b.driftAndLessons).toContain("; key files changed: src/some/");
     expect(b.driftAndLessons).toContain("branch moved from main");
+    expect(b.driftAndLessons).not.toContain("upstream");
     // Whole clauses only, no word cut: one `…` at the end says clauses were dropped.
     expect(b.driftAndLessons.endsWith("; …")).toBe(true);
     expect(b.driftAndLessons.indexOf("…")).toBe(b.driftAndLessons.length - 1);
     const clauses = driftSummaryClauses(summary).map((c) => c.rank);
-    expect(clauses).toEqual([100, 10, 40, 20, 40, 30, 80]);
+    expect(clauses).toEqual([100, 10, 40, 20, 40, 95, 85]);
+  });
+
+  it("ranks each kind of drift clause by what a resuming agent acts on (docs/decisions/brief-cuts.md)", () => {
+    const kinds: [string, number][] = [
+      ["rewritten: saved HEAD 1b6a981a485b is no longer reachable from HEAD or any ref", 100],
+      ["1 saved commit with no patch-identical copy on HEAD", 85],
+      ["2 commits on HEAD since the save, rewritten copies left out", 85],
+      ["plan statuses are unverified", 40],
+      ["2 memory-only commits (the handoff itself) not counted", 10],
+      ["on \"main\"", 40],
+      ['upstream "origin/main": 2 ahead, 0 behind', 20],
+      ['key files missing: "a.js"', 95],
+      ['key files not created yet (absent at the save too): "b.js"', 10],
+      ['key files changed: "functions/is-stable.js"', 95],
+      ['key files with uncommitted changes: "c.js"', 95],
+      ["dirty files: 2 then, 1 now", 85],
+      ['dirty at the save, now in stash@{0}: "d.js"', 94],
+      ['dirty in the clone that saved, not in this one: "e.js"', 94],
+      ["a stash made since the save, not read: stash@{1}", 70],
+      ["the handoff was not saved in this clone", 90],
+      ['its last commit is by "Teammate" "tm@example.com"', 90],
+    ];
+    expect(driftSummaryClauses(kinds.map(([t]) => t).join("; ")).map((c) => c.rank)).toEqual(kinds.map(([, r]) => r));
   });
 
   it("who committed a handoff saved elsewhere outlasts the other clauses: the session-start hook says the brief names them", () => {

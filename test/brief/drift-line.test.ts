@@ -86,12 +86,15 @@ describe("brief's Drift & lessons line after two handoffs met in a merge", () =>
     expect(driftLine(bob.run(["brief"]).stdout)).toBe(merged);
 
     // A checkpoint newer than the merged handoff: its source joins the ranked clauses, and the merge's notes, put in
-    // after the fold, are fitted with them rather than joined on past the limit.
+    // after the fold, are fitted with them rather than joined on past the limit. The user's request since the save is
+    // a clause of its own that goes before the counts and the ledgers.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
     const at = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(".000Z", "Z");
     mkdirSync(path.join(bob.dir, ".ai/memory/checkpoints"), { recursive: true });
     writeFileSync(path.join(bob.dir, ".ai/memory/checkpoints/s.md"), `${MARKER}\n# Session Checkpoint\nSaved: ${at}\n` +
       "Session: s\nSession-start: unknown\nTrigger: session-end\nSource: planted\n\n" +
+      "## User requests\n- The user wrote: split the app into a router and handlers, keep the public API exactly " +
+      "as it is and add tests\n\n" +
       `## Plan state\n- [~] split the app\n\n## Environment anchors\n- Date: ${at}\n`, { mode: 0o600 });
     const folded = driftLine(bob.run(["brief"]).stdout);
     expect([...folded].length).toBeLessThanOrEqual(400);
@@ -115,5 +118,76 @@ describe("brief's Drift & lessons line after two handoffs met in a merge", () =>
     expect(amended).toMatch(/^rewritten: /);
     expect(amended).toContain("dirty files: 0 then, 1 now");
     expect(amended).toContain("ledgers: LESSONS.md 1 entry (1 mention the key files or branch)");
+  });
+});
+
+// A newcomer's clone of a semver project: a teammate's handoff, a key file the teammate changed after the save, work
+// dirty in the teammate's clone, a merge of two handoffs and a newer checkpoint with a long request, all on one line.
+describe("brief's Drift & lessons line in a teammate's clone with everything at once", () => {
+  const KEY = "functions/is-stable.js";
+  const semverHandoff = (goal: string, step: string) => handoffOf(goal, step)
+    .replace("- src/app.js — the entry", `- ${KEY} — what counts as a stable version\n- functions/compare.js — order`);
+  const REQUEST = "make the prerelease comparison follow section eleven of the semver specification exactly, " +
+    "build metadata ignored";
+
+  it("keeps the verdict, the changed key file, the fates, the counts and the ledgers", { timeout: 120_000 }, () => {
+    const home = tempDir("sh-drift-newcomer-");
+    const remote = path.join(home, "remote.git");
+    execFileSync("git", ["init", "-q", "--bare", "-b", "main", remote], { stdio: "pipe" });
+    const alice = clone(home, remote, "alice");
+    mkdirSync(path.join(alice.dir, "functions"));
+    writeFileSync(path.join(alice.dir, KEY), "module.exports = (v) => !v.prerelease.length;\n");
+    writeFileSync(path.join(alice.dir, "functions/compare.js"), "module.exports = (a, b) => 0;\n");
+    alice.git("add", "-A");
+    alice.git("commit", "-qm", "initial");
+    alice.git("push", "-q", "origin", "HEAD:main");
+    const bob = clone(home, remote, "bob");
+    alice.save("lessons", LESSONS.replace("src/app.js", KEY));
+    bob.save("handoff", semverHandoff("Bob's range parser", "parse the ranges"));
+    expect(bob.run(["publish"]).code).toBe(0);
+    // Alice saves with work dirty in her clone only, publishes, then commits a change to a key file.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
+    writeFileSync(path.join(alice.dir, "functions/compare.js"), "module.exports = (a, b) => a.localeCompare(b);\n");
+    writeFileSync(path.join(alice.dir, "functions/prerelease-notes.md"), "alice's notes\n");
+    alice.save("handoff", semverHandoff("Alice's stable check", "handle prereleases"));
+    expect(alice.run(["publish", "--push"]).code).toBe(0);
+    writeFileSync(path.join(alice.dir, KEY), "module.exports = (v) => v.major > 0 && !v.prerelease.length;\n");
+    alice.git("commit", "-qm", "0.x is not stable", "--", KEY);
+    alice.git("push", "-q", "origin", "HEAD:main");
+    // Bob puts a try aside (a stash since the save), keeps a scratch file dirty and pulls: the driver merges.
+    writeFileSync(path.join(bob.dir, "try.js"), "bob's try\n");
+    bob.git("stash", "push", "-q", "-u", "--", "try.js");
+    writeFileSync(path.join(bob.dir, "notes.txt"), "bob's scratch\n");
+    bob.git("pull", "-q", "--no-edit");
+    expect(readFileSync(path.join(bob.dir, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(/^Merged-with: archive\//m);
+
+    const summary = JSON.parse(bob.run(["drift", "--json"]).stdout).summary as string;
+    expect(summary).toContain(`key files changed: "${KEY}"`);
+    const kept = (line: string) => {
+      expect([...line].length).toBeLessThanOrEqual(400);
+      expect(line).toMatch(/^two handoffs met in a merge; drifted: /);
+      expect(line).toContain(`key files changed: "${KEY}"`);
+      expect(line).toMatch(/dirty in the clone that saved, not in this one: "functions\/compare\.js"/);
+      expect(line).toContain("dirty files: 2 then, 1 now");
+      expect(line).toContain("ledgers: LESSONS.md 1 entry (1 mention the key files or branch)");
+      // What went is what an agent can do without, `drift` prints it, and the line says so.
+      const gone = summary.split("; ").filter((c) => !line.includes(c));
+      for (const c of gone) expect(c).toMatch(/memory-only|^upstream |^its last commit is by |^on "|^saved \d|^a stash /);
+      expect(line.endsWith("; …")).toBe(gone.length > 0);
+    };
+    kept(driftLine(bob.run(["brief"]).stdout));
+
+    // A newer checkpoint with a long request: that it exists stays with the counts; the request goes before them.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(".000Z", "Z");
+    mkdirSync(path.join(bob.dir, ".ai/memory/checkpoints"), { recursive: true });
+    writeFileSync(path.join(bob.dir, ".ai/memory/checkpoints/s.md"), `${MARKER}\n# Session Checkpoint\nSaved: ${at}\n` +
+      "Session: s\nSession-start: unknown\nTrigger: session-end\nSource: planted\n\n" +
+      `## User requests\n- The user wrote: ${REQUEST}\n\n## Plan state\n- [~] handle prereleases\n\n` +
+      `## Environment anchors\n- Date: ${at}\n`, { mode: 0o600 });
+    const folded = driftLine(bob.run(["brief"]).stdout);
+    kept(folded);
+    expect(folded).not.toContain("after the save the user asked");
+    expect(folded).toMatch(/; source: checkpoint 0 minutes ago(;|$)/);
   });
 });

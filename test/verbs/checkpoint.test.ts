@@ -532,7 +532,7 @@ describe("a newer checkpoint with no plan still reaches the brief (found by a ne
     writeFileSync(path.join(CP_DIR(root), "s.md"), text, { mode: 0o600 });
     const lines = briefBody((await inProcess(["brief", "--root", root])).stdout).trimEnd().split("\n");
     expect(lines[3]).toBe("Do-not-retry: failed since the save: `npm test` — exit 1 (captured, not confirmed)");
-    expect(lines[4]).toMatch(/source: checkpoint 2 minutes ago, after the save the user asked: "rename the CSV parser to strict mode" \(captured, not confirmed\)$/);
+    expect(lines[4]).toMatch(/source: checkpoint 2 minutes ago; after the save the user asked: "rename the CSV parser to strict mode" \(captured, not confirmed\)$/);
   });
 });
 
