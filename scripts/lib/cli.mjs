@@ -12038,6 +12038,7 @@ var init_brief = __esm({
       stashes: 70,
       counts: 85,
       source: 90,
+      now: 92,
       fates: 94,
       keyFiles: 95,
       ledgers: 98,
@@ -12051,7 +12052,8 @@ var init_brief = __esm({
       [/^key files (missing|changed|with uncommitted)/, RANK.keyFiles],
       [/^(dirty at the save|dirty in the clone that saved)/, RANK.fates],
       [/^dirty files: \d+ then, \d+ now$|^\d+ (other )?commits? on HEAD since|^\d+ saved commits? with no/, RANK.counts],
-      [/^(a stash|stashes) made since the save/, RANK.stashes]
+      [/^(a stash|stashes) made since the save/, RANK.stashes],
+      [/ in progress now$|^branch moved from |^branch .* is not in this clone$/, RANK.now]
     ];
   }
 });

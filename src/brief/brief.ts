@@ -192,8 +192,8 @@ export function withLines(b: Omit<Brief, "lines">): Brief {
 /** How much a `Drift & lessons` clause matters, the lowest going first (docs/decisions/brief-cuts.md): what only
  * the brief says (notes, ledgers) and what the resume acts on (verdict, key files, fates) outlast the rest. */
 export const RANK = {
-  memoryOnly: 10, names: 15, upstream: 20, request: 35, other: 40, stashes: 70, counts: 85, source: 90, fates: 94,
-  keyFiles: 95, ledgers: 98, verdict: 100, note: 101,
+  memoryOnly: 10, names: 15, upstream: 20, request: 35, other: 40, stashes: 70, counts: 85, source: 90, now: 92,
+  fates: 94, keyFiles: 95, ledgers: 98, verdict: 100, note: 101,
 } as const;
 
 // Clause patterns; memory-only commits and key files not created yet are no drift. Who committed a handoff saved
@@ -206,6 +206,7 @@ const RANKED: [RegExp, number][] = [
   [/^(dirty at the save|dirty in the clone that saved)/, RANK.fates],
   [/^dirty files: \d+ then, \d+ now$|^\d+ (other )?commits? on HEAD since|^\d+ saved commits? with no/, RANK.counts],
   [/^(a stash|stashes) made since the save/, RANK.stashes],
+  [/ in progress now$|^branch moved from |^branch .* is not in this clone$/, RANK.now],
 ];
 
 /** drift's summary as ranked clauses: the first is the verdict with its reason. */

@@ -98,7 +98,7 @@ describe("the brief's fields", () => {
     expect(b.driftAndLessons.endsWith("; …")).toBe(true);
     expect(b.driftAndLessons.indexOf("…")).toBe(b.driftAndLessons.length - 1);
     const clauses = driftSummaryClauses(summary).map((c) => c.rank);
-    expect(clauses).toEqual([100, 10, 40, 20, 40, 95, 85]);
+    expect(clauses).toEqual([100, 10, 92, 20, 40, 95, 85]);
   });
 
   it("ranks each kind of drift clause by what a resuming agent acts on (docs/decisions/brief-cuts.md)", () => {
@@ -109,6 +109,11 @@ describe("the brief's fields", () => {
       ["plan statuses are unverified", 40],
       ["2 memory-only commits (the handoff itself) not counted", 10],
       ["on \"main\"", 40],
+      ['branch moved from "main" to "docs"', 92],
+      ['branch "feat" is not in this clone', 92],
+      ['on "main"', 40],
+      ["rebase of \"main\" in progress now", 92],
+      ["merge was in progress at the save, finished or aborted since", 40],
       ['upstream "origin/main": 2 ahead, 0 behind', 20],
       ['key files missing: "a.js"', 95],
       ['key files not created yet (absent at the save too): "b.js"', 10],
