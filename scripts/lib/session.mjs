@@ -1903,14 +1903,18 @@ function checkedOutWhen(gitDir) {
   let now, moves;
   return (sec) => {
     now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path12.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-    moves ??= (readSmall(path12.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\tcheckout: moving from (\S+) to /.exec(l)).filter((m2) => m2 !== null);
-    let [lo, hi] = [0, sec === null ? 0 : moves.length];
+    if (sec === null) return [now];
+    moves ??= (readSmall(path12.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
+    let [lo, hi] = [0, moves.length];
     while (lo < hi) {
       const mid = lo + hi >> 1;
       [lo, hi] = Number(moves[mid][1]) >= sec ? [lo, mid] : [mid + 1, hi];
     }
-    const m = sec === null ? void 0 : moves[lo];
-    return m === void 0 ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]) ? "(no branch)" : m[2];
+    const was = [];
+    for (let m = moves[lo]; ; m = moves[++lo]) {
+      was.push(m === void 0 ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]) ? "(no branch)" : m[2]);
+      if (m === void 0 || Number(m[1]) > sec) return was;
+    }
   };
 }
 function stashEntries(gitDir) {
@@ -1918,9 +1922,12 @@ function stashEntries(gitDir) {
   return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
-    const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1];
-    const alone = () => on !== "(no branch)" || others.every((was) => was(sec) !== on);
-    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || mine(sec) === on && alone() };
+    const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] ?? "";
+    const had = (was, at2 = sec) => was(at2).includes(on);
+    const none = () => !others.some((w) => had(w));
+    const gone = () => had(mine, null) && none() && !others.some((w) => had(w, null));
+    const own = had(mine) ? on !== "(no branch)" || none() : gone();
+    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || own };
   });
 }
 
