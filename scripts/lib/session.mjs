@@ -1994,6 +1994,7 @@ function savesRecord(root, env) {
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
   return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
+var ownRecord = (gitDir, name) => path13.join(gitDir, "session-handoff", name);
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
@@ -2009,8 +2010,7 @@ var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "")
 function stashesSince(gitDir, savedMs) {
   const sec = Math.floor(savedMs / 1e3);
   const entries = stashEntries(gitDir);
-  const record = path13.join(commonDirOf(gitDir), "session-handoff", "stashed-before");
-  const lines = entries.some((e) => e.sec === sec) ? recordLines(record, BEFORE_LINE) : [];
+  const lines = entries.some((e) => e.sec === sec) ? recordLines(ownRecord(gitDir, "stashed-before"), BEFORE_LINE) : [];
   const before = lines.find((m) => Number(m[1]) === sec)?.[2].trim().split(" ") ?? [];
   const since = (e) => e.sec !== null && (Number.isNaN(sec) || e.sec > sec || e.sec === sec && !before.includes(e.id));
   return entries.flatMap((e, n) => e.own && since(e) ? [`stash@{${n}}`] : []);
@@ -2024,7 +2024,8 @@ function recordSavedBy(root, env, token, agent) {
 }
 function maybeStashed(root, env) {
   const gitDir = gitDirAt(root, env);
-  const last = (savesRecord(root, env) ?? []).at(-1);
+  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE);
+  const last = own.length > 0 ? { stamp: own[0][2] ?? null } : (savesRecord(root, env) ?? []).at(-1);
   if (gitDir === null || last === void 0) return [];
   return stashesSince(gitDir, stampMs(last.stamp));
 }

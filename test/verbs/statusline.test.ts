@@ -92,6 +92,19 @@ describe("statusline", () => {
     expect(line()).toBe("handoff: none\n");
   });
 
+  it("a linked worktree's `git stash -u` of its handoff is said though the main worktree saved since", () => {
+    const root = gitRepo();
+    const wt = path.join(tempDir("sh-wt-"), "feat");
+    git(root, "worktree", "add", "-q", "-b", "feat", wt);
+    expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: wt }).code).toBe(0);
+    git(wt, "stash", "-u", "-q");
+    // The clone's last save is now the main worktree's, in the stash's second or a later one.
+    expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
+    expect(helper(["statusline"], { input: JSON.stringify({ cwd: wt }) }).stdout).toBe("handoff: maybe in a stash (run check)\n");
+    expect(helper(["hook", "--mode", "session", "--root", wt]).stdout).toContain("a stash exists (`git stash -u` takes .ai/memory)");
+    expect(helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout).toBe("handoff: saved today · 0 commits since\n");
+  });
+
   it("a stash since the save holding a newer handoff, and a teammate's handoff whose commit is not here, are said", () => {
     const root = gitRepo();
     const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout;
