@@ -16294,8 +16294,8 @@ and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
 (run recover)" when a killed save left it in recovery); "handoff: maybe in a
-stash (run check)" when this clone saved one and a stash made since holds a
-handoff (git, at most 500 ms); "handoff: none here, one on branch "<name>"
+stash (run check)" when this clone saved one and a stash made since this
+worktree's last save holds a handoff (git, at most 500 ms); "handoff: none here, one on branch "<name>"
 (run brief)" when another branch holds a committed one (git, at most 500 ms).
 Commits since (and "\xB7 N saved commits not on this branch") are the brief's
 commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
@@ -16304,8 +16304,8 @@ merge's other side counted (git, at most 500 ms; left out when unknown or past
 commit, saved ones with no copy on HEAD, or "\xB7 saved HEAD rewritten, patches
 kept" when there are none; "\xB7 saved HEAD not in this clone (run brief)" when
 git lacks it.
-"\xB7 a stash holds another handoff (run brief)" when a stash since this clone's
-last save does.
+"\xB7 a stash holds another handoff (run brief)" when a stash since this
+worktree's last save does.
 Always exit 0.
 `,
       async run(ctx) {
