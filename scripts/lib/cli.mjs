@@ -2851,14 +2851,18 @@ function checkedOutWhen(gitDir) {
   let now, moves;
   return (sec) => {
     now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path16.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-    moves ??= (readSmall(path16.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\tcheckout: moving from (\S+) to /.exec(l)).filter((m2) => m2 !== null);
-    let [lo, hi] = [0, sec === null ? 0 : moves.length];
+    if (sec === null) return [now];
+    moves ??= (readSmall(path16.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
+    let [lo, hi] = [0, moves.length];
     while (lo < hi) {
       const mid = lo + hi >> 1;
       [lo, hi] = Number(moves[mid][1]) >= sec ? [lo, mid] : [mid + 1, hi];
     }
-    const m = sec === null ? void 0 : moves[lo];
-    return m === void 0 ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]) ? "(no branch)" : m[2];
+    const was = [];
+    for (let m = moves[lo]; ; m = moves[++lo]) {
+      was.push(m === void 0 ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]) ? "(no branch)" : m[2]);
+      if (m === void 0 || Number(m[1]) > sec) return was;
+    }
   };
 }
 function stashEntries(gitDir) {
@@ -2866,9 +2870,12 @@ function stashEntries(gitDir) {
   return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
-    const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1];
-    const alone = () => on !== "(no branch)" || others.every((was) => was(sec) !== on);
-    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || mine(sec) === on && alone() };
+    const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] ?? "";
+    const had = (was, at2 = sec) => was(at2).includes(on);
+    const none = () => !others.some((w) => had(w));
+    const gone = () => had(mine, null) && none() && !others.some((w) => had(w, null));
+    const own = had(mine) ? on !== "(no branch)" || none() : gone();
+    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || own };
   });
 }
 var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, hashBlob;
@@ -2959,10 +2966,11 @@ function savesRecord(root, env) {
   return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
 function recordSavedHere(root, env, token, stamp) {
-  const p = savesPath(root, env);
-  if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
-  const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
-  addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
+  const gitDir = gitDirAt(root, env);
+  if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
+  const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
+  addRecord(path17.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
+  addRecord(ownRecord(gitDir, "last-save"), LINE2, line, () => true);
 }
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
@@ -2979,16 +2987,15 @@ function stashedBefore(root, env) {
   const entries2 = gitDir === null ? [] : stashEntries(gitDir);
   return (stamp) => {
     const sec = Math.floor(stampMs(stamp) / 1e3);
-    const ids = entries2.filter((e) => e.sec === sec).map((e) => e.id);
-    const p = beside(root, env, "stashed-before");
+    const ids = entries2.filter((e) => e.own && e.sec === sec).map((e) => e.id);
+    const p = gitDir === null ? null : ownRecord(gitDir, "stashed-before");
     if (p !== null && ids.length > 0) addRecord(p, BEFORE_LINE, `${sec} ${ids.join(" ")}`, (m) => m[1] === String(sec));
   };
 }
 function stashesSince(gitDir, savedMs2) {
   const sec = Math.floor(savedMs2 / 1e3);
   const entries2 = stashEntries(gitDir);
-  const record2 = path17.join(commonDirOf(gitDir), "session-handoff", "stashed-before");
-  const lines2 = entries2.some((e) => e.sec === sec) ? recordLines(record2, BEFORE_LINE) : [];
+  const lines2 = entries2.some((e) => e.sec === sec) ? recordLines(ownRecord(gitDir, "stashed-before"), BEFORE_LINE) : [];
   const before = lines2.find((m) => Number(m[1]) === sec)?.[2].trim().split(" ") ?? [];
   const since = (e) => e.sec !== null && (Number.isNaN(sec) || e.sec > sec || e.sec === sec && !before.includes(e.id));
   return entries2.flatMap((e, n2) => e.own && since(e) ? [`stash@{${n2}}`] : []);
@@ -3005,7 +3012,8 @@ function savedByOf(root, env, token) {
 }
 function maybeStashed(root, env) {
   const gitDir = gitDirAt(root, env);
-  const last = (savesRecord(root, env) ?? []).at(-1);
+  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE2);
+  const last = own.length > 0 ? { stamp: own[0][2] ?? null } : (savesRecord(root, env) ?? []).at(-1);
   if (gitDir === null || last === void 0) return [];
   return stashesSince(gitDir, stampMs(last.stamp));
 }
@@ -3018,7 +3026,7 @@ async function trackedArchives(root, env) {
   if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
-var KEPT, LINE2, CLONE_MARK, BEFORE_LINE, stampMs, SAVED_BY_LINE;
+var KEPT, LINE2, CLONE_MARK, ownRecord, BEFORE_LINE, stampMs, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
@@ -3029,6 +3037,7 @@ var init_saves = __esm({
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
+    ownRecord = (gitDir, name2) => path17.join(gitDir, "session-handoff", name2);
     BEFORE_LINE = /^(\d+)((?: [0-9a-f]{40,64})+)$/;
     stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
@@ -13921,7 +13930,7 @@ async function init(ctx, plan2, replace) {
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
   const dir = path49.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "stashed-before"].filter((n2) => saves !== null && lstatOrNull(path49.join(dir, n2)));
+  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save"].filter((n2) => saves !== null && lstatOrNull(path49.join(dir, n2)));
   if (names.length === 0) return [];
   const shown = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown}: this clone's record of its handoffs in .ai/memory`];
@@ -16293,9 +16302,10 @@ and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
 (run recover)" when a killed save left it in recovery); "handoff: maybe in a
-stash (run check)" when this clone saved one and a stash made since holds a
-handoff (git, at most 500 ms); "handoff: none here, one on branch "<name>"
-(run brief)" when another branch holds a committed one (git, at most 500 ms).
+stash (run check)" when this clone saved one and a stash made since this
+worktree's last save holds a handoff (git, at most 500 ms); "handoff: none
+here, one on branch "<name>" (run brief)" when another branch holds a committed
+one (git, at most 500 ms).
 Commits since (and "\xB7 N saved commits not on this branch") are the brief's
 commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
 merge's other side counted (git, at most 500 ms; left out when unknown or past
@@ -16303,8 +16313,8 @@ merge's other side counted (git, at most 500 ms; left out when unknown or past
 commit, saved ones with no copy on HEAD, or "\xB7 saved HEAD rewritten, patches
 kept" when there are none; "\xB7 saved HEAD not in this clone (run brief)" when
 git lacks it.
-"\xB7 a stash holds another handoff (run brief)" when a stash since this clone's
-last save does.
+"\xB7 a stash holds another handoff (run brief)" when a stash since this
+worktree's last save does.
 Always exit 0.
 `,
       async run(ctx) {

@@ -1903,14 +1903,18 @@ function checkedOutWhen(gitDir) {
   let now, moves;
   return (sec) => {
     now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path12.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
-    moves ??= (readSmall(path12.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\tcheckout: moving from (\S+) to /.exec(l)).filter((m2) => m2 !== null);
-    let [lo, hi] = [0, sec === null ? 0 : moves.length];
+    if (sec === null) return [now];
+    moves ??= (readSmall(path12.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
+    let [lo, hi] = [0, moves.length];
     while (lo < hi) {
       const mid = lo + hi >> 1;
       [lo, hi] = Number(moves[mid][1]) >= sec ? [lo, mid] : [mid + 1, hi];
     }
-    const m = sec === null ? void 0 : moves[lo];
-    return m === void 0 ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]) ? "(no branch)" : m[2];
+    const was = [];
+    for (let m = moves[lo]; ; m = moves[++lo]) {
+      was.push(m === void 0 ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]) ? "(no branch)" : m[2]);
+      if (m === void 0 || Number(m[1]) > sec) return was;
+    }
   };
 }
 function stashEntries(gitDir) {
@@ -1918,9 +1922,12 @@ function stashEntries(gitDir) {
   return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
-    const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1];
-    const alone = () => on !== "(no branch)" || others.every((was) => was(sec) !== on);
-    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || mine(sec) === on && alone() };
+    const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] ?? "";
+    const had = (was, at2 = sec) => was(at2).includes(on);
+    const none = () => !others.some((w) => had(w));
+    const gone = () => had(mine, null) && none() && !others.some((w) => had(w, null));
+    const own = had(mine) ? on !== "(no branch)" || none() : gone();
+    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || own };
   });
 }
 
@@ -1987,6 +1994,7 @@ function savesRecord(root, env) {
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
   return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
+var ownRecord = (gitDir, name) => path13.join(gitDir, "session-handoff", name);
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
@@ -2002,8 +2010,7 @@ var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "")
 function stashesSince(gitDir, savedMs) {
   const sec = Math.floor(savedMs / 1e3);
   const entries = stashEntries(gitDir);
-  const record = path13.join(commonDirOf(gitDir), "session-handoff", "stashed-before");
-  const lines = entries.some((e) => e.sec === sec) ? recordLines(record, BEFORE_LINE) : [];
+  const lines = entries.some((e) => e.sec === sec) ? recordLines(ownRecord(gitDir, "stashed-before"), BEFORE_LINE) : [];
   const before = lines.find((m) => Number(m[1]) === sec)?.[2].trim().split(" ") ?? [];
   const since = (e) => e.sec !== null && (Number.isNaN(sec) || e.sec > sec || e.sec === sec && !before.includes(e.id));
   return entries.flatMap((e, n) => e.own && since(e) ? [`stash@{${n}}`] : []);
@@ -2017,7 +2024,8 @@ function recordSavedBy(root, env, token, agent) {
 }
 function maybeStashed(root, env) {
   const gitDir = gitDirAt(root, env);
-  const last = (savesRecord(root, env) ?? []).at(-1);
+  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE);
+  const last = own.length > 0 ? { stamp: own[0][2] ?? null } : (savesRecord(root, env) ?? []).at(-1);
   if (gitDir === null || last === void 0) return [];
   return stashesSince(gitDir, stampMs(last.stamp));
 }
@@ -3374,9 +3382,10 @@ and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
 (run recover)" when a killed save left it in recovery); "handoff: maybe in a
-stash (run check)" when this clone saved one and a stash made since holds a
-handoff (git, at most 500 ms); "handoff: none here, one on branch "<name>"
-(run brief)" when another branch holds a committed one (git, at most 500 ms).
+stash (run check)" when this clone saved one and a stash made since this
+worktree's last save holds a handoff (git, at most 500 ms); "handoff: none
+here, one on branch "<name>" (run brief)" when another branch holds a committed
+one (git, at most 500 ms).
 Commits since (and "\xB7 N saved commits not on this branch") are the brief's
 commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
 merge's other side counted (git, at most 500 ms; left out when unknown or past
@@ -3384,8 +3393,8 @@ merge's other side counted (git, at most 500 ms; left out when unknown or past
 commit, saved ones with no copy on HEAD, or "\xB7 saved HEAD rewritten, patches
 kept" when there are none; "\xB7 saved HEAD not in this clone (run brief)" when
 git lacks it.
-"\xB7 a stash holds another handoff (run brief)" when a stash since this clone's
-last save does.
+"\xB7 a stash holds another handoff (run brief)" when a stash since this
+worktree's last save does.
 Always exit 0.
 `,
   async run(ctx) {

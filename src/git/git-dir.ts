@@ -151,22 +151,28 @@ export function detachedHeadsBeside(gitDir: string): string[] {
   return heads.filter((h) => /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(h)).slice(0, 100);
 }
 
-// What the work tree of `gitDir` had checked out at a second (`(no branch)`: detached), from its HEAD reflog: the
-// "from" of its first checkout at or after that second, else what its HEAD names now. Read on first ask only.
-function checkedOutWhen(gitDir: string): (sec: number | null) => string {
+// What the work tree of `gitDir` had checked out during a second (`(no branch)`: detached), from its HEAD reflog: the
+// "from" of each checkout or branch rename from that second on, up to the first of a later second, else what its HEAD
+// names now (each line's whole second cannot order it against a stash of that second). Read on first ask only.
+function checkedOutWhen(gitDir: string): (sec: number | null) => string[] {
   let now: string | undefined, moves: RegExpExecArray[] | undefined;
   return (sec) => {
     now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+    if (sec === null) return [now];
     moves ??= (readSmall(path.join(gitDir, "logs", "HEAD"), 50_000_000) ?? "").split("\n")
-      .map((l) => / (\d+) [+-]\d{4}\tcheckout: moving from (\S+) to /.exec(l)).filter((m) => m !== null);
+      .map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l))
+      .filter((m) => m !== null);
     // The reflog is in time order: a binary search, as the stash and each worktree's reflog can be long.
-    let [lo, hi] = [0, sec === null ? 0 : moves.length];
+    let [lo, hi] = [0, moves.length];
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      [lo, hi] = Number(moves[mid]![1]) >= sec! ? [lo, mid] : [mid + 1, hi];
+      [lo, hi] = Number(moves[mid]![1]) >= sec ? [lo, mid] : [mid + 1, hi];
     }
-    const m = sec === null ? undefined : moves[lo];
-    return m === undefined ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]!) ? "(no branch)" : m[2]!;
+    const was: string[] = [];
+    for (let m = moves[lo]; ; m = moves[++lo]) {
+      was.push(m === undefined ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]!) ? "(no branch)" : m[2]!);
+      if (m === undefined || Number(m[1]) > sec) return was;
+    }
   };
 }
 
@@ -174,15 +180,20 @@ function checkedOutWhen(gitDir: string): (sec: number | null) => string {
  * Each stash entry, `stash@{0}` first: its commit id, when it was made (seconds; null: no time on its line) and
  * whether it can hold this worktree's work. Linked worktrees share one stash: then an entry is this worktree's when its
  * message names ("WIP on <branch>:", "On <branch>:") what this worktree had checked out when it was made, and, for a
- * detached one, no other worktree was detached then (docs/decisions/stash-owner.md).
+ * detached one, no other worktree was detached then; one that no worktree had then (its own was removed) is the one's
+ * that has it now (docs/decisions/stash-owner.md).
  */
 export function stashEntries(gitDir: string): { id: string; sec: number | null; own: boolean }[] {
   const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
   return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
-    const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1];
-    const alone = () => on !== "(no branch)" || others.every((was) => was(sec) !== on);
-    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || (mine(sec) === on && alone()) };
+    const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] ?? "";
+    const had = (was: typeof mine, at = sec) => was(at).includes(on);
+    const none = () => !others.some((w) => had(w));
+    // Its HEAD first: the other worktrees' reflogs are read only for an entry on what this one has now.
+    const gone = () => had(mine, null) && none() && !others.some((w) => had(w, null));
+    const own = had(mine) ? on !== "(no branch)" || none() : gone();
+    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || own };
   });
 }

@@ -16,7 +16,7 @@ export function savesPath(root: string, env: Env): string | null {
 }
 
 // Our other files beside `saves`.
-function beside(root: string, env: Env, name: "clone-id" | "saved-by" | "stashed-before"): string | null {
+function beside(root: string, env: Env, name: "clone-id" | "saved-by"): string | null {
   const saves = savesPath(root, env);
   return saves === null ? null : path.join(path.dirname(saves), name);
 }
@@ -109,11 +109,16 @@ export function savesRecord(root: string, env: Env): { token: string; stamp: str
 
 /** Records in this clone's git dir a handoff save's token and its `Saved:` stamp, for `savedHere`. */
 export function recordSavedHere(root: string, env: Env, token: string, stamp: string | null): void {
-  const p = savesPath(root, env);
-  if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
-  const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
-  addRecord(p, LINE, `${token}${safeStamp}`, (m) => m[1] === token);
+  const gitDir = gitDirAt(root, env);
+  if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
+  const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
+  addRecord(path.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE, line, (m) => m[1] === token);
+  // Linked worktrees share the clone's record and stash: only this worktree's own last save tells its entries since.
+  addRecord(ownRecord(gitDir, "last-save"), LINE, line, () => true);
 }
+
+// A file of this worktree's own, in its git dir (the main worktree's is the common one).
+const ownRecord = (gitDir: string, name: "last-save" | "stashed-before") => path.join(gitDir, "session-handoff", name);
 
 /** Whether this clone saved the handoff: by its mark, else by its record; null outside git or before a save. */
 export function savedHere(root: string, env: Env, text: string | null, token: () => string): boolean | null {
@@ -127,7 +132,7 @@ export function savedHere(root: string, env: Env, text: string | null, token: ()
   return saves.some((s) => s.token === tok);
 }
 
-// `<second> <stash id>…` per line, in `stashed-before` beside `saves`: the stash entries a save found made in its
+// `<second> <stash id>…` per line, in this worktree's `stashed-before`: its stash entries a save found made in its
 // own second, which the reflog's whole seconds cannot tell from later ones (docs/decisions/stash-same-second.md).
 const BEFORE_LINE = /^(\d+)((?: [0-9a-f]{40,64})+)$/;
 
@@ -143,8 +148,8 @@ export function stashedBefore(root: string, env: Env): (stamp: string | null) =>
   const entries = gitDir === null ? [] : stashEntries(gitDir);
   return (stamp) => {
     const sec = Math.floor(stampMs(stamp) / 1000);
-    const ids = entries.filter((e) => e.sec === sec).map((e) => e.id);
-    const p = beside(root, env, "stashed-before");
+    const ids = entries.filter((e) => e.own && e.sec === sec).map((e) => e.id);
+    const p = gitDir === null ? null : ownRecord(gitDir, "stashed-before");
     if (p !== null && ids.length > 0) addRecord(p, BEFORE_LINE, `${sec} ${ids.join(" ")}`, (m) => m[1] === String(sec));
   };
 }
@@ -157,8 +162,7 @@ export function stashesSince(gitDir: string, savedMs: number): string[] {
   const sec = Math.floor(savedMs / 1000);
   const entries = stashEntries(gitDir);
   // The record is read only for an entry of the save's second: the hook reads this at every session start.
-  const record = path.join(commonDirOf(gitDir), "session-handoff", "stashed-before");
-  const lines = entries.some((e) => e.sec === sec) ? recordLines(record, BEFORE_LINE) : [];
+  const lines = entries.some((e) => e.sec === sec) ? recordLines(ownRecord(gitDir, "stashed-before"), BEFORE_LINE) : [];
   const before = lines.find((m) => Number(m[1]) === sec)?.[2]!.trim().split(" ") ?? [];
   const since = (e: (typeof entries)[number]) =>
     e.sec !== null && (Number.isNaN(sec) || e.sec > sec || (e.sec === sec && !before.includes(e.id)));
@@ -182,11 +186,12 @@ export function savedByOf(root: string, env: Env, token: string): string | null 
   return p === null ? null : (recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null);
 }
 
-// The stash entries (`stash@{n}`) this worktree made since this clone's last save (one from before it cannot hold
-// that save), which may hold the handoff the tree lacks: read from files, as the hook runs no git.
+// This worktree's stash entries (`stash@{n}`) made since its last save (else the clone's, an older version's record),
+// which may hold the handoff the tree lacks; one from before cannot. Files only, as the hook runs no git.
 export function maybeStashed(root: string, env: Env): string[] {
   const gitDir = gitDirAt(root, env);
-  const last = (savesRecord(root, env) ?? []).at(-1);
+  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE);
+  const last = own.length > 0 ? { stamp: own[0]![2] ?? null } : (savesRecord(root, env) ?? []).at(-1);
   if (gitDir === null || last === undefined) return [];
   return stashesSince(gitDir, stampMs(last.stamp));
 }

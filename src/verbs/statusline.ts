@@ -112,9 +112,10 @@ and prints its output first, then ours after " | ":
   handoff: saved today · 3 commits since · context 45%
 "handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
 (run recover)" when a killed save left it in recovery); "handoff: maybe in a
-stash (run check)" when this clone saved one and a stash made since holds a
-handoff (git, at most 500 ms); "handoff: none here, one on branch "<name>"
-(run brief)" when another branch holds a committed one (git, at most 500 ms).
+stash (run check)" when this clone saved one and a stash made since this
+worktree's last save holds a handoff (git, at most 500 ms); "handoff: none
+here, one on branch "<name>" (run brief)" when another branch holds a committed
+one (git, at most 500 ms).
 Commits since (and "· N saved commits not on this branch") are the brief's
 commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
 merge's other side counted (git, at most 500 ms; left out when unknown or past
@@ -122,8 +123,8 @@ merge's other side counted (git, at most 500 ms; left out when unknown or past
 commit, saved ones with no copy on HEAD, or "· saved HEAD rewritten, patches
 kept" when there are none; "· saved HEAD not in this clone (run brief)" when
 git lacks it.
-"· a stash holds another handoff (run brief)" when a stash since this clone's
-last save does.
+"· a stash holds another handoff (run brief)" when a stash since this
+worktree's last save does.
 Always exit 0.
 `,
   async run(ctx) {
@@ -145,7 +146,7 @@ Always exit 0.
       const cw = input.context_window as Record<string, unknown> | undefined;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-      // A stash made since this clone's last save that holds a handoff other than the one now here (read from files;
+      // A stash made since this worktree's last save holding a handoff other than the one now here (read from files;
       // git only when there is such a stash).
       const stashes = handoff === null ? [] : maybeStashed(root, ctx.env);
       const stashed = stashes.length > 0 && await stashHolds(root, ctx.env, stashes, 500);

@@ -330,6 +330,35 @@ describe("verdicts after ordinary git work", () => {
     wt.git("switch", "-q", "-c", "other");
     expect(drift(wt).dirtyFates).toEqual([{ path: "b.txt", fate: "stashed", stash: "stash@{0}" }]);
   });
+  // A worktree on `feat` saves a dirty b.txt, then `move` runs; the entry holding b.txt must stay the worktree's own.
+  const ownAfter = (move: (r: Repo, wt: Repo, at: string) => void, from: "wt" | "main" = "wt") => {
+    const r = newRepo();
+    r.git("worktree", "add", "-q", "-b", "other", path.join(r.dir, "..", "other"));
+    const wt = person(path.join(r.dir, "..", "me"), path.join(r.dir, "..", "feat"));
+    r.git("worktree", "add", "-q", "-b", "feat", wt.dir);
+    writeFileSync(path.join(wt.dir, "b.txt"), "b half-done\n");
+    save(wt);
+    move(r, wt, `@${Math.floor(Date.now() / 1000) + 5} +0000`);
+    expect(drift(from === "wt" ? wt : r).dirtyFates).toEqual([{ path: "b.txt", fate: "stashed", stash: "stash@{0}" }]);
+  };
+  it("a branch made and stashed on in one second: the entry is the worktree's own", { timeout: 60_000 }, () =>
+    ownAfter((_, wt, at) => {
+      wt.gitAt(at, "switch", "-q", "-c", "feat2");
+      wt.gitAt(at, "stash", "-q");
+    }));
+  it("the branch renamed after the stash, from another worktree: the entry is still own", { timeout: 60_000 }, () =>
+    ownAfter((r, wt) => {
+      wt.git("stash", "-q");
+      r.git("branch", "-m", "feat", "feat2");
+    }));
+  it("the stashing worktree removed, its branch checked out in the main one: that one owns the entry", { timeout: 60_000 }, () =>
+    ownAfter((r, wt) => {
+      wt.git("add", ".ai");
+      wt.git("commit", "-qm", "memory");
+      wt.git("stash", "-q");
+      r.git("worktree", "remove", wt.dir);
+      r.git("switch", "-q", "feat");
+    }, "main"));
   // `rev-list --not --all` walks by date: commits dated 1970 above the saved one cut it short.
   const heldUnderOldDates = (hold: (r: Repo) => void) => {
     const r = newRepo();

@@ -92,6 +92,45 @@ describe("statusline", () => {
     expect(line()).toBe("handoff: none\n");
   });
 
+  it("a linked worktree's `git stash -u` of its handoff is said though the main worktree saved since", () => {
+    const root = gitRepo();
+    const wt = path.join(tempDir("sh-wt-"), "feat");
+    git(root, "worktree", "add", "-q", "-b", "feat", wt);
+    expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: wt }).code).toBe(0);
+    git(wt, "stash", "-u", "-q");
+    // The clone's last save is now the main worktree's, in the stash's second or a later one.
+    expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
+    expect(helper(["statusline"], { input: JSON.stringify({ cwd: wt }) }).stdout).toBe("handoff: maybe in a stash (run check)\n");
+    expect(helper(["hook", "--mode", "session", "--root", wt]).stdout).toContain("a stash exists (`git stash -u` takes .ai/memory)");
+    expect(helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout).toBe("handoff: saved today · 0 commits since\n");
+  });
+
+  it("the main worktree's save in the second of a linked worktree's save and `git stash -u` does not hide that stash", { timeout: 60_000 }, async () => {
+    // Both saves run in this process, from the start of a second; the stash is dated with the first save's second.
+    const savedAt = (root: string) =>
+      Date.parse(/^Saved: (\S+)$/m.exec(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8"))![1]!);
+    const attempt = async () => {
+      const root = gitRepo();
+      const wt = path.join(tempDir("sh-wt-"), "feat");
+      git(root, "worktree", "add", "-q", "-b", "feat", wt);
+      const env = { HOME: path.join(root, ".git", "home"), GIT_CEILING_DIRECTORIES: path.dirname(root) };
+      const write = (dir: string) =>
+        inProcess(["write", "handoff", "--expected-current-sha256", "absent", "--root", dir], { input: doc, env });
+      const next = Math.ceil(Date.now() / 1000) * 1000;
+      while (Date.now() < next) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      expect((await write(wt)).code).toBe(0);
+      const first = savedAt(wt);
+      execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", "stash", "-q", "-u"],
+        { cwd: wt, env: { ...process.env, GIT_COMMITTER_DATE: `@${first / 1000} +0000` } });
+      expect((await write(root)).code).toBe(0);
+      return { wt, same: savedAt(root) === first };
+    };
+    let at = await attempt();
+    for (let n = 0; n < 3 && !at.same; n++) at = await attempt();
+    expect(at.same).toBe(true);
+    expect(helper(["statusline"], { input: JSON.stringify({ cwd: at.wt }) }).stdout).toBe("handoff: maybe in a stash (run check)\n");
+  });
+
   it("a stash since the save holding a newer handoff, and a teammate's handoff whose commit is not here, are said", () => {
     const root = gitRepo();
     const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout;
