@@ -134,9 +134,6 @@ function stashLines(commonDir: string | null): string[] {
   return (log ?? "").split("\n").filter((l) => l !== "");
 }
 
-/** How many stash entries the stash's reflog holds. */
-export const stashCount = (commonDir: string | null): number => stashLines(commonDir).length;
-
 /** The git dirs of the clone's other work trees: the main one's (the common dir) and each linked one's. */
 function otherGitDirs(gitDir: string): string[] {
   const common = commonDirOf(gitDir);
