@@ -1925,8 +1925,7 @@ function stashEntries(gitDir) {
     const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] ?? "";
     const had = (was, at2 = sec) => was(at2).includes(on);
     const none = () => !others.some((w) => had(w));
-    const gone = () => had(mine, null) && none() && !others.some((w) => had(w, null));
-    const own = had(mine) ? on !== "(no branch)" || none() : gone();
+    const own = on === "(no branch)" ? none() : had(mine) || none();
     return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || own };
   });
 }
@@ -2025,9 +2024,8 @@ function recordSavedBy(root, env, token, agent) {
 function maybeStashed(root, env) {
   const gitDir = gitDirAt(root, env);
   const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE);
-  const last = own.length > 0 ? { stamp: own[0][2] ?? null } : (savesRecord(root, env) ?? []).at(-1);
-  if (gitDir === null || last === void 0) return [];
-  return stashesSince(gitDir, stampMs(last.stamp));
+  if (gitDir === null || own.length === 0 && (savesRecord(root, env) ?? []).length === 0) return [];
+  return stashesSince(gitDir, own.length > 0 ? stampMs(own[0][2]) : NaN);
 }
 function gitDirAt(root, env) {
   const top = gitTopOf(root, env);

@@ -186,14 +186,15 @@ export function savedByOf(root: string, env: Env, token: string): string | null 
   return p === null ? null : (recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null);
 }
 
-// This worktree's stash entries (`stash@{n}`) made since its last save (else the clone's, an older version's record),
-// which may hold the handoff the tree lacks; one from before cannot. Files only, as the hook runs no git.
+// This worktree's stash entries (`stash@{n}`) made since its last save, which may hold the handoff the tree lacks;
+// one from before cannot. A worktree with no record of its own (an older version saved, or it was added after its
+// branch's save) counts them all once the clone has saved: the clone's last save may be another worktree's, later
+// than the stash. Files only, as the hook runs no git.
 export function maybeStashed(root: string, env: Env): string[] {
   const gitDir = gitDirAt(root, env);
   const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE);
-  const last = own.length > 0 ? { stamp: own[0]![2] ?? null } : (savesRecord(root, env) ?? []).at(-1);
-  if (gitDir === null || last === undefined) return [];
-  return stashesSince(gitDir, stampMs(last.stamp));
+  if (gitDir === null || (own.length === 0 && (savesRecord(root, env) ?? []).length === 0)) return [];
+  return stashesSince(gitDir, own.length > 0 ? stampMs(own[0]![2]) : NaN);
 }
 
 function gitDirAt(root: string, env: Env): string | null {

@@ -105,6 +105,23 @@ describe("statusline", () => {
     expect(helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout).toBe("handoff: saved today · 0 commits since\n");
   });
 
+  it("a linked worktree's stash stays its own after moves its reflog does not name (orphan checkout, no reflog)", () => {
+    for (const move of ["orphan", "no reflog"]) {
+      const root = gitRepo();
+      if (move === "no reflog") git(root, "config", "core.logAllRefUpdates", "false");
+      git(root, "branch", "x");
+      const wt = path.join(tempDir("sh-wt-"), "x");
+      git(root, "worktree", "add", "-q", wt, "x");
+      expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: wt }).code).toBe(0);
+      git(wt, "stash", "-u", "-q");
+      if (move === "orphan") git(wt, "checkout", "-q", "--orphan", "fresh");
+      else git(wt, "switch", "-q", "-c", "feat");
+      const line = helper(["statusline"], { input: JSON.stringify({ cwd: wt }) }).stdout;
+      expect(line, move).toBe("handoff: maybe in a stash (run check)\n");
+      expect(helper(["check", "--root", wt]).stdout, move).toContain("a handoff is parked in stash@{0}");
+    }
+  });
+
   it("the main worktree's save in the second of a linked worktree's save and `git stash -u` does not hide that stash", { timeout: 60_000 }, async () => {
     // Both saves run in this process, from the start of a second; the stash is dated with the first save's second.
     const savedAt = (root: string) =>
