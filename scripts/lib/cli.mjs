@@ -2771,13 +2771,12 @@ function checkedOutAt(dir) {
   const gitDir = gitDirOf(dir);
   const head = gitDir === null ? "" : (readSmall(path16.join(gitDir, "HEAD")) ?? "").trim();
   const ref = /^ref: (refs\/[^\s\\]+)$/.exec(head)?.[1];
-  const id = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-  if (ref === void 0 || ref.split("/").includes("..")) return id.test(head) ? head : null;
+  if (ref === void 0 || ref.split("/").includes("..")) return ID.test(head) ? head : null;
   const common = commonDirOf(gitDir);
   const loose = (readSmall(path16.join(common, ref)) ?? "").trim();
-  if (id.test(loose)) return loose;
+  if (ID.test(loose)) return loose;
   const packed = (readSmall(path16.join(common, "packed-refs"), 5e7) ?? "").split("\n");
-  return packed.find((l) => l.endsWith(` ${ref}`) && id.test(l.slice(0, -ref.length - 1)))?.split(" ")[0] ?? null;
+  return packed.find((l) => l.endsWith(` ${ref}`) && ID.test(l.slice(0, -ref.length - 1)))?.split(" ")[0] ?? null;
 }
 function commonDirOf(gitDir) {
   const text = orNull(() => readFileSync(path16.join(gitDir, "commondir"), "utf8").trim()) ?? "";
@@ -2845,7 +2844,7 @@ function otherGitDirs(gitDir) {
 }
 function detachedHeadsBeside(gitDir) {
   const heads = otherGitDirs(gitDir).map((d) => (readSmall(path16.join(d, "HEAD")) ?? "").trim());
-  return heads.filter((h) => /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(h)).slice(0, 100);
+  return heads.filter((h) => ID.test(h)).slice(0, 100);
 }
 function checkedOutWhen(gitDir) {
   let now, moves;
@@ -2860,7 +2859,7 @@ function checkedOutWhen(gitDir) {
     }
     const was = [];
     for (let m = moves[lo]; ; m = moves[++lo]) {
-      was.push(m === void 0 ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]) ? "(no branch)" : m[2]);
+      was.push(m === void 0 ? now : ID.test(m[2]) ? "(no branch)" : m[2]);
       if (m === void 0 || Number(m[1]) > sec) return was;
     }
   };
@@ -2877,7 +2876,7 @@ function stashEntries(gitDir) {
     return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || own };
   });
 }
-var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, hashBlob;
+var isFile, isDir, ID, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, hashBlob;
 var init_git_dir = __esm({
   "src/git/git-dir.ts"() {
     "use strict";
@@ -2888,6 +2887,7 @@ var init_git_dir = __esm({
     init_files();
     isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
     isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
+    ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
     MAX_REFLOG_BYTES = 64 * 1024 * 1024;
     MAX_REFLOG_FILES = 2e3;
     MAX_HASHED_BYTES = 8 * 1024 * 1024;
@@ -10850,14 +10850,14 @@ function commitKind(paths, memoryPrefix) {
   const attributes = paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix));
   return attributes ? "attributes" : "work";
 }
-async function heldByRef(head, git, detached = () => []) {
+async function heldByRef(head, git, gitDir) {
   const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
   if (r.code !== 0) return null;
   if (r.stdout.toString("utf8").trim() === "") return true;
   const refs = ["refs/heads", "refs/stash"];
   const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, ...refs]);
   if (held.code === 0 && held.stdout.toString("utf8").trim() !== "") return true;
-  const heads = detached();
+  const heads = gitDir === null ? [] : detachedHeadsBeside(gitDir);
   const base = heads.length === 0 ? null : await git(["merge-base", head, ...heads]);
   return base?.code === 0 && base.stdout.toString("utf8").trim() === head;
 }
@@ -10865,6 +10865,7 @@ var ATTRIBUTES;
 var init_history_rules = __esm({
   "src/git/history-rules.ts"() {
     "use strict";
+    init_git_dir();
     ATTRIBUTES = ".gitattributes";
   }
 });
@@ -11344,8 +11345,8 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
   return missing.filter((k) => !inTree.some((p) => under(p, `${prefix}${k}`)) && !wasDirty(`${prefix}${k}`));
 }
 async function keptOut(absent, facts, top, prefix, git) {
-  const gitDir = top === null ? null : gitDirOf(top);
-  if (absent.length === 0 || gitDir === null || facts.git.state !== "repo") return [];
+  const gitDir = absent.length === 0 || top === null || facts.git.state !== "repo" ? null : gitDirOf(top);
+  if (gitDir === null) return [];
   const index = readHead(path41.join(gitDir, "index"), 8);
   if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
   const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
@@ -11474,7 +11475,7 @@ async function countBoth(head, git) {
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 async function reachableFromRef(head, git, facts, gitDir) {
-  const held = await heldByRef(head, git, () => gitDir === null ? [] : detachedHeadsBeside(gitDir));
+  const held = await heldByRef(head, git, gitDir);
   if (held === null) facts.objectMissing = true;
   return held === true;
 }
@@ -16245,10 +16246,10 @@ async function commitsSince(root, handoff, env) {
     if (commits.length > 2e3) return null;
     const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
     const onHead = commits.every((c) => !c.left);
-    const [ours, held] = await Promise.all([oursOnly(git, attributes), onHead || heldByRef(head, git, () => {
-      const gitDir = top === null ? null : gitDirOf(top);
-      return gitDir === null ? [] : detachedHeadsBeside(gitDir);
-    })]);
+    const [ours, held] = await Promise.all([
+      oursOnly(git, attributes),
+      onHead || heldByRef(head, git, top === null ? null : gitDirOf(top))
+    ]);
     const work = commits.filter((c) => c.kind === "work" || c.kind === "attributes" && !ours.has(c.id));
     const count = (left, copies = true) => work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
     if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };

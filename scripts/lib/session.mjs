@@ -1879,6 +1879,7 @@ function gitDirOf(top) {
   const dir = m ? path12.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
+var ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 function commonDirOf(gitDir) {
   const text = orNull(() => readFileSync(path12.join(gitDir, "commondir"), "utf8").trim()) ?? "";
   return text === "" ? gitDir : path12.resolve(gitDir, text);
@@ -1897,7 +1898,7 @@ function otherGitDirs(gitDir) {
 }
 function detachedHeadsBeside(gitDir) {
   const heads = otherGitDirs(gitDir).map((d) => (readSmall(path12.join(d, "HEAD")) ?? "").trim());
-  return heads.filter((h) => /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(h)).slice(0, 100);
+  return heads.filter((h) => ID.test(h)).slice(0, 100);
 }
 function checkedOutWhen(gitDir) {
   let now, moves;
@@ -1912,7 +1913,7 @@ function checkedOutWhen(gitDir) {
     }
     const was = [];
     for (let m = moves[lo]; ; m = moves[++lo]) {
-      was.push(m === void 0 ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]) ? "(no branch)" : m[2]);
+      was.push(m === void 0 ? now : ID.test(m[2]) ? "(no branch)" : m[2]);
       if (m === void 0 || Number(m[1]) > sec) return was;
     }
   };
@@ -3247,14 +3248,14 @@ function commitKind(paths, memoryPrefix) {
   const attributes = paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix));
   return attributes ? "attributes" : "work";
 }
-async function heldByRef(head, git, detached = () => []) {
+async function heldByRef(head, git, gitDir) {
   const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
   if (r.code !== 0) return null;
   if (r.stdout.toString("utf8").trim() === "") return true;
   const refs = ["refs/heads", "refs/stash"];
   const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, ...refs]);
   if (held.code === 0 && held.stdout.toString("utf8").trim() !== "") return true;
-  const heads = detached();
+  const heads = gitDir === null ? [] : detachedHeadsBeside(gitDir);
   const base = heads.length === 0 ? null : await git(["merge-base", head, ...heads]);
   return base?.code === 0 && base.stdout.toString("utf8").trim() === head;
 }
@@ -3346,10 +3347,10 @@ async function commitsSince(root, handoff, env) {
     if (commits.length > 2e3) return null;
     const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
     const onHead = commits.every((c) => !c.left);
-    const [ours, held] = await Promise.all([oursOnly(git, attributes), onHead || heldByRef(head, git, () => {
-      const gitDir = top === null ? null : gitDirOf(top);
-      return gitDir === null ? [] : detachedHeadsBeside(gitDir);
-    })]);
+    const [ours, held] = await Promise.all([
+      oursOnly(git, attributes),
+      onHead || heldByRef(head, git, top === null ? null : gitDirOf(top))
+    ]);
     const work = commits.filter((c) => c.kind === "work" || c.kind === "attributes" && !ours.has(c.id));
     const count = (left, copies = true) => work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
     if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };

@@ -10,7 +10,7 @@ import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts"
 import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
 import {
-  detachedHeadsBeside, gitDirOf, gitTopOf, inProgressOf, objectFormat, reflogNames, shallowCuts,
+  gitDirOf, gitTopOf, inProgressOf, objectFormat, reflogNames, shallowCuts,
 } from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
 import {
@@ -309,8 +309,8 @@ async function absentAtSave(
 // The absent key files git keeps out of the work tree on purpose (skip-worktree: a sparse checkout), a folder when
 // every file under it is; one `ls-files`, none with a version 2 index: it holds no such flag (git writes version 3).
 async function keptOut(absent: string[], facts: DriftFacts, top: string | null, prefix: string, git: Git) {
-  const gitDir = top === null ? null : gitDirOf(top);
-  if (absent.length === 0 || gitDir === null || facts.git.state !== "repo") return [];
+  const gitDir = absent.length === 0 || top === null || facts.git.state !== "repo" ? null : gitDirOf(top);
+  if (gitDir === null) return [];
   const index = readHead(path.join(gitDir, "index"), 8);
   if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
   const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
@@ -476,7 +476,7 @@ async function countBoth(head: ObjectId, git: Git): Promise<{ ahead: number; beh
 // Whether a ref, HEAD or another worktree's detached HEAD holds the id (`heldByRef`); one naming no commit here is
 // missing.
 async function reachableFromRef(head: ObjectId, git: Git, facts: DriftFacts, gitDir: string | null): Promise<boolean> {
-  const held = await heldByRef(head, git, () => (gitDir === null ? [] : detachedHeadsBeside(gitDir)));
+  const held = await heldByRef(head, git, gitDir);
   if (held === null) facts.objectMissing = true;
   return held === true;
 }

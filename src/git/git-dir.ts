@@ -30,19 +30,21 @@ export function gitDirOf(top: string): string | null {
   return dir !== null && isDir(dir) ? dir : null;
 }
 
+// A full object id as a git dir's files hold it (SHA-1 or SHA-256).
+const ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
 /** The commit checked out in the work tree at `dir` (a submodule's), from its git dir's files; null when not told. */
 export function checkedOutAt(dir: string): string | null {
   const gitDir = gitDirOf(dir);
   const head = gitDir === null ? "" : (readSmall(path.join(gitDir, "HEAD")) ?? "").trim();
   const ref = /^ref: (refs\/[^\s\\]+)$/.exec(head)?.[1];
-  const id = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-  if (ref === undefined || ref.split("/").includes("..")) return id.test(head) ? head : null;
+  if (ref === undefined || ref.split("/").includes("..")) return ID.test(head) ? head : null;
   // A branch checked out there: its loose ref, else its line in packed-refs (a reftable is not read).
   const common = commonDirOf(gitDir!);
   const loose = (readSmall(path.join(common, ref)) ?? "").trim();
-  if (id.test(loose)) return loose;
+  if (ID.test(loose)) return loose;
   const packed = (readSmall(path.join(common, "packed-refs"), 50_000_000) ?? "").split("\n");
-  return packed.find((l) => l.endsWith(` ${ref}`) && id.test(l.slice(0, -ref.length - 1)))?.split(" ")[0] ?? null;
+  return packed.find((l) => l.endsWith(` ${ref}`) && ID.test(l.slice(0, -ref.length - 1)))?.split(" ")[0] ?? null;
 }
 
 /** The main repository's git dir for a linked worktree (its `commondir` file), else the git dir itself. */
@@ -145,7 +147,7 @@ function otherGitDirs(gitDir: string): string[] {
 /** The commits the clone's other work trees have checked out detached (at most 100), from their HEAD files. */
 export function detachedHeadsBeside(gitDir: string): string[] {
   const heads = otherGitDirs(gitDir).map((d) => (readSmall(path.join(d, "HEAD")) ?? "").trim());
-  return heads.filter((h) => /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(h)).slice(0, 100);
+  return heads.filter((h) => ID.test(h)).slice(0, 100);
 }
 
 // What the work tree of `gitDir` had checked out during a second (`(no branch)`: detached), from its HEAD reflog: the
@@ -167,7 +169,7 @@ function checkedOutWhen(gitDir: string): (sec: number | null) => string[] {
     }
     const was: string[] = [];
     for (let m = moves[lo]; ; m = moves[++lo]) {
-      was.push(m === undefined ? now : /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(m[2]!) ? "(no branch)" : m[2]!);
+      was.push(m === undefined ? now : ID.test(m[2]!) ? "(no branch)" : m[2]!);
       if (m === undefined || Number(m[1]) > sec) return was;
     }
   };

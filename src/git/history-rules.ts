@@ -1,5 +1,6 @@
 // Drift's rules for the commits since a save, apart so that the status line's small bundle counts as the brief does
 // (docs/design.md#drift-and-its-verdict).
+import { detachedHeadsBeside } from "./git-dir.ts";
 import type { Git } from "./run.ts";
 
 /** The top's attributes file, where install and publish keep the merge driver's block. */
@@ -15,15 +16,15 @@ export function commitKind(paths: readonly string[], memoryPrefix: string): "mem
 // Whether HEAD or a ref (refs/stash too) holds the id, null when it names no commit here; a reflog does not hold it.
 // `rev-list` walks by date and stops early, so a wrong clock can hide it: its "not" is asked of each local branch and
 // the stash (0.26 s for 21 branches in 100,000 commits without a commit-graph, so not of remote branches and tags),
-// then of `detached()`, the other worktrees' detached HEADs, by one `merge-base` (docs/decisions/reachability-skew.md).
-export async function heldByRef(head: string, git: Git, detached: () => string[] = () => []): Promise<boolean | null> {
+// then of the other worktrees' detached HEADs, by one `merge-base` (docs/decisions/reachability-skew.md).
+export async function heldByRef(head: string, git: Git, gitDir: string | null): Promise<boolean | null> {
   const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
   if (r.code !== 0) return null;
   if (r.stdout.toString("utf8").trim() === "") return true;
   const refs = ["refs/heads", "refs/stash"];
   const held = await git(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", head, ...refs]);
   if (held.code === 0 && held.stdout.toString("utf8").trim() !== "") return true;
-  const heads = detached();
+  const heads = gitDir === null ? [] : detachedHeadsBeside(gitDir);
   // The merge base of the saved commit and any of the heads is the saved commit exactly when one of them holds it.
   const base = heads.length === 0 ? null : await git(["merge-base", head, ...heads]);
   return base?.code === 0 && base.stdout.toString("utf8").trim() === head;

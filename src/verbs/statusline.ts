@@ -4,7 +4,7 @@ import path from "node:path";
 import { hookCwd } from "../agents/harness-path.ts";
 import { hookObject } from "../agents/hook-input.ts";
 import { oursOnly } from "../git/attributes-block.ts";
-import { detachedHeadsBeside, gitDirOf, gitTopOf } from "../git/git-dir.ts";
+import { gitDirOf, gitTopOf } from "../git/git-dir.ts";
 import { commitKind, heldByRef } from "../git/history-rules.ts";
 import { maybeStashed } from "../git/saves.ts";
 import { handoffsElsewhere, stashHolds } from "../git/handoff-away.ts";
@@ -71,10 +71,9 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
     // HEAD or any ref holds is not rewritten: its commits ahead and behind are what the brief counts.
     const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
     const onHead = commits.every((c) => !c.left);
-    const [ours, held] = await Promise.all([oursOnly(git, attributes), onHead || heldByRef(head, git, () => {
-      const gitDir = top === null ? null : gitDirOf(top);
-      return gitDir === null ? [] : detachedHeadsBeside(gitDir);
-    })]);
+    const [ours, held] = await Promise.all([
+      oursOnly(git, attributes), onHead || heldByRef(head, git, top === null ? null : gitDirOf(top)),
+    ]);
     const work = commits.filter((c) => c.kind === "work" || (c.kind === "attributes" && !ours.has(c.id)));
     const count = (left: boolean, copies = true) =>
       work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
