@@ -1,4 +1,4 @@
-// The harnesses `install --agent` knows, in doctor's order (harnesses.md has the facts each row relies on).
+// The harnesses `install --agent` knows, in doctor's order; test/harness/ runs the real CLIs each row relies on.
 import { block, bootstrapBody } from "./md-block.ts";
 import { CLINE_HOOK_MARK, hookCommand, hookCommandPowerShell, nodeRun, NODE_RECORD, PS_FIRST, psQuote,
   shellQuote } from "./command.ts";

@@ -87,7 +87,7 @@ export function blockAgents(text: string, span: BlockSpan): string[] {
 
 const TOP_BLOCK_FROM = 28 * 1024;
 
-/** Codex reads the first 32 KiB of all AGENTS.md text (harnesses.md): a block must end within them. */
+/** Codex reads the first 32 KiB of all AGENTS.md text: a block must end within them. */
 export const CODEX_BUDGET = 32 * 1024;
 
 // CRLF when the file has one, so an install never mixes line endings.

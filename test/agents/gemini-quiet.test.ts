@@ -1,6 +1,5 @@
-// Gemini CLI shows a hook's stderr as a chat line whenever its stdout is empty (harnesses.md,
-// "Context, hooks, trust"): with --format gemini, `hook` and `checkpoint` print JSON on stdout
-// (`{}` when silent) and nothing on stderr, on every path (docs/design.md#integrations).
+// Gemini CLI shows a hook's stderr as a chat line whenever its stdout is empty: with --format
+// gemini, `hook` and `checkpoint` print JSON on stdout (`{}` when silent) and nothing on stderr, on every path (docs/design.md#integrations).
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 // `hook --format`: each harness's envelope around the same fixed sentences,
-// pinned by golden files and parsed as that harness would parse it (harnesses.md).
+// pinned by golden files and parsed as that harness would parse it.
 // Regenerate the goldens with UPDATE_GOLDENS=1 after a deliberate sentence change.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

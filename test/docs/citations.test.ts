@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { REPO } from "./support.ts";
 
 /** A citation of the outside document: never allowed. */
-const OUTSIDE = /rulings? [0-9]|§ ?[0-9]|\bcontract\b|field reports? #?[0-9]|habits? [0-9]/i;
+const OUTSIDE = /rulings? [0-9]|§ ?[0-9]|\bcontract\b|field reports? #?[0-9]|habits? [0-9]|harnesses\.md|\/work\/shared|issue-[0-9]/i;
 /** An issue number: allowed beside the docs/ file that states it. */
 const BARE = /issue ?#?[0-9]/i;
 /** A docs/ citation: a Markdown file under docs/, with an optional `#anchor`. */

@@ -68,7 +68,7 @@ async function claude(id: HarnessId, w: World, fake: FakeModel, prompts: string[
 const main = (fake: FakeModel, from: number): ModelRequest[] => fake.requests.slice(from).filter((q) => !q.aux);
 
 for (const id of ["claude-2.1.112", "claude-2.1.332"] as HarnessId[]) {
-  // 2.1.112's default model has a 200,000 window, 2.1.332's 1,000,000 (harnesses.md).
+  // 2.1.112's default model has a 200,000 window, 2.1.332's 1,000,000.
   const window = id === "claude-2.1.112" ? 200_000 : 1_000_000;
   harnessSuite(id, (suite) => {
     const session = async (prefix: string, tokens: number) => {
@@ -229,7 +229,7 @@ harnessSuite("codex", (suite) => {
   );
 });
 // Codex: the offer from the rollout's token_count, through its UserPromptSubmit/PostToolUse hooks;
-// then a forced auto-compaction (PreCompact → PostCompact → SessionStart compact, harnesses.md).
+// then a forced auto-compaction (PreCompact → PostCompact → SessionStart compact).
 harnessSuite("codex", (suite) => {
   const session = async (prefix: string, tokens: number, extra: string[] = []) => {
     const { w } = await installedProject(suite.world(prefix), ".agents/skills", "codex");

@@ -131,7 +131,7 @@ function geminiView(body: any): Pick<ModelRequest, "prompt" | "results"> {
       continue;
     }
     // The first user content holds Gemini's session context, then the prompt, to which our
-    // SessionStart context is prepended as <hook_context>…</hook_context> (harnesses.md).
+    // SessionStart context is prepended as <hook_context>…</hook_context>.
     const last = parts.filter((p: any) => typeof p.text === "string").at(-1)?.text ?? "";
     prompt = last.replace(/^<hook_context>[\s\S]*?<\/hook_context>\s*/, "");
     results = [];

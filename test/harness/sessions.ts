@@ -16,7 +16,7 @@ export const claudeTools: Tools = {
   },
   shell: (command) => ({ tool: "Bash", input: { command, description: "run a command" } }),
   writeFile: (file_path, content) => ({ tool: "Write", input: { file_path, content } }),
-  // 2.1.112 offers TodoWrite in print mode; 2.1.332 offers no plan tool (harnesses.md).
+  // 2.1.112 offers TodoWrite in print mode; 2.1.332 offers no plan tool.
   plan: (req) =>
     (req.body.tools ?? []).some((t: any) => t.name === "TodoWrite")
       ? {

@@ -1,7 +1,7 @@
 // Packaging for the two install channels users use: the Claude Code plugin's
-// manifest and hooks, and Codex's UI metadata, checked against the documented shapes
-// (harnesses.md, "Packaging shapes"). The plugin's marketplace is written onto the dist-plugin
-// ref by tools/dist.mjs: test/packaging/channels.test.ts checks it there.
+// manifest and hooks, and Codex's UI metadata, checked against the documented shapes. The
+// plugin's marketplace is written onto the dist-plugin ref by tools/dist.mjs:
+// test/packaging/channels.test.ts checks it there.
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";

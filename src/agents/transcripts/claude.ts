@@ -1,4 +1,4 @@
-// Claude Code's session JSONL (harnesses.md, "Transcripts"); subagent (sidechain) entries are skipped.
+// Claude Code's session JSONL; subagent (sidechain) entries are skipped.
 import { EDIT_TOOLS, exitFromText, noEvents, num, obj, planStatus, str, textOf, versionOf, type Call, type LineEvents,
   type Usage } from "./types.ts";
 
@@ -24,7 +24,7 @@ function resultStatus(rec: Record<string, unknown>, block: Record<string, unknow
 
 const RECORD_TYPES = new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
 
-/** Claude Code's window when nothing says otherwise (harnesses.md, "Context in use"). */
+/** Claude Code's window when nothing says otherwise. */
 export const CLAUDE_DEFAULT_WINDOW = 200_000;
 // Models whose default window is 1M tokens (2.1.332's default); a `[1m]` suffix says so for any.
 const ONE_MILLION = new Set(["claude-opus-5-5"]);
@@ -64,7 +64,7 @@ export function claudeEvents(rec: Rec, line: number): LineEvents {
   ev.record = true;
   ev.ts = str(rec.timestamp);
   ev.version = versionOf(rec.version);
-  // A message typed while the agent works is an attachment: the user's words all the same (harnesses.md).
+  // A message typed while the agent works is an attachment: the user's words all the same.
   if (type === "attachment") {
     const queued = obj(rec.attachment);
     const prompt = queued?.commandMode === undefined || queued.commandMode === "prompt";

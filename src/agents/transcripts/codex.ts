@@ -1,4 +1,4 @@
-// Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
+// Codex CLI's rollout JSONL : `{timestamp, type, payload}` lines.
 import path from "node:path";
 import { orNull } from "../../store/files.ts";
 import { windowsShaped } from "../harness-path.ts";
@@ -48,7 +48,7 @@ function patchEdits(input: string, cwd: string | null): ToolEvent[] {
   return files.map((f) => ({ kind: "edit", path: os === null || path.win32.isAbsolute(f) ? f : os.join(cwd!, f) }));
 }
 
-// Codex intercepts `apply_patch <<'PATCH' … PATCH` run through the shell as an edit (harnesses.md, "Rollout").
+// Codex intercepts `apply_patch <<'PATCH' … PATCH` run through the shell as an edit.
 function shellPatch(command: string): boolean {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
 }

@@ -1,4 +1,4 @@
-// Gemini CLI's chat JSONL (harnesses.md, "Transcripts"): a metadata line, messages, `$set`/`$rewindTo` lines.
+// Gemini CLI's chat JSONL: a metadata line, messages, `$set`/`$rewindTo` lines.
 import { orNull } from "../../store/files.ts";
 import { EDIT_TOOLS, exitFromText, noEvents, obj, planStatus, str, textOf, type Call,
   type LineEvents } from "./types.ts";
