@@ -2873,7 +2873,7 @@ function stashEntries(gitDir) {
     const had = (was, at2 = sec) => was(at2).includes(on);
     const none = () => !others.some((w) => had(w));
     const own = on === "(no branch)" ? none() : had(mine) || none();
-    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || own };
+    return { sec, own: others.length === 0 || own };
   });
 }
 var isFile, isDir, ID, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, hashBlob;
@@ -2969,7 +2969,7 @@ function recordSavedHere(root, env, token, stamp) {
   if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
   addRecord(path17.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
-  addRecord(ownRecord(gitDir, "last-save"), LINE2, line, () => true);
+  addRecord(lastSavePath(gitDir), LINE2, line, () => true);
 }
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
@@ -2981,23 +2981,10 @@ function savedHere(root, env, text, token) {
   const tok = token();
   return saves.some((s) => s.token === tok);
 }
-function stashedBefore(root, env) {
-  const gitDir = gitDirAt(root, env);
-  const entries2 = gitDir === null ? [] : stashEntries(gitDir);
-  return (stamp) => {
-    const sec = Math.floor(stampMs(stamp) / 1e3);
-    const ids = entries2.filter((e) => e.own && e.sec === sec).map((e) => e.id);
-    const p = gitDir === null ? null : ownRecord(gitDir, "stashed-before");
-    if (p !== null && ids.length > 0) addRecord(p, BEFORE_LINE, `${sec} ${ids.join(" ")}`, (m) => m[1] === String(sec));
-  };
-}
 function stashesSince(gitDir, savedMs2) {
   const sec = Math.floor(savedMs2 / 1e3);
-  const entries2 = stashEntries(gitDir);
-  const lines2 = entries2.some((e) => e.sec === sec) ? recordLines(ownRecord(gitDir, "stashed-before"), BEFORE_LINE) : [];
-  const before = lines2.find((m) => Number(m[1]) === sec)?.[2].trim().split(" ") ?? [];
-  const since = (e) => e.sec !== null && (Number.isNaN(sec) || e.sec > sec || e.sec === sec && !before.includes(e.id));
-  return entries2.flatMap((e, n2) => e.own && since(e) ? [`stash@{${n2}}`] : []);
+  const since = (s) => s !== null && (Number.isNaN(sec) || s >= sec);
+  return stashEntries(gitDir).flatMap((e, n2) => e.own && since(e.sec) ? [`stash@{${n2}}`] : []);
 }
 function recordSavedBy(root, env, token, agent) {
   const p = beside(root, env, "saved-by");
@@ -3011,7 +2998,7 @@ function savedByOf(root, env, token) {
 }
 function maybeStashed(root, env) {
   const gitDir = gitDirAt(root, env);
-  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE2);
+  const own = gitDir === null ? [] : recordLines(lastSavePath(gitDir), LINE2);
   if (gitDir === null || own.length === 0 && (savesRecord(root, env) ?? []).length === 0) return [];
   return stashesSince(gitDir, own.length > 0 ? stampMs(own[0][2]) : NaN);
 }
@@ -3024,7 +3011,7 @@ async function trackedArchives(root, env) {
   if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
-var KEPT, LINE2, CLONE_MARK, ownRecord, BEFORE_LINE, stampMs, SAVED_BY_LINE;
+var KEPT, LINE2, CLONE_MARK, lastSavePath, stampMs, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
@@ -3035,8 +3022,7 @@ var init_saves = __esm({
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    ownRecord = (gitDir, name2) => path17.join(gitDir, "session-handoff", name2);
-    BEFORE_LINE = /^(\d+)((?: [0-9a-f]{40,64})+)$/;
+    lastSavePath = (gitDir) => path17.join(gitDir, "session-handoff", "last-save");
     stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
@@ -8869,7 +8855,6 @@ async function saveDocument(req) {
   };
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const tracked = kind === "handoff" ? await trackedArchives(root, env) : void 0;
-  let stashed;
   const { result, repairs } = await underLock(options, async (lock) => {
     const now = await readStable(path35.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
@@ -8882,7 +8867,6 @@ async function saveDocument(req) {
       }
       return built2.bytes;
     };
-    if (kind === "handoff") stashed = stashedBefore(root, env);
     const done3 = await publish({
       dir: memoryDir(root),
       file,
@@ -8904,10 +8888,8 @@ async function saveDocument(req) {
   const { built, done: done2, journal } = result;
   const saved = done2 ?? built.prior;
   if (kind === "handoff") {
-    const stamp = savedStampOf(saved.bytes.toString("utf8"));
-    recordSavedHere(root, env, saved.token, stamp);
+    recordSavedHere(root, env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
     if (done2 !== null) recordSavedBy(root, env, saved.token, agentOfEnv(env));
-    if (done2 !== null) stashed?.(stamp);
   }
   const notes = [...repairs, ...built.notes, ...done2?.warnings ?? [], ...journal];
   return { file, unchanged: done2 === null, token: saved.token, archived: done2?.archived ?? null, notes };

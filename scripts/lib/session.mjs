@@ -1927,7 +1927,7 @@ function stashEntries(gitDir) {
     const had = (was, at2 = sec) => was(at2).includes(on);
     const none = () => !others.some((w) => had(w));
     const own = on === "(no branch)" ? none() : had(mine) || none();
-    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || own };
+    return { sec, own: others.length === 0 || own };
   });
 }
 
@@ -1994,7 +1994,7 @@ function savesRecord(root, env) {
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
   return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
-var ownRecord = (gitDir, name) => path13.join(gitDir, "session-handoff", name);
+var lastSavePath = (gitDir) => path13.join(gitDir, "session-handoff", "last-save");
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
@@ -2005,15 +2005,11 @@ function savedHere(root, env, text, token) {
   const tok = token();
   return saves.some((s) => s.token === tok);
 }
-var BEFORE_LINE = /^(\d+)((?: [0-9a-f]{40,64})+)$/;
 var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 function stashesSince(gitDir, savedMs) {
   const sec = Math.floor(savedMs / 1e3);
-  const entries = stashEntries(gitDir);
-  const lines = entries.some((e) => e.sec === sec) ? recordLines(ownRecord(gitDir, "stashed-before"), BEFORE_LINE) : [];
-  const before = lines.find((m) => Number(m[1]) === sec)?.[2].trim().split(" ") ?? [];
-  const since = (e) => e.sec !== null && (Number.isNaN(sec) || e.sec > sec || e.sec === sec && !before.includes(e.id));
-  return entries.flatMap((e, n) => e.own && since(e) ? [`stash@{${n}}`] : []);
+  const since = (s) => s !== null && (Number.isNaN(sec) || s >= sec);
+  return stashEntries(gitDir).flatMap((e, n) => e.own && since(e.sec) ? [`stash@{${n}}`] : []);
 }
 var SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
 function recordSavedBy(root, env, token, agent) {
@@ -2024,7 +2020,7 @@ function recordSavedBy(root, env, token, agent) {
 }
 function maybeStashed(root, env) {
   const gitDir = gitDirAt(root, env);
-  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE);
+  const own = gitDir === null ? [] : recordLines(lastSavePath(gitDir), LINE);
   if (gitDir === null || own.length === 0 && (savesRecord(root, env) ?? []).length === 0) return [];
   return stashesSince(gitDir, own.length > 0 ? stampMs(own[0][2]) : NaN);
 }

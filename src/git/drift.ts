@@ -235,7 +235,7 @@ async function measureRepo(
     list.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
   const newlyDirty = (p: string) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
-  // The status line's rule too: a stash in the save's second counts unless the save found it there.
+  // The status line's rule too: a stash of the save's own second counts as made since it.
   facts.stashesSince = gitDir === null || facts.saved.date === null ? [] : stashesSince(gitDir, facts.saved.date.ms);
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;

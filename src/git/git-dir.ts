@@ -176,13 +176,13 @@ function checkedOutWhen(gitDir: string): (sec: number | null) => string[] {
 }
 
 /**
- * Each stash entry, `stash@{0}` first: its commit id, when it was made (seconds; null: no time on its line) and
- * whether it can hold this worktree's work. Linked worktrees share one stash: then an entry is this worktree's when its
- * message names ("WIP on <branch>:", "On <branch>:") what this worktree had checked out when it was made, and, for a
- * detached one, no other worktree was detached then; one that no other worktree had then is this one's too (its own
- * was removed, or left no reflog line) (docs/decisions/stash-owner.md).
+ * Each stash entry, `stash@{0}` first: when it was made (seconds; null: no time on its line) and whether it can hold
+ * this worktree's work. Linked worktrees share one stash: then an entry is this worktree's when its message names ("WIP
+ * on <branch>:", "On <branch>:") what this worktree had checked out when it was made, and, for a detached one, no other
+ * worktree was detached then; one that no other worktree had then is this one's too (its own was removed, or left no
+ * reflog line) (docs/decisions/stash-owner.md).
  */
-export function stashEntries(gitDir: string): { id: string; sec: number | null; own: boolean }[] {
+export function stashEntries(gitDir: string): { sec: number | null; own: boolean }[] {
   const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
   return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
@@ -193,6 +193,6 @@ export function stashEntries(gitDir: string): { id: string; sec: number | null; 
     // Another worktree's only when its reflog or HEAD shows it had that branch then and this one's does not: a rebase,
     // an orphan checkout or no reflog leaves no move to read, and hiding a stashed handoff costs more than naming one.
     const own = on === "(no branch)" ? none() : had(mine) || none();
-    return { id: l.split(" ")[1] ?? "", sec, own: others.length === 0 || own };
+    return { sec, own: others.length === 0 || own };
   });
 }

@@ -114,11 +114,11 @@ export function recordSavedHere(root: string, env: Env, token: string, stamp: st
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
   addRecord(path.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE, line, (m) => m[1] === token);
   // Linked worktrees share the clone's record and stash: only this worktree's own last save tells its entries since.
-  addRecord(ownRecord(gitDir, "last-save"), LINE, line, () => true);
+  addRecord(lastSavePath(gitDir), LINE, line, () => true);
 }
 
-// A file of this worktree's own, in its git dir (the main worktree's is the common one).
-const ownRecord = (gitDir: string, name: "last-save" | "stashed-before") => path.join(gitDir, "session-handoff", name);
+// This worktree's own record, in its git dir (the main worktree's is the common one).
+const lastSavePath = (gitDir: string) => path.join(gitDir, "session-handoff", "last-save");
 
 /** Whether this clone saved the handoff: by its mark, else by its record; null outside git or before a save. */
 export function savedHere(root: string, env: Env, text: string | null, token: () => string): boolean | null {
@@ -132,41 +132,18 @@ export function savedHere(root: string, env: Env, text: string | null, token: ()
   return saves.some((s) => s.token === tok);
 }
 
-// `<second> <stash id>…` per line, in this worktree's `stashed-before`: its stash entries a save found made in its
-// own second, which the reflog's whole seconds cannot tell from later ones (docs/decisions/stash-same-second.md).
-const BEFORE_LINE = /^(\d+)((?: [0-9a-f]{40,64})+)$/;
-
 // A save's time from its `savedStampOf` stamp; NaN when it has none.
 const stampMs = (stamp: string | null | undefined) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 
 /**
- * Reads this worktree's stash entries now, just before a save publishes; what it returns records, for the save of
- * `stamp` (`savedStampOf`), those of its second, which `stashesSince` then does not count as made since. Never throws.
- */
-export function stashedBefore(root: string, env: Env): (stamp: string | null) => void {
-  const gitDir = gitDirAt(root, env);
-  const entries = gitDir === null ? [] : stashEntries(gitDir);
-  return (stamp) => {
-    const sec = Math.floor(stampMs(stamp) / 1000);
-    const ids = entries.filter((e) => e.own && e.sec === sec).map((e) => e.id);
-    const p = gitDir === null ? null : ownRecord(gitDir, "stashed-before");
-    if (p !== null && ids.length > 0) addRecord(p, BEFORE_LINE, `${sec} ${ids.join(" ")}`, (m) => m[1] === String(sec));
-  };
-}
-
-/**
- * This worktree's stash entries (`stash@{n}`) made since a save stamped `savedMs` (NaN: every one): those of a later
- * second, and of its own second those the save did not find there (one made in the same second counts when unknown).
+ * This worktree's stash entries (`stash@{n}`) made since a save stamped `savedMs` (NaN: every one): those of its
+ * second or a later one, as whole seconds cannot order an entry of the save's own second
+ * (docs/decisions/stash-same-second.md).
  */
 export function stashesSince(gitDir: string, savedMs: number): string[] {
   const sec = Math.floor(savedMs / 1000);
-  const entries = stashEntries(gitDir);
-  // The record is read only for an entry of the save's second: the hook reads this at every session start.
-  const lines = entries.some((e) => e.sec === sec) ? recordLines(ownRecord(gitDir, "stashed-before"), BEFORE_LINE) : [];
-  const before = lines.find((m) => Number(m[1]) === sec)?.[2]!.trim().split(" ") ?? [];
-  const since = (e: (typeof entries)[number]) =>
-    e.sec !== null && (Number.isNaN(sec) || e.sec > sec || (e.sec === sec && !before.includes(e.id)));
-  return entries.flatMap((e, n) => (e.own && since(e) ? [`stash@{${n}}`] : []));
+  const since = (s: number | null) => s !== null && (Number.isNaN(sec) || s >= sec);
+  return stashEntries(gitDir).flatMap((e, n) => (e.own && since(e.sec) ? [`stash@{${n}}`] : []));
 }
 
 // `<token> <agent>` per line, in `saved-by` beside `saves`.
@@ -192,7 +169,7 @@ export function savedByOf(root: string, env: Env, token: string): string | null 
 // than the stash. Files only, as the hook runs no git.
 export function maybeStashed(root: string, env: Env): string[] {
   const gitDir = gitDirAt(root, env);
-  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE);
+  const own = gitDir === null ? [] : recordLines(lastSavePath(gitDir), LINE);
   if (gitDir === null || (own.length === 0 && (savesRecord(root, env) ?? []).length === 0)) return [];
   return stashesSince(gitDir, own.length > 0 ? stampMs(own[0]![2]) : NaN);
 }

@@ -8,8 +8,7 @@ import { formatRedactionReport, redactText } from "../guard/redact.ts";
 import { recordSave } from "../journal/record.ts";
 import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
-import { cloneIdOf, markClone, recordSavedBy, recordSavedHere, savedStampOf, stashedBefore,
-  trackedArchives } from "../git/saves.ts";
+import { cloneIdOf, markClone, recordSavedBy, recordSavedHere, savedStampOf, trackedArchives } from "../git/saves.ts";
 import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
 import { handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
 import { issueLines, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
@@ -64,7 +63,6 @@ export async function saveDocument(req: SaveRequest) {
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint, validate, precheck };
   // Asked before the lock: only a commit or `git add` changes it, and an archive made since is this save's own.
   const tracked = kind === "handoff" ? await trackedArchives(root, env) : undefined;
-  let stashed: ReturnType<typeof stashedBefore> | undefined;
   const { result, repairs } = await underLock(options, async (lock) => {
     // Built again when a repair under the lock changed the current version.
     const now = await readStable(path.join(memoryDir(root), file)).catch(() => undefined);
@@ -80,8 +78,6 @@ export async function saveDocument(req: SaveRequest) {
       }
       return built.bytes;
     };
-    // Read just before publishing: an entry made in the save's second after this counts as made since it.
-    if (kind === "handoff") stashed = stashedBefore(root, env);
     const done = await publish({
       dir: memoryDir(root), file, archiveDir: archiveDir(root), archivePrefix: archivePrefixOf(file),
       archivePrior: kind === "handoff", tracked, expectedToken: expected, newMode: 0o600, build, lock, failpoint,
@@ -96,10 +92,8 @@ export async function saveDocument(req: SaveRequest) {
   const saved = done ?? built.prior!;
   // This clone's record of its handoff saves, and which agent saved it, for the next brief.
   if (kind === "handoff") {
-    const stamp = savedStampOf(saved.bytes.toString("utf8"));
-    recordSavedHere(root, env, saved.token, stamp);
+    recordSavedHere(root, env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
     if (done !== null) recordSavedBy(root, env, saved.token, agentOfEnv(env));
-    if (done !== null) stashed?.(stamp);
   }
   const notes = [...repairs, ...built.notes, ...(done?.warnings ?? []), ...journal];
   return { file, unchanged: done === null, token: saved.token, archived: done?.archived ?? null, notes };

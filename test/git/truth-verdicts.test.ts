@@ -346,6 +346,21 @@ describe("verdicts after ordinary git work", () => {
       wt.gitAt(at, "switch", "-q", "-c", "feat2");
       wt.gitAt(at, "stash", "-q");
     }));
+  // Whole seconds cannot order two worktrees' moves in the entry's second against it: each branch either one held in
+  // that second counts as held then, so the stashing worktree keeps its entry whichever way the branch went.
+  it("a branch left and taken by two worktrees in the stash's second: the entry stays the stasher's", { timeout: 60_000 }, () => {
+    const other = (r: Repo) => path.join(r.dir, "..", "other");
+    ownAfter((r, wt, at) => {
+      wt.gitAt(at, "stash", "-q");
+      wt.gitAt(at, "switch", "-q", "-c", "away");
+      r.gitAt(at, "-C", other(r), "switch", "-q", "feat");
+    });
+    ownAfter((r, wt, at) => {
+      r.gitAt(at, "-C", other(r), "switch", "-q", "-c", "away");
+      wt.gitAt(at, "switch", "-q", "other");
+      wt.gitAt(at, "stash", "-q");
+    });
+  });
   it("the branch renamed after the stash, from another worktree: the entry is still own", { timeout: 60_000 }, () =>
     ownAfter((r, wt) => {
       wt.git("stash", "-q");

@@ -97,8 +97,15 @@ describe("statusline", () => {
     const wt = path.join(tempDir("sh-wt-"), "feat");
     git(root, "worktree", "add", "-q", "-b", "feat", wt);
     expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: wt }).code).toBe(0);
+    // Each step in a later second than the one before (a stash of the save's own second counts as since it).
+    const nextSecond = () => {
+      const next = (Math.floor(Date.now() / 1000) + 1) * 1000;
+      while (Date.now() < next) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    };
+    nextSecond();
     git(wt, "stash", "-u", "-q");
-    // The clone's last save is now the main worktree's, in the stash's second or a later one.
+    nextSecond();
+    // The clone's last save is now the main worktree's, a second after the stash.
     expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
     expect(helper(["statusline"], { input: JSON.stringify({ cwd: wt }) }).stdout).toBe("handoff: maybe in a stash (run check)\n");
     expect(helper(["hook", "--mode", "session", "--root", wt]).stdout).toContain("a stash exists (`git stash -u` takes .ai/memory)");
@@ -123,7 +130,8 @@ describe("statusline", () => {
   });
 
   it("the main worktree's save in the second of a linked worktree's save and `git stash -u` does not hide that stash", { timeout: 60_000 }, async () => {
-    // Both saves run in this process, from the start of a second; the stash is dated with the first save's second.
+    // Both saves run in this process, from the start of a second; the stash is dated with the first save's second, which
+    // the linked worktree's own last save keeps.
     const savedAt = (root: string) =>
       Date.parse(/^Saved: (\S+)$/m.exec(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8"))![1]!);
     const attempt = async () => {
@@ -167,7 +175,7 @@ describe("statusline", () => {
     expect(line()).toBe("handoff: saved today · saved HEAD not in this clone (run brief)\n");
   });
 
-  it("a stash made just before a save in its second is not since it; one made after in that second is, for drift too", { timeout: 60_000 }, async () => {
+  it("a stash made in a save's own second counts as since it, made before the save or after, for drift too", { timeout: 60_000 }, async () => {
     // The reflog's times are whole seconds: the stash is dated the next second, and the save made in this process (no
     // node start to wait for) once that second has begun.
     const attempt = async () => {
@@ -191,13 +199,13 @@ describe("statusline", () => {
     const { root, env, stash } = at;
     const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: root }), env }).stdout;
     const since = () => JSON.parse(helper(["drift", "--json", "--root", root], { env }).stdout).stashesSince;
-    // The earlier handoff the stash took is no later save: nothing to send the user to.
-    expect(line()).toBe("handoff: saved today · 0 commits since\n");
-    expect(since()).toEqual([]);
+    // Whole seconds cannot order it: the stash that took the earlier handoff is named, once more than it should be.
+    expect(line()).toBe("handoff: saved today · 0 commits since · a stash holds another handoff (run brief)\n");
+    expect(since()).toEqual(["stash@{0}"]);
     // Stashes made after the save, in its second: drift names them, and the status line sees the handoff one took.
     writeFileSync(path.join(root, "README.md"), "an edit after the save\n");
     stash();
-    expect(since()).toEqual(["stash@{0}"]);
+    expect(since()).toEqual(["stash@{0}", "stash@{1}"]);
     stash("-u");
     expect(line()).toBe("handoff: maybe in a stash (run check)\n");
   });
