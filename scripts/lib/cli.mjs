@@ -3492,7 +3492,7 @@ alwaysApply: true
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -3831,7 +3831,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -3918,10 +3918,10 @@ var init_scanner = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -3953,16 +3953,16 @@ var init_string_intern = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/format.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -4422,7 +4422,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -4433,16 +4433,16 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/edit.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/main.js
+// ../../main/node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -4482,7 +4482,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "node_modules/jsonc-parser/lib/esm/main.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
@@ -9451,9 +9451,9 @@ var init_inspect = __esm({
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
+// ../../main/node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -9560,9 +9560,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/signals.js
+// ../../main/node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -9591,9 +9591,9 @@ var require_signals = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/index.js
+// ../../main/node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -9826,9 +9826,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/write-file-atomic/lib/index.js
+// ../../main/node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync2;
@@ -14704,6 +14704,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
   const entries2 = status.split("\0").filter((e) => e.length > 3);
   let changed = entries2.map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  for (const p of changed) if (p !== ".gitattributes") refuseUnsafe(top, p);
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   const memory = changed.filter((p) => p !== ".gitattributes");
@@ -14741,6 +14742,25 @@ ${out.stderr.trim()}`);
     attributes: made.paths.includes(".gitattributes"),
     ...runHooks ? { leftStaged } : { skipped: programs }
   };
+}
+function refuseUnsafe(top, rel) {
+  const nothing = "so nothing was published";
+  const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it points to; move it away (or replace it with a copy that is only this file) and publish again`;
+  let opened;
+  try {
+    opened = openRegular(path53.join(top, rel), SCAN_BYTES);
+  } catch (err) {
+    throw err instanceof UnsafeFile && err.state !== "too-large" ? new Refused(linked) : err;
+  }
+  if (opened === null) return;
+  try {
+    if (opened.stat.nlink !== 1n) throw new Refused(linked);
+    const found = redactText(readAll(opened.fd, SCAN_BYTES, 0).toString("utf8")).findings;
+    const where = [...new Set(found.map((f) => `${f.kind} on line ${f.line}`))].slice(0, 3).join(", ");
+    if (found.length > 0) throw new Refused(`${rel} holds a secret (${where}), ${nothing}: remove it from the file (write redacts what it saves; this was edited in by hand or by another program) and publish again`);
+  } finally {
+    closeSync(opened.fd);
+  }
 }
 async function savedHeadOffBranch(target, env) {
   const blob = await runGit(target.top, ["cat-file", "blob", `HEAD:${target.memRel}/HANDOFF.md`], env);
@@ -14878,7 +14898,7 @@ async function afterHooks(top, env, index, meant, mine) {
   const tree = changed.length > 0 ? (await git(["write-tree"], "git write-tree")).trim() : meant;
   return { tree, memory, outside, entries: theirs };
 }
-var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS, namesList;
+var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS, SCAN_BYTES, namesList;
 var init_publish_memory = __esm({
   "src/git/publish-memory.ts"() {
     "use strict";
@@ -14902,6 +14922,7 @@ var init_publish_memory = __esm({
     ];
     LS_MEMORY = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"];
     PUSH_TIMEOUT_MS = 5 * 6e4;
+    SCAN_BYTES = 64 * 1024 * 1024;
     namesList = (p) => p.length > 3 ? `${p.slice(0, 3).join(", ")} and ${p.length - 3} more` : p.join(", ");
   }
 });
@@ -14977,8 +14998,9 @@ ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
         "nothing to publish: ...", no upstream for --push, a secret in
-        --message, HEAD moved by a commit made meanwhile (naming what it holds)
-        or held by another git command, git failed: its error follows);
+        --message or in a memory file, a memory file that is a link or
+        hard-linked, HEAD moved by a commit made meanwhile (naming what it
+        holds) or held by another git command, git failed: its error follows);
         4 paused; 5 busy.
 `,
       async run(ctx) {
