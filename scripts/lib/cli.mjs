@@ -14686,6 +14686,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
   const entries2 = status.split("\0").filter((e) => e.length > 3);
   let changed = entries2.map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  for (const p of changed) if (p !== ".gitattributes") refuseUnsafe(top, p);
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   const memory = changed.filter((p) => p !== ".gitattributes");
@@ -14723,6 +14724,25 @@ ${out.stderr.trim()}`);
     attributes: made.paths.includes(".gitattributes"),
     ...runHooks ? { leftStaged } : { skipped: programs }
   };
+}
+function refuseUnsafe(top, rel) {
+  const nothing = "so nothing was published";
+  const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it points to; move it away (or replace it with a copy that is only this file) and publish again`;
+  let opened;
+  try {
+    opened = openRegular(path53.join(top, rel), SCAN_BYTES);
+  } catch (err) {
+    throw err instanceof UnsafeFile && err.state !== "too-large" ? new Refused(linked) : err;
+  }
+  if (opened === null) return;
+  try {
+    if (opened.stat.nlink !== 1n) throw new Refused(linked);
+    const found = redactText(readAll(opened.fd, SCAN_BYTES, 0).toString("utf8")).findings;
+    const where = [...new Set(found.map((f) => `${f.kind} on line ${f.line}`))].slice(0, 3).join(", ");
+    if (found.length > 0) throw new Refused(`${rel} holds a secret (${where}), ${nothing}: remove it from the file (write redacts what it saves; this was edited in by hand or by another program) and publish again`);
+  } finally {
+    closeSync(opened.fd);
+  }
 }
 async function savedHeadOffBranch(target, env) {
   const blob = await runGit(target.top, ["cat-file", "blob", `HEAD:${target.memRel}/HANDOFF.md`], env);
@@ -14860,7 +14880,7 @@ async function afterHooks(top, env, index, meant, mine) {
   const tree = changed.length > 0 ? (await git(["write-tree"], "git write-tree")).trim() : meant;
   return { tree, memory, outside, entries: theirs };
 }
-var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS, namesList;
+var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS, SCAN_BYTES, namesList;
 var init_publish_memory = __esm({
   "src/git/publish-memory.ts"() {
     "use strict";
@@ -14884,6 +14904,7 @@ var init_publish_memory = __esm({
     ];
     LS_MEMORY = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"];
     PUSH_TIMEOUT_MS = 5 * 6e4;
+    SCAN_BYTES = 64 * 1024 * 1024;
     namesList = (p) => p.length > 3 ? `${p.slice(0, 3).join(", ")} and ${p.length - 3} more` : p.join(", ");
   }
 });
@@ -14959,8 +14980,9 @@ ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
         "nothing to publish: ...", no upstream for --push, a secret in
-        --message, HEAD moved by a commit made meanwhile (naming what it holds)
-        or held by another git command, git failed: its error follows);
+        --message or in a memory file, a memory file that is a link or
+        hard-linked, HEAD moved by a commit made meanwhile (naming what it
+        holds) or held by another git command, git failed: its error follows);
         4 paused; 5 busy.
 `,
       async run(ctx) {

@@ -1,12 +1,14 @@
 // `publish`: commits exactly the memory dir's public files, pushing with `--push`.
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "../builtins.ts";
+import {
+  accessSync, closeSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeFileSync,
+} from "../builtins.ts";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { redactText } from "../guard/redact.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { readSmall } from "../store/fs.ts";
-import { orNull, succeeds } from "../store/files.ts";
+import { openRegular, orNull, readAll, succeeds, UnsafeFile } from "../store/files.ts";
 import { attributesOnlyOurs, attributesOnto } from "./merge-driver-config.ts";
 import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
 import { failpoint } from "../store/failpoint.ts";
@@ -149,6 +151,7 @@ export async function publishMemory(
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
   const entries = status.split("\0").filter((e) => e.length > 3);
   let changed = entries.map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  for (const p of changed) if (p !== ".gitattributes") refuseUnsafe(top, p);
   // With --push, the upstream is found before anything is staged: no upstream commits nothing.
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   // The index entries of the paths as they were, put back when the commit fails.
@@ -185,6 +188,33 @@ export async function publishMemory(
     committed: true, paths: made.paths, commit, pushed, attributes: made.paths.includes(".gitattributes"),
     ...(runHooks ? { leftStaged } : { skipped: programs }),
   };
+}
+
+// A memory file is read whole, the journal's months included, up to this size.
+const SCAN_BYTES = 64 * 1024 * 1024;
+
+// A commit is pushed and kept forever, and a hand edit or a file linked in from elsewhere never went through write's
+// redaction: each memory file to commit must be a regular file of one link, holding no secret.
+function refuseUnsafe(top: string, rel: string): void {
+  const nothing = "so nothing was published";
+  const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it ` +
+    "points to; move it away (or replace it with a copy that is only this file) and publish again";
+  let opened;
+  try {
+    opened = openRegular(path.join(top, rel), SCAN_BYTES);
+  } catch (err) {
+    throw err instanceof UnsafeFile && err.state !== "too-large" ? new Refused(linked) : err;
+  }
+  if (opened === null) return;
+  try {
+    if (opened.stat.nlink !== 1n) throw new Refused(linked);
+    const found = redactText(readAll(opened.fd, SCAN_BYTES, 0).toString("utf8")).findings;
+    const where = [...new Set(found.map((f) => `${f.kind} on line ${f.line}`))].slice(0, 3).join(", ");
+    if (found.length > 0) throw new Refused(`${rel} holds a secret (${where}), ${nothing}: remove it from the ` +
+      "file (write redacts what it saves; this was edited in by hand or by another program) and publish again");
+  } finally {
+    closeSync(opened.fd);
+  }
 }
 
 /** The saved HEAD of the handoff on this branch when the branch's history and every remote-tracking branch lack it (a

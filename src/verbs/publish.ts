@@ -67,8 +67,9 @@ ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
         "nothing to publish: ...", no upstream for --push, a secret in
-        --message, HEAD moved by a commit made meanwhile (naming what it holds)
-        or held by another git command, git failed: its error follows);
+        --message or in a memory file, a memory file that is a link or
+        hard-linked, HEAD moved by a commit made meanwhile (naming what it
+        holds) or held by another git command, git failed: its error follows);
         4 paused; 5 busy.
 `,
   async run(ctx) {

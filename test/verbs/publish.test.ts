@@ -1,6 +1,6 @@
 // `publish` against a local bare repository as the remote.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isPublicMemoryPath } from "../../src/git/publish-memory.ts";
@@ -325,6 +325,33 @@ describe("publish", () => {
     expect(r.stdout).toContain(`published ${files.length} file(s)`);
     expect(r.stdout).toMatch(/a hook staged a\.ts outside the memory dir: left staged, not committed/);
     expect(git(root, "diff", "--cached", "--name-only")).toBe("a.ts\n");
+  });
+
+  it("a secret edited into a memory file, or a file linked in from outside: refused, nothing committed (breaker)", () => {
+    const { root } = project();
+    const mem = path.join(root, ".ai", "memory");
+    const head = git(root, "rev-parse", "HEAD");
+    const secret = "password=Zx9Qw7Lm2Kp4";
+    // Before, each was committed: the hand-edited line, the outside file's text, the link.
+    writeFileSync(path.join(mem, "HANDOFF.md"), `${HANDOFF}\n- staging ${secret}\n`);
+    const edited = run(root);
+    expect(edited.code).toBe(2);
+    expect(edited.stderr).toMatch(/\.ai\/memory\/HANDOFF\.md holds a secret \([a-z-]+ on line 6\), so nothing was published: remove/);
+    expect(edited.stdout + edited.stderr).not.toContain("Zx9Qw7Lm2Kp4");
+    writeFileSync(path.join(mem, "HANDOFF.md"), HANDOFF);
+    const outside = path.join(tempDir("sh-outside-"), "notes.txt");
+    writeFileSync(outside, "private notes, no secret\n");
+    const archive = path.join(mem, "archive", "HANDOFF-2026-11-28T10-00-00.000Z-0123abce.md");
+    for (const make of [() => linkSync(outside, archive), () => symlinkSync(outside, archive)]) {
+      make();
+      const linked = run(root);
+      expect(linked.code).toBe(2);
+      expect(linked.stderr).toMatch(/archive\/HANDOFF-2026-11-28T10-00-00\.000Z-0123abce\.md is a link, hard-linked or not a regular file, so nothing was published/);
+      unlinkSync(archive);
+    }
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+    expect(git(root, "diff", "--cached", "--name-only")).toBe("");
+    expect(run(root).code).toBe(0);
   });
 
   it("a hook that commits its own edit: the refusal names only what that commit holds as publish meant (tester)", () => {
