@@ -5074,7 +5074,6 @@ var init_read2 = __esm({
     init_target();
     ABSENT = "CURRENT-SHA256: absent\n";
     readVerb = {
-      name: "read",
       options: { root: { type: "string" }, session: { type: "string" } },
       positionals: [1, 1],
       help: `usage: node memory_io.mjs read <handoff|lessons|solutions> [--root DIR]
@@ -5134,7 +5133,6 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       }
     };
     readTargetVerb = {
-      name: "read-target",
       options: { root: { type: "string" }, target: { type: "string" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs read-target [--root DIR] --target AGENTS.md|CLAUDE.md
@@ -9141,7 +9139,6 @@ var init_write = __esm({
     init_common();
     init_types();
     writeVerb = {
-      name: "write",
       options: { ...CAS, "from-draft": { type: "boolean" } },
       // The second is the draft `read` named, with --from-draft.
       positionals: [1, 2],
@@ -9271,7 +9268,6 @@ var init_promote = __esm({
     init_md_block();
     MAX_PROMOTE_BYTES = 64e3;
     promoteVerb = {
-      name: "promote",
       options: { ...CAS, target: { type: "string" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs promote [--root DIR] --target AGENTS.md|CLAUDE.md
@@ -10379,7 +10375,6 @@ var init_check = __esm({
     };
     CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
     checkVerb = {
-      name: "check",
       options: { root: { type: "string" }, json: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs check [--root DIR] [--json]
@@ -10571,7 +10566,6 @@ var init_recover2 = __esm({
     init_builtins();
     init_drafts();
     recoverVerb = {
-      name: "recover",
       options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
@@ -10645,7 +10639,6 @@ var init_anchors2 = __esm({
     init_common();
     init_types();
     anchorsVerb = {
-      name: "anchors",
       options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
@@ -11718,7 +11711,6 @@ var init_drift2 = __esm({
     init_handoff_input();
     init_types();
     driftVerb = {
-      name: "drift",
       options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs drift [--root DIR] [--stdin] [--json]
@@ -12538,7 +12530,6 @@ var init_brief3 = __esm({
     init_target();
     COLD_START = "No saved session state exists.";
     briefVerb = {
-      name: "brief",
       options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs brief [--root DIR] [--stdin] [--json]
@@ -12795,7 +12786,6 @@ With nothing to say every format prints nothing (gemini: {}).
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
     hookVerb = {
-      name: "hook",
       options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
       help: HELP,
@@ -12934,7 +12924,6 @@ var init_validate2 = __esm({
     init_memory_text();
     UTF8_ONLY = "a memory file is UTF-8; write refuses it";
     validateVerb = {
-      name: "validate",
       options: { root: { type: "string" }, stdin: { type: "boolean" }, json: { type: "boolean" } },
       positionals: [1, 1],
       help: `usage: node memory_io.mjs validate <handoff|lessons|solutions> [--root DIR]
@@ -13175,7 +13164,6 @@ var init_archives = __esm({
     init_types();
     utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     archivesVerb = {
-      name: "archives",
       options: {
         root: { type: "string" },
         json: { type: "boolean" },
@@ -14027,7 +14015,6 @@ var init_init = __esm({
     init_quote();
     init_types();
     initVerb = {
-      name: "init",
       options: {
         agent: { type: "string", multiple: true },
         root: { type: "string" },
@@ -14109,7 +14096,6 @@ var init_install = __esm({
     init_common();
     init_types();
     installVerb = {
-      name: "install",
       options: AGENT_OPTIONS,
       positionals: [0, 0],
       help: `usage: node memory_io.mjs install --agent
@@ -14172,7 +14158,6 @@ var init_uninstall = __esm({
     init_common();
     init_types();
     uninstallVerb = {
-      name: "uninstall",
       options: AGENT_OPTIONS,
       positionals: [0, 0],
       help: `usage: node memory_io.mjs uninstall --agent
@@ -14573,7 +14558,6 @@ var init_doctor = __esm({
     init_types();
     init_errors();
     doctorVerb = {
-      name: "doctor",
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
@@ -14935,7 +14919,6 @@ var init_publish2 = __esm({
     offBranchWarning = (head) => `warning: the handoff on this branch was saved at ${head.slice(0, 12)}, which is not in this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it against and their brief says unverifiable: save the handoff again (\`read handoff\`, then \`write handoff\`) and publish again`;
     DEFAULT_MESSAGE = "session-handoff: publish session memory";
     publishVerb = {
-      name: "publish",
       options: {
         root: { type: "string" },
         push: { type: "boolean" },
@@ -16162,7 +16145,6 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 `;
     STDIN_BYTES = 1024 * 1024;
     checkpointVerb = {
-      name: "checkpoint",
       options: { root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
       help: HELP2,
@@ -16288,7 +16270,6 @@ var init_statusline = __esm({
     init_common();
     init_types();
     statuslineVerb = {
-      name: "statusline",
       options: { then: { type: "string" }, root: { type: "string" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
@@ -16462,7 +16443,6 @@ var init_context = __esm({
     init_types();
     STDIN_BYTES2 = 65536;
     contextVerb = {
-      name: "context",
       options: { root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
       get help() {
@@ -16693,7 +16673,6 @@ var init_search2 = __esm({
     init_common();
     init_types();
     searchVerb = {
-      name: "search",
       options: {
         root: { type: "string" },
         since: { type: "string" },
@@ -16841,7 +16820,6 @@ var init_impact = __esm({
     MIN_GROUP = 5;
     GOOD_SCORE = 80;
     impactVerb = {
-      name: "impact",
       options: { root: { type: "string" }, json: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs impact [--root DIR] [--json]
@@ -16914,7 +16892,6 @@ var init_journal = __esm({
     init_common();
     init_types();
     journalVerb = {
-      name: "journal",
       options: { root: { type: "string" }, before: { type: "string" }, "lock-timeout": { type: "string" } },
       positionals: [1, 1],
       help: `usage: node memory_io.mjs journal purge [--before YYYY-MM] [--root DIR]
@@ -16988,7 +16965,6 @@ var init_merge_driver2 = __esm({
     init_entry();
     init_types();
     mergeDriverVerb = {
-      name: "merge-driver",
       options: {},
       positionals: [4, 4],
       help: `usage: node memory_io.mjs merge-driver <base> <ours> <theirs> <path>
@@ -17071,7 +17047,6 @@ exit codes: 0 success (whether or not anything was redacted);
               usage error (unknown flag, argument, a flag given twice)
 `;
     redactVerb = {
-      name: "redact",
       options: { json: { type: "boolean" } },
       positionals: [0, 0],
       help: HELP3,

@@ -2442,7 +2442,6 @@ function rootOption(ctx, fallbackStart = null) {
 // src/verbs/context.ts
 var STDIN_BYTES = 65536;
 var contextVerb = {
-  name: "context",
   options: { root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
   get help() {
@@ -3169,7 +3168,6 @@ With nothing to say every format prints nothing (gemini: {}).
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
 var hookVerb = {
-  name: "hook",
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
   help: HELP,
@@ -3368,7 +3366,6 @@ async function noneHere(root, env, missing) {
   return other === null ? void 0 : `handoff: none here, one on branch ${branchWords(other.refs[0])} (run brief)`;
 }
 var statuslineVerb = {
-  name: "statusline",
   options: { then: { type: "string" }, root: { type: "string" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]

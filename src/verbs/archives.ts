@@ -136,7 +136,6 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
 
 /** `archives list|show NAME|restore NAME`. */
 export const archivesVerb: Verb = {
-  name: "archives",
   options: {
     root: { type: "string" }, json: { type: "boolean" },
     "expected-current-sha256": { type: "string" }, "lock-timeout": { type: "string" },

@@ -38,7 +38,6 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 const STDIN_BYTES = 1024 * 1024;
 
 export const checkpointVerb: Verb = {
-  name: "checkpoint",
   options: { root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
   help: HELP,

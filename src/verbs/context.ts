@@ -8,7 +8,6 @@ import { ok, type Verb } from "./types.ts";
 const STDIN_BYTES = 65_536;
 
 export const contextVerb: Verb = {
-  name: "context",
   options: { root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
   get help() {

@@ -127,7 +127,6 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
 
 export const hookVerb: Verb = {
-  name: "hook",
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
   help: HELP,

@@ -7,7 +7,6 @@ import { quotedValue } from "../guard/quote.ts";
 import { ok, type Verb } from "./types.ts";
 
 export const initVerb: Verb = {
-  name: "init",
   options: {
     agent: { type: "string", multiple: true },
     root: { type: "string" },

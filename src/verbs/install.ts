@@ -5,7 +5,6 @@ import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 export const installVerb: Verb = {
-  name: "install",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
   help: `usage: node memory_io.mjs install --agent

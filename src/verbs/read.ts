@@ -38,7 +38,6 @@ async function readCheckpoint(root: string, session: string | undefined): Promis
 
 /** `read <kind>` (docs/design.md#tokens-and-the-publication-protocol). */
 export const readVerb: Verb = {
-  name: "read",
   options: { root: { type: "string" }, session: { type: "string" } },
   positionals: [1, 1],
   help: `usage: node memory_io.mjs read <handoff|lessons|solutions> [--root DIR]
@@ -105,7 +104,6 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
 
 /** `read-target --target AGENTS.md|CLAUDE.md`. */
 export const readTargetVerb: Verb = {
-  name: "read-target",
   options: { root: { type: "string" }, target: { type: "string" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs read-target [--root DIR] --target AGENTS.md|CLAUDE.md

@@ -98,7 +98,6 @@ async function noneHere(root: string, env: VerbContext["env"], missing: boolean)
 }
 
 export const statuslineVerb: Verb = {
-  name: "statusline",
   options: { then: { type: "string" }, root: { type: "string" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]

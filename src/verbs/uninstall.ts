@@ -8,7 +8,6 @@ import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 export const uninstallVerb: Verb = {
-  name: "uninstall",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
   help: `usage: node memory_io.mjs uninstall --agent
