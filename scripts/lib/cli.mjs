@@ -13164,12 +13164,7 @@ var init_archives = __esm({
     init_types();
     utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     archivesVerb = {
-      options: {
-        root: { type: "string" },
-        json: { type: "boolean" },
-        "expected-current-sha256": { type: "string" },
-        "lock-timeout": { type: "string" }
-      },
+      options: { ...CAS, json: { type: "boolean" } },
       positionals: [1, 2],
       help: `usage: node memory_io.mjs archives list [--root DIR] [--json]
        node memory_io.mjs archives show NAME [--root DIR]
@@ -14015,14 +14010,7 @@ var init_init = __esm({
     init_quote();
     init_types();
     initVerb = {
-      options: {
-        agent: { type: "string", multiple: true },
-        root: { type: "string" },
-        global: { type: "boolean" },
-        "dry-run": { type: "boolean" },
-        undo: { type: "boolean" },
-        replace: { type: "boolean" }
-      },
+      options: { ...AGENT_OPTIONS, undo: { type: "boolean" }, replace: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global]
          [--dry-run] [--replace]

@@ -11,7 +11,7 @@ import type { Agent, AgentName, Edit, HelperLocation } from "./types.ts";
 
 export const AGENT_NAMES = Object.keys(AGENTS).join("|");
 
-/** Options shared by install and uninstall. */
+/** Options shared by install, uninstall and init. */
 export const AGENT_OPTIONS = {
   agent: { type: "string", multiple: true },
   root: { type: "string" },

@@ -16,7 +16,7 @@ import { archiveDir, archivePrefixOf, HEADING_OF, MAX_DOCUMENT_BYTES, memoryDir 
 import { MARKER } from "../schema/values.ts";
 import { publish } from "../store/publish.ts";
 import { trackedArchives } from "../git/saves.ts";
-import { expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -136,10 +136,7 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
 
 /** `archives list|show NAME|restore NAME`. */
 export const archivesVerb: Verb = {
-  options: {
-    root: { type: "string" }, json: { type: "boolean" },
-    "expected-current-sha256": { type: "string" }, "lock-timeout": { type: "string" },
-  },
+  options: { ...CAS, json: { type: "boolean" } },
   positionals: [1, 2],
   help: `usage: node memory_io.mjs archives list [--root DIR] [--json]
        node memory_io.mjs archives show NAME [--root DIR]
