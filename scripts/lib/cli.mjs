@@ -4949,7 +4949,7 @@ function userPath(base, rel, env) {
   const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
   return claude ? path22.join(claudeUserDir(base, env), rel.slice(8)) : path22.join(base, ...rel.split("/"));
 }
-var nothingLeft, shownOf, editPath;
+var nothingLeft, shownOf;
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
@@ -4961,8 +4961,7 @@ var init_plan = __esm({
     init_command();
     init_files();
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
-    shownOf = (edit2, file, home) => home === null ? edit2.file : file === editPath(home, edit2) ? `~/${edit2.file}` : file;
-    editPath = (base, edit2, env) => userPath(base, edit2.file, env);
+    shownOf = (edit2, file, home) => home === null ? edit2.file : file === userPath(home, edit2.file) ? `~/${edit2.file}` : file;
   }
 });
 
@@ -4979,7 +4978,7 @@ function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
   const home = homeFolder(env);
   const base = root ?? real(home);
-  const target = (edit2, file = editPath(base, edit2, global ? env : void 0)) => ({ edit: edit2, file, shown: shownOf(edit2, file, global ? base : null) });
+  const target = (edit2, file = userPath(base, edit2.file, global ? env : void 0)) => ({ edit: edit2, file, shown: shownOf(edit2, file, global ? base : null) });
   const targets = () => agent.edits(helper, global).map((e) => target(e));
   const planned = /* @__PURE__ */ new Map();
   const memDir = root === null ? null : memoryDir(root);
@@ -13538,7 +13537,7 @@ async function uninstall(t, env) {
 }
 function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
   return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit2) => {
-    const file = editPath(base, edit2);
+    const file = userPath(base, edit2.file);
     const st = lstatSync(file, { throwIfNoEntry: false });
     if (planned.has(file)) return holdsOurs(edit2, planned.get(file) ?? "");
     if (st === void 0 || !st.isFile() || st.size > 4e6) return false;
@@ -13806,7 +13805,7 @@ function holdsEntries(agent, base, global, env) {
   try {
     const edits = agent.edits({ abs: path49.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
-      const text = readSmall(editPath(base, edit2, global ? env : void 0));
+      const text = readSmall(userPath(base, edit2.file, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
     });
   } catch {
@@ -14299,8 +14298,8 @@ async function agentInstalls(r, name2, agent) {
 }
 function doubleInstall(r, name2, agent) {
   for (const edit2 of editsOf(r, agent, true)) {
-    const file = editPath(r.home, edit2, r.env);
-    if (edit2.kind !== "json-hooks" || file === editPath(r.root, edit2)) continue;
+    const file = userPath(r.home, edit2.file, r.env);
+    if (edit2.kind !== "json-hooks" || file === userPath(r.root, edit2.file)) continue;
     const text = readSmall(file);
     const start = text === null ? [] : oursIn(text).filter((h) => h.event === "SessionStart");
     if (!start.some((h) => installShaped(edit2, h.command) !== null)) continue;
@@ -14311,7 +14310,7 @@ function doubleInstall(r, name2, agent) {
   }
 }
 async function installState(r, name2, edit2) {
-  const file = r.global ? editPath(r.home, edit2, r.env) : editPath(r.root, edit2);
+  const file = r.global ? userPath(r.home, edit2.file, r.env) : userPath(r.root, edit2.file);
   const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
   const reinstall = agentFix(r, "install", name2);
   const shown = shownOf(edit2, file, r.global ? r.home : null);

@@ -5,7 +5,7 @@ import { AGENTS } from "./index.ts";
 import { claudePluginInstalls, type PluginInstall } from "./claude-plugin.ts";
 import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
 import { keepingUserStatusLine } from "./installer.ts";
-import { editPath, holdsAgentEntries, holdsOurs, installText, shownOf, userPath } from "./plan.ts";
+import { holdsAgentEntries, holdsOurs, installText, shownOf, userPath } from "./plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { GitUnavailable, runGit } from "../git/run.ts";
@@ -194,8 +194,8 @@ export async function agentInstalls(r: Report, name: AgentName, agent: Agent): P
 // Start hooks of ours in the project's file and in the user's run twice at every start: two notices, two writers.
 function doubleInstall(r: Report, name: AgentName, agent: Agent): void {
   for (const edit of editsOf(r, agent, true)) {
-    const file = editPath(r.home, edit, r.env);
-    if (edit.kind !== "json-hooks" || file === editPath(r.root, edit)) continue;
+    const file = userPath(r.home, edit.file, r.env);
+    if (edit.kind !== "json-hooks" || file === userPath(r.root, edit.file)) continue;
     const text = readSmall(file);
     const start = text === null ? [] : oursIn(text).filter((h) => h.event === "SessionStart");
     if (!start.some((h) => installShaped(edit, h.command) !== null)) continue;
@@ -208,7 +208,7 @@ function doubleInstall(r: Report, name: AgentName, agent: Agent): void {
 
 /** One installed file's state (absent, current, outdated, malformed), its problems, notes and start commands. */
 async function installState(r: Report, name: AgentName, edit: Edit): Promise<string> {
-  const file = r.global ? editPath(r.home, edit, r.env) : editPath(r.root, edit);
+  const file = r.global ? userPath(r.home, edit.file, r.env) : userPath(r.root, edit.file);
   // doctor only reads: a file linked from a dotfiles folder (install refuses to edit it) is judged by what it holds.
   const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
   const reinstall = agentFix(r, "install", name);

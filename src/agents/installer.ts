@@ -17,7 +17,7 @@ import { userDir } from "../store/home.ts";
 import { claudeUserDir } from "./claude-plugin.ts";
 import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
-import { editPath, holdsOurs, installText, snippetOf, uninstallText } from "./plan.ts";
+import { holdsOurs, installText, snippetOf, uninstallText, userPath } from "./plan.ts";
 import { assertLoadable, type Target } from "./target.ts";
 import type { Edit } from "./types.ts";
 
@@ -226,7 +226,7 @@ export async function uninstall(t: Target, env: Env) {
 // Whether another agent's files under `base` hold an entry of ours; only small regular files are read (not a FIFO).
 function anotherInstalled(t: Target, planned: Map<string, string | null>, base = t.base, skip: string = t.agent.name) {
   return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit) => {
-    const file = editPath(base, edit);
+    const file = userPath(base, edit.file);
     const st = lstatSync(file, { throwIfNoEntry: false });
     if (planned.has(file)) return holdsOurs(edit, planned.get(file) ?? "");
     if (st === undefined || !st.isFile() || st.size > 4_000_000) return false;

@@ -85,11 +85,7 @@ function ownedSpan(edit: OwnedFileEdit, text: string): ((ours: string) => string
 
 /** How a file is named to the user: from the project, or `~/…`, or whole (a per-user file outside HOME). */
 export const shownOf = (edit: Edit, file: string, home: string | null) =>
-  home === null ? edit.file : file === editPath(home, edit) ? `~/${edit.file}` : file;
-
-/** The file of `edit` under `base`; with `env` (per-user files), Claude Code's under CLAUDE_CONFIG_DIR when set. */
-export const editPath = (base: string, edit: Edit, env?: Record<string, string | undefined>) =>
-  userPath(base, edit.file, env);
+  home === null ? edit.file : file === userPath(home, edit.file) ? `~/${edit.file}` : file;
 
 /** `rel` (`/`-separated) under `base`; with `env` (per-user), `.claude/…` is under CLAUDE_CONFIG_DIR when set. */
 export function userPath(base: string, rel: string, env?: Record<string, string | undefined>): string {

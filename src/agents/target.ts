@@ -6,7 +6,7 @@ import { memoryDir } from "../store/paths.ts";
 import { realOrNull } from "../store/fs.ts";
 import { AGENTS, isAgentName } from "./index.ts";
 import { shellQuote } from "./command.ts";
-import { editPath, shownOf } from "./plan.ts";
+import { shownOf, userPath } from "./plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation } from "./types.ts";
 
 export const AGENT_NAMES = Object.keys(AGENTS).join("|");
@@ -55,7 +55,7 @@ export function targetOf(agent: Agent, root: string | null, helper: HelperLocati
   const global = root === null;
   const home = homeFolder(env);
   const base = root ?? real(home);
-  const target = (edit: Edit, file = editPath(base, edit, global ? env : undefined)) =>
+  const target = (edit: Edit, file = userPath(base, edit.file, global ? env : undefined)) =>
     ({ edit, file, shown: shownOf(edit, file, global ? base : null) });
   const targets = () => agent.edits(helper, global).map((e) => target(e));
   // A dry run's texts of the files it would write: init's agents share one, so each sees what the earlier ones left.
