@@ -1059,43 +1059,6 @@ var init_file_verdict = __esm({
   }
 });
 
-// src/guard/untrusted.ts
-function nonceFor(holds) {
-  let nonce;
-  do {
-    nonce = nodeCrypto().randomBytes(8).toString("hex");
-  } while (holds(nonce));
-  return nonce;
-}
-function renderEnvelope(file, token, bytes) {
-  const shown = renderVisible(bytes);
-  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
-  const nonce = nonceFor((n2) => body.includes(n2));
-  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
-<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-`), body];
-  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
-  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
-`));
-  return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
-}
-function envelopeText(file, text) {
-  const nonce = nonceFor((n2) => text.includes(n2));
-  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
-` : text;
-  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-${body}<<<END UNTRUSTED ${file} ${nonce}>>>
-`;
-}
-var init_untrusted = __esm({
-  "src/guard/untrusted.ts"() {
-    "use strict";
-    init_builtins();
-    init_file_verdict();
-    init_invisible();
-  }
-});
-
 // src/store/read.ts
 import path7 from "node:path";
 function inProgressOrInterrupted(memDirOrRoot, lockDir, file, leftover) {
@@ -1743,6 +1706,43 @@ var init_root = __esm({
   }
 });
 
+// src/guard/untrusted.ts
+function nonceFor(holds) {
+  let nonce;
+  do {
+    nonce = nodeCrypto().randomBytes(8).toString("hex");
+  } while (holds(nonce));
+  return nonce;
+}
+function renderEnvelope(file, token, bytes) {
+  const shown = renderVisible(bytes);
+  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
+  const nonce = nonceFor((n2) => body.includes(n2));
+  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
+<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+`), body];
+  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
+  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
+`));
+  return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
+}
+function envelopeText(file, text) {
+  const nonce = nonceFor((n2) => text.includes(n2));
+  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
+` : text;
+  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+${body}<<<END UNTRUSTED ${file} ${nonce}>>>
+`;
+}
+var init_untrusted = __esm({
+  "src/guard/untrusted.ts"() {
+    "use strict";
+    init_builtins();
+    init_file_verdict();
+    init_invisible();
+  }
+});
+
 // src/verbs/common.ts
 import path13 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
@@ -1785,6 +1785,11 @@ function lockTimeoutOption(ctx) {
 function failpointOf(ctx) {
   return ctx.env.MEMORY_IO_FAILPOINT || void 0;
 }
+function envelope(file, got) {
+  if (got === null) return ok("CURRENT-SHA256: absent\n", [], 3);
+  const { out, warning } = renderEnvelope(file, got.token, got.bytes);
+  return ok(out, warning ? [warning] : []);
+}
 async function stdinForValidate(ctx, maxBytes) {
   try {
     const bytes = await ctx.readStdin(maxBytes);
@@ -1805,6 +1810,8 @@ var init_common = __esm({
     init_files();
     init_fs();
     init_root();
+    init_untrusted();
+    init_types();
     CHOOSE = "pass --root <project> to choose another";
     ROOT_HELP = `
 root: --root DIR, else found upward from here (references/verbs/root.md)
@@ -2590,7 +2597,7 @@ import path14 from "node:path";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
-async function readHookJson(ctx, max) {
+async function readHookJson(ctx, max = 65536) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
 function hookObject(data, max) {
@@ -5037,11 +5044,6 @@ __export(read_exports, {
   readVerb: () => readVerb
 });
 import path24 from "node:path";
-function envelope(file, got) {
-  if (got === null) return ok(ABSENT, [], 3);
-  const { out, warning } = renderEnvelope(file, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
-}
 async function readCheckpoint(root, session) {
   const state = checkTree(root) ? checkpointsDirState(root) : "missing";
   if (state === "unsafe") {
@@ -5053,25 +5055,22 @@ async function readCheckpoint(root, session) {
   const got = id === void 0 ? null : await readManagedFile(checkpointsDir(root), `${id}.md`, memoryDir(root));
   return envelope(`checkpoints/${id}.md`, got);
 }
-var ABSENT, readVerb, readTargetVerb;
+var readVerb, readTargetVerb;
 var init_read2 = __esm({
   "src/verbs/read.ts"() {
     "use strict";
     init_errors();
     init_fs();
     init_quote();
-    init_untrusted();
     init_file_verdict();
     init_read();
     init_drafts();
     init_store();
     init_paths();
     init_common();
-    init_types();
     init_surface();
     init_handoff_away();
     init_target();
-    ABSENT = "CURRENT-SHA256: absent\n";
     readVerb = {
       options: { root: { type: "string" }, session: { type: "string" } },
       positionals: [1, 1],
@@ -12723,7 +12722,7 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
-var HOOK_LIMIT, HOOK_STDIN_BYTES, SENTENCES, HELP, hookVerb;
+var HOOK_LIMIT, SENTENCES, HELP, hookVerb;
 var init_hook = __esm({
   "src/verbs/hook.ts"() {
     "use strict";
@@ -12744,7 +12743,6 @@ var init_hook = __esm({
     init_types();
     init_surface();
     HOOK_LIMIT = 2e3;
-    HOOK_STDIN_BYTES = 65536;
     SENTENCES = {
       tree: () => "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or a folder in it is a link, not a directory or another user's); do not load memory from it, and tell the user it needs attention.",
       unsafe: (file) => `session-handoff: .ai/memory/${file} failed memory safety or schema checks; do not load it, and tell the user it needs attention.`,
@@ -12802,7 +12800,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         const wrap = (text) => ok(renderHook(format2, text, HOOK_LIMIT), []);
         if (disabledByEnv(ctx.env)) return ok("", []);
         let root;
-        const raw = await readHookJson(ctx, HOOK_STDIN_BYTES) ?? {};
+        const raw = await readHookJson(ctx) ?? {};
         const source = typeof raw.source === "string" ? raw.source : null;
         const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
         try {
@@ -13084,8 +13082,7 @@ async function show(ctx, name2) {
   const got = await readArchive(root, name2);
   const nul = firstNul(got.bytes);
   if (nul >= 0) throw unsafeBytes(`archive/${name2}`, nul);
-  const { out, warning } = renderEnvelope(name2, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
+  return envelope(name2, got);
 }
 async function restore(ctx, name2) {
   const expected = expectedTokenOption(ctx);
@@ -13144,7 +13141,6 @@ var init_archives = __esm({
     "use strict";
     init_quote();
     init_errors();
-    init_untrusted();
     init_file_verdict();
     init_memory_text();
     init_invisible();
@@ -16419,7 +16415,7 @@ var context_exports = {};
 __export(context_exports, {
   contextVerb: () => contextVerb
 });
-var STDIN_BYTES2, contextVerb;
+var contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
@@ -16428,7 +16424,6 @@ var init_context = __esm({
     init_offer();
     init_common();
     init_types();
-    STDIN_BYTES2 = 65536;
     contextVerb = {
       options: { root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
@@ -16463,7 +16458,7 @@ exit: always 0.
         if (format2 !== "claude" && format2 !== "codex") {
           return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
         }
-        const input = await readHookJson(ctx, STDIN_BYTES2);
+        const input = await readHookJson(ctx);
         if (!input) return ok("", []);
         const say = (line) => `memory_io context: ${line}`;
         let root;

@@ -883,7 +883,7 @@ var PROBE_SESSION_PREFIX = "session-handoff-doctor-";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
-async function readHookJson(ctx, max) {
+async function readHookJson(ctx, max = 65536) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
 function hookObject(data, max) {
@@ -2440,7 +2440,6 @@ function rootOption(ctx, fallbackStart = null) {
 }
 
 // src/verbs/context.ts
-var STDIN_BYTES = 65536;
 var contextVerb = {
   options: { root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
@@ -2475,7 +2474,7 @@ exit: always 0.
     if (format !== "claude" && format !== "codex") {
       return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
     }
-    const input = await readHookJson(ctx, STDIN_BYTES);
+    const input = await readHookJson(ctx);
     if (!input) return ok("", []);
     const say = (line) => `memory_io context: ${line}`;
     let root;
@@ -3090,7 +3089,6 @@ function toldToAnySession(root, token) {
 
 // src/verbs/hook.ts
 var HOOK_LIMIT = 2e3;
-var HOOK_STDIN_BYTES = 65536;
 var SENTENCES = {
   tree: () => "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or a folder in it is a link, not a directory or another user's); do not load memory from it, and tell the user it needs attention.",
   unsafe: (file) => `session-handoff: .ai/memory/${file} failed memory safety or schema checks; do not load it, and tell the user it needs attention.`,
@@ -3185,7 +3183,7 @@ var hookVerb = {
     const wrap = (text) => ok(renderHook(format, text, HOOK_LIMIT), []);
     if (disabledByEnv(ctx.env)) return ok("", []);
     let root;
-    const raw = await readHookJson(ctx, HOOK_STDIN_BYTES) ?? {};
+    const raw = await readHookJson(ctx) ?? {};
     const source = typeof raw.source === "string" ? raw.source : null;
     const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
     try {

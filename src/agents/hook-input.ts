@@ -14,7 +14,7 @@ export function isProbeSession(id: unknown): boolean {
 type HookStdin = { stdinIsTTY: boolean; readStdinWithin(ms: number, maxBytes?: number): Promise<Buffer | null> };
 
 /** The harness's JSON object on stdin: undefined with none, null when it is not one or over `max` bytes. */
-export async function readHookJson(ctx: HookStdin, max: number): Promise<Record<string, unknown> | null | undefined> {
+export async function readHookJson(ctx: HookStdin, max = 65_536): Promise<Record<string, unknown> | null | undefined> {
   // A harness may keep stdin open: never wait more than a second.
   return ctx.stdinIsTTY ? undefined : hookObject(await ctx.readStdinWithin(1000, max), max);
 }

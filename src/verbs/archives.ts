@@ -1,7 +1,6 @@
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { Absent, Refused, UsageError } from "../errors.ts";
-import { renderEnvelope } from "../guard/untrusted.ts";
 import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { findInvisible } from "../guard/invisible.ts";
@@ -16,7 +15,7 @@ import { archiveDir, archivePrefixOf, HEADING_OF, MAX_DOCUMENT_BYTES, memoryDir 
 import { MARKER } from "../schema/values.ts";
 import { publish } from "../store/publish.ts";
 import { trackedArchives } from "../git/saves.ts";
-import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { CAS, envelope, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -93,8 +92,7 @@ async function show(ctx: VerbContext, name: string): Promise<Outcome> {
   const got = await readArchive(root, name);
   const nul = firstNul(got.bytes);
   if (nul >= 0) throw unsafeBytes(`archive/${name}`, nul);
-  const { out, warning } = renderEnvelope(name, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
+  return envelope(name, got);
 }
 
 async function restore(ctx: VerbContext, name: string): Promise<Outcome> {

@@ -5,8 +5,6 @@ import { contextOffer } from "../checkpoint/offer.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
-const STDIN_BYTES = 65_536;
-
 export const contextVerb: Verb = {
   options: { root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
@@ -41,7 +39,7 @@ exit: always 0.
     if (format !== "claude" && format !== "codex") {
       return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
     }
-    const input = await readHookJson(ctx, STDIN_BYTES);
+    const input = await readHookJson(ctx);
     if (!input) return ok("", []);
     const say = (line: string) => `memory_io context: ${line}`;
     let root: string;

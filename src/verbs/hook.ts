@@ -18,8 +18,6 @@ import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines } f
 /** Longest hook output, in characters. */
 export const HOOK_LIMIT = 2000;
 
-const HOOK_STDIN_BYTES = 65_536;
-
 // Fixed sentences only: nothing from a memory file is ever echoed (docs/design.md#integrations).
 const SENTENCES = {
   tree: () =>
@@ -146,7 +144,7 @@ export const hookVerb: Verb = {
     let root: string;
     // stdin is read even with --root: its source and session_id choose the checkpoint sentences.
     // Longer input is ignored, not refused.
-    const raw = (await readHookJson(ctx, HOOK_STDIN_BYTES)) ?? {};
+    const raw = (await readHookJson(ctx)) ?? {};
     const source = typeof raw.source === "string" ? raw.source : null;
     const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
     try {
