@@ -18,19 +18,14 @@ function stdinTooLong(maxBytes: number): string {
   return `stdin is more than ${n} bytes; send at most ${n} bytes`;
 }
 
-/** Everything the CLI needs from its process. */
-export interface Process {
+/** Everything the CLI needs from its process; `helperPath` is `process.argv[1]`. */
+export interface Process extends Pick<VerbContext, "env" | "cwd" | "stdinIsTTY" | "helperPath"> {
   argv: string[];
-  env: Record<string, string | undefined>;
-  cwd: string;
-  stdinIsTTY: boolean;
   /** All of stdin, or its first bytes just past `maxBytes` (the caller refuses those). */
   readStdin(maxBytes: number): Promise<Buffer>;
   readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null>;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
-  /** The running helper's file (`process.argv[1]`). */
-  helperPath?: string;
 }
 
 // Gemini shows a hook's stderr as a chat line whenever its stdout is empty: there `hook` and
