@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "../builtins.ts";
 import path from "node:path";
 import { orNull } from "../store/files.ts";
-import { obj } from "./transcripts/types.ts";
+import { obj, type Rec } from "./transcripts/types.ts";
 
 /** One install of this skill's plugin; `enabled` is true unless settings' `enabledPlugins` says false. */
 export interface PluginInstall {
@@ -13,8 +13,6 @@ export interface PluginInstall {
   /** SKILL.md at the install's root (not in skills/session-handoff/), which Claude Code 2.1.112 does not list. */
   rootSkill: boolean;
 }
-
-type Obj = Record<string, unknown>;
 
 const json = (file: string) => orNull(() => obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1_000_000))));
 
@@ -27,9 +25,9 @@ export function claudePluginInstalls(home: string, env: Record<string, string | 
   const dir = claudeUserDir(home, env);
   const plugins = json(path.join(dir, "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = (json(path.join(dir, "settings.json"))?.enabledPlugins ?? {}) as Obj;
+  const enabledMap = (json(path.join(dir, "settings.json"))?.enabledPlugins ?? {}) as Rec;
   const out: PluginInstall[] = [];
-  for (const [key, list] of Object.entries(plugins as Obj)) {
+  for (const [key, list] of Object.entries(plugins as Rec)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list)) continue;
     for (const raw of list) {
       const e = obj(raw) ?? {};

@@ -18,10 +18,8 @@ import { claudeUserDir } from "./claude-plugin.ts";
 import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
 import { holdsOurs, installText, snippetOf, uninstallText, userPath } from "./plan.ts";
-import { assertLoadable, type Target } from "./target.ts";
+import { assertLoadable, type Env, type Target } from "./target.ts";
 import type { Edit } from "./types.ts";
-
-type Env = Record<string, string | undefined>;
 
 const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
 

@@ -25,7 +25,7 @@ export const AGENT_HELP = `  --global      edit the per-user files (~/.claude or
                 project's; cline and cursor have none
   --root DIR    the project root`;
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 /** What a verb knows of its caller that install and uninstall need. */
 export interface Caller {
