@@ -16139,12 +16139,10 @@ exit: always 0, usage errors included -- a hook must never block the harness.
           return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${got}`)]);
         }
         if (disabledByEnv(ctx.env)) return ok("", []);
-        const notes = [];
-        const json2 = await readHookJson(ctx, STDIN_BYTES);
-        const input = json2 === void 0 ? {} : json2;
-        if (nonEmpty(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
-        if (input === null) notes.push(CHECKPOINT_LINES.badInput());
+        const input = await readHookJson(ctx, STDIN_BYTES);
         const hook = input ?? {};
+        if (nonEmpty(hook.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
+        const notes = input === null ? [CHECKPOINT_LINES.badInput()] : [];
         let root;
         try {
           const given = typeof ctx.values.root === "string" && ctx.values.root !== "";

@@ -49,12 +49,10 @@ export const checkpointVerb: Verb = {
       return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${got}`)]);
     }
     if (disabledByEnv(ctx.env)) return ok("", []);
-    const notes: string[] = [];
-    const json = await readHookJson(ctx, STDIN_BYTES);
-    const input = json === undefined ? {} : json;
-    if (nonEmpty(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
-    if (input === null) notes.push(CHECKPOINT_LINES.badInput());
+    const input = await readHookJson(ctx, STDIN_BYTES);
     const hook = input ?? {};
+    if (nonEmpty(hook.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
+    const notes = input === null ? [CHECKPOINT_LINES.badInput()] : [];
     let root: string;
     try {
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
