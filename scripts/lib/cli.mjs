@@ -1852,9 +1852,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path59 = q ? q.value : m?.[1];
-    if (!m || !path59) return null;
-    out.push({ path: path59, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path58 = q ? q.value : m?.[1];
+    if (!m || !path58) return null;
+    out.push({ path: path58, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -4071,12 +4071,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path59) {
+function findNodeAtLocation(root, path58) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path59) {
+  for (let segment of path58) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -5459,10 +5459,10 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path59 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path59, tail === void 0 && !path59.includes("."))) return true;
-  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path59) && /^\([\w$.,]*\)?$/.test(tail)) return true;
-  const parts = path59.split(/\??\.|::|->/);
+  const path58 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path58, tail === void 0 && !path58.includes("."))) return true;
+  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path58) && /^\([\w$.,]*\)?$/.test(tail)) return true;
+  const parts = path58.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -9831,7 +9831,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path59 = __require("path");
+    var path58 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -9884,7 +9884,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path59.resolve(filename);
+      const absoluteName = path58.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -13540,6 +13540,41 @@ function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
     return holdsOurs(edit2, readFileSync(file, "utf8"));
   }));
 }
+async function underInstallLock(ctx, uninstall2, run) {
+  if (ctx.values["dry-run"] === true) return run();
+  const global = ctx.values.global === true;
+  const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
+  const root = global ? null : orNull(() => findRoot(path47.resolve(ctx.cwd, given), ctx.env).root);
+  if (!global && root === null) return run();
+  const lockDir = path47.join(root === null ? userDir(ctx.env) : path47.join(root, ".ai"), ".install.lock");
+  const parent = path47.dirname(lockDir);
+  const made = makeParent(parent);
+  try {
+    const what = "another install or uninstall is editing these agent files";
+    const retry = "wait for it to finish and retry";
+    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
+    try {
+      return await run();
+    } finally {
+      await lock.release();
+    }
+  } finally {
+    const stop = global ? path47.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path47.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path47.dirname(dir)) {
+      if (!succeeds(() => rmdirSync(dir))) break;
+      if (dir === made && !uninstall2) break;
+    }
+  }
+}
+function makeParent(dir) {
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (st === void 0) return mkdirSync(dir, { recursive: true, mode: 448 }) ?? null;
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
+  }
+  return null;
+}
 var import_write_file_atomic3, isDir2, claudeSettings, EXCLUDE_MARK;
 var init_installer = __esm({
   "src/agents/installer.ts"() {
@@ -13549,10 +13584,12 @@ var init_installer = __esm({
     init_errors();
     init_git_dir();
     init_merge_driver_config();
+    init_root();
     init_run();
     init_quote();
     init_files();
     init_fs();
+    init_lock();
     init_pause();
     init_agent_file();
     init_agent_file();
@@ -13568,57 +13605,8 @@ var init_installer = __esm({
   }
 });
 
-// src/agents/install-lock.ts
-import path48 from "node:path";
-async function underInstallLock(ctx, uninstall2, run) {
-  if (ctx.values["dry-run"] === true) return run();
-  const global = ctx.values.global === true;
-  const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  const root = global ? null : orNull(() => findRoot(path48.resolve(ctx.cwd, given), ctx.env).root);
-  if (!global && root === null) return run();
-  const lockDir = path48.join(root === null ? userDir(ctx.env) : path48.join(root, ".ai"), ".install.lock");
-  const parent = path48.dirname(lockDir);
-  const made = makeParent(parent);
-  try {
-    const what = "another install or uninstall is editing these agent files";
-    const retry = "wait for it to finish and retry";
-    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
-    try {
-      return await run();
-    } finally {
-      await lock.release();
-    }
-  } finally {
-    const stop = global ? path48.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path48.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path48.dirname(dir)) {
-      if (!succeeds(() => rmdirSync(dir))) break;
-      if (dir === made && !uninstall2) break;
-    }
-  }
-}
-function makeParent(dir) {
-  const st = lstatSync(dir, { throwIfNoEntry: false });
-  if (st === void 0) return mkdirSync(dir, { recursive: true, mode: 448 }) ?? null;
-  if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
-  }
-  return null;
-}
-var init_install_lock = __esm({
-  "src/agents/install-lock.ts"() {
-    "use strict";
-    init_builtins();
-    init_errors();
-    init_files();
-    init_home();
-    init_lock();
-    init_root();
-  }
-});
-
 // src/agents/skill-place.ts
-import path49 from "node:path";
+import path48 from "node:path";
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
@@ -13627,7 +13615,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path49.join(dir, rel);
+    const abs = path48.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -13641,32 +13629,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path49.join(to, rel);
+    const dest = path48.join(to, rel);
     let have = null;
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync(path49.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync(path48.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path49.relative(base, path49.dirname(p)).split(path49.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path49.dirname(p);
+  const parts = path48.relative(base, path48.dirname(p)).split(path48.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path48.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path49.join(at2, part);
+    at2 = path48.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path49.join(dir, RECORD);
+  const file = path48.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -13684,9 +13672,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path49.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path48.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  const fd = openSync(path49.join(dir, RECORD), flags, 420);
+  const fd = openSync(path48.join(dir, RECORD), flags, 420);
   try {
     writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -13696,7 +13684,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path49.join(dir, rel);
+    const file = path48.join(dir, rel);
     return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -13706,14 +13694,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
-    return path49.resolve(path49.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path48.resolve(path48.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path49.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path48.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path49.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path49.dirname(dir);
+  let dir = path48.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path48.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -13729,22 +13717,22 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path49.join(to, s.rel);
+    const dest = path48.join(to, s.rel);
     if (s.action === "remove") {
       rmSync(dest, { force: true });
-      removeEmptyUpTo(path49.dirname(dest), to);
+      removeEmptyUpTo(path48.dirname(dest), to);
       continue;
     }
-    mkdirSync(path49.dirname(dest), { recursive: true });
+    mkdirSync(path48.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path49.join(from, s.rel);
+    const src = path48.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 511 });
     renameSync(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync(path49.dirname(place), { recursive: true });
-  symlinkSync(path49.relative(path49.dirname(place), target), place, "dir");
+  mkdirSync(path48.dirname(place), { recursive: true });
+  symlinkSync(path48.relative(path48.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
@@ -13757,7 +13745,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync(homeFolder(ctx.env));
   else {
-    const found = findRoot(path49.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path48.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13788,18 +13776,18 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync(path49.dirname(path49.dirname(path49.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync(path49.join(source, "SKILL.md"))) {
+  const source = realpathSync(path48.dirname(path48.dirname(path48.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path48.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const rel = (p) => path49.relative(base, p).split(path49.sep).join("/");
+  const rel = (p) => path48.relative(base, p).split(path48.sep).join("/");
   const shown = (p) => rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`;
   const planned = /* @__PURE__ */ new Map();
-  return { base, global, dryRun, source, dest: path49.join(base, CANONICAL), agents, shown, planned, at: at2 };
+  return { base, global, dryRun, source, dest: path48.join(base, CANONICAL), agents, shown, planned, at: at2 };
 }
 function holdsEntries(agent, base, global, env) {
   try {
-    const edits = agent.edits({ abs: path49.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path48.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(userPath(base, edit2.file, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
@@ -13810,14 +13798,14 @@ function holdsEntries(agent, base, global, env) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path49.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path48.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan2.planned };
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path49.join(plan2.at(f), "session-handoff"));
+  return [...new Set(places)].map((f) => path48.join(plan2.at(f), "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -13847,13 +13835,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown(path49.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path48.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path49.join(dest, s.rel));
+  const writes = steps2.map((s) => path48.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13861,12 +13849,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path49.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path48.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path49.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync(d)).map((d) => path49.relative(plan2.base, d).split(path49.sep).join("/"));
+  const below = [dest, ...links.map((l) => path48.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path48.relative(plan2.base, d).split(path48.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13881,7 +13869,7 @@ async function init(ctx, plan2, replace) {
   const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(to)} (${counted(copy2)})`;
   if (!plan2.dryRun) applySteps(source, dest, steps2);
   const recorded = !running && (steps2.length > 0 || made.length > 0 || record2 === null);
-  const again = exists(path49.join(dest, RECORD)) ? "update" : "create";
+  const again = exists(path48.join(dest, RECORD)) ? "update" : "create";
   lines2.unshift(copied(dest, [...steps2, ...recorded ? [{ action: again }] : []]));
   const after = [];
   for (const l of links) {
@@ -13897,7 +13885,7 @@ async function init(ctx, plan2, replace) {
   lines2.splice(1, 0, ...after);
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const copy = shown(path49.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path48.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   if (!plan2.dryRun && !plan2.global) lines2.push("commit: the skill's copy and the team files above (docs/install.md)");
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
@@ -13906,13 +13894,13 @@ async function init(ctx, plan2, replace) {
 }
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
-  const dir = path49.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save"].filter((n2) => saves !== null && lstatOrNull(path49.join(dir, n2)));
+  const dir = path48.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save"].filter((n2) => saves !== null && lstatOrNull(path48.join(dir, n2)));
   if (names.length === 0) return [];
   const shown = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown}: this clone's record of its handoffs in .ai/memory`];
   if (!plan2.dryRun) {
-    for (const n2 of names) rmSync(path49.join(dir, n2), { force: true });
+    for (const n2 of names) rmSync(path48.join(dir, n2), { force: true });
     removeEmptyDirs([dir]);
   }
   return [`${plan2.dryRun ? "would remove" : "removed"} ${shown}: this clone's record of its saves`];
@@ -13930,7 +13918,7 @@ async function undo(ctx, plan2) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    const from = path49.relative(plan2.base, place).startsWith("..") ? path49.dirname(path49.dirname(place)) : plan2.base;
+    const from = path48.relative(plan2.base, place).startsWith("..") ? path48.dirname(path48.dirname(place)) : plan2.base;
     if (!ours || linkOnTheWay(from, place) !== null) {
       lines2.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
@@ -13942,21 +13930,21 @@ async function undo(ctx, plan2) {
   const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const others = folder ? readdirSync(dest).filter((n2) => n2 !== RECORD && !SKILL_ENTRIES.includes(n2)).sort() : [];
-  const recordToo = kept.length + others.length === 0 && exists(path49.join(dest, RECORD)) ? [RECORD] : [];
+  const recordToo = kept.length + others.length === 0 && exists(path48.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync(path49.join(dest, rel), { force: true });
-      for (const rel of files) removeEmptyUpTo(path49.dirname(path49.join(dest, rel)), dest);
+      for (const rel of files) rmSync(path48.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path48.dirname(path48.join(dest, rel)), dest);
     }
     const whole = `${would} ${shown(dest)} (${files.length} files)`;
     lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown(dest)}` : whole);
   }
-  for (const rel of kept) lines2.push(`left ${shown(path49.join(dest, rel))}: you edited it since init copied it`);
-  for (const n2 of others) lines2.push(`left ${shown(path49.join(dest, n2))}: init did not copy it`);
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path49.dirname(p))];
+  for (const rel of kept) lines2.push(`left ${shown(path48.join(dest, rel))}: you edited it since init copied it`);
+  for (const n2 of others) lines2.push(`left ${shown(path48.join(dest, n2))}: init did not copy it`);
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path48.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path49.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path48.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (!plan2.global) lines2.push(...saveRecords(plan2, ctx.env));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
@@ -13978,14 +13966,13 @@ var init_skill_place = __esm({
     init_agent_file();
     init_agents();
     init_installer();
-    init_install_lock();
     init_target();
     init_plan();
     SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path49.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path48.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -14074,7 +14061,6 @@ var init_install = __esm({
   "src/verbs/install.ts"() {
     "use strict";
     init_installer();
-    init_install_lock();
     init_target();
     init_common();
     init_types();
@@ -14128,7 +14114,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path50 from "node:path";
+import path49 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -14136,7 +14122,6 @@ var init_uninstall = __esm({
     init_builtins();
     init_installer();
     init_skill_place();
-    init_install_lock();
     init_target();
     init_common();
     init_types();
@@ -14167,7 +14152,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
-        const stays = done2.last?.last === true && existsSync(path50.join(ts[0].base, CANONICAL));
+        const stays = done2.last?.last === true && existsSync(path49.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -14177,7 +14162,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/doctor-checks.ts
-import path51 from "node:path";
+import path50 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -14207,7 +14192,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path51.join(env.CODEX_HOME || path51.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path50.join(env.CODEX_HOME || path50.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -14223,9 +14208,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path51.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path50.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path51.win32.join(dir, "sh.exe");
+    const sh = path50.win32.join(dir, "sh.exe");
     if (existsSync(sh)) return sh;
   }
   return null;
@@ -14268,9 +14253,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path51.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path51.join(userPath(r.home, f, r.env), "session-handoff"))
-  ].filter((d) => exists(path51.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path50.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path50.join(userPath(r.home, f, r.env), "session-handoff"))
+  ].filter((d) => exists(path50.join(d, "SKILL.md")));
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of editsOf(r, agent, r.global)) install2[edit2.file] = await installState(r, name2, edit2);
@@ -14286,7 +14271,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path51.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path50.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -14324,7 +14309,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path51.basename(edit2.file) === "AGENTS.md") {
+  if (path50.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -14398,7 +14383,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path51.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path50.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -14414,7 +14399,7 @@ async function memoryState(r, journal) {
   }
   const archives = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   for (const p of journal.problems) {
-    const where = `${path51.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path50.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14499,7 +14484,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path52 from "node:path";
+import path51 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -14568,7 +14553,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path52.resolve(home);
+          root = path51.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14591,7 +14576,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { tmpdir } from "node:os";
-import path53 from "node:path";
+import path52 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14601,9 +14586,9 @@ async function repositoryPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path53.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path52.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
-    const file = path53.join(hooksDir, h);
+    const file = path52.join(hooksDir, h);
     return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
@@ -14635,7 +14620,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path53.relative(top, memDir).split(path53.sep).join("/");
+  const memRel = path52.relative(top, memDir).split(path52.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
     throw new Refused(
@@ -14661,7 +14646,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync(path53.join(memDir, "journal", "OFF"));
+  const journal = !existsSync(path52.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -14736,7 +14721,7 @@ async function ourAttributes(top, env, runHooks) {
   };
   const head = await show2("HEAD:.gitattributes");
   const staged = await show2(":.gitattributes");
-  const worktree = readSmall(path53.join(top, ".gitattributes")) ?? "";
+  const worktree = readSmall(path52.join(top, ".gitattributes")) ?? "";
   const text = attributesOnto(head, worktree);
   if (text === head) return null;
   const entry = async (t) => {
@@ -14783,9 +14768,9 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, m
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
-  const dir = mkdtempSync(path53.join(tmpdir(), "sh-publish-"));
-  const index = path53.join(dir, "index");
-  const msg = path53.join(dir, "COMMIT_EDITMSG");
+  const dir = mkdtempSync(path52.join(tmpdir(), "sh-publish-"));
+  const index = path52.join(dir, "index");
+  const msg = path52.join(dir, "COMMIT_EDITMSG");
   const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
@@ -15109,7 +15094,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path54 from "node:path";
+import path53 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -15132,8 +15117,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path54.win32 : cwd.startsWith("/") ? path54.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path54.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path53.win32 : cwd.startsWith("/") ? path53.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path53.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -15274,7 +15259,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path59) => path59 && events.push({ kind: "edit", path: path59 });
+    addEdit = (events, path58) => path58 && events.push({ kind: "edit", path: path58 });
   }
 });
 
@@ -15816,9 +15801,9 @@ var init_format2 = __esm({
 });
 
 // src/checkpoint/capture.ts
-import path55 from "node:path";
+import path54 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHead(path55.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path54.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15832,7 +15817,7 @@ function projectHandoffs(root) {
       if (archived === null) {
         archived = /* @__PURE__ */ new Set();
         for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
-          const b = e.regular ? readHead(path55.join(archiveDir(root), e.name)) : null;
+          const b = e.regular ? readHead(path54.join(archiveDir(root), e.name)) : null;
           if (b !== null) archived.add(tokenOf(b));
         }
       }
@@ -15931,7 +15916,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path55.parse(root).root || home !== "" && samePath(root, path55.resolve(home))) {
+  if (root === path54.parse(root).root || home !== "" && samePath(root, path54.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -15950,7 +15935,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path55.join(dir, name2);
+  const file = path54.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
   const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -16162,7 +16147,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path56 from "node:path";
+import path55 from "node:path";
 function statusText(handoff, since, stashed, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
@@ -16185,7 +16170,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path56.relative(top, root).split(path56.sep).join("/");
+    const rel = top === null ? "" : path55.relative(top, root).split(path55.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -16292,7 +16277,7 @@ Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path56.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const handoff = readHead(path55.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -16475,7 +16460,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path57 from "node:path";
+import path56 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16551,7 +16536,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path57.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path56.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16566,9 +16551,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path57.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path56.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path57.join(mem, file), file, notes);
+      const text = await readText(path56.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -16857,7 +16842,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import path58 from "node:path";
+import path57 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16915,13 +16900,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync(path58.join(journalDir(root), f.name));
+            const st = lstatSync(path57.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync(path58.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync(path57.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)

@@ -1,5 +1,4 @@
-import { forAgents, install } from "../agents/installer.ts";
-import { underInstallLock } from "../agents/install-lock.ts";
+import { forAgents, install, underInstallLock } from "../agents/installer.ts";
 import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTargets } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
