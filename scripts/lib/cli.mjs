@@ -13592,7 +13592,6 @@ var init_installer = __esm({
     init_lock();
     init_pause();
     init_agent_file();
-    init_agent_file();
     init_home();
     init_claude_plugin();
     init_agents();

@@ -13,9 +13,8 @@ import { orNull, succeeds, tokenOf } from "../store/files.ts";
 import { readSmall, realOrNull } from "../store/fs.ts";
 import { acquireLockDir } from "../store/lock.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs, removeMade,
-  writeAgentFile } from "./agent-file.ts";
-import { committedText } from "./agent-file.ts";
+import { committedText, dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs,
+  removeMade, writeAgentFile } from "./agent-file.ts";
 import { homeFolder, userDir } from "../store/home.ts";
 import { claudeUserDir } from "./claude-plugin.ts";
 import { AGENTS } from "./index.ts";
