@@ -15,7 +15,7 @@ import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { exists, readSmall, realOrNull, unreadReason } from "../store/fs.ts";
-import { PROBE_SESSION_PREFIX } from "./hook-input.ts";
+import { PROBE_SESSION_PREFIX } from "./harness-path.ts";
 import { listDir, LOCK_NAME, lockState } from "../store/private.ts";
 import { quotedPath, quotedValue, quotePath, shellWord } from "../guard/quote.ts";
 

@@ -7,7 +7,7 @@ import { captureSource, countToolCalls, FORMATS, isFormat, readEvents,
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, openTranscript, readFailure, TAIL_BYTES, tailPart,
   type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
-import { userHelperWithoutMemory } from "../agents/hook-input.ts";
+import { userHelperWithoutMemory } from "../agents/harness-path.ts";
 import { findLastSave, lineOfSavedTime, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { recordResume } from "../journal/record.ts";
 import { findLastResume, type ResumeCall } from "../journal/outcome.ts";

@@ -8,7 +8,7 @@ import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, se
 import { readHead } from "../store/fs.ts";
 import { orNull, readStable, tokenOf } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
-import { isProbeSession } from "../agents/hook-input.ts";
+import { isProbeSession } from "../agents/harness-path.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
 
 export function minutesAgo(savedMs: number | null, now: number): string {

@@ -1,7 +1,6 @@
 // `checkpoint` (docs/design.md#checkpoints): a hook's capture of the session into checkpoints/<session>.md.
 import { isFormat } from "../agents/transcripts/index.ts";
-import { hookCwd } from "../agents/harness-path.ts";
-import { readHookJson } from "../agents/hook-input.ts";
+import { hookCwd, readHookJson } from "../agents/harness-path.ts";
 import { CHECKPOINT_LINES, nonEmpty, writeCheckpoint } from "../checkpoint/capture.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { disabledByEnv } from "../store/pause.ts";

@@ -1,6 +1,5 @@
 // `context` (docs/context-threshold.md): the threshold offer of checkpoint/offer.ts, run by hooks on every turn.
-import { hookCwd } from "../agents/harness-path.ts";
-import { readHookJson } from "../agents/hook-input.ts";
+import { hookCwd, readHookJson } from "../agents/harness-path.ts";
 import { contextOffer } from "../checkpoint/offer.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";

@@ -1,8 +1,7 @@
 // Claude Code's status line (docs/context-threshold.md): the user's own first (`--then`), then the handoff's state.
 import { childProcess } from "../builtins.ts";
 import path from "node:path";
-import { hookCwd } from "../agents/harness-path.ts";
-import { hookObject } from "../agents/hook-input.ts";
+import { hookCwd, hookObject } from "../agents/harness-path.ts";
 import { oursOnly } from "../git/attributes-block.ts";
 import { gitDirOf, gitTopOf } from "../git/git-dir.ts";
 import { commitKind, heldByRef } from "../git/history-rules.ts";
