@@ -16,10 +16,9 @@ import { assertNotPaused } from "../store/pause.ts";
 import { committedText, dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs,
   removeMade, writeAgentFile } from "./agent-file.ts";
 import { homeFolder, userDir } from "../store/home.ts";
-import { claudeUserDir } from "./claude-plugin.ts";
 import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
-import { holdsOurs, installText, snippetOf, uninstallText, userPath } from "./plan.ts";
+import { claudeUserDir, holdsOurs, installText, snippetOf, uninstallText, userPath } from "./plan.ts";
 import { assertLoadable, type Caller, type Env, type Target } from "./target.ts";
 import type { Edit } from "./types.ts";
 

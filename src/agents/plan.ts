@@ -3,7 +3,6 @@ import { Refused } from "../errors.ts";
 import { holdsOurHooks, hooksSnippet, mergeHooks, mergeStatusLine } from "./json-hooks.ts";
 import { removeHooks, removeStatusLine } from "./json-hooks.ts";
 import { block, BLOCK_BEGIN, blockAgents, findBlock, holdsBlock, putBlock, takeBlock } from "./md-block.ts";
-import { claudeUserDir } from "./claude-plugin.ts";
 import { CLINE_HOOK_MARK } from "./command.ts";
 import { orNull } from "../store/files.ts";
 import type { AgentName, Edit, OwnedFileEdit } from "./types.ts";
@@ -92,3 +91,7 @@ export function userPath(base: string, rel: string, env?: Record<string, string 
   const claude = env !== undefined && /^\.claude(\/|$)/.test(rel);
   return claude ? path.join(claudeUserDir(base, env), rel.slice(8)) : path.join(base, ...rel.split("/"));
 }
+
+/** Claude Code's per-user folder, where its settings and plugins live: CLAUDE_CONFIG_DIR when set, else ~/.claude. */
+export const claudeUserDir = (home: string, env: Record<string, string | undefined>) =>
+  env.CLAUDE_CONFIG_DIR || path.join(home, ".claude");
