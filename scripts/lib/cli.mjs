@@ -1389,7 +1389,67 @@ function writeDelivered(root, session, token) {
   return createExclusive(p, `${token}
 `);
 }
-var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED;
+function pruneCheckpoints(root, keep) {
+  const list2 = listCheckpoints(root);
+  const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
+  survivors.add(keep);
+  let deleted = 0;
+  for (const e of list2) {
+    if (survivors.has(e.name) || deleted >= list2.length - CHECKPOINT_KEEP) continue;
+    if (succeeds(() => unlinkSync(path11.join(checkpointsDir(root), e.name)))) deleted++;
+    rmQuietRegular(path11.join(checkpointsDir(root), `.delivered-${e.session}`));
+  }
+}
+function cleanCheckpointLeftovers(root) {
+  const dir = checkpointsDir(root);
+  if (checkpointsDirState(root) !== "ok") return [];
+  const actions = [];
+  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
+    const st = lstatSync(e.path, { throwIfNoEntry: false });
+    if (st === void 0 || st.isDirectory()) continue;
+    if (e.role === "claim" && st.isFile()) {
+      if (succeeds(() => linkSync(e.path, path11.join(dir, e.file)))) {
+        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
+      }
+    }
+    if (succeeds(() => unlinkSync(e.path))) {
+      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
+    }
+  }
+  try {
+    const names = readdirSync(dir);
+    const live = /* @__PURE__ */ new Set();
+    for (const name2 of names) {
+      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
+      const bytes = readHead(path11.join(dir, name2));
+      if (bytes !== null) live.add(tokenOf(bytes));
+    }
+    const kept = [];
+    for (const name2 of names) {
+      const m = /^\.delivered-(.+)$/.exec(name2);
+      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
+      const told = readHead(path11.join(dir, name2), 128)?.toString().trim() ?? "";
+      const st = lstatSync(path11.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path11.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path11.join(dir, name2));
+      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
+    }
+    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path11.join(dir, k.name));
+  } catch {
+  }
+  return actions;
+}
+function pruneOfferMarkers(dir, nowMs) {
+  try {
+    for (const name2 of readdirSync(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+      const p = path11.join(dir, name2);
+      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+    }
+  } catch {
+  }
+}
+var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
 var init_store = __esm({
   "src/checkpoint/store.ts"() {
     "use strict";
@@ -1404,6 +1464,9 @@ var init_store = __esm({
     CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
     FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
     WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+    MARKERS_KEPT = 20;
+    CHECKPOINT_KEEP = 5;
+    OFFER_MARKER_DAYS = 7;
   }
 });
 
@@ -1852,9 +1915,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path55 = q ? q.value : m?.[1];
+    if (!m || !path55) return null;
+    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -4095,12 +4158,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path56) {
+function findNodeAtLocation(root, path55) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path56) {
+  for (let segment of path55) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -5418,10 +5481,10 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path56, tail === void 0 && !path56.includes("."))) return true;
-  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path56) && /^\([\w$.,]*\)?$/.test(tail)) return true;
-  const parts = path56.split(/\??\.|::|->/);
+  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path55, tail === void 0 && !path55.includes("."))) return true;
+  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path55) && /^\([\w$.,]*\)?$/.test(tail)) return true;
+  const parts = path55.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -9790,7 +9853,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path56 = __require("path");
+    var path55 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -9843,7 +9906,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path56.resolve(filename);
+      const absoluteName = path55.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -10425,84 +10488,6 @@ paused sentence is printed too and the code is kept.
   }
 });
 
-// src/checkpoint/cleanup.ts
-import path37 from "node:path";
-function pruneCheckpoints(root, keep) {
-  const list2 = listCheckpoints(root);
-  const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
-  survivors.add(keep);
-  let deleted = 0;
-  for (const e of list2) {
-    if (survivors.has(e.name) || deleted >= list2.length - CHECKPOINT_KEEP) continue;
-    if (succeeds(() => unlinkSync(path37.join(checkpointsDir(root), e.name)))) deleted++;
-    rmQuietRegular(path37.join(checkpointsDir(root), `.delivered-${e.session}`));
-  }
-}
-function cleanCheckpointLeftovers(root) {
-  const dir = checkpointsDir(root);
-  if (checkpointsDirState(root) !== "ok") return [];
-  const actions = [];
-  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
-    const st = lstatSync(e.path, { throwIfNoEntry: false });
-    if (st === void 0 || st.isDirectory()) continue;
-    if (e.role === "claim" && st.isFile()) {
-      if (succeeds(() => linkSync(e.path, path37.join(dir, e.file)))) {
-        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
-      }
-    }
-    if (succeeds(() => unlinkSync(e.path))) {
-      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
-    }
-  }
-  try {
-    const names = readdirSync(dir);
-    const live = /* @__PURE__ */ new Set();
-    for (const name2 of names) {
-      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHead(path37.join(dir, name2));
-      if (bytes !== null) live.add(tokenOf(bytes));
-    }
-    const kept = [];
-    for (const name2 of names) {
-      const m = /^\.delivered-(.+)$/.exec(name2);
-      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path37.join(dir, name2), 128)?.toString().trim() ?? "";
-      const st = lstatSync(path37.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path37.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path37.join(dir, name2));
-      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
-    }
-    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path37.join(dir, k.name));
-  } catch {
-  }
-  return actions;
-}
-function pruneOfferMarkers(dir, nowMs) {
-  try {
-    for (const name2 of readdirSync(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path37.join(dir, name2);
-      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
-    }
-  } catch {
-  }
-}
-var MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
-var init_cleanup = __esm({
-  "src/checkpoint/cleanup.ts"() {
-    "use strict";
-    init_builtins();
-    init_parse();
-    init_store();
-    init_fs();
-    init_files();
-    init_private();
-    MARKERS_KEPT = 20;
-    CHECKPOINT_KEEP = 5;
-    OFFER_MARKER_DAYS = 7;
-  }
-});
-
 // src/verbs/recover.ts
 var recover_exports = {};
 __export(recover_exports, {
@@ -10519,7 +10504,6 @@ var init_recover2 = __esm({
     init_common();
     init_types();
     init_store();
-    init_cleanup();
     init_builtins();
     init_drafts();
     recoverVerb = {
@@ -10648,7 +10632,7 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import path38 from "node:path";
+import path37 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -10715,7 +10699,7 @@ function eolPairs(blobs, savedIds, format2) {
 }
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
-  const first = orNull(() => readFileSync(path38.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
+  const first = orNull(() => readFileSync(path37.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
   return m !== null && Number(m[1]) > Math.floor(savedMs2 / 1e3);
 }
@@ -11083,7 +11067,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path39 from "node:path";
+import path38 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -11148,7 +11132,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path39.relative(top, root).split(path39.sep).join("/");
+  const rel = top === null ? "" : path38.relative(top, root).split(path38.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -11297,7 +11281,7 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
 async function keptOut(absent, facts, top, prefix, git) {
   const gitDir = absent.length === 0 || top === null || facts.git.state !== "repo" ? null : gitDirOf(top);
   if (gitDir === null) return [];
-  const index = readHead(path39.join(gitDir, "index"), 8);
+  const index = readHead(path38.join(gitDir, "index"), 8);
   if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
   const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
   const r = await git(["ls-files", "-t", "-z", "--full-name", "--", ...specs]);
@@ -11460,7 +11444,7 @@ async function measureFates(git, facts, anchors, at2) {
   const present = savedPresent(facts);
   const hashes = anchors.dirtyHashes ?? [];
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path39.join(at2.top, p)) === null);
+  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path38.join(at2.top, p)) === null);
   const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
     gitDir: at2.gitDir,
@@ -11497,7 +11481,7 @@ async function measureFates(git, facts, anchors, at2) {
   const blobs = [...new Set(touches2.filter(([q, id]) => edited.has(q) && !/^0+$/.test(id)).map(([, id]) => id))];
   const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
   const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
-  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path39.join(at2.top, p))]);
+  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path38.join(at2.top, p))]);
   const pairs = [...got.map((b, k) => [blobs[k], b]), ...disk];
   const eol = eolPairs(pairs, new Set(hashes.map((h) => h.id)), objectFormat(at2.gitDir));
   return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
@@ -12117,7 +12101,7 @@ var init_brief2 = __esm({
 });
 
 // src/git/merge-driver.ts
-import path40 from "node:path";
+import path39 from "node:path";
 function mergedClauses(name2, note = null) {
   return ["two handoffs met in a merge", `the other is archive/${name2}`, note];
 }
@@ -12339,7 +12323,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path40.join(at2, part);
+    at2 = path39.join(at2, part);
     if (lstatSync(at2, { throwIfNoEntry: false }) === void 0) mkdirSync(at2, { mode: 448 });
     if (!lstatSync(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -12355,10 +12339,10 @@ async function otherAuthor(cwd, env, side, file) {
 }
 async function archivedInRebase(cwd, env, side, file) {
   const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
-  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path40.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path40.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
+  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path39.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path39.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
   if (dirs.code !== 0 || state === void 0) return true;
   const blob = (rev) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
-  const tips = ["onto", "orig-head"].map((f) => readFileSync(path40.join(state, f), "utf8").trim());
+  const tips = ["onto", "orig-head"].map((f) => readFileSync(path39.join(state, f), "utf8").trim());
   const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
   return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine.stdout.toString("utf8"));
 }
@@ -12379,7 +12363,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return said2(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
   };
   const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(file)?.[1];
-  const paused = prefix === void 0 ? null : pauseSwitch(path40.join(cwd, prefix, ".ai", "memory"), env);
+  const paused = prefix === void 0 ? null : pauseSwitch(path39.join(cwd, prefix, ".ai", "memory"), env);
   if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
     const merged = /\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file) ? orNull(() => journalMonth(a, b)) : null;
@@ -12406,7 +12390,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path40.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path39.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -12453,7 +12437,7 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import path41 from "node:path";
+import path40 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -12582,7 +12566,7 @@ exit: 0 brief printed
         const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
         if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
         const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
-        if (merged && existsSync(path41.join(archiveDir(root), merged[1]))) {
+        if (merged && existsSync(path40.join(archiveDir(root), merged[1]))) {
           const [met, archive, note] = mergedClauses(merged[1], merged[2] ?? null);
           if (note !== null) brief = withDriftNote(brief, note, RANK.other);
           brief = withDriftNote(withDriftNote(brief, archive, RANK.names), met);
@@ -12787,7 +12771,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import path42 from "node:path";
+import path41 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -12796,7 +12780,7 @@ function listArchives(root) {
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name2 of readdirSync(dir)) {
-    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path42.join(dir, name2)) : null;
+    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path41.join(dir, name2)) : null;
     if (s !== null) out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
   }
   return out.sort(newestFirst);
@@ -12809,9 +12793,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path42.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path41.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path42.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path41.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -12971,7 +12955,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path43 from "node:path";
+import path42 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -13057,7 +13041,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path43.join(archiveDir(root), name2))) {
+        if (!exists(path42.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -13066,7 +13050,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path43.join(memoryDir(root), file));
+      const current = await readStable(path42.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -13167,11 +13151,11 @@ exit: 0 done
 });
 
 // src/agents/agent-file.ts
-import path44 from "node:path";
+import path43 from "node:path";
 async function committedText(file, env) {
-  const top = gitTopOf(path44.dirname(file), env);
+  const top = gitTopOf(path43.dirname(file), env);
   if (top === null) return null;
-  const rel = path44.relative(top, file).split(path44.sep).join("/");
+  const rel = path43.relative(top, file).split(path43.sep).join("/");
   const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
   return got?.code === 0 ? got.stdout.toString("utf8") : null;
 }
@@ -13202,7 +13186,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-    accessSync(path44.dirname(file), constants.W_OK);
+    accessSync(path43.dirname(file), constants.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -13212,7 +13196,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path44.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path43.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -13242,10 +13226,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path44.relative(base, dir);
-  if (rel.split(path44.sep)[0] === ".." || path44.isAbsolute(rel)) return [];
+  const rel = path43.relative(base, dir);
+  if (rel.split(path43.sep)[0] === ".." || path43.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path44.sep).filter(Boolean).map((part) => cur = path44.join(cur, part));
+  return rel.split(path43.sep).filter(Boolean).map((part) => cur = path43.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -13271,13 +13255,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync(path44.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync(path43.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic2.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
   rmSync(at2, { force: true });
-  removeEmptyDirs([path44.dirname(at2)]);
+  removeEmptyDirs([path43.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -13291,10 +13275,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync(d))) keepMade(at2, made.filter((d) => existsSync(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path44.join(dir, "node");
+  const target = path43.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path44.parse(dir).root, dir).filter((d) => !existsSync(d));
+  const missing = dirsBelow(path43.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
     mkdirSync(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -13323,7 +13307,7 @@ var init_agent_file = __esm({
 });
 
 // src/agents/installer.ts
-import path45 from "node:path";
+import path44 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -13333,9 +13317,9 @@ async function install(t, env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
-  const away = targets.map((x) => path45.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
+  const away = targets.map((x) => path44.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
   if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
-  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
   const plans = [];
   const notes = [];
   const first = t.planned.size === 0;
@@ -13359,7 +13343,7 @@ async function install(t, env) {
       lines2.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path45.dirname(p.file));
+    const dirs = missingDirs(t.base, path44.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -13380,8 +13364,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path45.dirname(x.file), x.file].filter((f) => !existsSync(f));
-        mkdirSync(path45.dirname(x.file), { recursive: true });
+        const made = [path44.dirname(x.file), x.file].filter((f) => !existsSync(f));
+        mkdirSync(path44.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -13401,8 +13385,8 @@ async function forAgents(ts, run, named = ts.length > 1) {
 }
 function madeListFile(t, env) {
   const trees = t.global ? null : treesOf(t.base, env);
-  if (trees !== null) return path45.join(trees.common, "session-handoff", "made-folders");
-  return path45.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+  if (trees !== null) return path44.join(trees.common, "session-handoff", "made-folders");
+  return path44.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -13419,25 +13403,25 @@ function excludeOf(base, file, env) {
   const trees = treesOf(base, env);
   if (trees === null) return null;
   const { top, common, others } = trees;
-  const exclude = path45.join(common, "info", "exclude");
+  const exclude = path44.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-  const rel = path45.relative(top, file).split(path45.sep).join("/");
+  const rel = path44.relative(top, file).split(path44.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const needed = others.some((w) => existsSync(path45.join(w, rel)));
+  const needed = others.some((w) => existsSync(path44.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path45.join(common, "worktrees");
-  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n2) => readSmall(path45.join(linked, n2, "gitdir")));
-  return [path45.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path45.dirname(g.trim()))];
+  const linked = path44.join(common, "worktrees");
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n2) => readSmall(path44.join(linked, n2, "gitdir")));
+  return [path44.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path44.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
-  const records = path45.join(dir, "installs");
+  const records = path44.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
@@ -13450,7 +13434,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13465,8 +13449,8 @@ async function uninstall(t, env) {
   const last = !t.global && !anotherInstalled(t, left);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
-  const rel = trees === null ? "" : path45.relative(trees.top, t.base);
-  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path45.join(w, rel), ""));
+  const rel = trees === null ? "" : path44.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path44.join(w, rel), ""));
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -13478,12 +13462,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path45.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path44.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path45.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path44.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
@@ -13502,10 +13486,10 @@ async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  const root = global ? null : orNull(() => findRoot(path45.resolve(ctx.cwd, given), ctx.env).root);
+  const root = global ? null : orNull(() => findRoot(path44.resolve(ctx.cwd, given), ctx.env).root);
   if (!global && root === null) return run();
-  const lockDir = path45.join(root === null ? userDir(ctx.env) : path45.join(root, ".ai"), ".install.lock");
-  const parent = path45.dirname(lockDir);
+  const lockDir = path44.join(root === null ? userDir(ctx.env) : path44.join(root, ".ai"), ".install.lock");
+  const parent = path44.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -13517,9 +13501,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path45.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path45.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path45.dirname(dir)) {
+    const stop = global ? path44.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path44.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path44.dirname(dir)) {
       if (!succeeds(() => rmdirSync(dir))) break;
       if (dir === made && !uninstall2) break;
     }
@@ -13556,13 +13540,13 @@ var init_installer = __esm({
     init_plan();
     init_target();
     isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-    claudeSettings = (home, env) => path45.join(claudeUserDir(home, env), "settings.json");
+    claudeSettings = (home, env) => path44.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/skill-place.ts
-import path46 from "node:path";
+import path45 from "node:path";
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
@@ -13571,7 +13555,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path46.join(dir, rel);
+    const abs = path45.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -13585,32 +13569,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path46.join(to, rel);
+    const dest = path45.join(to, rel);
     let have = null;
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync(path46.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync(path45.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path46.relative(base, path46.dirname(p)).split(path46.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path46.dirname(p);
+  const parts = path45.relative(base, path45.dirname(p)).split(path45.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path45.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path46.join(at2, part);
+    at2 = path45.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path46.join(dir, RECORD);
+  const file = path45.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -13628,9 +13612,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path46.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path45.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  const fd = openSync(path46.join(dir, RECORD), flags, 420);
+  const fd = openSync(path45.join(dir, RECORD), flags, 420);
   try {
     writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -13640,7 +13624,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path46.join(dir, rel);
+    const file = path45.join(dir, rel);
     return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -13650,14 +13634,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
-    return path46.resolve(path46.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path45.resolve(path45.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path46.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path45.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path46.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path46.dirname(dir);
+  let dir = path45.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path45.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -13673,22 +13657,22 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path46.join(to, s.rel);
+    const dest = path45.join(to, s.rel);
     if (s.action === "remove") {
       rmSync(dest, { force: true });
-      removeEmptyUpTo(path46.dirname(dest), to);
+      removeEmptyUpTo(path45.dirname(dest), to);
       continue;
     }
-    mkdirSync(path46.dirname(dest), { recursive: true });
+    mkdirSync(path45.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path46.join(from, s.rel);
+    const src = path45.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 511 });
     renameSync(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync(path46.dirname(place), { recursive: true });
-  symlinkSync(path46.relative(path46.dirname(place), target), place, "dir");
+  mkdirSync(path45.dirname(place), { recursive: true });
+  symlinkSync(path45.relative(path45.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
@@ -13701,7 +13685,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync(homeFolder(ctx.env));
   else {
-    const found = findRoot(path46.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path45.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13732,18 +13716,18 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync(path46.dirname(path46.dirname(path46.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync(path46.join(source, "SKILL.md"))) {
+  const source = realpathSync(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path45.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const rel = (p) => path46.relative(base, p).split(path46.sep).join("/");
+  const rel = (p) => path45.relative(base, p).split(path45.sep).join("/");
   const shown = (p) => rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`;
   const planned = /* @__PURE__ */ new Map();
-  return { base, global, dryRun, source, dest: path46.join(base, CANONICAL), agents, shown, planned, at: at2 };
+  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown, planned, at: at2 };
 }
 function holdsEntries(agent, base, global, env) {
   try {
-    const edits = agent.edits({ abs: path46.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path45.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(userPath(base, edit2.file, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
@@ -13754,14 +13738,14 @@ function holdsEntries(agent, base, global, env) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path46.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan2.planned };
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path46.join(plan2.at(f), "session-handoff"));
+  return [...new Set(places)].map((f) => path45.join(plan2.at(f), "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -13791,13 +13775,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown(path46.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path46.join(dest, s.rel));
+  const writes = steps2.map((s) => path45.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13805,12 +13789,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path46.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path46.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync(d)).map((d) => path46.relative(plan2.base, d).split(path46.sep).join("/"));
+  const below = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path45.relative(plan2.base, d).split(path45.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13825,7 +13809,7 @@ async function init(ctx, plan2, replace) {
   const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(to)} (${counted(copy2)})`;
   if (!plan2.dryRun) applySteps(source, dest, steps2);
   const recorded = !running && (steps2.length > 0 || made.length > 0 || record2 === null);
-  const again = exists(path46.join(dest, RECORD)) ? "update" : "create";
+  const again = exists(path45.join(dest, RECORD)) ? "update" : "create";
   lines2.unshift(copied(dest, [...steps2, ...recorded ? [{ action: again }] : []]));
   const after = [];
   for (const l of links) {
@@ -13841,7 +13825,7 @@ async function init(ctx, plan2, replace) {
   lines2.splice(1, 0, ...after);
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const copy = shown(path46.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   if (!plan2.dryRun && !plan2.global) lines2.push("commit: the skill's copy and the team files above (docs/install.md)");
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
@@ -13850,13 +13834,13 @@ async function init(ctx, plan2, replace) {
 }
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
-  const dir = path46.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save"].filter((n2) => saves !== null && lstatOrNull(path46.join(dir, n2)));
+  const dir = path45.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save"].filter((n2) => saves !== null && lstatOrNull(path45.join(dir, n2)));
   if (names.length === 0) return [];
   const shown = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown}: this clone's record of its handoffs in .ai/memory`];
   if (!plan2.dryRun) {
-    for (const n2 of names) rmSync(path46.join(dir, n2), { force: true });
+    for (const n2 of names) rmSync(path45.join(dir, n2), { force: true });
     removeEmptyDirs([dir]);
   }
   return [`${plan2.dryRun ? "would remove" : "removed"} ${shown}: this clone's record of its saves`];
@@ -13874,7 +13858,7 @@ async function undo(ctx, plan2) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    const from = path46.relative(plan2.base, place).startsWith("..") ? path46.dirname(path46.dirname(place)) : plan2.base;
+    const from = path45.relative(plan2.base, place).startsWith("..") ? path45.dirname(path45.dirname(place)) : plan2.base;
     if (!ours || linkOnTheWay(from, place) !== null) {
       lines2.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
@@ -13886,21 +13870,21 @@ async function undo(ctx, plan2) {
   const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const others = folder ? readdirSync(dest).filter((n2) => n2 !== RECORD && !SKILL_ENTRIES.includes(n2)).sort() : [];
-  const recordToo = kept.length + others.length === 0 && exists(path46.join(dest, RECORD)) ? [RECORD] : [];
+  const recordToo = kept.length + others.length === 0 && exists(path45.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync(path46.join(dest, rel), { force: true });
-      for (const rel of files) removeEmptyUpTo(path46.dirname(path46.join(dest, rel)), dest);
+      for (const rel of files) rmSync(path45.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), dest);
     }
     const whole = `${would} ${shown(dest)} (${files.length} files)`;
     lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown(dest)}` : whole);
   }
-  for (const rel of kept) lines2.push(`left ${shown(path46.join(dest, rel))}: you edited it since init copied it`);
-  for (const n2 of others) lines2.push(`left ${shown(path46.join(dest, n2))}: init did not copy it`);
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path46.dirname(p))];
+  for (const rel of kept) lines2.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
+  for (const n2 of others) lines2.push(`left ${shown(path45.join(dest, n2))}: init did not copy it`);
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path45.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path46.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path45.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (!plan2.global) lines2.push(...saveRecords(plan2, ctx.env));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
@@ -13928,7 +13912,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path46.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path45.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -14070,7 +14054,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path47 from "node:path";
+import path46 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -14108,7 +14092,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
-        const stays = done2.last?.last === true && existsSync(path47.join(ts[0].base, CANONICAL));
+        const stays = done2.last?.last === true && existsSync(path46.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -14118,7 +14102,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/doctor-checks.ts
-import path48 from "node:path";
+import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -14148,7 +14132,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path48.join(env.CODEX_HOME || path48.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -14164,9 +14148,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path48.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path48.win32.join(dir, "sh.exe");
+    const sh = path47.win32.join(dir, "sh.exe");
     if (existsSync(sh)) return sh;
   }
   return null;
@@ -14209,9 +14193,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path48.join(userPath(r.home, f, r.env), "session-handoff"))
-  ].filter((d) => exists(path48.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path47.join(userPath(r.home, f, r.env), "session-handoff"))
+  ].filter((d) => exists(path47.join(d, "SKILL.md")));
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of editsOf(r, agent, r.global)) install2[edit2.file] = await installState(r, name2, edit2);
@@ -14227,7 +14211,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -14265,7 +14249,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path48.basename(edit2.file) === "AGENTS.md") {
+  if (path47.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -14297,16 +14281,16 @@ function judge(r, name2, edit2, ours, reinstall) {
 }
 function claudePluginInstalls(home, env) {
   const dir = claudeUserDir(home, env);
-  const plugins = json(path48.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path47.join(dir, "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path48.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path47.join(dir, "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = obj(raw) ?? {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path48.isAbsolute(at2) && existsSync(path48.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync(path47.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -14358,7 +14342,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -14374,7 +14358,7 @@ async function memoryState(r, journal) {
   }
   const archives = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   for (const p of journal.problems) {
-    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14460,7 +14444,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path49 from "node:path";
+import path48 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -14529,7 +14513,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path49.resolve(home);
+          root = path48.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14552,7 +14536,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { tmpdir } from "node:os";
-import path50 from "node:path";
+import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14562,9 +14546,9 @@ async function repositoryPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path50.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
-    const file = path50.join(hooksDir, h);
+    const file = path49.join(hooksDir, h);
     return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
@@ -14596,7 +14580,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
+  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
     throw new Refused(
@@ -14622,7 +14606,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync(path50.join(memDir, "journal", "OFF"));
+  const journal = !existsSync(path49.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -14697,7 +14681,7 @@ async function ourAttributes(top, env, runHooks) {
   };
   const head = await show2("HEAD:.gitattributes");
   const staged = await show2(":.gitattributes");
-  const worktree = readSmall(path50.join(top, ".gitattributes")) ?? "";
+  const worktree = readSmall(path49.join(top, ".gitattributes")) ?? "";
   const text = attributesOnto(head, worktree);
   if (text === head) return null;
   const entry = async (t) => {
@@ -14744,9 +14728,9 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, m
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
-  const dir = mkdtempSync(path50.join(tmpdir(), "sh-publish-"));
-  const index = path50.join(dir, "index");
-  const msg = path50.join(dir, "COMMIT_EDITMSG");
+  const dir = mkdtempSync(path49.join(tmpdir(), "sh-publish-"));
+  const index = path49.join(dir, "index");
+  const msg = path49.join(dir, "COMMIT_EDITMSG");
   const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
@@ -15070,7 +15054,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path51 from "node:path";
+import path50 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -15093,8 +15077,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path51.win32 : cwd.startsWith("/") ? path51.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path51.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path50.win32 : cwd.startsWith("/") ? path50.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path50.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -15235,7 +15219,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
+    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
   }
 });
 
@@ -15777,9 +15761,9 @@ var init_format2 = __esm({
 });
 
 // src/checkpoint/capture.ts
-import path52 from "node:path";
+import path51 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHead(path52.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path51.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15793,7 +15777,7 @@ function projectHandoffs(root) {
       if (archived === null) {
         archived = /* @__PURE__ */ new Set();
         for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
-          const b = e.regular ? readHead(path52.join(archiveDir(root), e.name)) : null;
+          const b = e.regular ? readHead(path51.join(archiveDir(root), e.name)) : null;
           if (b !== null) archived.add(tokenOf(b));
         }
       }
@@ -15892,7 +15876,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path52.parse(root).root || home !== "" && samePath(root, path52.resolve(home))) {
+  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -15911,7 +15895,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path52.join(dir, name2);
+  const file = path51.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
   const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -16016,7 +16000,6 @@ var init_capture2 = __esm({
     init_drafts();
     init_archive_entries();
     init_files();
-    init_cleanup();
     init_mutate();
     init_home();
     init_pause();
@@ -16122,7 +16105,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path53 from "node:path";
+import path52 from "node:path";
 function statusText(handoff, since, stashed, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
@@ -16145,7 +16128,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path53.relative(top, root).split(path53.sep).join("/");
+    const rel = top === null ? "" : path52.relative(top, root).split(path52.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -16251,7 +16234,7 @@ Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -16433,7 +16416,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path54 from "node:path";
+import path53 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16509,7 +16492,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path54.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16524,9 +16507,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path54.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path54.join(mem, file), file, notes);
+      const text = await readText(path53.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -16815,7 +16798,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import path55 from "node:path";
+import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16873,13 +16856,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync(path55.join(journalDir(root), f.name));
+            const st = lstatSync(path54.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync(path55.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync(path54.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)

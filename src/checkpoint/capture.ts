@@ -22,13 +22,12 @@ import { renderInProgress, renderPathList } from "../schema/anchor-lines.ts";
 import { CHECKPOINT_MAX_BYTES, MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "./format.ts";
 import { headerValue, isAnchorsOnlySource, isCheckpointText, readCheckpointText } from "./parse.ts";
 import { isoSeconds } from "../schema/values.ts";
-import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, rmQuietRegular, sessionFileId,
-  timeOf } from "./store.ts";
+import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, cleanCheckpointLeftovers, pruneCheckpoints,
+  pruneOfferMarkers, rmQuietRegular, sessionFileId, timeOf } from "./store.ts";
 import { readHead } from "../store/fs.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
 import { orNull, readStable, tokenOf } from "../store/files.ts";
-import { cleanCheckpointLeftovers, pruneCheckpoints, pruneOfferMarkers } from "./cleanup.ts";
 import { underLock } from "../store/mutate.ts";
 import { homeFolder, samePath } from "../store/home.ts";
 import { pauseSwitch } from "../store/pause.ts";

@@ -4,8 +4,7 @@ import { checkTree, memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
-import { checkpointsDir, checkpointsDirState } from "../checkpoint/store.ts";
-import { cleanCheckpointLeftovers } from "../checkpoint/cleanup.ts";
+import { checkpointsDir, checkpointsDirState, cleanCheckpointLeftovers } from "../checkpoint/store.ts";
 import { readdirSync } from "../builtins.ts";
 import { removeLeftoverDrafts } from "../store/drafts.ts";
 
