@@ -1293,7 +1293,8 @@ var init_drafts = __esm({
   }
 });
 
-// src/checkpoint/parse.ts
+// src/checkpoint/store.ts
+import path11 from "node:path";
 function headerValue(text, name2) {
   for (const line of text.split("\n", 12)) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
   return null;
@@ -1325,18 +1326,6 @@ function readCheckpointText(text) {
   }
   return { triggers, source, items: items2, dropped };
 }
-var CHECKPOINT_HEADING, CHECKPOINT_NAME;
-var init_parse = __esm({
-  "src/checkpoint/parse.ts"() {
-    "use strict";
-    init_values();
-    CHECKPOINT_HEADING = "# Session Checkpoint";
-    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-  }
-});
-
-// src/checkpoint/store.ts
-import path11 from "node:path";
 function checkpointsDir(root) {
   return path11.join(memoryDir(root), "checkpoints");
 }
@@ -1449,18 +1438,19 @@ function pruneOfferMarkers(dir, nowMs) {
   } catch {
   }
 }
-var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
+var CHECKPOINT_HEADING, CHECKPOINT_NAME, CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
 var init_store = __esm({
   "src/checkpoint/store.ts"() {
     "use strict";
     init_builtins();
     init_quote();
-    init_parse();
     init_values();
     init_files();
     init_fs();
     init_private();
     init_paths();
+    CHECKPOINT_HEADING = "# Session Checkpoint";
+    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
     CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
     FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
     WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
@@ -2826,7 +2816,6 @@ var init_surface = __esm({
   "src/checkpoint/surface.ts"() {
     "use strict";
     init_handoff();
-    init_parse();
     init_words();
     init_store();
     init_fs();
@@ -12088,7 +12077,6 @@ var CAPTURED, STATUS;
 var init_brief2 = __esm({
   "src/checkpoint/brief.ts"() {
     "use strict";
-    init_parse();
     init_store();
     init_paths();
     init_read();
@@ -15740,7 +15728,7 @@ var init_format2 = __esm({
     init_redact();
     init_quote();
     init_capture();
-    init_parse();
+    init_store();
     init_values();
     CHECKPOINT_MAX_BYTES = 4096;
     MAX_REQUESTS = 3;
@@ -15993,7 +15981,6 @@ var init_capture2 = __esm({
     init_quote();
     init_anchor_lines();
     init_format2();
-    init_parse();
     init_values();
     init_store();
     init_fs();

@@ -2068,8 +2068,6 @@ function renderHook(format, text, limit) {
 
 // src/checkpoint/store.ts
 import path13 from "node:path";
-
-// src/checkpoint/parse.ts
 var CHECKPOINT_HEADING = "# Session Checkpoint";
 var CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
 function headerValue(text, name) {
@@ -2103,8 +2101,6 @@ function readCheckpointText(text) {
   }
   return { triggers, source, items, dropped };
 }
-
-// src/checkpoint/store.ts
 function checkpointsDir(root) {
   return path13.join(memoryDir(root), "checkpoints");
 }

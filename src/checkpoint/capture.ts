@@ -20,10 +20,10 @@ import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath } from "../guard/quote.ts";
 import { renderInProgress, renderPathList } from "../schema/anchor-lines.ts";
 import { CHECKPOINT_MAX_BYTES, MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "./format.ts";
-import { headerValue, isAnchorsOnlySource, isCheckpointText, readCheckpointText } from "./parse.ts";
 import { isoSeconds } from "../schema/values.ts";
-import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, cleanCheckpointLeftovers, pruneCheckpoints,
-  pruneOfferMarkers, rmQuietRegular, sessionFileId, timeOf } from "./store.ts";
+import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, cleanCheckpointLeftovers, headerValue,
+  isAnchorsOnlySource, isCheckpointText, pruneCheckpoints, pruneOfferMarkers, readCheckpointText, rmQuietRegular,
+  sessionFileId, timeOf } from "./store.ts";
 import { readHead } from "../store/fs.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";

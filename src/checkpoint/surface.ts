@@ -1,10 +1,9 @@
 // Where checkpoints surface in hook, check, read and brief; the hook never prints a checkpoint's characters.
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
-import { readCheckpointText } from "./parse.ts";
 import { plural } from "../guard/words.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, sessionFileId, writeDelivered,
-  type CheckpointEntry } from "./store.ts";
+  readCheckpointText, type CheckpointEntry } from "./store.ts";
 import { readHead } from "../store/fs.ts";
 import { orNull, readStable, tokenOf } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
