@@ -13,11 +13,6 @@ export const USAGE_PREFIX = "usage error: ";
 
 const MAX_STDIN_BYTES = 1_000_000;
 
-function stdinTooLong(maxBytes: number): string {
-  const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
-  return `stdin is more than ${n} bytes; send at most ${n} bytes`;
-}
-
 /** Everything the CLI needs from its process; `helperPath` is `process.argv[1]`. */
 export interface Process extends Pick<VerbContext, "env" | "cwd" | "stdinIsTTY" | "helperPath"> {
   argv: string[];
@@ -92,7 +87,8 @@ export async function runVerb(name: string, verb: Verb, proc: Process): Promise<
       cwd: proc.cwd,
       readStdin: async (maxBytes = MAX_STDIN_BYTES) => {
         const bytes = await proc.readStdin(maxBytes);
-        if (bytes.length > maxBytes) throw new Refused(stdinTooLong(maxBytes));
+        const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
+        if (bytes.length > maxBytes) throw new Refused(`stdin is more than ${n} bytes; send at most ${n} bytes`);
         return bytes;
       },
       readStdinWithin: (ms, maxBytes = MAX_STDIN_BYTES) => proc.readStdinWithin(ms, maxBytes),

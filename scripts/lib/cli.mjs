@@ -16991,10 +16991,6 @@ import path from "node:path";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
 var MAX_STDIN_BYTES = 1e6;
-function stdinTooLong(maxBytes) {
-  const n2 = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
-  return `stdin is more than ${n2} bytes; send at most ${n2} bytes`;
-}
 function geminiHookRun(argv) {
   if (argv[0] !== "hook" && argv[0] !== "checkpoint") return false;
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
@@ -17051,7 +17047,8 @@ async function runVerb(name2, verb, proc) {
       cwd: proc.cwd,
       readStdin: async (maxBytes = MAX_STDIN_BYTES) => {
         const bytes = await proc.readStdin(maxBytes);
-        if (bytes.length > maxBytes) throw new Refused(stdinTooLong(maxBytes));
+        const n2 = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
+        if (bytes.length > maxBytes) throw new Refused(`stdin is more than ${n2} bytes; send at most ${n2} bytes`);
         return bytes;
       },
       readStdinWithin: (ms, maxBytes = MAX_STDIN_BYTES) => proc.readStdinWithin(ms, maxBytes),
