@@ -13,24 +13,14 @@ export const USAGE_PREFIX = "usage error: ";
 
 const MAX_STDIN_BYTES = 1_000_000;
 
-function stdinTooLong(maxBytes: number): string {
-  const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
-  return `stdin is more than ${n} bytes; send at most ${n} bytes`;
-}
-
-/** Everything the CLI needs from its process. */
-export interface Process {
+/** Everything the CLI needs from its process; `helperPath` is `process.argv[1]`. */
+export interface Process extends Pick<VerbContext, "env" | "cwd" | "stdinIsTTY" | "helperPath"> {
   argv: string[];
-  env: Record<string, string | undefined>;
-  cwd: string;
-  stdinIsTTY: boolean;
   /** All of stdin, or its first bytes just past `maxBytes` (the caller refuses those). */
   readStdin(maxBytes: number): Promise<Buffer>;
   readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null>;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
-  /** The running helper's file (`process.argv[1]`). */
-  helperPath?: string;
 }
 
 // Gemini shows a hook's stderr as a chat line whenever its stdout is empty: there `hook` and
@@ -97,7 +87,8 @@ export async function runVerb(name: string, verb: Verb, proc: Process): Promise<
       cwd: proc.cwd,
       readStdin: async (maxBytes = MAX_STDIN_BYTES) => {
         const bytes = await proc.readStdin(maxBytes);
-        if (bytes.length > maxBytes) throw new Refused(stdinTooLong(maxBytes));
+        const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
+        if (bytes.length > maxBytes) throw new Refused(`stdin is more than ${n} bytes; send at most ${n} bytes`);
         return bytes;
       },
       readStdinWithin: (ms, maxBytes = MAX_STDIN_BYTES) => proc.readStdinWithin(ms, maxBytes),

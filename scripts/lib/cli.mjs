@@ -1059,43 +1059,6 @@ var init_file_verdict = __esm({
   }
 });
 
-// src/guard/untrusted.ts
-function nonceFor(holds) {
-  let nonce;
-  do {
-    nonce = nodeCrypto().randomBytes(8).toString("hex");
-  } while (holds(nonce));
-  return nonce;
-}
-function renderEnvelope(file, token, bytes) {
-  const shown = renderVisible(bytes);
-  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
-  const nonce = nonceFor((n2) => body.includes(n2));
-  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
-<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-`), body];
-  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
-  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
-`));
-  return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
-}
-function envelopeText(file, text) {
-  const nonce = nonceFor((n2) => text.includes(n2));
-  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
-` : text;
-  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-${body}<<<END UNTRUSTED ${file} ${nonce}>>>
-`;
-}
-var init_untrusted = __esm({
-  "src/guard/untrusted.ts"() {
-    "use strict";
-    init_builtins();
-    init_file_verdict();
-    init_invisible();
-  }
-});
-
 // src/store/read.ts
 import path7 from "node:path";
 function inProgressOrInterrupted(memDirOrRoot, lockDir, file, leftover) {
@@ -1330,7 +1293,8 @@ var init_drafts = __esm({
   }
 });
 
-// src/checkpoint/parse.ts
+// src/checkpoint/store.ts
+import path11 from "node:path";
 function headerValue(text, name2) {
   for (const line of text.split("\n", 12)) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
   return null;
@@ -1362,18 +1326,6 @@ function readCheckpointText(text) {
   }
   return { triggers, source, items: items2, dropped };
 }
-var CHECKPOINT_HEADING, CHECKPOINT_NAME;
-var init_parse = __esm({
-  "src/checkpoint/parse.ts"() {
-    "use strict";
-    init_values();
-    CHECKPOINT_HEADING = "# Session Checkpoint";
-    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-  }
-});
-
-// src/checkpoint/store.ts
-import path11 from "node:path";
 function checkpointsDir(root) {
   return path11.join(memoryDir(root), "checkpoints");
 }
@@ -1426,21 +1378,85 @@ function writeDelivered(root, session, token) {
   return createExclusive(p, `${token}
 `);
 }
-var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED;
+function pruneCheckpoints(root, keep) {
+  const list2 = listCheckpoints(root);
+  const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
+  survivors.add(keep);
+  let deleted = 0;
+  for (const e of list2) {
+    if (survivors.has(e.name) || deleted >= list2.length - CHECKPOINT_KEEP) continue;
+    if (succeeds(() => unlinkSync(path11.join(checkpointsDir(root), e.name)))) deleted++;
+    rmQuietRegular(path11.join(checkpointsDir(root), `.delivered-${e.session}`));
+  }
+}
+function cleanCheckpointLeftovers(root) {
+  const dir = checkpointsDir(root);
+  if (checkpointsDirState(root) !== "ok") return [];
+  const actions = [];
+  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
+    const st = lstatSync(e.path, { throwIfNoEntry: false });
+    if (st === void 0 || st.isDirectory()) continue;
+    if (e.role === "claim" && st.isFile()) {
+      if (succeeds(() => linkSync(e.path, path11.join(dir, e.file)))) {
+        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
+      }
+    }
+    if (succeeds(() => unlinkSync(e.path))) {
+      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
+    }
+  }
+  try {
+    const names = readdirSync(dir);
+    const live = /* @__PURE__ */ new Set();
+    for (const name2 of names) {
+      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
+      const bytes = readHead(path11.join(dir, name2));
+      if (bytes !== null) live.add(tokenOf(bytes));
+    }
+    const kept = [];
+    for (const name2 of names) {
+      const m = /^\.delivered-(.+)$/.exec(name2);
+      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
+      const told = readHead(path11.join(dir, name2), 128)?.toString().trim() ?? "";
+      const st = lstatSync(path11.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path11.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path11.join(dir, name2));
+      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
+    }
+    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path11.join(dir, k.name));
+  } catch {
+  }
+  return actions;
+}
+function pruneOfferMarkers(dir, nowMs) {
+  try {
+    for (const name2 of readdirSync(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+      const p = path11.join(dir, name2);
+      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+    }
+  } catch {
+  }
+}
+var CHECKPOINT_HEADING, CHECKPOINT_NAME, CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
 var init_store = __esm({
   "src/checkpoint/store.ts"() {
     "use strict";
     init_builtins();
     init_quote();
-    init_parse();
     init_values();
     init_files();
     init_fs();
     init_private();
     init_paths();
+    CHECKPOINT_HEADING = "# Session Checkpoint";
+    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
     CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
     FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
     WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+    MARKERS_KEPT = 20;
+    CHECKPOINT_KEEP = 5;
+    OFFER_MARKER_DAYS = 7;
   }
 });
 
@@ -1743,6 +1759,43 @@ var init_root = __esm({
   }
 });
 
+// src/guard/untrusted.ts
+function nonceFor(holds) {
+  let nonce;
+  do {
+    nonce = nodeCrypto().randomBytes(8).toString("hex");
+  } while (holds(nonce));
+  return nonce;
+}
+function renderEnvelope(file, token, bytes) {
+  const shown = renderVisible(bytes);
+  const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);
+  const nonce = nonceFor((n2) => body.includes(n2));
+  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
+<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+`), body];
+  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
+  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
+`));
+  return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
+}
+function envelopeText(file, text) {
+  const nonce = nonceFor((n2) => text.includes(n2));
+  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
+` : text;
+  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+${body}<<<END UNTRUSTED ${file} ${nonce}>>>
+`;
+}
+var init_untrusted = __esm({
+  "src/guard/untrusted.ts"() {
+    "use strict";
+    init_builtins();
+    init_file_verdict();
+    init_invisible();
+  }
+});
+
 // src/verbs/common.ts
 import path13 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
@@ -1785,6 +1838,11 @@ function lockTimeoutOption(ctx) {
 function failpointOf(ctx) {
   return ctx.env.MEMORY_IO_FAILPOINT || void 0;
 }
+function envelope(file, got) {
+  if (got === null) return ok("CURRENT-SHA256: absent\n", [], 3);
+  const { out, warning } = renderEnvelope(file, got.token, got.bytes);
+  return ok(out, warning ? [warning] : []);
+}
 async function stdinForValidate(ctx, maxBytes) {
   try {
     const bytes = await ctx.readStdin(maxBytes);
@@ -1805,6 +1863,8 @@ var init_common = __esm({
     init_files();
     init_fs();
     init_root();
+    init_untrusted();
+    init_types();
     CHOOSE = "pass --root <project> to choose another";
     ROOT_HELP = `
 root: --root DIR, else found upward from here (references/verbs/root.md)
@@ -1845,9 +1905,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path59 = q ? q.value : m?.[1];
-    if (!m || !path59) return null;
-    out.push({ path: path59, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path55 = q ? q.value : m?.[1];
+    if (!m || !path55) return null;
+    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -2585,12 +2645,12 @@ var init_types2 = __esm({
   }
 });
 
-// src/agents/hook-input.ts
+// src/agents/harness-path.ts
 import path14 from "node:path";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
-async function readHookJson(ctx, max) {
+async function readHookJson(ctx, max = 65536) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
 function hookObject(data, max) {
@@ -2605,11 +2665,35 @@ function userHelperWithoutMemory(skillDir, home, root) {
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
+function windowsShaped(p) {
+  return /^([A-Za-z]:|\\\\)/.test(p);
+}
+function harnessPath(what, p, platform = process.platform) {
+  const windows = windowsShaped(p);
+  const absolute = (windows || platform === "win32" ? path14.win32 : path14.posix).isAbsolute(p);
+  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") {
+    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
+    return { ok: false, reason, windows };
+  }
+  return { ok: true, path: platform === "win32" ? path14.win32.normalize(p) : p };
+}
+function hookCwd(cwd, platform = process.platform) {
+  if (cwd === void 0 || cwd === null) return null;
+  const what = "the hook input's cwd";
+  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
+  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
+  const got = harnessPath(what, cwd, platform);
+  if (got.ok) return got.path;
+  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
+  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
+}
 var PROBE_SESSION_PREFIX;
-var init_hook_input = __esm({
-  "src/agents/hook-input.ts"() {
+var init_harness_path = __esm({
+  "src/agents/harness-path.ts"() {
     "use strict";
     init_builtins();
+    init_quote();
     init_files();
     init_types2();
     PROBE_SESSION_PREFIX = "session-handoff-doctor-";
@@ -2732,13 +2816,12 @@ var init_surface = __esm({
   "src/checkpoint/surface.ts"() {
     "use strict";
     init_handoff();
-    init_parse();
     init_words();
     init_store();
     init_fs();
     init_files();
     init_private();
-    init_hook_input();
+    init_harness_path();
     init_paths();
     CHECKPOINT_SENTENCES = {
       only: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and no handoff was written; it holds ${counts}, captured from the transcript without a model, so the session-handoff skill's resume flow marks what it drafts from it as captured, not confirmed.`,
@@ -4050,12 +4133,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path59) {
+function findNodeAtLocation(root, path55) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path59) {
+  for (let segment of path55) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -4528,40 +4611,8 @@ var init_main = __esm({
   }
 });
 
-// src/agents/harness-path.ts
-import path19 from "node:path";
-function windowsShaped(p) {
-  return /^([A-Za-z]:|\\\\)/.test(p);
-}
-function harnessPath(what, p, platform = process.platform) {
-  const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path19.win32 : path19.posix).isAbsolute(p);
-  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") {
-    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
-    return { ok: false, reason, windows };
-  }
-  return { ok: true, path: platform === "win32" ? path19.win32.normalize(p) : p };
-}
-function hookCwd(cwd, platform = process.platform) {
-  if (cwd === void 0 || cwd === null) return null;
-  const what = "the hook input's cwd";
-  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
-  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
-  const got = harnessPath(what, cwd, platform);
-  if (got.ok) return got.path;
-  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
-  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
-}
-var init_harness_path = __esm({
-  "src/agents/harness-path.ts"() {
-    "use strict";
-    init_quote();
-  }
-});
-
 // src/agents/json-hooks.ts
-import path20 from "node:path";
+import path19 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -4574,7 +4625,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path20.win32 : path20.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path19.win32 : path19.posix).basename(name2);
     if (shellQuote(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -4838,41 +4889,8 @@ var init_json_hooks = __esm({
   }
 });
 
-// src/agents/claude-plugin.ts
-import path21 from "node:path";
-function claudePluginInstalls(home, env) {
-  const dir = claudeUserDir(home, env);
-  const plugins = json(path21.join(dir, "plugins", "installed_plugins.json"))?.plugins;
-  if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path21.join(dir, "settings.json"))?.enabledPlugins ?? {};
-  const out = [];
-  for (const [key, list2] of Object.entries(plugins)) {
-    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
-    for (const raw of list2) {
-      const e = obj(raw) ?? {};
-      const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path21.isAbsolute(at2) && existsSync(path21.join(at2, "SKILL.md"));
-      const scope = typeof e.scope === "string" ? e.scope : "unknown";
-      const version = typeof e.version === "string" ? e.version : null;
-      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
-    }
-  }
-  return out;
-}
-var json, claudeUserDir;
-var init_claude_plugin = __esm({
-  "src/agents/claude-plugin.ts"() {
-    "use strict";
-    init_builtins();
-    init_files();
-    init_types2();
-    json = (file) => orNull(() => obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1e6))));
-    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path21.join(home, ".claude");
-  }
-});
-
 // src/agents/plan.ts
-import path22 from "node:path";
+import path20 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -4933,9 +4951,9 @@ function ownedSpan(edit2, text) {
 }
 function userPath(base, rel, env) {
   const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
-  return claude ? path22.join(claudeUserDir(base, env), rel.slice(8)) : path22.join(base, ...rel.split("/"));
+  return claude ? path20.join(claudeUserDir(base, env), rel.slice(8)) : path20.join(base, ...rel.split("/"));
 }
-var nothingLeft, shownOf, editPath;
+var nothingLeft, shownOf, claudeUserDir;
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
@@ -4943,29 +4961,28 @@ var init_plan = __esm({
     init_json_hooks();
     init_json_hooks();
     init_md_block();
-    init_claude_plugin();
     init_command();
     init_files();
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
-    shownOf = (edit2, file, home) => home === null ? edit2.file : file === editPath(home, edit2) ? `~/${edit2.file}` : file;
-    editPath = (base, edit2, env) => userPath(base, edit2.file, env);
+    shownOf = (edit2, file, home) => home === null ? edit2.file : file === userPath(home, edit2.file) ? `~/${edit2.file}` : file;
+    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path20.join(home, ".claude");
   }
 });
 
 // src/agents/target.ts
-import path23 from "node:path";
+import path21 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path23.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path23.join(real(path23.dirname(path23.dirname(path23.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path21.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path21.join(real(path21.dirname(path21.dirname(path21.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path23.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path23.isAbsolute(rel) ? null : rel.split(path23.sep).join("/") };
+  const rel = path21.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path21.isAbsolute(rel) ? null : rel.split(path21.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
   const home = homeFolder(env);
   const base = root ?? real(home);
-  const target = (edit2, file = editPath(base, edit2, global ? env : void 0)) => ({ edit: edit2, file, shown: shownOf(edit2, file, global ? base : null) });
+  const target = (edit2, file = userPath(base, edit2.file, global ? env : void 0)) => ({ edit: edit2, file, shown: shownOf(edit2, file, global ? base : null) });
   const targets = () => agent.edits(helper, global).map((e) => target(e));
   const planned = /* @__PURE__ */ new Map();
   const memDir = root === null ? null : memoryDir(root);
@@ -5012,7 +5029,7 @@ var init_target = __esm({
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
-    real = (p) => realOrNull(p) ?? path23.resolve(p);
+    real = (p) => realOrNull(p) ?? path21.resolve(p);
     helperShown = (ctx, root) => ((h) => shellQuote(h.rel ?? h.abs))(helperLocation(ctx, root));
   }
 });
@@ -5023,12 +5040,7 @@ __export(read_exports, {
   readTargetVerb: () => readTargetVerb,
   readVerb: () => readVerb
 });
-import path24 from "node:path";
-function envelope(file, got) {
-  if (got === null) return ok(ABSENT, [], 3);
-  const { out, warning } = renderEnvelope(file, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
-}
+import path22 from "node:path";
 async function readCheckpoint(root, session) {
   const state = checkTree(root) ? checkpointsDirState(root) : "missing";
   if (state === "unsafe") {
@@ -5040,27 +5052,23 @@ async function readCheckpoint(root, session) {
   const got = id === void 0 ? null : await readManagedFile(checkpointsDir(root), `${id}.md`, memoryDir(root));
   return envelope(`checkpoints/${id}.md`, got);
 }
-var ABSENT, readVerb, readTargetVerb;
+var readVerb, readTargetVerb;
 var init_read2 = __esm({
   "src/verbs/read.ts"() {
     "use strict";
     init_errors();
     init_fs();
     init_quote();
-    init_untrusted();
     init_file_verdict();
     init_read();
     init_drafts();
     init_store();
     init_paths();
     init_common();
-    init_types();
     init_surface();
     init_handoff_away();
     init_target();
-    ABSENT = "CURRENT-SHA256: absent\n";
     readVerb = {
-      name: "read",
       options: { root: { type: "string" }, session: { type: "string" } },
       positionals: [1, 1],
       help: `usage: node memory_io.mjs read <handoff|lessons|solutions> [--root DIR]
@@ -5103,7 +5111,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         const nul = got === null ? -1 : firstNul(got.bytes);
         if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
         const out = envelope(FILE_OF[kind], got);
-        if (!exists(path24.join(root, ".git")) && !exists(memoryDir(root))) {
+        if (!exists(path22.join(root, ".git")) && !exists(memoryDir(root))) {
           out.stderr.push(`note: ${quotedPath(root)} is in no git repository and held no .ai/memory: memory starts there; pass --root <project> to choose another`);
         }
         out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
@@ -5120,7 +5128,6 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       }
     };
     readTargetVerb = {
-      name: "read-target",
       options: { root: { type: "string" }, target: { type: "string" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs read-target [--root DIR] --target AGENTS.md|CLAUDE.md
@@ -5143,7 +5150,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a
 });
 
 // src/git/blob-ids.ts
-import path25 from "node:path";
+import path23 from "node:path";
 async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   const format2 = objectFormat(gitDirOf(top));
   const out = /* @__PURE__ */ new Map();
@@ -5151,7 +5158,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     if (p.includes("\uFFFD")) continue;
-    const abs = path25.join(top, p);
+    const abs = path23.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
       const module = p.endsWith("/") ? null : checkedOutAt(abs);
@@ -5286,12 +5293,12 @@ var init_status = __esm({
 
 // src/git/anchors.ts
 import { lstat } from "node:fs/promises";
-import path26 from "node:path";
+import path24 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path26.join(at2, part);
+    at2 = path24.join(at2, part);
     const st = await lstat(at2).catch(() => null);
     if (st === null || i < parts.length - 1 && !st.isDirectory()) return null;
     if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
@@ -5301,11 +5308,11 @@ async function statInsideRoot(root, rel) {
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  for (const dir of [path26.resolve(skillDir), realOrNull(skillDir)]) {
+  for (const dir of [path24.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
-    const rel = path26.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path26.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path26.sep).join("/"));
+    const rel = path24.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path24.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path24.sep).join("/"));
   }
   return [...out];
 }
@@ -5324,11 +5331,11 @@ async function dirtyHashesOf(root, env, top, dirty) {
 }
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
-  const config = gitDir === null ? null : readSmall(path26.join(commonDirOf(gitDir), "config"));
+  const config = gitDir === null ? null : readSmall(path24.join(commonDirOf(gitDir), "config"));
   const trustX = !/^\s*filemode\s*=\s*false\s*$/im.test(config ?? "");
   return new Map(paths.map((p) => {
     const m = snap.modes?.get(p);
-    const st = m === void 0 ? lstatOrNull(path26.join(top, p)) : null;
+    const st = m === void 0 ? lstatOrNull(path24.join(top, p)) : null;
     const x = trustX && st?.isFile() === true && (st.mode & 64) !== 0;
     const now = m?.[1] ?? (st?.isSymbolicLink() ? "120000" : x ? "100755" : "100644");
     return [p, { now, assumed: m === void 0 || m[0] === "000000" ? "100644" : m[0] }];
@@ -5372,7 +5379,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path26.isAbsolute(value) ? path26.relative(root, value).split(path26.sep).join("/") : value;
+    const given = path24.isAbsolute(value) ? path24.relative(root, value).split(path24.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -5449,10 +5456,10 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path59 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path59, tail === void 0 && !path59.includes("."))) return true;
-  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path59) && /^\([\w$.,]*\)?$/.test(tail)) return true;
-  const parts = path59.split(/\??\.|::|->/);
+  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path55, tail === void 0 && !path55.includes("."))) return true;
+  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path55) && /^\([\w$.,]*\)?$/.test(tail)) return true;
+  const parts = path55.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -7360,10 +7367,10 @@ var init_validate = __esm({
 });
 
 // src/store/settings.ts
-import path27 from "node:path";
+import path25 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path27.join(memDir, SETTINGS_FILE);
+  const file = path25.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -7408,7 +7415,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path28 from "node:path";
+import path26 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -7446,7 +7453,7 @@ function newestFirst(a, b) {
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path28.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path26.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -7454,7 +7461,7 @@ function prunable(dir) {
   return entries2;
 }
 function pruneArchive(dir, justArchived, tracked) {
-  const { settings, problems: warnings } = readSettings(path28.dirname(dir));
+  const { settings, problems: warnings } = readSettings(path26.dirname(dir));
   const keep = settings.archivesKept;
   let entries2;
   try {
@@ -7475,7 +7482,7 @@ function pruneArchive(dir, justArchived, tracked) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      unlinkSync(path28.join(dir, entry.name));
+      unlinkSync(path26.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -7741,7 +7748,7 @@ var init_outcome = __esm({
 });
 
 // src/store/publish.ts
-import path29 from "node:path";
+import path27 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync(dir, constants.O_RDONLY);
@@ -7758,7 +7765,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path29.join(archiveDirPath, name2));
+      linkSync(from, path27.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -7785,7 +7792,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path29.join(spec.dir, spec.file);
+  const filePath = path27.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -7797,8 +7804,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path29.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path29.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path27.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path27.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -7907,7 +7914,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path29.join(spec.archiveDir, archived));
+      unlinkQuiet(path27.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -7918,7 +7925,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path29.join(spec.archiveDir, archived));
+    unlinkQuiet(path27.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -7947,9 +7954,9 @@ var init_publish = __esm({
 });
 
 // src/journal/store.ts
-import path30 from "node:path";
+import path28 from "node:path";
 function journalDir(root) {
-  return path30.join(memoryDir(root), "journal");
+  return path28.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -7965,13 +7972,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path30.join(journalDir(root), "OFF"));
+  return exists(path28.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path30.join(dir, name2);
+  const p = path28.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -8013,7 +8020,7 @@ function repairJournal(dir) {
       unlinkSync(e.path);
       continue;
     }
-    const target = path30.join(dir, e.file);
+    const target = path28.join(dir, e.file);
     if (!exists(target)) {
       renameSync(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
@@ -8025,7 +8032,7 @@ function repairJournal(dir) {
       unlinkSync(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync(e.path, path30.join(dir, kept));
+      renameSync(e.path, path28.join(dir, kept));
       const what = "another program changed it during an interrupted append";
       actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
@@ -8034,15 +8041,15 @@ function repairJournal(dir) {
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path30.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path30.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path30.join(dir, name2);
+  const temp = path28.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path28.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path28.join(dir, name2);
   writeTemp(temp, bytes, 384, null);
   try {
     if (expected !== "absent") {
       renameSync(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path30.basename(claim));
+      const claimed = readJournalFile(dir, path28.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists(target)) renameSync(claim, target);
         const why = "changed while the entry was appended (another program wrote it)";
@@ -8111,7 +8118,7 @@ var init_store2 = __esm({
 });
 
 // src/journal/record.ts
-import path31 from "node:path";
+import path29 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -8157,7 +8164,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path31.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path31.join(archiveDir(root), n2))]) {
+  for (const f of [path29.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path29.join(archiveDir(root), n2))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -8172,7 +8179,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path31.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path29.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -8261,7 +8268,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync(path31.join(dir, f.name));
+  for (const f of files) unlinkSync(path29.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -8503,9 +8510,9 @@ var init_document = __esm({
 
 // src/store/lock.ts
 import { hostname as hostname2 } from "node:os";
-import path32 from "node:path";
+import path30 from "node:path";
 async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path32.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+  return acquireLockDir(path30.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -8549,13 +8556,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      mkdirSync(path32.dirname(lockDir), { recursive: true, mode: 448 });
+      mkdirSync(path30.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    writeFileSync(path32.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    writeFileSync(path30.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -8586,7 +8593,7 @@ function holding(lockDir, me) {
     async release() {
       clearInterval(timer);
       if (!ours()) return;
-      if (succeeds(() => unlinkSync(path32.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
+      if (succeeds(() => unlinkSync(path30.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     }
   };
 }
@@ -8617,7 +8624,7 @@ var init_lock = __esm({
 });
 
 // src/store/recover.ts
-import path33 from "node:path";
+import path31 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -8628,7 +8635,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path33.join(dir, n2)) === ino);
+  return listDir(dir).filter((n2) => inoOf(path31.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -8645,7 +8652,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path33.join(path33.dirname(e.path), e.file);
+    const key = path31.join(path31.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -8678,12 +8685,12 @@ var init_recover = __esm({
 });
 
 // src/store/repair.ts
-import path34 from "node:path";
+import path32 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   const bytes = orNull(() => readFileSync(claimPath));
   if (bytes === null) return void 0;
   return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path34.join(dir, n2);
+    const p = path32.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     return orNull(() => readFileSync(p))?.equals(bytes) === true;
@@ -8695,7 +8702,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
-    const p = path34.join(arch, name2);
+    const p = path32.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -8716,7 +8723,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path34.basename(filePath);
+    const file = path32.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -8731,7 +8738,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync(path34.join(arch, copy));
+          unlinkSync(path32.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync(claim.path);
@@ -8769,7 +8776,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
-      rmSync(path34.join(memDir, name2), { recursive: true, force: true });
+      rmSync(path32.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -8831,7 +8838,7 @@ var init_mutate = __esm({
 });
 
 // src/save/save.ts
-import path35 from "node:path";
+import path33 from "node:path";
 async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
@@ -8856,7 +8863,7 @@ async function saveDocument(req) {
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const tracked = kind === "handoff" ? await trackedArchives(root, env) : void 0;
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path35.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path33.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const built2 = same ? prebuilt : await buildDocument(checked, root, req);
     if (built2.unchanged) return { built: built2, done: null, journal: [] };
@@ -8921,7 +8928,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHead(path35.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path33.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -8967,9 +8974,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path35.join(memoryDir(root), file));
+  const prior = await readStable(path33.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path35.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path33.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -9123,7 +9130,6 @@ var init_write = __esm({
     init_common();
     init_types();
     writeVerb = {
-      name: "write",
       options: { ...CAS, "from-draft": { type: "boolean" } },
       // The second is the draft `read` named, with --from-draft.
       positionals: [1, 2],
@@ -9253,7 +9259,6 @@ var init_promote = __esm({
     init_md_block();
     MAX_PROMOTE_BYTES = 64e3;
     promoteVerb = {
-      name: "promote",
       options: { ...CAS, target: { type: "string" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs promote [--root DIR] --target AGENTS.md|CLAUDE.md
@@ -9354,7 +9359,7 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import path36 from "node:path";
+import path34 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -9365,7 +9370,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path36.join(memDir, file);
+  const filePath = path34.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -9819,7 +9824,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path59 = __require("path");
+    var path55 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -9872,7 +9877,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path59.resolve(filename);
+      const absoluteName = path55.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -10065,13 +10070,13 @@ var init_attributes_block = __esm({
 });
 
 // src/git/merge-driver-config.ts
-import path37 from "node:path";
+import path35 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path37.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path35.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote2(node)} ${shellQuote2(copy)}${DRIVER_ARGS}`;
@@ -10091,7 +10096,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path37.relative(top, root).split(path37.sep).join("/");
+  const memRel = path35.relative(top, root).split(path35.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 function readRegular(p, max = 1e6) {
@@ -10124,9 +10129,9 @@ async function registerMergeDriver(root, helperPath, env) {
   assertDriverFits(root, env);
   let copy;
   try {
-    const bytes = readFileSync(path37.join(path37.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync(path37.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path37.dirname(c.copy), c.common);
+    const bytes = readFileSync(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync(path35.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path35.dirname(c.copy), c.common);
     const st = lstatSync(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
@@ -10144,9 +10149,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path37.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path35.join(c.common, "config"), c.common);
   try {
-    const file = path37.join(c.top, ".gitattributes");
+    const file = path35.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -10164,15 +10169,15 @@ async function unregisterMergeDriver(root, env, keep) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path37.dirname(c.copy)));
+  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path35.dirname(c.copy)));
   const driver = await configValue(c.top, "driver", env);
   if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path37.join(c.common, "config"), c.common);
+    giveTo(path35.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path37.join(c.top, ".gitattributes");
+    const file = path35.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
       const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
@@ -10188,7 +10193,7 @@ async function unregisterMergeDriver(root, env, keep) {
 }
 function assertAttributesReadable(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path37.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path35.join(c.top, ".gitattributes");
   const why = c === null || readSmall(file, REMOVE_MAX) !== null ? null : unreadReason(file, REMOVE_MAX);
   if (why === null) return;
   const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
@@ -10200,7 +10205,7 @@ async function previewMergeDriver(root, remove2, env, keep) {
   const driver = keep ? null : await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path37.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
+    text = readRegular(path35.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -10237,17 +10242,17 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
-  const { rest, had } = withoutBlock(readSmall(path37.join(top, ".gitattributes")) ?? "");
+  const { rest, had } = withoutBlock(readSmall(path35.join(top, ".gitattributes")) ?? "");
   return had && rest === "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path37.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path35.join(c.top, ".gitattributes");
   const text = c === null ? "" : readSmall(file);
   const why = text === null ? unreadReason(file) : null;
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
   if (c === null || !NAMES_OURS.test(text ?? "")) return null;
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path37.join(c.common, "config")) ?? "")) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path35.join(c.common, "config")) ?? "")) return null;
   return await effectiveDriver(c.top, env) === null ? MERGE_DRIVER_MISSING : null;
 }
 async function driverPartMissing(root, env) {
@@ -10285,7 +10290,7 @@ var init_merge_driver_config = __esm({
 });
 
 // src/git/config-pipe.ts
-import path38 from "node:path";
+import path36 from "node:path";
 function includes(text) {
   const out = [];
   let inside = false;
@@ -10301,10 +10306,10 @@ function configPipe(root, env) {
   const home = homeFolder(env);
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  const xdg = env.XDG_CONFIG_HOME || path38.join(home, ".config");
-  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path38.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const xdg = env.XDG_CONFIG_HOME || path36.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path36.join(home, ".gitconfig"), `${xdg}/git/config`];
   const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
-  const local = gitDir === null ? [] : [path38.join(commonDirOf(gitDir), "config"), path38.join(gitDir, "config.worktree")];
+  const local = gitDir === null ? [] : [path36.join(commonDirOf(gitDir), "config"), path36.join(gitDir, "config.worktree")];
   const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
   for (let i = 0; i < todo.length && i < 100; i++) {
     const [file, by, depth] = todo[i];
@@ -10314,7 +10319,7 @@ function configPipe(root, env) {
     }
     const text = depth < 10 ? readSmall(file) : null;
     for (const p of text === null ? [] : includes(text)) {
-      const abs = p.startsWith("~/") ? path38.join(home, p.slice(2)) : path38.resolve(path38.dirname(file), p);
+      const abs = p.startsWith("~/") ? path36.join(home, p.slice(2)) : path36.resolve(path36.dirname(file), p);
       todo.push([abs, file, depth + 1]);
     }
   }
@@ -10361,7 +10366,6 @@ var init_check = __esm({
     };
     CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
     checkVerb = {
-      name: "check",
       options: { root: { type: "string" }, json: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs check [--root DIR] [--json]
@@ -10455,84 +10459,6 @@ paused sentence is printed too and the code is kept.
   }
 });
 
-// src/checkpoint/cleanup.ts
-import path39 from "node:path";
-function pruneCheckpoints(root, keep) {
-  const list2 = listCheckpoints(root);
-  const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
-  survivors.add(keep);
-  let deleted = 0;
-  for (const e of list2) {
-    if (survivors.has(e.name) || deleted >= list2.length - CHECKPOINT_KEEP) continue;
-    if (succeeds(() => unlinkSync(path39.join(checkpointsDir(root), e.name)))) deleted++;
-    rmQuietRegular(path39.join(checkpointsDir(root), `.delivered-${e.session}`));
-  }
-}
-function cleanCheckpointLeftovers(root) {
-  const dir = checkpointsDir(root);
-  if (checkpointsDirState(root) !== "ok") return [];
-  const actions = [];
-  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
-    const st = lstatSync(e.path, { throwIfNoEntry: false });
-    if (st === void 0 || st.isDirectory()) continue;
-    if (e.role === "claim" && st.isFile()) {
-      if (succeeds(() => linkSync(e.path, path39.join(dir, e.file)))) {
-        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
-      }
-    }
-    if (succeeds(() => unlinkSync(e.path))) {
-      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
-    }
-  }
-  try {
-    const names = readdirSync(dir);
-    const live = /* @__PURE__ */ new Set();
-    for (const name2 of names) {
-      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHead(path39.join(dir, name2));
-      if (bytes !== null) live.add(tokenOf(bytes));
-    }
-    const kept = [];
-    for (const name2 of names) {
-      const m = /^\.delivered-(.+)$/.exec(name2);
-      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path39.join(dir, name2), 128)?.toString().trim() ?? "";
-      const st = lstatSync(path39.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path39.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path39.join(dir, name2));
-      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
-    }
-    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path39.join(dir, k.name));
-  } catch {
-  }
-  return actions;
-}
-function pruneOfferMarkers(dir, nowMs) {
-  try {
-    for (const name2 of readdirSync(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path39.join(dir, name2);
-      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
-    }
-  } catch {
-  }
-}
-var MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
-var init_cleanup = __esm({
-  "src/checkpoint/cleanup.ts"() {
-    "use strict";
-    init_builtins();
-    init_parse();
-    init_store();
-    init_fs();
-    init_files();
-    init_private();
-    MARKERS_KEPT = 20;
-    CHECKPOINT_KEEP = 5;
-    OFFER_MARKER_DAYS = 7;
-  }
-});
-
 // src/verbs/recover.ts
 var recover_exports = {};
 __export(recover_exports, {
@@ -10549,11 +10475,9 @@ var init_recover2 = __esm({
     init_common();
     init_types();
     init_store();
-    init_cleanup();
     init_builtins();
     init_drafts();
     recoverVerb = {
-      name: "recover",
       options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
@@ -10627,7 +10551,6 @@ var init_anchors2 = __esm({
     init_common();
     init_types();
     anchorsVerb = {
-      name: "anchors",
       options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
@@ -10680,7 +10603,7 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import path40 from "node:path";
+import path37 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -10747,7 +10670,7 @@ function eolPairs(blobs, savedIds, format2) {
 }
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
-  const first = orNull(() => readFileSync(path40.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
+  const first = orNull(() => readFileSync(path37.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
   return m !== null && Number(m[1]) > Math.floor(savedMs2 / 1e3);
 }
@@ -11115,7 +11038,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path41 from "node:path";
+import path38 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -11180,7 +11103,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path41.relative(top, root).split(path41.sep).join("/");
+  const rel = top === null ? "" : path38.relative(top, root).split(path38.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -11329,7 +11252,7 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
 async function keptOut(absent, facts, top, prefix, git) {
   const gitDir = absent.length === 0 || top === null || facts.git.state !== "repo" ? null : gitDirOf(top);
   if (gitDir === null) return [];
-  const index = readHead(path41.join(gitDir, "index"), 8);
+  const index = readHead(path38.join(gitDir, "index"), 8);
   if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
   const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
   const r = await git(["ls-files", "-t", "-z", "--full-name", "--", ...specs]);
@@ -11492,7 +11415,7 @@ async function measureFates(git, facts, anchors, at2) {
   const present = savedPresent(facts);
   const hashes = anchors.dirtyHashes ?? [];
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path41.join(at2.top, p)) === null);
+  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path38.join(at2.top, p)) === null);
   const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
     gitDir: at2.gitDir,
@@ -11529,7 +11452,7 @@ async function measureFates(git, facts, anchors, at2) {
   const blobs = [...new Set(touches2.filter(([q, id]) => edited.has(q) && !/^0+$/.test(id)).map(([, id]) => id))];
   const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
   const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
-  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path41.join(at2.top, p))]);
+  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path38.join(at2.top, p))]);
   const pairs = [...got.map((b, k) => [blobs[k], b]), ...disk];
   const eol = eolPairs(pairs, new Set(hashes.map((h) => h.id)), objectFormat(at2.gitDir));
   return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
@@ -11700,7 +11623,6 @@ var init_drift2 = __esm({
     init_handoff_input();
     init_types();
     driftVerb = {
-      name: "drift",
       options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs drift [--root DIR] [--stdin] [--json]
@@ -12137,7 +12059,6 @@ var CAPTURED, STATUS;
 var init_brief2 = __esm({
   "src/checkpoint/brief.ts"() {
     "use strict";
-    init_parse();
     init_store();
     init_paths();
     init_read();
@@ -12150,7 +12071,7 @@ var init_brief2 = __esm({
 });
 
 // src/git/merge-driver.ts
-import path42 from "node:path";
+import path39 from "node:path";
 function mergedClauses(name2, note = null) {
   return ["two handoffs met in a merge", `the other is archive/${name2}`, note];
 }
@@ -12372,7 +12293,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path42.join(at2, part);
+    at2 = path39.join(at2, part);
     if (lstatSync(at2, { throwIfNoEntry: false }) === void 0) mkdirSync(at2, { mode: 448 });
     if (!lstatSync(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -12388,10 +12309,10 @@ async function otherAuthor(cwd, env, side, file) {
 }
 async function archivedInRebase(cwd, env, side, file) {
   const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
-  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path42.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path42.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
+  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path39.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path39.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
   if (dirs.code !== 0 || state === void 0) return true;
   const blob = (rev) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
-  const tips = ["onto", "orig-head"].map((f) => readFileSync(path42.join(state, f), "utf8").trim());
+  const tips = ["onto", "orig-head"].map((f) => readFileSync(path39.join(state, f), "utf8").trim());
   const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
   return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine.stdout.toString("utf8"));
 }
@@ -12412,7 +12333,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return said2(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
   };
   const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(file)?.[1];
-  const paused = prefix === void 0 ? null : pauseSwitch(path42.join(cwd, prefix, ".ai", "memory"), env);
+  const paused = prefix === void 0 ? null : pauseSwitch(path39.join(cwd, prefix, ".ai", "memory"), env);
   if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
     const merged = /\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file) ? orNull(() => journalMonth(a, b)) : null;
@@ -12439,7 +12360,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path42.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path39.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -12486,7 +12407,7 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import path43 from "node:path";
+import path40 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -12520,7 +12441,6 @@ var init_brief3 = __esm({
     init_target();
     COLD_START = "No saved session state exists.";
     briefVerb = {
-      name: "brief",
       options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs brief [--root DIR] [--stdin] [--json]
@@ -12616,7 +12536,7 @@ exit: 0 brief printed
         const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
         if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
         const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
-        if (merged && existsSync(path43.join(archiveDir(root), merged[1]))) {
+        if (merged && existsSync(path40.join(archiveDir(root), merged[1]))) {
           const [met, archive, note] = mergedClauses(merged[1], merged[2] ?? null);
           if (note !== null) brief = withDriftNote(brief, note, RANK.other);
           brief = withDriftNote(withDriftNote(brief, archive, RANK.names), met);
@@ -12715,7 +12635,7 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
-var HOOK_LIMIT, HOOK_STDIN_BYTES, SENTENCES, HELP, hookVerb;
+var HOOK_LIMIT, SENTENCES, HELP, hookVerb;
 var init_hook = __esm({
   "src/verbs/hook.ts"() {
     "use strict";
@@ -12731,12 +12651,10 @@ var init_hook = __esm({
     init_handoff();
     init_common();
     init_harness_path();
-    init_hook_input();
     init_render();
     init_types();
     init_surface();
     HOOK_LIMIT = 2e3;
-    HOOK_STDIN_BYTES = 65536;
     SENTENCES = {
       tree: () => "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or a folder in it is a link, not a directory or another user's); do not load memory from it, and tell the user it needs attention.",
       unsafe: (file) => `session-handoff: .ai/memory/${file} failed memory safety or schema checks; do not load it, and tell the user it needs attention.`,
@@ -12777,7 +12695,6 @@ With nothing to say every format prints nothing (gemini: {}).
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
     hookVerb = {
-      name: "hook",
       options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
       help: HELP,
@@ -12795,7 +12712,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         const wrap = (text) => ok(renderHook(format2, text, HOOK_LIMIT), []);
         if (disabledByEnv(ctx.env)) return ok("", []);
         let root;
-        const raw = await readHookJson(ctx, HOOK_STDIN_BYTES) ?? {};
+        const raw = await readHookJson(ctx) ?? {};
         const source = typeof raw.source === "string" ? raw.source : null;
         const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
         try {
@@ -12824,7 +12741,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import path44 from "node:path";
+import path41 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -12833,7 +12750,7 @@ function listArchives(root) {
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name2 of readdirSync(dir)) {
-    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path44.join(dir, name2)) : null;
+    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path41.join(dir, name2)) : null;
     if (s !== null) out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
   }
   return out.sort(newestFirst);
@@ -12846,9 +12763,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path44.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path41.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path44.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path41.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -12916,7 +12833,6 @@ var init_validate2 = __esm({
     init_memory_text();
     UTF8_ONLY = "a memory file is UTF-8; write refuses it";
     validateVerb = {
-      name: "validate",
       options: { root: { type: "string" }, stdin: { type: "boolean" }, json: { type: "boolean" } },
       positionals: [1, 1],
       help: `usage: node memory_io.mjs validate <handoff|lessons|solutions> [--root DIR]
@@ -13009,7 +12925,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path45 from "node:path";
+import path42 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -13078,8 +12994,7 @@ async function show(ctx, name2) {
   const got = await readArchive(root, name2);
   const nul = firstNul(got.bytes);
   if (nul >= 0) throw unsafeBytes(`archive/${name2}`, nul);
-  const { out, warning } = renderEnvelope(name2, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
+  return envelope(name2, got);
 }
 async function restore(ctx, name2) {
   const expected = expectedTokenOption(ctx);
@@ -13096,7 +13011,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path45.join(archiveDir(root), name2))) {
+        if (!exists(path42.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -13105,7 +13020,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path45.join(memoryDir(root), file));
+      const current = await readStable(path42.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -13138,7 +13053,6 @@ var init_archives = __esm({
     "use strict";
     init_quote();
     init_errors();
-    init_untrusted();
     init_file_verdict();
     init_memory_text();
     init_invisible();
@@ -13157,13 +13071,7 @@ var init_archives = __esm({
     init_types();
     utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     archivesVerb = {
-      name: "archives",
-      options: {
-        root: { type: "string" },
-        json: { type: "boolean" },
-        "expected-current-sha256": { type: "string" },
-        "lock-timeout": { type: "string" }
-      },
+      options: { ...CAS, json: { type: "boolean" } },
       positionals: [1, 2],
       help: `usage: node memory_io.mjs archives list [--root DIR] [--json]
        node memory_io.mjs archives show NAME [--root DIR]
@@ -13213,11 +13121,11 @@ exit: 0 done
 });
 
 // src/agents/agent-file.ts
-import path46 from "node:path";
+import path43 from "node:path";
 async function committedText(file, env) {
-  const top = gitTopOf(path46.dirname(file), env);
+  const top = gitTopOf(path43.dirname(file), env);
   if (top === null) return null;
-  const rel = path46.relative(top, file).split(path46.sep).join("/");
+  const rel = path43.relative(top, file).split(path43.sep).join("/");
   const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
   return got?.code === 0 ? got.stdout.toString("utf8") : null;
 }
@@ -13248,7 +13156,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-    accessSync(path46.dirname(file), constants.W_OK);
+    accessSync(path43.dirname(file), constants.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -13258,7 +13166,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path46.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path43.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -13288,10 +13196,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path46.relative(base, dir);
-  if (rel.split(path46.sep)[0] === ".." || path46.isAbsolute(rel)) return [];
+  const rel = path43.relative(base, dir);
+  if (rel.split(path43.sep)[0] === ".." || path43.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path46.sep).filter(Boolean).map((part) => cur = path46.join(cur, part));
+  return rel.split(path43.sep).filter(Boolean).map((part) => cur = path43.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -13317,13 +13225,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync(path46.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync(path43.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic2.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
   rmSync(at2, { force: true });
-  removeEmptyDirs([path46.dirname(at2)]);
+  removeEmptyDirs([path43.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -13337,10 +13245,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync(d))) keepMade(at2, made.filter((d) => existsSync(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path46.join(dir, "node");
+  const target = path43.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path46.parse(dir).root, dir).filter((d) => !existsSync(d));
+  const missing = dirsBelow(path43.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
     mkdirSync(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -13369,7 +13277,7 @@ var init_agent_file = __esm({
 });
 
 // src/agents/installer.ts
-import path47 from "node:path";
+import path44 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -13379,9 +13287,9 @@ async function install(t, env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
-  const away = targets.map((x) => path47.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
+  const away = targets.map((x) => path44.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
   if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
-  for (const { file } of targets) missingDirs(t.base, path47.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
   const plans = [];
   const notes = [];
   const first = t.planned.size === 0;
@@ -13405,7 +13313,7 @@ async function install(t, env) {
       lines2.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path47.dirname(p.file));
+    const dirs = missingDirs(t.base, path44.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -13426,8 +13334,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path47.dirname(x.file), x.file].filter((f) => !existsSync(f));
-        mkdirSync(path47.dirname(x.file), { recursive: true });
+        const made = [path44.dirname(x.file), x.file].filter((f) => !existsSync(f));
+        mkdirSync(path44.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -13447,8 +13355,8 @@ async function forAgents(ts, run, named = ts.length > 1) {
 }
 function madeListFile(t, env) {
   const trees = t.global ? null : treesOf(t.base, env);
-  if (trees !== null) return path47.join(trees.common, "session-handoff", "made-folders");
-  return path47.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+  if (trees !== null) return path44.join(trees.common, "session-handoff", "made-folders");
+  return path44.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -13465,25 +13373,25 @@ function excludeOf(base, file, env) {
   const trees = treesOf(base, env);
   if (trees === null) return null;
   const { top, common, others } = trees;
-  const exclude = path47.join(common, "info", "exclude");
+  const exclude = path44.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-  const rel = path47.relative(top, file).split(path47.sep).join("/");
+  const rel = path44.relative(top, file).split(path44.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const needed = others.some((w) => existsSync(path47.join(w, rel)));
+  const needed = others.some((w) => existsSync(path44.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path47.join(common, "worktrees");
-  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n2) => readSmall(path47.join(linked, n2, "gitdir")));
-  return [path47.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path47.dirname(g.trim()))];
+  const linked = path44.join(common, "worktrees");
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n2) => readSmall(path44.join(linked, n2, "gitdir")));
+  return [path44.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path44.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
-  const records = path47.join(dir, "installs");
+  const records = path44.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
@@ -13496,7 +13404,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path47.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13511,8 +13419,8 @@ async function uninstall(t, env) {
   const last = !t.global && !anotherInstalled(t, left);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
-  const rel = trees === null ? "" : path47.relative(trees.top, t.base);
-  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path47.join(w, rel), ""));
+  const rel = trees === null ? "" : path44.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path44.join(w, rel), ""));
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -13524,12 +13432,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path47.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path44.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path47.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path44.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
@@ -13537,51 +13445,21 @@ async function uninstall(t, env) {
 }
 function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
   return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit2) => {
-    const file = editPath(base, edit2);
+    const file = userPath(base, edit2.file);
     const st = lstatSync(file, { throwIfNoEntry: false });
     if (planned.has(file)) return holdsOurs(edit2, planned.get(file) ?? "");
     if (st === void 0 || !st.isFile() || st.size > 4e6) return false;
     return holdsOurs(edit2, readFileSync(file, "utf8"));
   }));
 }
-var import_write_file_atomic3, isDir2, claudeSettings, EXCLUDE_MARK;
-var init_installer = __esm({
-  "src/agents/installer.ts"() {
-    "use strict";
-    init_builtins();
-    import_write_file_atomic3 = __toESM(require_lib(), 1);
-    init_errors();
-    init_git_dir();
-    init_merge_driver_config();
-    init_run();
-    init_quote();
-    init_files();
-    init_fs();
-    init_pause();
-    init_agent_file();
-    init_agent_file();
-    init_home();
-    init_claude_plugin();
-    init_agents();
-    init_json_hooks();
-    init_plan();
-    init_target();
-    isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-    claudeSettings = (home, env) => path47.join(claudeUserDir(home, env), "settings.json");
-    EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
-  }
-});
-
-// src/agents/install-lock.ts
-import path48 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  const root = global ? null : orNull(() => findRoot(path48.resolve(ctx.cwd, given), ctx.env).root);
+  const root = global ? null : orNull(() => findRoot(path44.resolve(ctx.cwd, given), ctx.env).root);
   if (!global && root === null) return run();
-  const lockDir = path48.join(root === null ? userDir(ctx.env) : path48.join(root, ".ai"), ".install.lock");
-  const parent = path48.dirname(lockDir);
+  const lockDir = path44.join(root === null ? userDir(ctx.env) : path44.join(root, ".ai"), ".install.lock");
+  const parent = path44.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -13593,9 +13471,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path48.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path48.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path48.dirname(dir)) {
+    const stop = global ? path44.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path44.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path44.dirname(dir)) {
       if (!succeeds(() => rmdirSync(dir))) break;
       if (dir === made && !uninstall2) break;
     }
@@ -13609,20 +13487,36 @@ function makeParent(dir) {
   }
   return null;
 }
-var init_install_lock = __esm({
-  "src/agents/install-lock.ts"() {
+var import_write_file_atomic3, isDir2, claudeSettings, EXCLUDE_MARK;
+var init_installer = __esm({
+  "src/agents/installer.ts"() {
     "use strict";
     init_builtins();
+    import_write_file_atomic3 = __toESM(require_lib(), 1);
     init_errors();
-    init_files();
-    init_home();
-    init_lock();
+    init_git_dir();
+    init_merge_driver_config();
     init_root();
+    init_run();
+    init_quote();
+    init_files();
+    init_fs();
+    init_lock();
+    init_pause();
+    init_agent_file();
+    init_home();
+    init_agents();
+    init_json_hooks();
+    init_plan();
+    init_target();
+    isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+    claudeSettings = (home, env) => path44.join(claudeUserDir(home, env), "settings.json");
+    EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/skill-place.ts
-import path49 from "node:path";
+import path45 from "node:path";
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
@@ -13631,7 +13525,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path49.join(dir, rel);
+    const abs = path45.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -13645,32 +13539,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path49.join(to, rel);
+    const dest = path45.join(to, rel);
     let have = null;
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync(path49.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync(path45.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path49.relative(base, path49.dirname(p)).split(path49.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path49.dirname(p);
+  const parts = path45.relative(base, path45.dirname(p)).split(path45.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path45.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path49.join(at2, part);
+    at2 = path45.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path49.join(dir, RECORD);
+  const file = path45.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -13688,9 +13582,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path49.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path45.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  const fd = openSync(path49.join(dir, RECORD), flags, 420);
+  const fd = openSync(path45.join(dir, RECORD), flags, 420);
   try {
     writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -13700,7 +13594,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path49.join(dir, rel);
+    const file = path45.join(dir, rel);
     return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -13710,14 +13604,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
-    return path49.resolve(path49.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path45.resolve(path45.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path49.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path45.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path49.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path49.dirname(dir);
+  let dir = path45.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path45.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -13733,22 +13627,22 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path49.join(to, s.rel);
+    const dest = path45.join(to, s.rel);
     if (s.action === "remove") {
       rmSync(dest, { force: true });
-      removeEmptyUpTo(path49.dirname(dest), to);
+      removeEmptyUpTo(path45.dirname(dest), to);
       continue;
     }
-    mkdirSync(path49.dirname(dest), { recursive: true });
+    mkdirSync(path45.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path49.join(from, s.rel);
+    const src = path45.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 511 });
     renameSync(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync(path49.dirname(place), { recursive: true });
-  symlinkSync(path49.relative(path49.dirname(place), target), place, "dir");
+  mkdirSync(path45.dirname(place), { recursive: true });
+  symlinkSync(path45.relative(path45.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
@@ -13761,7 +13655,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync(homeFolder(ctx.env));
   else {
-    const found = findRoot(path49.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path45.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13792,20 +13686,20 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync(path49.dirname(path49.dirname(path49.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync(path49.join(source, "SKILL.md"))) {
+  const source = realpathSync(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path45.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const rel = (p) => path49.relative(base, p).split(path49.sep).join("/");
+  const rel = (p) => path45.relative(base, p).split(path45.sep).join("/");
   const shown = (p) => rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`;
   const planned = /* @__PURE__ */ new Map();
-  return { base, global, dryRun, source, dest: path49.join(base, CANONICAL), agents, shown, planned, at: at2 };
+  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown, planned, at: at2 };
 }
 function holdsEntries(agent, base, global, env) {
   try {
-    const edits = agent.edits({ abs: path49.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path45.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
-      const text = readSmall(editPath(base, edit2, global ? env : void 0));
+      const text = readSmall(userPath(base, edit2.file, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
     });
   } catch {
@@ -13814,14 +13708,14 @@ function holdsEntries(agent, base, global, env) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path49.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan2.planned };
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path49.join(plan2.at(f), "session-handoff"));
+  return [...new Set(places)].map((f) => path45.join(plan2.at(f), "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -13851,13 +13745,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown(path49.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path49.join(dest, s.rel));
+  const writes = steps2.map((s) => path45.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13865,12 +13759,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path49.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path49.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync(d)).map((d) => path49.relative(plan2.base, d).split(path49.sep).join("/"));
+  const below = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path45.relative(plan2.base, d).split(path45.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13885,7 +13779,7 @@ async function init(ctx, plan2, replace) {
   const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(to)} (${counted(copy2)})`;
   if (!plan2.dryRun) applySteps(source, dest, steps2);
   const recorded = !running && (steps2.length > 0 || made.length > 0 || record2 === null);
-  const again = exists(path49.join(dest, RECORD)) ? "update" : "create";
+  const again = exists(path45.join(dest, RECORD)) ? "update" : "create";
   lines2.unshift(copied(dest, [...steps2, ...recorded ? [{ action: again }] : []]));
   const after = [];
   for (const l of links) {
@@ -13901,7 +13795,7 @@ async function init(ctx, plan2, replace) {
   lines2.splice(1, 0, ...after);
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const copy = shown(path49.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   if (!plan2.dryRun && !plan2.global) lines2.push("commit: the skill's copy and the team files above (docs/install.md)");
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
@@ -13910,13 +13804,13 @@ async function init(ctx, plan2, replace) {
 }
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
-  const dir = path49.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save"].filter((n2) => saves !== null && lstatOrNull(path49.join(dir, n2)));
+  const dir = path45.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save"].filter((n2) => saves !== null && lstatOrNull(path45.join(dir, n2)));
   if (names.length === 0) return [];
   const shown = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown}: this clone's record of its handoffs in .ai/memory`];
   if (!plan2.dryRun) {
-    for (const n2 of names) rmSync(path49.join(dir, n2), { force: true });
+    for (const n2 of names) rmSync(path45.join(dir, n2), { force: true });
     removeEmptyDirs([dir]);
   }
   return [`${plan2.dryRun ? "would remove" : "removed"} ${shown}: this clone's record of its saves`];
@@ -13934,7 +13828,7 @@ async function undo(ctx, plan2) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    const from = path49.relative(plan2.base, place).startsWith("..") ? path49.dirname(path49.dirname(place)) : plan2.base;
+    const from = path45.relative(plan2.base, place).startsWith("..") ? path45.dirname(path45.dirname(place)) : plan2.base;
     if (!ours || linkOnTheWay(from, place) !== null) {
       lines2.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
@@ -13946,21 +13840,21 @@ async function undo(ctx, plan2) {
   const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const others = folder ? readdirSync(dest).filter((n2) => n2 !== RECORD && !SKILL_ENTRIES.includes(n2)).sort() : [];
-  const recordToo = kept.length + others.length === 0 && exists(path49.join(dest, RECORD)) ? [RECORD] : [];
+  const recordToo = kept.length + others.length === 0 && exists(path45.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync(path49.join(dest, rel), { force: true });
-      for (const rel of files) removeEmptyUpTo(path49.dirname(path49.join(dest, rel)), dest);
+      for (const rel of files) rmSync(path45.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), dest);
     }
     const whole = `${would} ${shown(dest)} (${files.length} files)`;
     lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown(dest)}` : whole);
   }
-  for (const rel of kept) lines2.push(`left ${shown(path49.join(dest, rel))}: you edited it since init copied it`);
-  for (const n2 of others) lines2.push(`left ${shown(path49.join(dest, n2))}: init did not copy it`);
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path49.dirname(p))];
+  for (const rel of kept) lines2.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
+  for (const n2 of others) lines2.push(`left ${shown(path45.join(dest, n2))}: init did not copy it`);
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path45.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path49.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path45.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (!plan2.global) lines2.push(...saveRecords(plan2, ctx.env));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
@@ -13982,14 +13876,13 @@ var init_skill_place = __esm({
     init_agent_file();
     init_agents();
     init_installer();
-    init_install_lock();
     init_target();
     init_plan();
     SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path49.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path45.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -14009,15 +13902,7 @@ var init_init = __esm({
     init_quote();
     init_types();
     initVerb = {
-      name: "init",
-      options: {
-        agent: { type: "string", multiple: true },
-        root: { type: "string" },
-        global: { type: "boolean" },
-        "dry-run": { type: "boolean" },
-        undo: { type: "boolean" },
-        replace: { type: "boolean" }
-      },
+      options: { ...AGENT_OPTIONS, undo: { type: "boolean" }, replace: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global]
          [--dry-run] [--replace]
@@ -14086,12 +13971,10 @@ var init_install = __esm({
   "src/verbs/install.ts"() {
     "use strict";
     init_installer();
-    init_install_lock();
     init_target();
     init_common();
     init_types();
     installVerb = {
-      name: "install",
       options: AGENT_OPTIONS,
       positionals: [0, 0],
       help: `usage: node memory_io.mjs install --agent
@@ -14141,7 +14024,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path50 from "node:path";
+import path46 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -14149,12 +14032,10 @@ var init_uninstall = __esm({
     init_builtins();
     init_installer();
     init_skill_place();
-    init_install_lock();
     init_target();
     init_common();
     init_types();
     uninstallVerb = {
-      name: "uninstall",
       options: AGENT_OPTIONS,
       positionals: [0, 0],
       help: `usage: node memory_io.mjs uninstall --agent
@@ -14181,7 +14062,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
-        const stays = done2.last?.last === true && existsSync(path50.join(ts[0].base, CANONICAL));
+        const stays = done2.last?.last === true && existsSync(path46.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -14191,7 +14072,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/doctor-checks.ts
-import path51 from "node:path";
+import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -14221,7 +14102,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path51.join(env.CODEX_HOME || path51.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -14237,9 +14118,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path51.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path51.win32.join(dir, "sh.exe");
+    const sh = path47.win32.join(dir, "sh.exe");
     if (existsSync(sh)) return sh;
   }
   return null;
@@ -14282,9 +14163,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path51.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path51.join(userPath(r.home, f, r.env), "session-handoff"))
-  ].filter((d) => exists(path51.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path47.join(userPath(r.home, f, r.env), "session-handoff"))
+  ].filter((d) => exists(path47.join(d, "SKILL.md")));
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of editsOf(r, agent, r.global)) install2[edit2.file] = await installState(r, name2, edit2);
@@ -14300,7 +14181,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path51.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -14308,8 +14189,8 @@ async function agentInstalls(r, name2, agent) {
 }
 function doubleInstall(r, name2, agent) {
   for (const edit2 of editsOf(r, agent, true)) {
-    const file = editPath(r.home, edit2, r.env);
-    if (edit2.kind !== "json-hooks" || file === editPath(r.root, edit2)) continue;
+    const file = userPath(r.home, edit2.file, r.env);
+    if (edit2.kind !== "json-hooks" || file === userPath(r.root, edit2.file)) continue;
     const text = readSmall(file);
     const start = text === null ? [] : oursIn(text).filter((h) => h.event === "SessionStart");
     if (!start.some((h) => installShaped(edit2, h.command) !== null)) continue;
@@ -14320,7 +14201,7 @@ function doubleInstall(r, name2, agent) {
   }
 }
 async function installState(r, name2, edit2) {
-  const file = r.global ? editPath(r.home, edit2, r.env) : editPath(r.root, edit2);
+  const file = r.global ? userPath(r.home, edit2.file, r.env) : userPath(r.root, edit2.file);
   const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
   const reinstall = agentFix(r, "install", name2);
   const shown = shownOf(edit2, file, r.global ? r.home : null);
@@ -14338,7 +14219,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path51.basename(edit2.file) === "AGENTS.md") {
+  if (path47.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -14367,6 +14248,25 @@ function judge(r, name2, edit2, ours, reinstall) {
   const what = `${name2}: ${edit2.file} holds an outdated session-handoff entry${why.length > 0 ? ": " : ""}`;
   r.problems.push({ what: `${what}${why.join("; ")}`, fix: `${reinstall} (upgrades it in place)` });
   return "outdated";
+}
+function claudePluginInstalls(home, env) {
+  const dir = claudeUserDir(home, env);
+  const plugins = json(path47.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  if (plugins === null || typeof plugins !== "object") return [];
+  const enabledMap = json(path47.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const out = [];
+  for (const [key, list2] of Object.entries(plugins)) {
+    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
+    for (const raw of list2) {
+      const e = obj(raw) ?? {};
+      const at2 = e.installPath;
+      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync(path47.join(at2, "SKILL.md"));
+      const scope = typeof e.scope === "string" ? e.scope : "unknown";
+      const version = typeof e.version === "string" ? e.version : null;
+      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
+    }
+  }
+  return out;
 }
 function pluginInstalls(r) {
   const plugins = claudePluginInstalls(r.home, r.env);
@@ -14412,7 +14312,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path51.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -14428,7 +14328,7 @@ async function memoryState(r, journal) {
   }
   const archives = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   for (const p of journal.problems) {
-    const where = `${path51.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14468,17 +14368,17 @@ async function startRun(r, shown, argv, name2) {
     r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
 }
-var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed, editsOf;
+var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed, editsOf, json;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
     init_builtins();
     init_json_hooks();
     init_agents();
-    init_claude_plugin();
     init_md_block();
     init_installer();
     init_plan();
+    init_types2();
     init_merge_driver_config();
     init_run();
     init_files();
@@ -14487,7 +14387,7 @@ var init_doctor_checks = __esm({
     init_paths();
     init_pause();
     init_fs();
-    init_hook_input();
+    init_harness_path();
     init_private();
     init_quote();
     WINDOWS_ENV = [
@@ -14505,6 +14405,7 @@ var init_doctor_checks = __esm({
     NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
     installed = (state) => state === "current" || state === "outdated";
     editsOf = (r, agent, global) => orNull(() => agent.edits(r.helper, global)) ?? [];
+    json = (file) => orNull(() => obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1e6))));
   }
 });
 
@@ -14513,7 +14414,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path52 from "node:path";
+import path48 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -14555,7 +14456,6 @@ var init_doctor = __esm({
     init_types();
     init_errors();
     doctorVerb = {
-      name: "doctor",
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
@@ -14583,7 +14483,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path52.resolve(home);
+          root = path48.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14606,7 +14506,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { tmpdir } from "node:os";
-import path53 from "node:path";
+import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14616,9 +14516,9 @@ async function repositoryPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path53.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
-    const file = path53.join(hooksDir, h);
+    const file = path49.join(hooksDir, h);
     return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
@@ -14650,7 +14550,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path53.relative(top, memDir).split(path53.sep).join("/");
+  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
     throw new Refused(
@@ -14676,7 +14576,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync(path53.join(memDir, "journal", "OFF"));
+  const journal = !existsSync(path49.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -14730,7 +14630,7 @@ function refuseUnsafe(top, rel) {
   const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it points to; move it away (or replace it with a copy that is only this file) and publish again`;
   let opened;
   try {
-    opened = openRegular(path53.join(top, rel), SCAN_BYTES);
+    opened = openRegular(path49.join(top, rel), SCAN_BYTES);
   } catch (err) {
     throw err instanceof UnsafeFile && err.state !== "too-large" ? new Refused(linked) : err;
   }
@@ -14771,7 +14671,7 @@ async function ourAttributes(top, env, runHooks) {
   };
   const head = await show2("HEAD:.gitattributes");
   const staged = await show2(":.gitattributes");
-  const worktree = readSmall(path53.join(top, ".gitattributes")) ?? "";
+  const worktree = readSmall(path49.join(top, ".gitattributes")) ?? "";
   const text = attributesOnto(head, worktree);
   if (text === head) return null;
   const entry = async (t) => {
@@ -14818,9 +14718,9 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, m
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
-  const dir = mkdtempSync(path53.join(tmpdir(), "sh-publish-"));
-  const index = path53.join(dir, "index");
-  const msg = path53.join(dir, "COMMIT_EDITMSG");
+  const dir = mkdtempSync(path49.join(tmpdir(), "sh-publish-"));
+  const index = path49.join(dir, "index");
+  const msg = path49.join(dir, "COMMIT_EDITMSG");
   const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
@@ -14938,7 +14838,6 @@ var init_publish2 = __esm({
     offBranchWarning = (head) => `warning: the handoff on this branch was saved at ${head.slice(0, 12)}, which is not in this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it against and their brief says unverifiable: save the handoff again (\`read handoff\`, then \`write handoff\`) and publish again`;
     DEFAULT_MESSAGE = "session-handoff: publish session memory";
     publishVerb = {
-      name: "publish",
       options: {
         root: { type: "string" },
         push: { type: "boolean" },
@@ -15147,7 +15046,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path54 from "node:path";
+import path50 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -15170,8 +15069,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path54.win32 : cwd.startsWith("/") ? path54.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path54.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path50.win32 : cwd.startsWith("/") ? path50.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path50.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -15312,7 +15211,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path59) => path59 && events.push({ kind: "edit", path: path59 });
+    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
   }
 });
 
@@ -15833,7 +15732,7 @@ var init_format2 = __esm({
     init_redact();
     init_quote();
     init_capture();
-    init_parse();
+    init_store();
     init_values();
     CHECKPOINT_MAX_BYTES = 4096;
     MAX_REQUESTS = 3;
@@ -15854,9 +15753,9 @@ var init_format2 = __esm({
 });
 
 // src/checkpoint/capture.ts
-import path55 from "node:path";
+import path51 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHead(path55.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path51.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15870,7 +15769,7 @@ function projectHandoffs(root) {
       if (archived === null) {
         archived = /* @__PURE__ */ new Set();
         for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
-          const b = e.regular ? readHead(path55.join(archiveDir(root), e.name)) : null;
+          const b = e.regular ? readHead(path51.join(archiveDir(root), e.name)) : null;
           if (b !== null) archived.add(tokenOf(b));
         }
       }
@@ -15969,7 +15868,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path55.parse(root).root || home !== "" && samePath(root, path55.resolve(home))) {
+  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -15988,7 +15887,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path55.join(dir, name2);
+  const file = path51.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
   const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -16073,7 +15972,7 @@ var init_capture2 = __esm({
     init_transcripts();
     init_tail();
     init_types2();
-    init_hook_input();
+    init_harness_path();
     init_last_save();
     init_record();
     init_outcome();
@@ -16086,14 +15985,12 @@ var init_capture2 = __esm({
     init_quote();
     init_anchor_lines();
     init_format2();
-    init_parse();
     init_values();
     init_store();
     init_fs();
     init_drafts();
     init_archive_entries();
     init_files();
-    init_cleanup();
     init_mutate();
     init_home();
     init_pause();
@@ -16133,7 +16030,6 @@ var init_checkpoint = __esm({
     "use strict";
     init_transcripts();
     init_harness_path();
-    init_hook_input();
     init_capture2();
     init_quote();
     init_pause();
@@ -16166,7 +16062,6 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 `;
     STDIN_BYTES = 1024 * 1024;
     checkpointVerb = {
-      name: "checkpoint",
       options: { root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
       help: HELP2,
@@ -16178,12 +16073,10 @@ exit: always 0, usage errors included -- a hook must never block the harness.
           return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${got}`)]);
         }
         if (disabledByEnv(ctx.env)) return ok("", []);
-        const notes = [];
-        const json2 = await readHookJson(ctx, STDIN_BYTES);
-        const input = json2 === void 0 ? {} : json2;
-        if (nonEmpty(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
-        if (input === null) notes.push(CHECKPOINT_LINES.badInput());
+        const input = await readHookJson(ctx, STDIN_BYTES);
         const hook = input ?? {};
+        if (nonEmpty(hook.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
+        const notes = input === null ? [CHECKPOINT_LINES.badInput()] : [];
         let root;
         try {
           const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
@@ -16203,7 +16096,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path56 from "node:path";
+import path52 from "node:path";
 function statusText(handoff, since, stashed, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
@@ -16226,7 +16119,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path56.relative(top, root).split(path56.sep).join("/");
+    const rel = top === null ? "" : path52.relative(top, root).split(path52.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -16276,7 +16169,6 @@ var init_statusline = __esm({
     "use strict";
     init_builtins();
     init_harness_path();
-    init_hook_input();
     init_attributes_block();
     init_git_dir();
     init_history_rules();
@@ -16292,7 +16184,6 @@ var init_statusline = __esm({
     init_common();
     init_types();
     statuslineVerb = {
-      name: "statusline",
       options: { then: { type: "string" }, root: { type: "string" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
@@ -16334,7 +16225,7 @@ Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path56.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -16437,7 +16328,7 @@ var init_offer = __esm({
     init_last_save();
     init_saves();
     init_render();
-    init_hook_input();
+    init_harness_path();
     init_store();
     init_files();
     init_paths();
@@ -16455,18 +16346,15 @@ var context_exports = {};
 __export(context_exports, {
   contextVerb: () => contextVerb
 });
-var STDIN_BYTES2, contextVerb;
+var contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
     init_harness_path();
-    init_hook_input();
     init_offer();
     init_common();
     init_types();
-    STDIN_BYTES2 = 65536;
     contextVerb = {
-      name: "context",
       options: { root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
       get help() {
@@ -16500,7 +16388,7 @@ exit: always 0.
         if (format2 !== "claude" && format2 !== "codex") {
           return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
         }
-        const input = await readHookJson(ctx, STDIN_BYTES2);
+        const input = await readHookJson(ctx);
         if (!input) return ok("", []);
         const say = (line) => `memory_io context: ${line}`;
         let root;
@@ -16519,7 +16407,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path57 from "node:path";
+import path53 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16595,7 +16483,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path57.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16610,9 +16498,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path57.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path57.join(mem, file), file, notes);
+      const text = await readText(path53.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -16697,7 +16585,6 @@ var init_search2 = __esm({
     init_common();
     init_types();
     searchVerb = {
-      name: "search",
       options: {
         root: { type: "string" },
         since: { type: "string" },
@@ -16845,7 +16732,6 @@ var init_impact = __esm({
     MIN_GROUP = 5;
     GOOD_SCORE = 80;
     impactVerb = {
-      name: "impact",
       options: { root: { type: "string" }, json: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs impact [--root DIR] [--json]
@@ -16903,7 +16789,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import path58 from "node:path";
+import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16918,7 +16804,6 @@ var init_journal = __esm({
     init_common();
     init_types();
     journalVerb = {
-      name: "journal",
       options: { root: { type: "string" }, before: { type: "string" }, "lock-timeout": { type: "string" } },
       positionals: [1, 1],
       help: `usage: node memory_io.mjs journal purge [--before YYYY-MM] [--root DIR]
@@ -16962,13 +16847,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync(path58.join(journalDir(root), f.name));
+            const st = lstatSync(path54.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync(path58.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync(path54.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -16992,7 +16877,6 @@ var init_merge_driver2 = __esm({
     init_entry();
     init_types();
     mergeDriverVerb = {
-      name: "merge-driver",
       options: {},
       positionals: [4, 4],
       help: `usage: node memory_io.mjs merge-driver <base> <ours> <theirs> <path>
@@ -17075,7 +16959,6 @@ exit codes: 0 success (whether or not anything was redacted);
               usage error (unknown flag, argument, a flag given twice)
 `;
     redactVerb = {
-      name: "redact",
       options: { json: { type: "boolean" } },
       positionals: [0, 0],
       help: HELP3,
@@ -17112,10 +16995,6 @@ import path from "node:path";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
 var MAX_STDIN_BYTES = 1e6;
-function stdinTooLong(maxBytes) {
-  const n2 = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
-  return `stdin is more than ${n2} bytes; send at most ${n2} bytes`;
-}
 function geminiHookRun(argv) {
   if (argv[0] !== "hook" && argv[0] !== "checkpoint") return false;
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
@@ -17172,7 +17051,8 @@ async function runVerb(name2, verb, proc) {
       cwd: proc.cwd,
       readStdin: async (maxBytes = MAX_STDIN_BYTES) => {
         const bytes = await proc.readStdin(maxBytes);
-        if (bytes.length > maxBytes) throw new Refused(stdinTooLong(maxBytes));
+        const n2 = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
+        if (bytes.length > maxBytes) throw new Refused(`stdin is more than ${n2} bytes; send at most ${n2} bytes`);
         return bytes;
       },
       readStdinWithin: (ms, maxBytes = MAX_STDIN_BYTES) => proc.readStdinWithin(ms, maxBytes),

@@ -499,10 +499,6 @@ function ok(stdout, stderr = [], code = 0) {
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
 var MAX_STDIN_BYTES = 1e6;
-function stdinTooLong(maxBytes) {
-  const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
-  return `stdin is more than ${n} bytes; send at most ${n} bytes`;
-}
 function geminiHookRun(argv) {
   if (argv[0] !== "hook" && argv[0] !== "checkpoint") return false;
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
@@ -559,7 +555,8 @@ async function runVerb(name, verb, proc) {
       cwd: proc.cwd,
       readStdin: async (maxBytes = MAX_STDIN_BYTES) => {
         const bytes = await proc.readStdin(maxBytes);
-        if (bytes.length > maxBytes) throw new Refused(stdinTooLong(maxBytes));
+        const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
+        if (bytes.length > maxBytes) throw new Refused(`stdin is more than ${n} bytes; send at most ${n} bytes`);
         return bytes;
       },
       readStdinWithin: (ms, maxBytes = MAX_STDIN_BYTES) => proc.readStdinWithin(ms, maxBytes),
@@ -785,32 +782,6 @@ async function runProcess(dispatch, redact) {
 
 // src/agents/harness-path.ts
 import path4 from "node:path";
-function windowsShaped(p) {
-  return /^([A-Za-z]:|\\\\)/.test(p);
-}
-function harnessPath(what, p, platform = process.platform) {
-  const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path4.win32 : path4.posix).isAbsolute(p);
-  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") {
-    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
-    return { ok: false, reason, windows };
-  }
-  return { ok: true, path: platform === "win32" ? path4.win32.normalize(p) : p };
-}
-function hookCwd(cwd, platform = process.platform) {
-  if (cwd === void 0 || cwd === null) return null;
-  const what = "the hook input's cwd";
-  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
-  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
-  const got = harnessPath(what, cwd, platform);
-  if (got.ok) return got.path;
-  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
-  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
-}
-
-// src/agents/hook-input.ts
-import path5 from "node:path";
 
 // src/agents/transcripts/types.ts
 function obj(value) {
@@ -878,12 +849,12 @@ function planStatus(s) {
 }
 var num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
 
-// src/agents/hook-input.ts
+// src/agents/harness-path.ts
 var PROBE_SESSION_PREFIX = "session-handoff-doctor-";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
-async function readHookJson(ctx, max) {
+async function readHookJson(ctx, max = 65536) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
 function hookObject(data, max) {
@@ -891,12 +862,35 @@ function hookObject(data, max) {
   return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync(path5.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync(path4.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path5.relative(base, dir);
-    return !rel.startsWith("..") && !path5.isAbsolute(rel);
+    const rel = path4.relative(base, dir);
+    return !rel.startsWith("..") && !path4.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
+}
+function windowsShaped(p) {
+  return /^([A-Za-z]:|\\\\)/.test(p);
+}
+function harnessPath(what, p, platform = process.platform) {
+  const windows = windowsShaped(p);
+  const absolute = (windows || platform === "win32" ? path4.win32 : path4.posix).isAbsolute(p);
+  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") {
+    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
+    return { ok: false, reason, windows };
+  }
+  return { ok: true, path: platform === "win32" ? path4.win32.normalize(p) : p };
+}
+function hookCwd(cwd, platform = process.platform) {
+  if (cwd === void 0 || cwd === null) return null;
+  const what = "the hook input's cwd";
+  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
+  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
+  const got = harnessPath(what, cwd, platform);
+  if (got.ok) return got.path;
+  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
+  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
 }
 
 // src/agents/transcripts/tail.ts
@@ -1079,7 +1073,7 @@ function taskOf(block, only) {
 }
 
 // src/agents/transcripts/codex.ts
-import path6 from "node:path";
+import path5 from "node:path";
 var SCAFFOLDING2 = new RegExp(
   String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
 );
@@ -1107,8 +1101,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path6.win32 : cwd.startsWith("/") ? path6.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path6.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path5.win32 : cwd.startsWith("/") ? path5.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path5.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -1152,7 +1146,7 @@ function itemCall(item, at2) {
   }
   return call;
 }
-var addEdit = (events, path23) => path23 && events.push({ kind: "edit", path: path23 });
+var addEdit = (events, path22) => path22 && events.push({ kind: "edit", path: path22 });
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
@@ -1412,13 +1406,13 @@ function findLastSave(events, project) {
 }
 
 // src/git/saves.ts
-import path13 from "node:path";
-
-// src/git/git-dir.ts
 import path12 from "node:path";
 
+// src/git/git-dir.ts
+import path11 from "node:path";
+
 // src/schema/values.ts
-import path7 from "node:path";
+import path6 from "node:path";
 var MARKER = "<!-- memory-schema: v1 -->";
 var CLOCK_SKEW_MS = 5 * 60 * 1e3;
 var ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
@@ -1451,36 +1445,36 @@ function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
   if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
   if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path7.posix.normalize(value);
+  const normal = path6.posix.normalize(value);
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
 
 // src/git/root.ts
-import path11 from "node:path";
+import path10 from "node:path";
 
 // src/store/home.ts
 import { homedir } from "node:os";
-import path8 from "node:path";
+import path7 from "node:path";
 function homeFolder(env, platform = process.platform) {
   const value = platform === "win32" ? env.USERPROFILE : env.HOME;
   return value ?? homedir();
 }
 function samePath(a, b, platform = process.platform) {
   if (platform !== "win32") return a === b;
-  const norm = (p) => path8.win32.resolve(p).toLowerCase();
+  const norm = (p) => path7.win32.resolve(p).toLowerCase();
   return norm(a) === norm(b);
 }
 function userDir(env, home = homeFolder(env)) {
-  return path8.join(env.XDG_CONFIG_HOME || path8.join(home, ".config"), "session-handoff");
+  return path7.join(env.XDG_CONFIG_HOME || path7.join(home, ".config"), "session-handoff");
 }
 
 // src/store/fs.ts
-import path10 from "node:path";
+import path9 from "node:path";
 
 // src/store/private.ts
 import { hostname } from "node:os";
-import path9 from "node:path";
+import path8 from "node:path";
 var TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
 var CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
 var PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
@@ -1491,7 +1485,7 @@ function listPrivate(dir) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path9.join(dir, name) });
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path8.join(dir, name) });
   }
   return out;
 }
@@ -1502,7 +1496,7 @@ function hasPrivatePartner(dir, file, ino) {
 var LOCK_NAME = ".lock";
 var OWNER_NAME = "owner";
 function readOwner(lockDir) {
-  const data = orNull(() => JSON.parse(readFileSync(path9.join(lockDir, OWNER_NAME), "utf8")));
+  const data = orNull(() => JSON.parse(readFileSync(path8.join(lockDir, OWNER_NAME), "utf8")));
   if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
   return { pid: data.pid, host: data.host, nonce: data.nonce };
 }
@@ -1538,7 +1532,7 @@ function lockVerdict(owner, st, host, unchangedMs) {
   return "held";
 }
 function lockState(memDir) {
-  const lockDir = path9.join(memDir, LOCK_NAME);
+  const lockDir = path8.join(memDir, LOCK_NAME);
   const st = orNull(() => lstatSync(lockDir));
   if (st === null) return { state: "free", pid: null, host: null, unproven: false };
   const owner = readOwner(lockDir);
@@ -1591,7 +1585,7 @@ function readHeadAndTime(filePath, bytes) {
   return peek(filePath, (fd) => {
     const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino);
+    const partnered = st.nlink === 2n && hasPrivatePartner(path9.dirname(filePath), path9.basename(filePath), st.ino);
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
@@ -1748,14 +1742,14 @@ function batchBlobs(out, n) {
 // src/git/root.ts
 var NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
 function within(child, parent) {
-  const rel = path11.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path11.isAbsolute(rel);
+  const rel = path10.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path10.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path11.delimiter)) {
-    if (c === "" || !path11.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path11.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path10.delimiter)) {
+    if (c === "" || !path10.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path10.resolve(c));
   }
   return out;
 }
@@ -1778,7 +1772,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path11.resolve(s)) === dir;
+    return (realOrNull(s) ?? path10.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -1794,7 +1788,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path11.join(dir, ".git"))) {
+    if (exists(path10.join(dir, ".git"))) {
       const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
@@ -1804,14 +1798,14 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path11.dirname(dir);
+    const parent = path10.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path11.join(dir, ".ai"), path11.join(dir, ".ai", "memory")].every((p) => {
+  return [path10.join(dir, ".ai"), path10.join(dir, ".ai", "memory")].every((p) => {
     const owner = lstatSync(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
@@ -1841,7 +1835,7 @@ function findRoot(startPath, env) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path11.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path10.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -1850,12 +1844,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path11.join(dir, ".ai", "memory"))) {
+    if (exists(path10.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path11.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path11.dirname(dir);
+    if (exists(path10.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path10.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -1865,47 +1859,47 @@ function walk(start, env, uid, safe, home) {
 // src/git/git-dir.ts
 var isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path12.dirname(dir)) {
+  for (let dir = root; ; dir = path11.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path12.join(dir, ".git")) !== null) return dir;
-    if (path12.dirname(dir) === dir) return null;
+    if (lstatOrNull(path11.join(dir, ".git")) !== null) return dir;
+    if (path11.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path12.join(top, ".git");
+  const dotGit = path11.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path12.resolve(top, m[1]) : null;
+  const dir = m ? path11.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 var ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 function commonDirOf(gitDir) {
-  const text = orNull(() => readFileSync(path12.join(gitDir, "commondir"), "utf8").trim()) ?? "";
-  return text === "" ? gitDir : path12.resolve(gitDir, text);
+  const text = orNull(() => readFileSync(path11.join(gitDir, "commondir"), "utf8").trim()) ?? "";
+  return text === "" ? gitDir : path11.resolve(gitDir, text);
 }
 var MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 var MAX_HASHED_BYTES = 8 * 1024 * 1024;
 function stashLines(commonDir) {
-  const log = commonDir === null ? null : readSmall(path12.join(commonDir, "logs", "refs", "stash"), 5e7);
+  const log = commonDir === null ? null : readSmall(path11.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "");
 }
 function otherGitDirs(gitDir) {
   const common = commonDirOf(gitDir);
-  const linked = orNull(() => readdirSync(path12.join(common, "worktrees"), { withFileTypes: true })) ?? [];
-  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path12.join(common, "worktrees", e.name))];
-  return all.filter((d) => path12.resolve(d) !== path12.resolve(gitDir));
+  const linked = orNull(() => readdirSync(path11.join(common, "worktrees"), { withFileTypes: true })) ?? [];
+  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path11.join(common, "worktrees", e.name))];
+  return all.filter((d) => path11.resolve(d) !== path11.resolve(gitDir));
 }
 function detachedHeadsBeside(gitDir) {
-  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path12.join(d, "HEAD")) ?? "").trim());
+  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path11.join(d, "HEAD")) ?? "").trim());
   return heads.filter((h) => ID.test(h)).slice(0, 100);
 }
 function checkedOutWhen(gitDir) {
   let now, moves;
   return (sec) => {
-    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path12.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path11.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
     if (sec === null) return [now];
-    moves ??= (readSmall(path12.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
+    moves ??= (readSmall(path11.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
     let [lo, hi] = [0, moves.length];
     while (lo < hi) {
       const mid = lo + hi >> 1;
@@ -1935,11 +1929,11 @@ function stashEntries(gitDir) {
 var KEPT = 10;
 function savesPath(root, env) {
   const gitDir = gitDirAt(root, env);
-  return gitDir === null ? null : path13.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path12.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path13.join(path13.dirname(saves), name);
+  return saves === null ? null : path12.join(path12.dirname(saves), name);
 }
 function recordLines(p, re) {
   const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -1947,7 +1941,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path12.dirname(p), { recursive: true, mode: 448 });
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
@@ -1973,7 +1967,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path12.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -1994,7 +1988,7 @@ function savesRecord(root, env) {
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
   return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
-var lastSavePath = (gitDir) => path13.join(gitDir, "session-handoff", "last-save");
+var lastSavePath = (gitDir) => path12.join(gitDir, "session-handoff", "last-save");
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
@@ -2066,9 +2060,7 @@ function renderHook(format, text, limit) {
 }
 
 // src/checkpoint/store.ts
-import path14 from "node:path";
-
-// src/checkpoint/parse.ts
+import path13 from "node:path";
 var CHECKPOINT_HEADING = "# Session Checkpoint";
 var CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
 function headerValue(text, name) {
@@ -2102,10 +2094,8 @@ function readCheckpointText(text) {
   }
   return { triggers, source, items, dropped };
 }
-
-// src/checkpoint/store.ts
 function checkpointsDir(root) {
-  return path14.join(memoryDir(root), "checkpoints");
+  return path13.join(memoryDir(root), "checkpoints");
 }
 var FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 var WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
@@ -2129,7 +2119,7 @@ function listCheckpoints(root, now = Date.now()) {
   const out = [];
   for (const name of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path14.join(checkpointsDir(root), name), 1024);
+    const read = readHeadAndTime(path13.join(checkpointsDir(root), name), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
     if (read === null || !isCheckpointText(head)) continue;
     const savedMs = timeOf(headerValue(head, "Saved"), now);
@@ -2147,7 +2137,7 @@ function rmQuietRegular(p) {
   if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
 function deliveredPath(root, session) {
-  return path14.join(checkpointsDir(root), `.delivered-${session}`);
+  return path13.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
@@ -2160,7 +2150,7 @@ function writeDelivered(root, session, token) {
 }
 
 // src/store/inspect.ts
-import path16 from "node:path";
+import path15 from "node:path";
 
 // src/guard/file-verdict.ts
 function firstNul(bytes) {
@@ -2168,7 +2158,7 @@ function firstNul(bytes) {
 }
 
 // src/store/recover.ts
-import path15 from "node:path";
+import path14 from "node:path";
 var MEMORY_FILES = new Set(Object.values(FILE_OF));
 var ROOT_FILES = new Set(TARGETS);
 function pendingRepairs(root) {
@@ -2181,7 +2171,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path15.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path14.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -2198,7 +2188,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path15.join(path15.dirname(e.path), e.file);
+    const key = path14.join(path14.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -2226,7 +2216,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path16.join(memDir, file);
+  const filePath = path15.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -2280,7 +2270,7 @@ function interruptedSave(root) {
 }
 
 // src/store/pause.ts
-import path17 from "node:path";
+import path16 from "node:path";
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -2291,13 +2281,13 @@ function pauseSwitch(memDir, env) {
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path17.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path17.join(memDir, "PAUSE"), home, path17.join(userDir(env), "PAUSE")];
+  const home = named !== null && /^~(\/|$)/.test(named) ? path16.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path16.join(memDir, "PAUSE"), home, path16.join(userDir(env), "PAUSE")];
   return files.find((p) => p !== null && exists(p)) ?? null;
 }
 
 // src/store/settings.ts
-import path18 from "node:path";
+import path17 from "node:path";
 var SETTINGS_FILE = "settings.json";
 var MAX_SETTINGS_BYTES = 16 * 1024;
 var DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
@@ -2310,7 +2300,7 @@ var RULES = {
 };
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path18.join(memDir, SETTINGS_FILE);
+  const file = path17.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -2415,17 +2405,17 @@ function contextOffer(root, input, o) {
 }
 
 // src/verbs/common.ts
-import path19 from "node:path";
+import path18 from "node:path";
 var CHOOSE = "pass --root <project> to choose another";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path19.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path18.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path19.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path18.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -2436,9 +2426,7 @@ function rootOption(ctx, fallbackStart = null) {
 }
 
 // src/verbs/context.ts
-var STDIN_BYTES = 65536;
 var contextVerb = {
-  name: "context",
   options: { root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
   get help() {
@@ -2472,7 +2460,7 @@ exit: always 0.
     if (format !== "claude" && format !== "codex") {
       return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
     }
-    const input = await readHookJson(ctx, STDIN_BYTES);
+    const input = await readHookJson(ctx);
     if (!input) return ok("", []);
     const say = (line) => `memory_io context: ${line}`;
     let root;
@@ -2983,7 +2971,7 @@ function glanceAtHandoff(text, nowMs) {
 }
 
 // src/checkpoint/surface.ts
-import path20 from "node:path";
+import path19 from "node:path";
 
 // src/guard/words.ts
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -3045,7 +3033,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path20.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path19.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -3061,7 +3049,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path20.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path19.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3081,13 +3069,12 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path20.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
+  const told = (name) => readHead(path19.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 
 // src/verbs/hook.ts
 var HOOK_LIMIT = 2e3;
-var HOOK_STDIN_BYTES = 65536;
 var SENTENCES = {
   tree: () => "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or a folder in it is a link, not a directory or another user's); do not load memory from it, and tell the user it needs attention.",
   unsafe: (file) => `session-handoff: .ai/memory/${file} failed memory safety or schema checks; do not load it, and tell the user it needs attention.`,
@@ -3165,7 +3152,6 @@ With nothing to say every format prints nothing (gemini: {}).
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
 var hookVerb = {
-  name: "hook",
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
   help: HELP,
@@ -3183,7 +3169,7 @@ var hookVerb = {
     const wrap = (text) => ok(renderHook(format, text, HOOK_LIMIT), []);
     if (disabledByEnv(ctx.env)) return ok("", []);
     let root;
-    const raw = await readHookJson(ctx, HOOK_STDIN_BYTES) ?? {};
+    const raw = await readHookJson(ctx) ?? {};
     const source = typeof raw.source === "string" ? raw.source : null;
     const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
     try {
@@ -3210,7 +3196,7 @@ ${paused ? `${SENTENCES.paused()}
 };
 
 // src/verbs/statusline.ts
-import path22 from "node:path";
+import path21 from "node:path";
 
 // src/git/attributes-block.ts
 var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -3257,7 +3243,7 @@ async function heldByRef(head, git, gitDir) {
 }
 
 // src/git/handoff-away.ts
-import path21 from "node:path";
+import path20 from "node:path";
 async function branchRefs(root, env, timeout) {
   const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
   const r = await runGit(root, args, env, timeout);
@@ -3267,7 +3253,7 @@ async function branchRefs(root, env, timeout) {
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path21.relative(top, root).split(path21.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 async function stashHolds(root, env, stashes, timeout) {
@@ -3319,7 +3305,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path22.relative(top, root).split(path22.sep).join("/");
+    const rel = top === null ? "" : path21.relative(top, root).split(path21.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -3364,7 +3350,6 @@ async function noneHere(root, env, missing) {
   return other === null ? void 0 : `handoff: none here, one on branch ${branchWords(other.refs[0])} (run brief)`;
 }
 var statuslineVerb = {
-  name: "statusline",
   options: { then: { type: "string" }, root: { type: "string" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
@@ -3406,7 +3391,7 @@ Always exit 0.
     let ours = "";
     try {
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-      const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const handoff = readHead(path21.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

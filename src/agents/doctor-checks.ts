@@ -1,11 +1,11 @@
-import { childProcess, existsSync } from "../builtins.ts";
+import { childProcess, existsSync, readFileSync } from "../builtins.ts";
 import path from "node:path";
 import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
 import { AGENTS } from "./index.ts";
-import { claudePluginInstalls, type PluginInstall } from "./claude-plugin.ts";
 import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
 import { keepingUserStatusLine } from "./installer.ts";
-import { editPath, holdsAgentEntries, holdsOurs, installText, shownOf, userPath } from "./plan.ts";
+import { claudeUserDir, holdsAgentEntries, holdsOurs, installText, shownOf, userPath } from "./plan.ts";
+import { obj, type Rec } from "./transcripts/types.ts";
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { GitUnavailable, runGit } from "../git/run.ts";
@@ -15,7 +15,7 @@ import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { exists, readSmall, realOrNull, unreadReason } from "../store/fs.ts";
-import { PROBE_SESSION_PREFIX } from "./hook-input.ts";
+import { PROBE_SESSION_PREFIX } from "./harness-path.ts";
 import { listDir, LOCK_NAME, lockState } from "../store/private.ts";
 import { quotedPath, quotedValue, quotePath, shellWord } from "../guard/quote.ts";
 
@@ -194,8 +194,8 @@ export async function agentInstalls(r: Report, name: AgentName, agent: Agent): P
 // Start hooks of ours in the project's file and in the user's run twice at every start: two notices, two writers.
 function doubleInstall(r: Report, name: AgentName, agent: Agent): void {
   for (const edit of editsOf(r, agent, true)) {
-    const file = editPath(r.home, edit, r.env);
-    if (edit.kind !== "json-hooks" || file === editPath(r.root, edit)) continue;
+    const file = userPath(r.home, edit.file, r.env);
+    if (edit.kind !== "json-hooks" || file === userPath(r.root, edit.file)) continue;
     const text = readSmall(file);
     const start = text === null ? [] : oursIn(text).filter((h) => h.event === "SessionStart");
     if (!start.some((h) => installShaped(edit, h.command) !== null)) continue;
@@ -208,7 +208,7 @@ function doubleInstall(r: Report, name: AgentName, agent: Agent): void {
 
 /** One installed file's state (absent, current, outdated, malformed), its problems, notes and start commands. */
 async function installState(r: Report, name: AgentName, edit: Edit): Promise<string> {
-  const file = r.global ? editPath(r.home, edit, r.env) : editPath(r.root, edit);
+  const file = r.global ? userPath(r.home, edit.file, r.env) : userPath(r.root, edit.file);
   // doctor only reads: a file linked from a dotfiles folder (install refuses to edit it) is judged by what it holds.
   const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
   const reinstall = agentFix(r, "install", name);
@@ -259,6 +259,40 @@ function judge(r: Report, name: AgentName, edit: Edit, ours: string, reinstall: 
   const what = `${name}: ${edit.file} holds an outdated session-handoff entry${why.length > 0 ? ": " : ""}`;
   r.problems.push({ what: `${what}${why.join("; ")}`, fix: `${reinstall} (upgrades it in place)` });
   return "outdated";
+}
+
+// Where Claude Code keeps the plugins it installed (seen on 2.1.112 and 2.1.332): read only, as files.
+/** One install of this skill's plugin; `enabled` is true unless settings' `enabledPlugins` says false. */
+interface PluginInstall {
+  key: string;
+  scope: string;
+  version: string | null;
+  enabled: boolean;
+  /** SKILL.md at the install's root (not in skills/session-handoff/), which Claude Code 2.1.112 does not list. */
+  rootSkill: boolean;
+}
+
+const json = (file: string) => orNull(() => obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1_000_000))));
+
+/** The installs of a plugin named `session-handoff` that Claude Code records in its per-user folder. */
+function claudePluginInstalls(home: string, env: Record<string, string | undefined>): PluginInstall[] {
+  const dir = claudeUserDir(home, env);
+  const plugins = json(path.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  if (plugins === null || typeof plugins !== "object") return [];
+  const enabledMap = (json(path.join(dir, "settings.json"))?.enabledPlugins ?? {}) as Rec;
+  const out: PluginInstall[] = [];
+  for (const [key, list] of Object.entries(plugins as Rec)) {
+    if (!key.startsWith("session-handoff@") || !Array.isArray(list)) continue;
+    for (const raw of list) {
+      const e = obj(raw) ?? {};
+      const at = e.installPath;
+      const rootSkill = typeof at === "string" && path.isAbsolute(at) && existsSync(path.join(at, "SKILL.md"));
+      const scope = typeof e.scope === "string" ? e.scope : "unknown";
+      const version = typeof e.version === "string" ? e.version : null;
+      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
+    }
+  }
+  return out;
 }
 
 // The Claude Code plugin brings its own hooks: installed SessionStart hooks as well give every session two notices.

@@ -1,27 +1,26 @@
-// install and uninstall of one agent's files, used by their verbs and by init.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "../builtins.ts";
+// install and uninstall of one agent's files, and the lock they take, used by their verbs and by init.
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync,
+  statSync } from "../builtins.ts";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "../git/git-dir.ts";
 import { assertAttributesReadable, assertDriverFits, mergeDriverStep } from "../git/merge-driver-config.ts";
+import { findRoot } from "../git/root.ts";
 import { runGit } from "../git/run.ts";
 import { quotedValue } from "../guard/quote.ts";
-import { tokenOf } from "../store/files.ts";
+import { orNull, succeeds, tokenOf } from "../store/files.ts";
 import { readSmall, realOrNull } from "../store/fs.ts";
+import { acquireLockDir } from "../store/lock.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs, removeMade,
-  writeAgentFile } from "./agent-file.ts";
-import { committedText } from "./agent-file.ts";
-import { userDir } from "../store/home.ts";
-import { claudeUserDir } from "./claude-plugin.ts";
+import { committedText, dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs,
+  removeMade, writeAgentFile } from "./agent-file.ts";
+import { homeFolder, userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
-import { editPath, holdsOurs, installText, snippetOf, uninstallText } from "./plan.ts";
-import { assertLoadable, type Target } from "./target.ts";
+import { claudeUserDir, holdsOurs, installText, snippetOf, uninstallText, userPath } from "./plan.ts";
+import { assertLoadable, type Caller, type Env, type Target } from "./target.ts";
 import type { Edit } from "./types.ts";
-
-type Env = Record<string, string | undefined>;
 
 const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
 
@@ -226,10 +225,51 @@ export async function uninstall(t: Target, env: Env) {
 // Whether another agent's files under `base` hold an entry of ours; only small regular files are read (not a FIFO).
 function anotherInstalled(t: Target, planned: Map<string, string | null>, base = t.base, skip: string = t.agent.name) {
   return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit) => {
-    const file = editPath(base, edit);
+    const file = userPath(base, edit.file);
     const st = lstatSync(file, { throwIfNoEntry: false });
     if (planned.has(file)) return holdsOurs(edit, planned.get(file) ?? "");
     if (st === undefined || !st.isFile() || st.size > 4_000_000) return false;
     return holdsOurs(edit, readFileSync(file, "utf8"));
   }));
+}
+
+// Two installs sharing a file (AGENTS.md) never lose each other's edit (docs/decisions/agent-files-atomic.md).
+/** Runs `run` under the project's (or with --global the user's) install lock; folders it made go when empty. */
+export async function underInstallLock<T>(ctx: Caller, uninstall: boolean, run: () => Promise<T>): Promise<T> {
+  if (ctx.values["dry-run"] === true) return run();
+  const global = ctx.values.global === true;
+  const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
+  const root = global ? null : orNull(() => findRoot(path.resolve(ctx.cwd, given), ctx.env).root);
+  // A bad --root takes no lock: the run itself refuses it.
+  if (!global && root === null) return run();
+  const lockDir = path.join(root === null ? userDir(ctx.env) : path.join(root, ".ai"), ".install.lock");
+  const parent = path.dirname(lockDir);
+  const made = makeParent(parent);
+  try {
+    const what = "another install or uninstall is editing these agent files";
+    const retry = "wait for it to finish and retry";
+    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
+    try {
+      return await run();
+    } finally {
+      await lock.release();
+    }
+  } finally {
+    const stop = global ? path.resolve(homeFolder(ctx.env) || "/") : root!;
+    const below = (dir: string) => dir.startsWith(`${stop}${path.sep}`);
+    for (let dir = parent; (made !== null || uninstall) && below(dir); dir = path.dirname(dir)) {
+      if (!succeeds(() => rmdirSync(dir))) break; // not empty: something else lives there
+      if (dir === made && !uninstall) break;
+    }
+  }
+}
+
+// The topmost folder this call made (it and those below it are removed when left empty), or null.
+function makeParent(dir: string): string | null {
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (st === undefined) return mkdirSync(dir, { recursive: true, mode: 0o700 }) ?? null;
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
+  }
+  return null;
 }

@@ -3,7 +3,6 @@ import { Refused } from "../errors.ts";
 import { holdsOurHooks, hooksSnippet, mergeHooks, mergeStatusLine } from "./json-hooks.ts";
 import { removeHooks, removeStatusLine } from "./json-hooks.ts";
 import { block, BLOCK_BEGIN, blockAgents, findBlock, holdsBlock, putBlock, takeBlock } from "./md-block.ts";
-import { claudeUserDir } from "./claude-plugin.ts";
 import { CLINE_HOOK_MARK } from "./command.ts";
 import { orNull } from "../store/files.ts";
 import type { AgentName, Edit, OwnedFileEdit } from "./types.ts";
@@ -85,14 +84,14 @@ function ownedSpan(edit: OwnedFileEdit, text: string): ((ours: string) => string
 
 /** How a file is named to the user: from the project, or `~/…`, or whole (a per-user file outside HOME). */
 export const shownOf = (edit: Edit, file: string, home: string | null) =>
-  home === null ? edit.file : file === editPath(home, edit) ? `~/${edit.file}` : file;
-
-/** The file of `edit` under `base`; with `env` (per-user files), Claude Code's under CLAUDE_CONFIG_DIR when set. */
-export const editPath = (base: string, edit: Edit, env?: Record<string, string | undefined>) =>
-  userPath(base, edit.file, env);
+  home === null ? edit.file : file === userPath(home, edit.file) ? `~/${edit.file}` : file;
 
 /** `rel` (`/`-separated) under `base`; with `env` (per-user), `.claude/…` is under CLAUDE_CONFIG_DIR when set. */
 export function userPath(base: string, rel: string, env?: Record<string, string | undefined>): string {
   const claude = env !== undefined && /^\.claude(\/|$)/.test(rel);
   return claude ? path.join(claudeUserDir(base, env), rel.slice(8)) : path.join(base, ...rel.split("/"));
 }
+
+/** Claude Code's per-user folder, where its settings and plugins live: CLAUDE_CONFIG_DIR when set, else ~/.claude. */
+export const claudeUserDir = (home: string, env: Record<string, string | undefined>) =>
+  env.CLAUDE_CONFIG_DIR || path.join(home, ".claude");

@@ -11,10 +11,9 @@ import { exists, lstatOrNull, readSmall } from "../store/fs.ts";
 import { homeFolder } from "../store/home.ts";
 import { dirsBelow, removeEmptyDirs, removeEmptyUpTo } from "./agent-file.ts";
 import { AGENTS } from "./index.ts";
-import { forAgents, install, uninstall } from "./installer.ts";
-import { underInstallLock } from "./install-lock.ts";
+import { forAgents, install, underInstallLock, uninstall } from "./installer.ts";
 import { AGENT_NAMES, type Caller, helperLocation, targetOf } from "./target.ts";
-import { editPath, holdsAgentEntries, userPath } from "./plan.ts";
+import { holdsAgentEntries, userPath } from "./plan.ts";
 import type { Agent, AgentName } from "./types.ts";
 
 const SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
@@ -256,7 +255,7 @@ function holdsEntries(agent: Agent, base: string, global: boolean, env: Caller["
   try {
     const edits = agent.edits({ abs: path.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit) => {
-      const text = readSmall(editPath(base, edit, global ? env : undefined));
+      const text = readSmall(userPath(base, edit.file, global ? env : undefined));
       return text !== null && holdsAgentEntries(edit, agent.name, text);
     });
   } catch {

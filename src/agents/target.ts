@@ -6,12 +6,12 @@ import { memoryDir } from "../store/paths.ts";
 import { realOrNull } from "../store/fs.ts";
 import { AGENTS, isAgentName } from "./index.ts";
 import { shellQuote } from "./command.ts";
-import { editPath, shownOf } from "./plan.ts";
+import { shownOf, userPath } from "./plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation } from "./types.ts";
 
 export const AGENT_NAMES = Object.keys(AGENTS).join("|");
 
-/** Options shared by install and uninstall. */
+/** Options shared by install, uninstall and init. */
 export const AGENT_OPTIONS = {
   agent: { type: "string", multiple: true },
   root: { type: "string" },
@@ -25,7 +25,7 @@ export const AGENT_HELP = `  --global      edit the per-user files (~/.claude or
                 project's; cline and cursor have none
   --root DIR    the project root`;
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 /** What a verb knows of its caller that install and uninstall need. */
 export interface Caller {
@@ -55,7 +55,7 @@ export function targetOf(agent: Agent, root: string | null, helper: HelperLocati
   const global = root === null;
   const home = homeFolder(env);
   const base = root ?? real(home);
-  const target = (edit: Edit, file = editPath(base, edit, global ? env : undefined)) =>
+  const target = (edit: Edit, file = userPath(base, edit.file, global ? env : undefined)) =>
     ({ edit, file, shown: shownOf(edit, file, global ? base : null) });
   const targets = () => agent.edits(helper, global).map((e) => target(e));
   // A dry run's texts of the files it would write: init's agents share one, so each sees what the earlier ones left.

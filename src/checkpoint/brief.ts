@@ -1,6 +1,5 @@
 // `brief` from a checkpoint: drafted from it alone with no handoff, or folded into the handoff's brief when newer.
-import { readCheckpointText } from "./parse.ts";
-import { checkpointsDir } from "./store.ts";
+import { checkpointsDir, readCheckpointText } from "./store.ts";
 import { memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
 import { flatten, frameNextStep, MAX_FIELD_CHARS, RANK, withLines, type Brief } from "../brief/brief.ts";

@@ -3,7 +3,7 @@ import { sanitize } from "../guard/sanitize.ts";
 import { redactTranscript, type RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "../guard/quote.ts";
 import { LISTED_ITEMS, type Capture } from "../schema/capture.ts";
-import { CHECKPOINT_HEADING, type CheckpointSections } from "./parse.ts";
+import { CHECKPOINT_HEADING, type CheckpointSections } from "./store.ts";
 import { MARKER } from "../schema/values.ts";
 
 export const CHECKPOINT_MAX_BYTES = 4096;

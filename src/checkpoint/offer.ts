@@ -5,7 +5,7 @@ import { readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents
 import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
 import { recordSavedBy } from "../git/saves.ts";
 import { AGENT_OF_FORMAT } from "../agents/render.ts";
-import { userHelperWithoutMemory } from "../agents/hook-input.ts";
+import { userHelperWithoutMemory } from "../agents/harness-path.ts";
 import { checkpointsDir, rmQuietRegular, sessionFileId } from "./store.ts";
 import { createExclusive } from "../store/files.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";

@@ -1,13 +1,63 @@
-// The `checkpoints/` folder as hook, check and read see it: its names, listing and delivered-once markers.
-import { unlinkSync } from "../builtins.ts";
+// The `checkpoints/` folder as hook, check and read see it: its names, listing and delivered-once markers, a
+// checkpoint's header lines and sections (apart from its rendering: the hook never loads that); its retention and
+// leftovers, where only checkpoint names, markers and the helper's private names go.
+import { linkSync, lstatSync, readdirSync, unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { mayHoldToken } from "../guard/quote.ts";
-import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "./parse.ts";
-import { parseStrictTime } from "../schema/values.ts";
-import { createExclusive, orNull, tokenOf } from "../store/files.ts";
+import { MARKER, parseStrictTime } from "../schema/values.ts";
+import { createExclusive, orNull, succeeds, tokenOf } from "../store/files.ts";
 import { lstatOrNull, readHead, readHeadAndTime } from "../store/fs.ts";
-import { listDir } from "../store/private.ts";
+import { listDir, listPrivate } from "../store/private.ts";
 import { memoryDir } from "../store/paths.ts";
+
+export const CHECKPOINT_HEADING = "# Session Checkpoint";
+/** A checkpoint's file name: the session-id pattern plus `.md` (docs/design.md#checkpoints). */
+export const CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
+type HeaderName = "Saved" | "Session" | "Session-start" | "Trigger" | "Source" | "Since-handoff";
+
+export function headerValue(text: string, name: HeaderName) {
+  for (const line of text.split("\n", 12)) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
+  return null;
+}
+
+export function isCheckpointText(text: string): boolean {
+  const lines = text.split("\n", 4);
+  return lines[0] === MARKER && lines.includes(CHECKPOINT_HEADING);
+}
+
+// A checkpoint of the anchors only is never announced as work nor parked; the 1.1 helper's wordings count too.
+export function isAnchorsOnlySource(source: string | null): boolean {
+  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
+  return source !== null && words.test(source);
+}
+
+/** A checkpoint as written: `Trigger:` then its `(earlier: …)` ones oldest first; item lines and left-out counts. */
+export interface CheckpointSections {
+  triggers: string[];
+  source: string | null;
+  items: Map<string, string[]>;
+  dropped: Map<string, number>;
+}
+
+export function readCheckpointText(text: string): CheckpointSections {
+  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
+  const triggers = trigger === null ? [] : [...(trigger[2]?.split(", ") ?? []), trigger[1]!];
+  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
+  const items = new Map<string, string[]>();
+  const dropped = new Map<string, number>();
+  let section: string | null = null;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) {
+      section = line;
+      items.set(section, []);
+    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
+      const older = /^- \((\d+) older left out\)$/.exec(line);
+      if (older) dropped.set(section, Number(older[1]));
+      else items.get(section)!.push(line);
+    }
+  }
+  return { triggers, source, items, dropped };
+}
 
 export const CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
 
@@ -89,4 +139,80 @@ export function writeDelivered(root: string, session: string, token: string): bo
   const p = deliveredPath(root, session);
   rmQuietRegular(p);
   return createExclusive(p, `${token}\n`);
+}
+
+const MARKERS_KEPT = 20;
+const CHECKPOINT_KEEP = 5;
+
+/** Keeps the checkpoints of the five newest sessions by `Saved:`, and `keep`; deletes the rest and their markers. */
+export function pruneCheckpoints(root: string, keep: string): void {
+  const list = listCheckpoints(root);
+  const survivors = new Set(list.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
+  survivors.add(keep);
+  let deleted = 0;
+  for (const e of list) {
+    if (survivors.has(e.name) || deleted >= list.length - CHECKPOINT_KEEP) continue;
+    // Gone meanwhile, or not ours to delete: retention is best effort.
+    if (succeeds(() => unlinkSync(path.join(checkpointsDir(root), e.name)))) deleted++;
+    rmQuietRegular(path.join(checkpointsDir(root), `.delivered-${e.session}`));
+  }
+}
+
+// A delivered-once marker stays while a checkpoint of its session or token exists: once-per-token reads it.
+export function cleanCheckpointLeftovers(root: string): string[] {
+  const dir = checkpointsDir(root);
+  if (checkpointsDirState(root) !== "ok") return [];
+  const actions: string[] = [];
+  const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
+    const st = lstatSync(e.path, { throwIfNoEntry: false });
+    if (st === undefined || st.isDirectory()) continue;
+    if (e.role === "claim" && st.isFile()) {
+      // No link when a checkpoint is current: the claim was the version it replaced.
+      if (succeeds(() => linkSync(e.path, path.join(dir, e.file)))) {
+        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
+      }
+    }
+    if (succeeds(() => unlinkSync(e.path))) {
+      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
+    }
+  }
+  try {
+    const names = readdirSync(dir);
+    const live = new Set<string>();
+    for (const name of names) {
+      if (name.startsWith(".") || !CHECKPOINT_NAME.test(name)) continue;
+      const bytes = readHead(path.join(dir, name));
+      if (bytes !== null) live.add(tokenOf(bytes));
+    }
+    const kept: { name: string; mtimeMs: number }[] = [];
+    for (const name of names) {
+      const m = /^\.delivered-(.+)$/.exec(name);
+      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
+      const told = readHead(path.join(dir, name), 128)?.toString().trim() ?? "";
+      const st = lstatSync(path.join(dir, name), { throwIfNoEntry: false });
+      if (readHead(path.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path.join(dir, name));
+      else if (st !== undefined) kept.push({ name, mtimeMs: st.mtimeMs });
+    }
+    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path.join(dir, k.name));
+  } catch {
+    // best effort
+  }
+  return actions;
+}
+
+// A context-offer marker's session is long over after a week (a live one is told again at worst).
+const OFFER_MARKER_DAYS = 7;
+
+// Run where a checkpoint is written, never on the context hook's path; at most 200 names looked at.
+export function pruneOfferMarkers(dir: string, nowMs: number): void {
+  try {
+    for (const name of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
+      const p = path.join(dir, name);
+      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 86_400_000) rmQuietRegular(p);
+    }
+  } catch {
+    // A marker gone already: the rest wait for the next checkpoint.
+  }
 }

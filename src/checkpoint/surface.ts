@@ -1,14 +1,13 @@
 // Where checkpoints surface in hook, check, read and brief; the hook never prints a checkpoint's characters.
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
-import { readCheckpointText } from "./parse.ts";
 import { plural } from "../guard/words.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, sessionFileId, writeDelivered,
-  type CheckpointEntry } from "./store.ts";
+  readCheckpointText, type CheckpointEntry } from "./store.ts";
 import { readHead } from "../store/fs.ts";
 import { orNull, readStable, tokenOf } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
-import { isProbeSession } from "../agents/hook-input.ts";
+import { isProbeSession } from "../agents/harness-path.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
 
 export function minutesAgo(savedMs: number | null, now: number): string {

@@ -1,7 +1,6 @@
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { Absent, Refused, UsageError } from "../errors.ts";
-import { renderEnvelope } from "../guard/untrusted.ts";
 import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { findInvisible } from "../guard/invisible.ts";
@@ -16,7 +15,7 @@ import { archiveDir, archivePrefixOf, HEADING_OF, MAX_DOCUMENT_BYTES, memoryDir 
 import { MARKER } from "../schema/values.ts";
 import { publish } from "../store/publish.ts";
 import { trackedArchives } from "../git/saves.ts";
-import { expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { CAS, envelope, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -93,8 +92,7 @@ async function show(ctx: VerbContext, name: string): Promise<Outcome> {
   const got = await readArchive(root, name);
   const nul = firstNul(got.bytes);
   if (nul >= 0) throw unsafeBytes(`archive/${name}`, nul);
-  const { out, warning } = renderEnvelope(name, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
+  return envelope(name, got);
 }
 
 async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
@@ -136,11 +134,7 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
 
 /** `archives list|show NAME|restore NAME`. */
 export const archivesVerb: Verb = {
-  name: "archives",
-  options: {
-    root: { type: "string" }, json: { type: "boolean" },
-    "expected-current-sha256": { type: "string" }, "lock-timeout": { type: "string" },
-  },
+  options: { ...CAS, json: { type: "boolean" } },
   positionals: [1, 2],
   help: `usage: node memory_io.mjs archives list [--root DIR] [--json]
        node memory_io.mjs archives show NAME [--root DIR]

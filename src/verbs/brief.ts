@@ -36,7 +36,6 @@ const COLD_START = "No saved session state exists.";
 
 /** `brief`: the six-line warm-start brief (docs/design.md#verdicts-and-the-brief). */
 export const briefVerb: Verb = {
-  name: "brief",
   options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs brief [--root DIR] [--stdin] [--json]

@@ -48,7 +48,6 @@ const CHECKPOINT_PARKED =
 
 /** `check --root DIR [--json]`. Usage errors exit 64, because 2 means "parked". */
 export const checkVerb: Verb = {
-  name: "check",
   options: { root: { type: "string" }, json: { type: "boolean" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs check [--root DIR] [--json]

@@ -1,7 +1,6 @@
 // `checkpoint` (docs/design.md#checkpoints): a hook's capture of the session into checkpoints/<session>.md.
 import { isFormat } from "../agents/transcripts/index.ts";
-import { hookCwd } from "../agents/harness-path.ts";
-import { readHookJson } from "../agents/hook-input.ts";
+import { hookCwd, readHookJson } from "../agents/harness-path.ts";
 import { CHECKPOINT_LINES, nonEmpty, writeCheckpoint } from "../checkpoint/capture.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { disabledByEnv } from "../store/pause.ts";
@@ -38,7 +37,6 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 const STDIN_BYTES = 1024 * 1024;
 
 export const checkpointVerb: Verb = {
-  name: "checkpoint",
   options: { root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
   help: HELP,
@@ -50,12 +48,10 @@ export const checkpointVerb: Verb = {
       return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${got}`)]);
     }
     if (disabledByEnv(ctx.env)) return ok("", []);
-    const notes: string[] = [];
-    const json = await readHookJson(ctx, STDIN_BYTES);
-    const input = json === undefined ? {} : json;
-    if (nonEmpty(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
-    if (input === null) notes.push(CHECKPOINT_LINES.badInput());
+    const input = await readHookJson(ctx, STDIN_BYTES);
     const hook = input ?? {};
+    if (nonEmpty(hook.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
+    const notes = input === null ? [CHECKPOINT_LINES.badInput()] : [];
     let root: string;
     try {
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "";

@@ -4,7 +4,8 @@ import { HelperError, UsageError } from "../errors.ts";
 import { TOKEN_PATTERN } from "../store/files.ts";
 import { exists } from "../store/fs.ts";
 import { findRoot } from "../git/root.ts";
-import type { VerbContext } from "./types.ts";
+import { renderEnvelope } from "../guard/untrusted.ts";
+import { ok, type Outcome, type VerbContext } from "./types.ts";
 
 const CHOOSE = "pass --root <project> to choose another";
 
@@ -56,6 +57,13 @@ export function lockTimeoutOption(ctx: VerbContext): number {
 /** The failpoint seam's variable (docs/decisions/failpoints.md). */
 export function failpointOf(ctx: VerbContext): string | undefined {
   return ctx.env.MEMORY_IO_FAILPOINT || undefined;
+}
+
+/** A file's bytes in the untrusted envelope with their token; exit 3 and `CURRENT-SHA256: absent` for none. */
+export function envelope(file: string, got: { token: string; bytes: Buffer } | null): Outcome {
+  if (got === null) return ok("CURRENT-SHA256: absent\n", [], 3);
+  const { out, warning } = renderEnvelope(file, got.token, got.bytes);
+  return ok(out, warning ? [warning] : []);
 }
 
 /** The one line on the root every verb's `--help` carries. */

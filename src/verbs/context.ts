@@ -1,14 +1,10 @@
 // `context` (docs/context-threshold.md): the threshold offer of checkpoint/offer.ts, run by hooks on every turn.
-import { hookCwd } from "../agents/harness-path.ts";
-import { readHookJson } from "../agents/hook-input.ts";
+import { hookCwd, readHookJson } from "../agents/harness-path.ts";
 import { contextOffer } from "../checkpoint/offer.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
-const STDIN_BYTES = 65_536;
-
 export const contextVerb: Verb = {
-  name: "context",
   options: { root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
   get help() {
@@ -42,7 +38,7 @@ exit: always 0.
     if (format !== "claude" && format !== "codex") {
       return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
     }
-    const input = await readHookJson(ctx, STDIN_BYTES);
+    const input = await readHookJson(ctx);
     if (!input) return ok("", []);
     const say = (line: string) => `memory_io context: ${line}`;
     let root: string;

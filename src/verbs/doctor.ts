@@ -13,7 +13,6 @@ import { ok, type Verb } from "./types.ts";
 import { Refused } from "../errors.ts";
 
 export const doctorVerb: Verb = {
-  name: "doctor",
   options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]

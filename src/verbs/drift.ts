@@ -65,7 +65,6 @@ export function renderDrift(r: DriftReport): string {
 
 /** `drift`: how far the repository moved since the handoff was saved (docs/design.md#verdicts-and-the-brief). */
 export const driftVerb: Verb = {
-  name: "drift",
   options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs drift [--root DIR] [--stdin] [--json]

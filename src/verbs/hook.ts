@@ -9,16 +9,13 @@ import { tokenOf } from "../store/files.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { rootOption } from "./common.ts";
-import { hookCwd } from "../agents/harness-path.ts";
-import { readHookJson } from "../agents/hook-input.ts";
+import { hookCwd, readHookJson } from "../agents/harness-path.ts";
 import { isHookFormat, renderHook } from "../agents/render.ts";
 import { ok, type Verb } from "./types.ts";
 import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines } from "../checkpoint/surface.ts";
 
 /** Longest hook output, in characters. */
 export const HOOK_LIMIT = 2000;
-
-const HOOK_STDIN_BYTES = 65_536;
 
 // Fixed sentences only: nothing from a memory file is ever echoed (docs/design.md#integrations).
 const SENTENCES = {
@@ -127,7 +124,6 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
 
 export const hookVerb: Verb = {
-  name: "hook",
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
   positionals: [0, 0],
   help: HELP,
@@ -147,7 +143,7 @@ export const hookVerb: Verb = {
     let root: string;
     // stdin is read even with --root: its source and session_id choose the checkpoint sentences.
     // Longer input is ignored, not refused.
-    const raw = (await readHookJson(ctx, HOOK_STDIN_BYTES)) ?? {};
+    const raw = (await readHookJson(ctx)) ?? {};
     const source = typeof raw.source === "string" ? raw.source : null;
     const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
     try {

@@ -82,7 +82,6 @@ function lines(g: ReturnType<typeof group>): string[] {
 
 /** `impact [--json]`: did the handoffs help? From the journal's resume entries. */
 export const impactVerb: Verb = {
-  name: "impact",
   options: { root: { type: "string" }, json: { type: "boolean" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs impact [--root DIR] [--json]

@@ -1,21 +1,13 @@
 import { isAgentName } from "../agents/index.ts";
 import { initSkill } from "../agents/skill-place.ts";
-import { AGENT_NAMES as NAMES } from "../agents/target.ts";
+import { AGENT_NAMES as NAMES, AGENT_OPTIONS } from "../agents/target.ts";
 import type { AgentName } from "../agents/types.ts";
 import { UsageError } from "../errors.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { ok, type Verb } from "./types.ts";
 
 export const initVerb: Verb = {
-  name: "init",
-  options: {
-    agent: { type: "string", multiple: true },
-    root: { type: "string" },
-    global: { type: "boolean" },
-    "dry-run": { type: "boolean" },
-    undo: { type: "boolean" },
-    replace: { type: "boolean" },
-  },
+  options: { ...AGENT_OPTIONS, undo: { type: "boolean" }, replace: { type: "boolean" } },
   positionals: [0, 0],
   help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global]
          [--dry-run] [--replace]

@@ -1,11 +1,9 @@
-import { forAgents, install } from "../agents/installer.ts";
-import { underInstallLock } from "../agents/install-lock.ts";
+import { forAgents, install, underInstallLock } from "../agents/installer.ts";
 import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTargets } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 export const installVerb: Verb = {
-  name: "install",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
   help: `usage: node memory_io.mjs install --agent

@@ -11,7 +11,6 @@ import { ok, type Verb } from "./types.ts";
 
 /** `journal purge [--before YYYY-MM]`: deletes journal files under the memory lock. */
 export const journalVerb: Verb = {
-  name: "journal",
   options: { root: { type: "string" }, before: { type: "string" }, "lock-timeout": { type: "string" } },
   positionals: [1, 1],
   help: `usage: node memory_io.mjs journal purge [--before YYYY-MM] [--root DIR]

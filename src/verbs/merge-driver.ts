@@ -3,7 +3,6 @@ import { mergeJournalMonth } from "../journal/entry.ts";
 import { ok, type Verb } from "./types.ts";
 
 export const mergeDriverVerb: Verb = {
-  name: "merge-driver",
   options: {},
   positionals: [4, 4],
   help: `usage: node memory_io.mjs merge-driver <base> <ours> <theirs> <path>

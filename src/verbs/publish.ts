@@ -29,7 +29,6 @@ const offBranchWarning = (head: string) => `warning: the handoff on this branch 
 const DEFAULT_MESSAGE = "session-handoff: publish session memory";
 
 export const publishVerb: Verb = {
-  name: "publish",
   options: {
     root: { type: "string" }, push: { type: "boolean" }, message: { type: "string" }, json: { type: "boolean" },
     "run-hooks": { type: "boolean" }, "lock-timeout": { type: "string" },

@@ -2,25 +2,16 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { exists } from "../store/fs.ts";
 import { quotedPath } from "../guard/quote.ts";
-import { renderEnvelope } from "../guard/untrusted.ts";
 import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { readManagedFile, readMemoryFile } from "../store/read.ts";
 import { draftShown, newDraft } from "../store/drafts.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, sessionFileId } from "../checkpoint/store.ts";
 import { checkTree, FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
-import { failpointOf, rootOption, ROOT_HELP } from "./common.ts";
-import { ok, type Outcome, type Verb } from "./types.ts";
+import { envelope, failpointOf, rootOption, ROOT_HELP } from "./common.ts";
+import type { Outcome, Verb } from "./types.ts";
 import { checkpointNoteForHandoff } from "../checkpoint/surface.ts";
 import { awaySentence, elsewhereSentence, handoffAway, handoffsElsewhere } from "../git/handoff-away.ts";
 import { helperShown } from "../agents/target.ts";
-
-const ABSENT = "CURRENT-SHA256: absent\n";
-
-function envelope(file: string, got: { token: string; bytes: Buffer } | null): Outcome {
-  if (got === null) return ok(ABSENT, [], 3);
-  const { out, warning } = renderEnvelope(file, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
-}
 
 /** As `read`, FILE `checkpoints/<id>.md`, the newest by `Saved:` without `--session`; exit 3 when none. */
 async function readCheckpoint(root: string, session: string | undefined): Promise<Outcome> {
@@ -38,7 +29,6 @@ async function readCheckpoint(root: string, session: string | undefined): Promis
 
 /** `read <kind>` (docs/design.md#tokens-and-the-publication-protocol). */
 export const readVerb: Verb = {
-  name: "read",
   options: { root: { type: "string" }, session: { type: "string" } },
   positionals: [1, 1],
   help: `usage: node memory_io.mjs read <handoff|lessons|solutions> [--root DIR]
@@ -105,7 +95,6 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
 
 /** `read-target --target AGENTS.md|CLAUDE.md`. */
 export const readTargetVerb: Verb = {
-  name: "read-target",
   options: { root: { type: "string" }, target: { type: "string" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs read-target [--root DIR] --target AGENTS.md|CLAUDE.md

@@ -4,14 +4,12 @@ import { checkTree, memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
-import { checkpointsDir, checkpointsDirState } from "../checkpoint/store.ts";
-import { cleanCheckpointLeftovers } from "../checkpoint/cleanup.ts";
+import { checkpointsDir, checkpointsDirState, cleanCheckpointLeftovers } from "../checkpoint/store.ts";
 import { readdirSync } from "../builtins.ts";
 import { removeLeftoverDrafts } from "../store/drafts.ts";
 
 /** `recover`: repairs what an interrupted save left (docs/design.md#tokens-and-the-publication-protocol). */
 export const recoverVerb: Verb = {
-  name: "recover",
   options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]

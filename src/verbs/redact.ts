@@ -27,7 +27,6 @@ exit codes: 0 success (whether or not anything was redacted);
  * @throws Refused when stdin is not valid UTF-8 (exit 2): a filter must not mangle bytes.
  */
 export const redactVerb: Verb = {
-  name: "redact",
   options: { json: { type: "boolean" } },
   positionals: [0, 0],
   help: HELP,

@@ -29,7 +29,6 @@ function sinceOption(value: unknown): string | null {
 
 /** `search <words…> [--since DATE] [--kind K] [--json]`: the project's memory over months, ranked. */
 export const searchVerb: Verb = {
-  name: "search",
   options: {
     root: { type: "string" }, since: { type: "string" }, kind: { type: "string", multiple: true },
     json: { type: "boolean" }, limit: { type: "string" },

@@ -1,8 +1,7 @@
 // Claude Code's status line (docs/context-threshold.md): the user's own first (`--then`), then the handoff's state.
 import { childProcess } from "../builtins.ts";
 import path from "node:path";
-import { hookCwd } from "../agents/harness-path.ts";
-import { hookObject } from "../agents/hook-input.ts";
+import { hookCwd, hookObject } from "../agents/harness-path.ts";
 import { oursOnly } from "../git/attributes-block.ts";
 import { gitDirOf, gitTopOf } from "../git/git-dir.ts";
 import { commitKind, heldByRef } from "../git/history-rules.ts";
@@ -98,7 +97,6 @@ async function noneHere(root: string, env: VerbContext["env"], missing: boolean)
 }
 
 export const statuslineVerb: Verb = {
-  name: "statusline",
   options: { then: { type: "string" }, root: { type: "string" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]

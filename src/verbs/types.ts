@@ -35,7 +35,6 @@ export interface VerbContext {
 
 /** One verb: its parseArgs options, positional count [min, max], `--help` text and run function. */
 export interface Verb {
-  name: string;
   options: NonNullable<ParseArgsConfig["options"]>;
   positionals: [number, number];
   help: string;

@@ -1,14 +1,12 @@
 import { existsSync } from "../builtins.ts";
 import path from "node:path";
-import { forAgents, uninstall } from "../agents/installer.ts";
+import { forAgents, uninstall, underInstallLock } from "../agents/installer.ts";
 import { CANONICAL } from "../agents/skill-place.ts";
-import { underInstallLock } from "../agents/install-lock.ts";
 import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTargets } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 export const uninstallVerb: Verb = {
-  name: "uninstall",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
   help: `usage: node memory_io.mjs uninstall --agent

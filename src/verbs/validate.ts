@@ -49,7 +49,6 @@ async function existingKeyFiles(root: string, text: string): Promise<Set<string>
 
 /** `validate <kind>`: errors, score with its parts, findings, dropped items. */
 export const validateVerb: Verb = {
-  name: "validate",
   options: { root: { type: "string" }, stdin: { type: "boolean" }, json: { type: "boolean" } },
   positionals: [1, 1],
   help: `usage: node memory_io.mjs validate <handoff|lessons|solutions> [--root DIR]

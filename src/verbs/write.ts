@@ -8,7 +8,6 @@ import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
 /** `write <kind> --expected-current-sha256 TOKEN`: replace a memory file by compare-and-swap. */
 export const writeVerb: Verb = {
-  name: "write",
   options: { ...CAS, "from-draft": { type: "boolean" } },
   // The second is the draft `read` named, with --from-draft.
   positionals: [1, 2],

@@ -1,8 +1,7 @@
 // Claude Code's session JSONL; subagent (sidechain) entries are skipped.
 import { EDIT_TOOLS, exitFromText, noEvents, num, obj, planStatus, str, textOf, versionOf, type Call, type LineEvents,
-  type Usage } from "./types.ts";
+  type Rec, type Usage } from "./types.ts";
 
-type Rec = Record<string, unknown>;
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.
 const SCAFFOLDING = new RegExp(
   String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` +
@@ -13,7 +12,7 @@ const TEXT = new Set(["text"]);
 const blockText = (content: unknown): string => textOf(content, TEXT);
 
 // `exit N` from the output, else `ok` or `failed` as the harness recorded it, else `unknown`.
-function resultStatus(rec: Record<string, unknown>, block: Record<string, unknown>): string {
+function resultStatus(rec: Rec, block: Rec): string {
   const text = blockText(block.content);
   const tur = rec.toolUseResult;
   const failed = block.is_error === true;
@@ -36,7 +35,7 @@ export function claudeWindow(model: string | null): number {
   return CLAUDE_DEFAULT_WINDOW;
 }
 
-function claudeUsage(rec: Record<string, unknown>): Usage | null {
+function claudeUsage(rec: Rec): Usage | null {
   if (rec.type !== "assistant" || rec.isSidechain === true) return null;
   const message = obj(rec.message);
   const usage = obj(message?.usage);

@@ -3,9 +3,7 @@ import path from "node:path";
 import { orNull } from "../../store/files.ts";
 import { windowsShaped } from "../harness-path.ts";
 import { exitFromText, noEvents, noteEdit, num, obj, parseLine, planStatus, str, textOf, versionOf, type Call,
-  type LineEvents, type ToolEvent, type Usage } from "./types.ts";
-
-type Rec = Record<string, unknown>;
+  type LineEvents, type Rec, type ToolEvent, type Usage } from "./types.ts";
 
 // Messages the harness wraps around the user's words: environment and instructions blocks.
 const SCAFFOLDING = new RegExp(
@@ -17,7 +15,7 @@ const TEXT_PARTS = new Set(["input_text", "output_text", "text", "Text"]);
 
 const contentText = (content: unknown): string => textOf(content, TEXT_PARTS);
 
-function commandOf(name: string, args: Record<string, unknown>): string | null {
+function commandOf(name: string, args: Rec): string | null {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
   if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
@@ -68,7 +66,7 @@ function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; te
 }
 
 /** A call's arguments: the JSON object its string holds, the object given, or the raw string. */
-function callArgs(p: Record<string, unknown>): Record<string, unknown> | string | null {
+function callArgs(p: Rec): Rec | string | null {
   const raw = p.arguments ?? p.input ?? p.action;
   if (typeof raw !== "string") return obj(raw);
   // A string opening a brace is an object when it parses at all.
@@ -101,7 +99,7 @@ function itemCall(item: Rec, at: Pick<Call, "ts" | "cwd">): Call {
 
 const addEdit = (events: ToolEvent[], path: string | null) => path && events.push({ kind: "edit", path });
 
-function codexUsage(rec: Record<string, unknown>, payload: Record<string, unknown>): Usage | null {
+function codexUsage(rec: Rec, payload: Rec): Usage | null {
   // 0.171.0 writes `token_usage_record` before the tool runs, `token_count` after: PostToolUse sees only the first.
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);

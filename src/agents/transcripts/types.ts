@@ -6,10 +6,13 @@ import { orNull } from "../../store/files.ts";
 export { emptyCapture } from "../../schema/capture.ts";
 export type { Capture, CommandRun, PlanItem, TranscriptFormat } from "../../schema/capture.ts";
 
+/** A transcript record, or any object in one. */
+export type Rec = Record<string, unknown>;
+
 /** A record's field as an object, or null: every field of a foreign record is optional. */
-export function obj(value: unknown): Record<string, unknown> | null {
+export function obj(value: unknown): Rec | null {
   const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
-  return isObject ? (value as Record<string, unknown>) : null;
+  return isObject ? (value as Rec) : null;
 }
 
 export function str(value: unknown): string | null {
@@ -17,7 +20,7 @@ export function str(value: unknown): string | null {
 }
 
 /** Parses one JSONL line; null for a blank, torn or non-object line (a transcript is tolerated, never trusted). */
-export function parseLine(line: string): Record<string, unknown> | null {
+export function parseLine(line: string): Rec | null {
   return line.startsWith("{") ? orNull(() => obj(JSON.parse(line))) : null;
 }
 
