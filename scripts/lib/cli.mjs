@@ -7469,33 +7469,28 @@ function prunable(dir) {
 }
 function pruneArchive(dir, justArchived, tracked) {
   const { settings, problems: warnings } = readSettings(path28.dirname(dir));
-  const keep = settings.archivesKept;
   let entries2;
   try {
     entries2 = prunable(dir);
   } catch (err) {
-    const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
-    return { deleted: [], keep, warnings: [...warnings, why] };
+    return [...warnings, `archive pruning skipped: cannot list ${dir}: ${err.message}`];
   }
   if (typeof entries2 === "string") {
     const why = `archive/${entries2} is a link, hard-linked or not a regular file; nothing was deleted`;
-    warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
-    return { deleted: [], keep, warnings };
+    return [...warnings, `archive pruning skipped: ${why} (move it away to resume pruning)`];
   }
   entries2.sort(newestFirst);
   const kept = entries2.filter((e) => e.name === justArchived);
   const rest = entries2.filter((e) => e.name !== justArchived);
-  const doomed = rest.slice(Math.max(0, keep - kept.length)).filter((e) => !tracked.has(e.name));
-  const deleted = [];
+  const doomed = rest.slice(Math.max(0, settings.archivesKept - kept.length)).filter((e) => !tracked.has(e.name));
   for (const entry of doomed) {
     try {
       unlinkSync(path28.join(dir, entry.name));
-      deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
     }
   }
-  return { deleted, warnings, keep };
+  return warnings;
 }
 var ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
 var init_archive = __esm({
@@ -7883,7 +7878,7 @@ async function publish(spec) {
   unlinkQuiet(tempPath);
   if (archived !== null) {
     await failpoint(spec.failpoint, "before-prune");
-    warnings.push(...pruneArchive(spec.archiveDir, archived, spec.tracked ?? /* @__PURE__ */ new Set()).warnings);
+    warnings.push(...pruneArchive(spec.archiveDir, archived, spec.tracked ?? /* @__PURE__ */ new Set()));
   }
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }
