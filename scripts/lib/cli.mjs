@@ -7712,9 +7712,9 @@ function findLastResume(lineEvents) {
   const items2 = lineEvents.some((ev) => ev.items);
   const all = lineEvents.flatMap(
     (ev) => ev.calls.flatMap(
-      (call2) => call2.events.map((raw) => {
-        const counted2 = !items2 || call2.item === true || raw.kind === "other";
-        return { raw, event: counted2 ? raw : { kind: "other" }, call: call2, line: ev.line };
+      (call) => call.events.map((raw) => {
+        const counted2 = !items2 || call.item === true || raw.kind === "other";
+        return { raw, event: counted2 ? raw : { kind: "other" }, call };
       })
     )
   );
@@ -7725,12 +7725,11 @@ function findLastResume(lineEvents) {
     if (brief !== null) [last, rootArg] = [i, brief.rootArg];
   });
   if (last < 0) return null;
-  const { call, line } = all[last];
   const events = all.slice(last + 1).map((e) => e.event);
   const isSave = (c) => /\bwrite\s+handoff\b/.test(c) && /memory_io\.mjs/.test(c);
   const save2 = events.find((e) => e.kind === "command" && isSave(e.command));
   const expectedToken = /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save2?.command ?? "")?.[1] ?? null;
-  return { line, rootArg, cwd: call.cwd, ts: call.ts, events, expectedToken };
+  return { rootArg, cwd: all[last].call.cwd, events, expectedToken };
 }
 var FIRST_ACTIONS, CODE_SPAN, PATH_PART, WITH_EXT, WITH_DIR, PATHISH, OPTIONS, BRIEF_REST, BRIEF, ROOT_ARG;
 var init_outcome = __esm({
