@@ -11902,24 +11902,19 @@ function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false
 function flatten(text, max = MAX_FIELD_CHARS) {
   return cutAtWord(sanitize(text), max);
 }
-function causeList(items2, max, budget) {
-  const shownItems = items2.slice(0, max);
-  const more = items2.length > max ? ` (+${items2.length - max} more)` : "";
-  const per = Math.max(40, Math.floor((budget - more.length) / Math.max(1, shownItems.length)) - 2);
-  const shown = shownItems.map((raw) => {
-    const item = flatten(raw, 1e4);
-    if ([...item].length <= per) return item;
-    const m = CAUSE2.exec(item);
-    if (!m || m.index === 0) return flatten(item, per);
-    const sep = m[0];
-    const approach = item.slice(0, m.index);
-    const cause = item.slice(m.index + sep.length);
-    const causeRoom = per - 12 - sep.length;
-    const causeText = [...cause].length <= causeRoom ? cause : flatten(cause, causeRoom);
-    const approachRoom = per - [...causeText].length - sep.length;
-    return `${flatten(approach, Math.max(8, approachRoom))}${sep}${causeText}`;
-  });
-  return `${shown.join("; ")}${more}`;
+function keepCause(raw, room) {
+  const per = Math.max(40, room - 2);
+  const item = flatten(raw, 1e4);
+  if ([...item].length <= per) return item;
+  const m = CAUSE2.exec(item);
+  if (!m || m.index === 0) return flatten(item, per);
+  const sep = m[0];
+  const approach = item.slice(0, m.index);
+  const cause = item.slice(m.index + sep.length);
+  const causeRoom = per - 12 - sep.length;
+  const causeText = [...cause].length <= causeRoom ? cause : flatten(cause, causeRoom);
+  const approachRoom = per - [...causeText].length - sep.length;
+  return `${flatten(approach, Math.max(8, approachRoom))}${sep}${causeText}`;
 }
 function countLedger(text, needles) {
   const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
@@ -11940,7 +11935,7 @@ function draftBrief(h, drift, ledgers) {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
   const ageOnly = drift.verdict === "unverifiable" && notHere === null && drift.git.state === "repo" && drift.headReachable === true && drift.ageDays === null;
   const goal = flatten(h.goal) || "none recorded";
-  const steps2 = h.steps ?? h.plan;
+  const steps2 = h.steps;
   const counts = { done: 0, "in-progress": 0, todo: 0, abandoned: 0, unmarked: 0 };
   for (const s of steps2) counts[s.status]++;
   const current = steps2.find((s) => s.status === "in-progress") ?? steps2.find((s) => s.status === "todo");
@@ -11960,7 +11955,6 @@ function draftBrief(h, drift, ledgers) {
     }
   }
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
-  const keepCause = (item, room) => causeList([item], 1, room);
   const fitItems = (items2) => items2.length === 0 ? "none recorded" : fitList(items2.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
   const decisionsInForce = fitItems(inForce);
   const doNotRetry = fitItems(h.failedApproaches);
