@@ -697,6 +697,7 @@ function ensureDir(dir) {
   if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
+  return dir;
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
@@ -8072,12 +8073,8 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     unlinkQuiet(temp);
   }
 }
-function ensureJournalDir(root) {
-  ensureDir(journalDir(root));
-  return journalDir(root);
-}
 async function appendEntry(root, entry, ms, fp) {
-  const dir = ensureJournalDir(root);
+  const dir = ensureDir(journalDir(root));
   const repairs = repairJournal(dir);
   const month = monthOf(ms);
   const parts = listJournal(root).filter((f) => f.kind === "month" && f.period === month);
@@ -8194,7 +8191,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     const seen = `resume ${sessionKey}
 - Resumed: ${token.slice(0, 16)}
 `;
-    const dir = ensureJournalDir(root);
+    const dir = ensureDir(journalDir(root));
     const month = listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms));
     if (month.some((f) => readJournalFile(dir, f.name)?.bytes.includes(seen))) return [];
     const entry = renderResumeEntry(isoSeconds(ms), sessionKey, token, score, outcome);
@@ -8250,7 +8247,7 @@ async function foldOne(root, nowMonth, fp) {
   if (due.length === 0) return null;
   const period = due[0].period;
   const files = due.filter((f) => f.period === period);
-  const dir = ensureJournalDir(root);
+  const dir = ensureDir(journalDir(root));
   const entries2 = [];
   for (const f of files) {
     const read = readJournalFile(dir, f.name);

@@ -324,6 +324,7 @@ function ensureDir(dir) {
   if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
+  return dir;
 }
 var MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
 function treeVerdict(root, uid = process.getuid?.()) {
