@@ -6963,7 +6963,7 @@ function units(text, limit) {
   return out;
 }
 function sanitize(text, opts = {}) {
-  const out = markText(opts.redact === false ? text : redactText(text).text, opts.oneLine !== false);
+  const out = markText(opts.redact === false ? text : redactText(text).text);
   const max = opts.max;
   if (max === void 0 || out.length <= max || [...out].length <= max) return out;
   const all = units(out, max);
@@ -7431,13 +7431,13 @@ function archiveSeq(name2) {
   const m = NAME_SEQ.exec(name2);
   return m ? BigInt(m[1]) : null;
 }
-function archiveName(prefix, dir, now = /* @__PURE__ */ new Date()) {
+function archiveName(prefix, dir) {
   let top = 0n;
   for (const name2 of listDir(dir)) {
     const seq = archiveSeq(name2);
     if (seq !== null && seq > top) top = seq;
   }
-  return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
+  return `${prefix}-${archiveStamp(/* @__PURE__ */ new Date())}-${top + 1n}-${randomHex8()}.md`;
 }
 function timeKey(name2, mtimeMs) {
   const m = NAME_TIME.exec(name2);

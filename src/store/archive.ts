@@ -25,13 +25,13 @@ function archiveSeq(name: string): bigint | null {
 }
 
 /** A fresh archive name, `<seq>` one more than any in `dir`: the newest save ranks first whatever the clocks said. */
-export function archiveName(prefix: string, dir: string, now = new Date()): string {
+export function archiveName(prefix: string, dir: string): string {
   let top = 0n;
   for (const name of listDir(dir)) {
     const seq = archiveSeq(name);
     if (seq !== null && seq > top) top = seq;
   }
-  return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
+  return `${prefix}-${archiveStamp(new Date())}-${top + 1n}-${randomHex8()}.md`;
 }
 
 // The time in a name, or the modification time for a name without one, as a sortable string.
