@@ -7113,18 +7113,18 @@ function handoffContext(input, opts) {
       continue;
     }
     const key = h.title.toLowerCase();
-    sections.push({ heading: h, index, name: SECTION_NAMES[index], key });
+    sections.push({ heading: h, index, name: SECTION_TITLES[index], key });
     if (!first.has(key)) first.set(key, h);
   }
   const used = /* @__PURE__ */ new Set();
   const missing = [];
-  for (const name2 of shaped ? SECTION_NAMES : []) {
+  for (const name2 of shaped ? SECTION_TITLES : []) {
     if (OPTIONAL_SECTIONS.has(name2) || first.has(name2.toLowerCase())) continue;
     const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [name2]) === name2) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: name2, look });
   }
-  const resembles = (s) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
+  const resembles = (s) => s.depth <= 2 || nearest(s.title, SECTION_TITLES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i].line, item: keyItems[i].text.trim() })).filter((k) => !NONE.test(k.item));
@@ -7169,7 +7169,7 @@ function validateHandoff(input, opts) {
 function handoffKeyFiles(text) {
   return parseHandoff(text).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL_SECTIONS, SKELETON, TEMPLATE_PLACEHOLDERS, PLACEHOLDER2, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
+var OPTIONAL_SECTIONS, SKELETON, TEMPLATE_PLACEHOLDERS, PLACEHOLDER2, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -7201,9 +7201,8 @@ var init_validate = __esm({
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-    SECTION_NAMES = SECTION_TITLES;
-    SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
-    SECTION_ORDER = SECTION_NAMES.map((n2) => `## ${n2}`).join(", ");
+    SECTION_INDEX = new Map(SECTION_TITLES.map((n2, i) => [n2.toLowerCase(), i]));
+    SECTION_ORDER = SECTION_TITLES.map((n2) => `## ${n2}`).join(", ");
     sectionIndex = (title) => SECTION_INDEX.get(title.toLowerCase());
     rule3 = ruleOf();
     onAnchors = (c, when, message) => c.anchorLines !== null && when ? [at(c.anchorsAt.line, message)] : [];
@@ -7247,7 +7246,7 @@ var init_validate = __esm({
         let highest = -1;
         for (const { heading, index, name: name2, key } of c.sections) {
           if (c.first.get(key) !== heading) continue;
-          const message = `\`## ${name2}\` comes after \`## ${SECTION_NAMES[highest]}\`; the order is ${SECTION_ORDER}`;
+          const message = `\`## ${name2}\` comes after \`## ${SECTION_TITLES[highest]}\`; the order is ${SECTION_ORDER}`;
           if (index < highest) out.push(at(heading.line, message));
           else highest = index;
         }
@@ -7264,7 +7263,7 @@ var init_validate = __esm({
         return at(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; ${keep}`);
       })),
       rule3("unknown-section", "finding", null, (c) => c.strays.map((s) => {
-        const near = nearest(s.title, SECTION_NAMES);
+        const near = nearest(s.title, SECTION_TITLES);
         const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
         return at(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
       })),
@@ -11932,12 +11931,11 @@ function draftBrief(h, drift, ledgers) {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
   const ageOnly = drift.verdict === "unverifiable" && notHere === null && drift.git.state === "repo" && drift.headReachable === true && drift.ageDays === null;
   const goal = flatten(h.goal) || "none recorded";
-  const steps2 = h.steps;
   const counts = { done: 0, "in-progress": 0, todo: 0, abandoned: 0, unmarked: 0 };
-  for (const s of steps2) counts[s.status]++;
-  const current = steps2.find((s) => s.status === "in-progress") ?? steps2.find((s) => s.status === "todo");
+  for (const s of h.steps) counts[s.status]++;
+  const current = h.steps.find((s) => s.status === "in-progress") ?? h.steps.find((s) => s.status === "todo");
   let planStatus2;
-  if (steps2.length === 0) planStatus2 = "none recorded";
+  if (h.steps.length === 0) planStatus2 = "none recorded";
   else {
     const bits = [`${counts.done} done`, `${counts["in-progress"]} in progress`, `${counts.todo} todo`];
     if (counts.abandoned > 0) bits.push(`${counts.abandoned} abandoned`);

@@ -128,12 +128,11 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   const goal = flatten(h.goal) || "none recorded";
 
   // Every checkbox at any depth counts; `[-] … — dropped:` steps are closed.
-  const steps = h.steps;
   const counts = { done: 0, "in-progress": 0, todo: 0, abandoned: 0, unmarked: 0 };
-  for (const s of steps) counts[s.status]++;
-  const current = steps.find((s) => s.status === "in-progress") ?? steps.find((s) => s.status === "todo");
+  for (const s of h.steps) counts[s.status]++;
+  const current = h.steps.find((s) => s.status === "in-progress") ?? h.steps.find((s) => s.status === "todo");
   let planStatus: string;
-  if (steps.length === 0) planStatus = "none recorded";
+  if (h.steps.length === 0) planStatus = "none recorded";
   else {
     const bits = [`${counts.done} done`, `${counts["in-progress"]} in progress`, `${counts.todo} todo`];
     if (counts.abandoned > 0) bits.push(`${counts.abandoned} abandoned`);
