@@ -2301,7 +2301,6 @@ function readHandoff(text, tree, lists = true) {
     heading: false,
     saved: null,
     savedLine: null,
-    sections: [],
     goal: "",
     plan: [],
     steps: [],
@@ -2333,7 +2332,6 @@ function readHandoff(text, tree, lists = true) {
       out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
-      out.sections.push(title);
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {

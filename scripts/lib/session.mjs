@@ -2889,7 +2889,6 @@ function readHandoff(text, tree, lists = true) {
     heading: false,
     saved: null,
     savedLine: null,
-    sections: [],
     goal: "",
     plan: [],
     steps: [],
@@ -2921,7 +2920,6 @@ function readHandoff(text, tree, lists = true) {
       out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
-      out.sections.push(title);
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {

@@ -45,7 +45,6 @@ export interface ParsedHandoff {
   heading: boolean;
   saved: string | null;
   savedLine: number | null;
-  sections: string[];
   goal: string;
   /** The `## Plan` list's top-level items, each with its whole text (nested items included). */
   plan: PlanStep[];
@@ -145,7 +144,7 @@ export function parseHandoff(input: string): ParsedHandoff {
 export function readHandoff(text: string, tree: Block, lists = true): ParsedHandoff {
   const out: ParsedHandoff = {
     marker: text.startsWith(`${MARKER}\n`) || text === MARKER,
-    heading: false, saved: null, savedLine: null, sections: [], goal: "", plan: [], steps: [],
+    heading: false, saved: null, savedLine: null, goal: "", plan: [], steps: [],
     decisions: [], failedApproaches: [], openQuestions: [], nextSteps: [], keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
     headings: [], items: [], strays: [],
@@ -166,7 +165,6 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
       out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
-      out.sections.push(title);
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
