@@ -7586,7 +7586,7 @@ function parseJournal(text, kind = "month") {
     }
     const h = HEADING.exec(line);
     if (h) {
-      current = { time: h[1], kind: h[2], id: h[3], items: [], line: n2 };
+      current = { time: h[1], kind: h[2], id: h[3], items: [] };
       entries2.push(current);
       continue;
     }
@@ -9367,49 +9367,48 @@ function treeUnsafe(root) {
 }
 function inspectFile(root, kind, retry = true, opts = {}) {
   const unsafe = treeUnsafe(root);
-  if (unsafe === null) return { kind, status: "missing", mtimeMs: null };
-  if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
+  if (unsafe === null) return { kind, status: "missing" };
+  if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const filePath = path36.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
-  if (planted) return { kind, status: "unsafe", mtimeMs: null };
+  if (planted) return { kind, status: "unsafe" };
   let opened;
   try {
     opened = openRegular(filePath);
   } catch {
-    return { kind, status: "unsafe", mtimeMs: null };
+    return { kind, status: "unsafe" };
   }
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
-      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs: null };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
     }
     const again = mine.length > 0 || lstatBig(filePath) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
-    return { kind, status: "missing", mtimeMs: null };
+    return { kind, status: "missing" };
   }
   const { fd, stat } = opened;
   try {
-    const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
         const now = lstatBig(filePath);
-        if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
-        return { kind, status: "unsafe", mtimeMs };
+        if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present" };
+        return { kind, status: "unsafe" };
       }
-      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
     }
     const bytes = readAll(fd, void 0, 0);
     const lines2 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines2[0] === MARKER && lines2.slice(0, 4).includes(HEADING_OF[kind]);
-    if (!ok2) return { kind, status: "foreign", mtimeMs };
-    if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
-    if (!opts.text) return { kind, status: "present", mtimeMs };
+    if (!ok2) return { kind, status: "foreign" };
+    if (firstNul(bytes) >= 0) return { kind, status: "unsafe" };
+    if (!opts.text) return { kind, status: "present" };
     const after = fstatSync(fd, { bigint: true });
     const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
     const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
-    return { kind, status: "present", mtimeMs, text };
+    return { kind, status: "present", text };
   } finally {
     closeSync(fd);
   }
