@@ -2531,8 +2531,7 @@ var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >
 var DAY_MS = 864e5;
 function stateTime(date, saved, nowMs) {
   let malformed = false;
-  const values = [[date, "date"], [saved, "saved"]];
-  for (const [value, source] of values) {
+  for (const value of [date, saved]) {
     if (value === null) continue;
     const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
     if ("error" in parsed) {
@@ -2540,7 +2539,7 @@ function stateTime(date, saved, nowMs) {
       continue;
     }
     if (parsed.ms > nowMs + CLOCK_SKEW_MS) return { known: false, reason: "future" };
-    return { known: true, time: parsed, source };
+    return { known: true, time: parsed };
   }
   return { known: false, reason: malformed ? "malformed" : "missing" };
 }
