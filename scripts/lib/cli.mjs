@@ -2283,11 +2283,10 @@ function allSteps(text, list2, depth, out) {
   }
 }
 function keyFile(raw) {
-  const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
+  const tick = /^`([^`]+)`/.exec(raw);
   const sep = tick ? null : KEY_SEPARATOR.exec(raw);
   const pathText = tick ? tick[1].trim() : (sep ? raw.slice(0, sep.index) : raw).trim();
-  const why = tick ? tick[2].replace(/^[\u2014\u2013:-]\s*/, "") : sep ? raw.slice(sep.index + sep[0].length) : "";
-  return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
+  return { path: safeRelativePath(pathText) };
 }
 function parseHandoff(input) {
   const text = normaliseText(input);

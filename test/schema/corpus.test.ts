@@ -35,6 +35,9 @@ describe("the line grammar against remark's reading of the corpus", () => {
     const got = parse(text);
     expect(parse(text.replace(/\r\n?|\n/g, "\r\n"))).toEqual(got);
     expect(parse(`\uFEFF${text.replace(/^\uFEFF/, "").replace(/\r\n?|\n/g, "\r")}`)).toEqual(got);
-    if (!flagged.includes(name)) expect(got).toEqual(expected[name]!.remark);
+    // The model keeps a key file's path only; remark's reading also froze its raw text and why.
+    const remark = expected[name]!.remark;
+    const keyFiles = remark.keyFiles.map((k) => ({ path: k.path }));
+    if (!flagged.includes(name)) expect(got).toEqual({ ...remark, keyFiles });
   });
 });
