@@ -697,6 +697,7 @@ function ensureDir(dir) {
   if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
+  return dir;
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
@@ -2270,8 +2271,7 @@ var init_grammar = __esm({
 // src/schema/state-time.ts
 function stateTime(date, saved, nowMs) {
   let malformed = false;
-  const values = [[date, "date"], [saved, "saved"]];
-  for (const [value, source] of values) {
+  for (const value of [date, saved]) {
     if (value === null) continue;
     const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
     if ("error" in parsed) {
@@ -2279,7 +2279,7 @@ function stateTime(date, saved, nowMs) {
       continue;
     }
     if (parsed.ms > nowMs + CLOCK_SKEW_MS) return { known: false, reason: "future" };
-    return { known: true, time: parsed, source };
+    return { known: true, time: parsed };
   }
   return { known: false, reason: malformed ? "malformed" : "missing" };
 }
@@ -2343,11 +2343,10 @@ function allSteps(text, list2, depth, out) {
   }
 }
 function keyFile(raw) {
-  const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
+  const tick = /^`([^`]+)`/.exec(raw);
   const sep = tick ? null : KEY_SEPARATOR.exec(raw);
   const pathText = tick ? tick[1].trim() : (sep ? raw.slice(0, sep.index) : raw).trim();
-  const why = tick ? tick[2].replace(/^[\u2014\u2013:-]\s*/, "") : sep ? raw.slice(sep.index + sep[0].length) : "";
-  return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
+  return { path: safeRelativePath(pathText) };
 }
 function parseHandoff(input) {
   const text = normaliseText(input);
@@ -2360,7 +2359,6 @@ function readHandoff(text, tree, lists = true) {
     heading: false,
     saved: null,
     savedLine: null,
-    sections: [],
     goal: "",
     plan: [],
     steps: [],
@@ -2392,7 +2390,6 @@ function readHandoff(text, tree, lists = true) {
       out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
-      out.sections.push(title);
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
@@ -6955,7 +6952,7 @@ function units(text, limit) {
   return out;
 }
 function sanitize(text, opts = {}) {
-  const out = markText(opts.redact === false ? text : redactText(text).text, opts.oneLine !== false);
+  const out = markText(opts.redact === false ? text : redactText(text).text);
   const max = opts.max;
   if (max === void 0 || out.length <= max || [...out].length <= max) return out;
   const all = units(out, max);
@@ -7105,18 +7102,18 @@ function handoffContext(input, opts) {
       continue;
     }
     const key = h.title.toLowerCase();
-    sections.push({ heading: h, index, name: SECTION_NAMES[index], key });
+    sections.push({ heading: h, index, name: SECTION_TITLES[index], key });
     if (!first.has(key)) first.set(key, h);
   }
   const used = /* @__PURE__ */ new Set();
   const missing = [];
-  for (const name2 of shaped ? SECTION_NAMES : []) {
+  for (const name2 of shaped ? SECTION_TITLES : []) {
     if (OPTIONAL_SECTIONS.has(name2) || first.has(name2.toLowerCase())) continue;
     const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [name2]) === name2) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: name2, look });
   }
-  const resembles = (s) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
+  const resembles = (s) => s.depth <= 2 || nearest(s.title, SECTION_TITLES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i].line, item: keyItems[i].text.trim() })).filter((k) => !NONE.test(k.item));
@@ -7161,7 +7158,7 @@ function validateHandoff(input, opts) {
 function handoffKeyFiles(text) {
   return parseHandoff(text).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL_SECTIONS, SKELETON, TEMPLATE_PLACEHOLDERS, PLACEHOLDER2, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
+var OPTIONAL_SECTIONS, SKELETON, TEMPLATE_PLACEHOLDERS, PLACEHOLDER2, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -7193,9 +7190,8 @@ var init_validate = __esm({
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-    SECTION_NAMES = SECTION_TITLES;
-    SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
-    SECTION_ORDER = SECTION_NAMES.map((n2) => `## ${n2}`).join(", ");
+    SECTION_INDEX = new Map(SECTION_TITLES.map((n2, i) => [n2.toLowerCase(), i]));
+    SECTION_ORDER = SECTION_TITLES.map((n2) => `## ${n2}`).join(", ");
     sectionIndex = (title) => SECTION_INDEX.get(title.toLowerCase());
     rule3 = ruleOf();
     onAnchors = (c, when, message) => c.anchorLines !== null && when ? [at(c.anchorsAt.line, message)] : [];
@@ -7239,7 +7235,7 @@ var init_validate = __esm({
         let highest = -1;
         for (const { heading, index, name: name2, key } of c.sections) {
           if (c.first.get(key) !== heading) continue;
-          const message = `\`## ${name2}\` comes after \`## ${SECTION_NAMES[highest]}\`; the order is ${SECTION_ORDER}`;
+          const message = `\`## ${name2}\` comes after \`## ${SECTION_TITLES[highest]}\`; the order is ${SECTION_ORDER}`;
           if (index < highest) out.push(at(heading.line, message));
           else highest = index;
         }
@@ -7256,7 +7252,7 @@ var init_validate = __esm({
         return at(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; ${keep}`);
       })),
       rule3("unknown-section", "finding", null, (c) => c.strays.map((s) => {
-        const near = nearest(s.title, SECTION_NAMES);
+        const near = nearest(s.title, SECTION_TITLES);
         const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
         return at(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
       })),
@@ -7423,13 +7419,13 @@ function archiveSeq(name2) {
   const m = NAME_SEQ.exec(name2);
   return m ? BigInt(m[1]) : null;
 }
-function archiveName(prefix, dir, now = /* @__PURE__ */ new Date()) {
+function archiveName(prefix, dir) {
   let top = 0n;
   for (const name2 of listDir(dir)) {
     const seq = archiveSeq(name2);
     if (seq !== null && seq > top) top = seq;
   }
-  return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
+  return `${prefix}-${archiveStamp(/* @__PURE__ */ new Date())}-${top + 1n}-${randomHex8()}.md`;
 }
 function timeKey(name2, mtimeMs) {
   const m = NAME_TIME.exec(name2);
@@ -7462,33 +7458,28 @@ function prunable(dir) {
 }
 function pruneArchive(dir, justArchived, tracked) {
   const { settings, problems: warnings } = readSettings(path26.dirname(dir));
-  const keep = settings.archivesKept;
   let entries2;
   try {
     entries2 = prunable(dir);
   } catch (err) {
-    const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
-    return { deleted: [], keep, warnings: [...warnings, why] };
+    return [...warnings, `archive pruning skipped: cannot list ${dir}: ${err.message}`];
   }
   if (typeof entries2 === "string") {
     const why = `archive/${entries2} is a link, hard-linked or not a regular file; nothing was deleted`;
-    warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
-    return { deleted: [], keep, warnings };
+    return [...warnings, `archive pruning skipped: ${why} (move it away to resume pruning)`];
   }
   entries2.sort(newestFirst);
   const kept = entries2.filter((e) => e.name === justArchived);
   const rest = entries2.filter((e) => e.name !== justArchived);
-  const doomed = rest.slice(Math.max(0, keep - kept.length)).filter((e) => !tracked.has(e.name));
-  const deleted = [];
+  const doomed = rest.slice(Math.max(0, settings.archivesKept - kept.length)).filter((e) => !tracked.has(e.name));
   for (const entry of doomed) {
     try {
       unlinkSync(path26.join(dir, entry.name));
-      deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
     }
   }
-  return { deleted, warnings, keep };
+  return warnings;
 }
 var ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
 var init_archive = __esm({
@@ -7586,7 +7577,7 @@ function parseJournal(text, kind = "month") {
     }
     const h = HEADING.exec(line);
     if (h) {
-      current = { time: h[1], kind: h[2], id: h[3], items: [], line: n2 };
+      current = { time: h[1], kind: h[2], id: h[3], items: [] };
       entries2.push(current);
       continue;
     }
@@ -7710,9 +7701,9 @@ function findLastResume(lineEvents) {
   const items2 = lineEvents.some((ev) => ev.items);
   const all = lineEvents.flatMap(
     (ev) => ev.calls.flatMap(
-      (call2) => call2.events.map((raw) => {
-        const counted2 = !items2 || call2.item === true || raw.kind === "other";
-        return { raw, event: counted2 ? raw : { kind: "other" }, call: call2, line: ev.line };
+      (call) => call.events.map((raw) => {
+        const counted2 = !items2 || call.item === true || raw.kind === "other";
+        return { raw, event: counted2 ? raw : { kind: "other" }, call };
       })
     )
   );
@@ -7723,12 +7714,11 @@ function findLastResume(lineEvents) {
     if (brief !== null) [last, rootArg] = [i, brief.rootArg];
   });
   if (last < 0) return null;
-  const { call, line } = all[last];
   const events = all.slice(last + 1).map((e) => e.event);
   const isSave = (c) => /\bwrite\s+handoff\b/.test(c) && /memory_io\.mjs/.test(c);
   const save2 = events.find((e) => e.kind === "command" && isSave(e.command));
   const expectedToken = /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save2?.command ?? "")?.[1] ?? null;
-  return { line, rootArg, cwd: call.cwd, ts: call.ts, events, expectedToken };
+  return { rootArg, cwd: all[last].call.cwd, events, expectedToken };
 }
 var FIRST_ACTIONS, CODE_SPAN, PATH_PART, WITH_EXT, WITH_DIR, PATHISH, OPTIONS, BRIEF_REST, BRIEF, ROOT_ARG;
 var init_outcome = __esm({
@@ -7876,7 +7866,7 @@ async function publish(spec) {
   unlinkQuiet(tempPath);
   if (archived !== null) {
     await failpoint(spec.failpoint, "before-prune");
-    warnings.push(...pruneArchive(spec.archiveDir, archived, spec.tracked ?? /* @__PURE__ */ new Set()).warnings);
+    warnings.push(...pruneArchive(spec.archiveDir, archived, spec.tracked ?? /* @__PURE__ */ new Set()));
   }
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }
@@ -8071,12 +8061,8 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     unlinkQuiet(temp);
   }
 }
-function ensureJournalDir(root) {
-  ensureDir(journalDir(root));
-  return journalDir(root);
-}
 async function appendEntry(root, entry, ms, fp) {
-  const dir = ensureJournalDir(root);
+  const dir = ensureDir(journalDir(root));
   const repairs = repairJournal(dir);
   const month = monthOf(ms);
   const parts = listJournal(root).filter((f) => f.kind === "month" && f.period === month);
@@ -8193,7 +8179,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     const seen = `resume ${sessionKey}
 - Resumed: ${token.slice(0, 16)}
 `;
-    const dir = ensureJournalDir(root);
+    const dir = ensureDir(journalDir(root));
     const month = listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms));
     if (month.some((f) => readJournalFile(dir, f.name)?.bytes.includes(seen))) return [];
     const entry = renderResumeEntry(isoSeconds(ms), sessionKey, token, score, outcome);
@@ -8249,7 +8235,7 @@ async function foldOne(root, nowMonth, fp) {
   if (due.length === 0) return null;
   const period = due[0].period;
   const files = due.filter((f) => f.period === period);
-  const dir = ensureJournalDir(root);
+  const dir = ensureDir(journalDir(root));
   const entries2 = [];
   for (const f of files) {
     const read = readJournalFile(dir, f.name);
@@ -9366,49 +9352,48 @@ function treeUnsafe(root) {
 }
 function inspectFile(root, kind, retry = true, opts = {}) {
   const unsafe = treeUnsafe(root);
-  if (unsafe === null) return { kind, status: "missing", mtimeMs: null };
-  if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
+  if (unsafe === null) return { kind, status: "missing" };
+  if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const filePath = path34.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
-  if (planted) return { kind, status: "unsafe", mtimeMs: null };
+  if (planted) return { kind, status: "unsafe" };
   let opened;
   try {
     opened = openRegular(filePath);
   } catch {
-    return { kind, status: "unsafe", mtimeMs: null };
+    return { kind, status: "unsafe" };
   }
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
-      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs: null };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
     }
     const again = mine.length > 0 || lstatBig(filePath) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
-    return { kind, status: "missing", mtimeMs: null };
+    return { kind, status: "missing" };
   }
   const { fd, stat } = opened;
   try {
-    const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
         const now = lstatBig(filePath);
-        if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
-        return { kind, status: "unsafe", mtimeMs };
+        if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present" };
+        return { kind, status: "unsafe" };
       }
-      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
     }
     const bytes = readAll(fd, void 0, 0);
     const lines2 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines2[0] === MARKER && lines2.slice(0, 4).includes(HEADING_OF[kind]);
-    if (!ok2) return { kind, status: "foreign", mtimeMs };
-    if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
-    if (!opts.text) return { kind, status: "present", mtimeMs };
+    if (!ok2) return { kind, status: "foreign" };
+    if (firstNul(bytes) >= 0) return { kind, status: "unsafe" };
+    if (!opts.text) return { kind, status: "present" };
     const after = fstatSync(fd, { bigint: true });
     const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
     const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
-    return { kind, status: "present", mtimeMs, text };
+    return { kind, status: "present", text };
   } finally {
     closeSync(fd);
   }
@@ -11812,24 +11797,19 @@ function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false
 function flatten(text, max = MAX_FIELD_CHARS) {
   return cutAtWord(sanitize(text), max);
 }
-function causeList(items2, max, budget) {
-  const shownItems = items2.slice(0, max);
-  const more = items2.length > max ? ` (+${items2.length - max} more)` : "";
-  const per = Math.max(40, Math.floor((budget - more.length) / Math.max(1, shownItems.length)) - 2);
-  const shown = shownItems.map((raw) => {
-    const item = flatten(raw, 1e4);
-    if ([...item].length <= per) return item;
-    const m = CAUSE2.exec(item);
-    if (!m || m.index === 0) return flatten(item, per);
-    const sep = m[0];
-    const approach = item.slice(0, m.index);
-    const cause = item.slice(m.index + sep.length);
-    const causeRoom = per - 12 - sep.length;
-    const causeText = [...cause].length <= causeRoom ? cause : flatten(cause, causeRoom);
-    const approachRoom = per - [...causeText].length - sep.length;
-    return `${flatten(approach, Math.max(8, approachRoom))}${sep}${causeText}`;
-  });
-  return `${shown.join("; ")}${more}`;
+function keepCause(raw, room) {
+  const per = Math.max(40, room - 2);
+  const item = flatten(raw, 1e4);
+  if ([...item].length <= per) return item;
+  const m = CAUSE2.exec(item);
+  if (!m || m.index === 0) return flatten(item, per);
+  const sep = m[0];
+  const approach = item.slice(0, m.index);
+  const cause = item.slice(m.index + sep.length);
+  const causeRoom = per - 12 - sep.length;
+  const causeText = [...cause].length <= causeRoom ? cause : flatten(cause, causeRoom);
+  const approachRoom = per - [...causeText].length - sep.length;
+  return `${flatten(approach, Math.max(8, approachRoom))}${sep}${causeText}`;
 }
 function countLedger(text, needles) {
   const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
@@ -11850,12 +11830,11 @@ function draftBrief(h, drift, ledgers) {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
   const ageOnly = drift.verdict === "unverifiable" && notHere === null && drift.git.state === "repo" && drift.headReachable === true && drift.ageDays === null;
   const goal = flatten(h.goal) || "none recorded";
-  const steps2 = h.steps ?? h.plan;
   const counts = { done: 0, "in-progress": 0, todo: 0, abandoned: 0, unmarked: 0 };
-  for (const s of steps2) counts[s.status]++;
-  const current = steps2.find((s) => s.status === "in-progress") ?? steps2.find((s) => s.status === "todo");
+  for (const s of h.steps) counts[s.status]++;
+  const current = h.steps.find((s) => s.status === "in-progress") ?? h.steps.find((s) => s.status === "todo");
   let planStatus2;
-  if (steps2.length === 0) planStatus2 = "none recorded";
+  if (h.steps.length === 0) planStatus2 = "none recorded";
   else {
     const bits = [`${counts.done} done`, `${counts["in-progress"]} in progress`, `${counts.todo} todo`];
     if (counts.abandoned > 0) bits.push(`${counts.abandoned} abandoned`);
@@ -11870,7 +11849,6 @@ function draftBrief(h, drift, ledgers) {
     }
   }
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
-  const keepCause = (item, room) => causeList([item], 1, room);
   const fitItems = (items2) => items2.length === 0 ? "none recorded" : fitList(items2.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
   const decisionsInForce = fitItems(inForce);
   const doNotRetry = fitItems(h.failedApproaches);

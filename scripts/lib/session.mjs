@@ -324,6 +324,7 @@ function ensureDir(dir) {
   if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
+  return dir;
 }
 var MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
 function treeVerdict(root, uid = process.getuid?.()) {
@@ -2212,49 +2213,48 @@ function treeUnsafe(root) {
 }
 function inspectFile(root, kind, retry = true, opts = {}) {
   const unsafe = treeUnsafe(root);
-  if (unsafe === null) return { kind, status: "missing", mtimeMs: null };
-  if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
+  if (unsafe === null) return { kind, status: "missing" };
+  if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const filePath = path15.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
-  if (planted) return { kind, status: "unsafe", mtimeMs: null };
+  if (planted) return { kind, status: "unsafe" };
   let opened;
   try {
     opened = openRegular(filePath);
   } catch {
-    return { kind, status: "unsafe", mtimeMs: null };
+    return { kind, status: "unsafe" };
   }
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
-      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs: null };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
     }
     const again = mine.length > 0 || lstatBig(filePath) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
-    return { kind, status: "missing", mtimeMs: null };
+    return { kind, status: "missing" };
   }
   const { fd, stat } = opened;
   try {
-    const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
         const now = lstatBig(filePath);
-        if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
-        return { kind, status: "unsafe", mtimeMs };
+        if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present" };
+        return { kind, status: "unsafe" };
       }
-      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
     }
     const bytes = readAll(fd, void 0, 0);
     const lines = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
-    if (!ok2) return { kind, status: "foreign", mtimeMs };
-    if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
-    if (!opts.text) return { kind, status: "present", mtimeMs };
+    if (!ok2) return { kind, status: "foreign" };
+    if (firstNul(bytes) >= 0) return { kind, status: "unsafe" };
+    if (!opts.text) return { kind, status: "present" };
     const after = fstatSync(fd, { bigint: true });
     const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
     const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
-    return { kind, status: "present", mtimeMs, text };
+    return { kind, status: "present", text };
   } finally {
     closeSync(fd);
   }
@@ -2515,8 +2515,7 @@ var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >
 var DAY_MS = 864e5;
 function stateTime(date, saved, nowMs) {
   let malformed = false;
-  const values = [[date, "date"], [saved, "saved"]];
-  for (const [value, source] of values) {
+  for (const value of [date, saved]) {
     if (value === null) continue;
     const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
     if ("error" in parsed) {
@@ -2524,7 +2523,7 @@ function stateTime(date, saved, nowMs) {
       continue;
     }
     if (parsed.ms > nowMs + CLOCK_SKEW_MS) return { known: false, reason: "future" };
-    return { known: true, time: parsed, source };
+    return { known: true, time: parsed };
   }
   return { known: false, reason: malformed ? "malformed" : "missing" };
 }
@@ -2855,11 +2854,10 @@ function allSteps(text, list, depth, out) {
   }
 }
 function keyFile(raw) {
-  const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
+  const tick = /^`([^`]+)`/.exec(raw);
   const sep = tick ? null : KEY_SEPARATOR.exec(raw);
   const pathText = tick ? tick[1].trim() : (sep ? raw.slice(0, sep.index) : raw).trim();
-  const why = tick ? tick[2].replace(/^[\u2014\u2013:-]\s*/, "") : sep ? raw.slice(sep.index + sep[0].length) : "";
-  return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
+  return { path: safeRelativePath(pathText) };
 }
 function parseHandoff(input) {
   const text = normaliseText(input);
@@ -2872,7 +2870,6 @@ function readHandoff(text, tree, lists = true) {
     heading: false,
     saved: null,
     savedLine: null,
-    sections: [],
     goal: "",
     plan: [],
     steps: [],
@@ -2904,7 +2901,6 @@ function readHandoff(text, tree, lists = true) {
       out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
-      out.sections.push(title);
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {

@@ -79,28 +79,21 @@ const NONE = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
 // Where an approach ends and its cause begins: ` — `, ` – `, ` - `, `: `, or `because`.
 const CAUSE = /\s[—–-]\s|:\s|\s(?=because\b)/;
 
-/**
- * Lists failed approaches within `budget` characters, each keeping its cause (what stops a retry): a long item's
- * approach is shortened with `…` first, then, only if still needed, the cause.
- */
-export function causeList(items: readonly string[], max: number, budget: number): string {
-  const shownItems = items.slice(0, max);
-  const more = items.length > max ? ` (+${items.length - max} more)` : "";
-  const per = Math.max(40, Math.floor((budget - more.length) / Math.max(1, shownItems.length)) - 2);
-  const shown = shownItems.map((raw) => {
-    const item = flatten(raw, 10_000);
-    if ([...item].length <= per) return item;
-    const m = CAUSE.exec(item);
-    if (!m || m.index === 0) return flatten(item, per);
-    const sep = m[0];
-    const approach = item.slice(0, m.index);
-    const cause = item.slice(m.index + sep.length);
-    const causeRoom = per - 12 - sep.length;
-    const causeText = [...cause].length <= causeRoom ? cause : flatten(cause, causeRoom);
-    const approachRoom = per - [...causeText].length - sep.length;
-    return `${flatten(approach, Math.max(8, approachRoom))}${sep}${causeText}`;
-  });
-  return `${shown.join("; ")}${more}`;
+/** A failed approach within `room` characters, keeping its cause (what stops a retry): its approach is shortened
+ * with `…` first, then, only if still needed, the cause. */
+export function keepCause(raw: string, room: number): string {
+  const per = Math.max(40, room - 2);
+  const item = flatten(raw, 10_000);
+  if ([...item].length <= per) return item;
+  const m = CAUSE.exec(item);
+  if (!m || m.index === 0) return flatten(item, per);
+  const sep = m[0];
+  const approach = item.slice(0, m.index);
+  const cause = item.slice(m.index + sep.length);
+  const causeRoom = per - 12 - sep.length;
+  const causeText = [...cause].length <= causeRoom ? cause : flatten(cause, causeRoom);
+  const approachRoom = per - [...causeText].length - sep.length;
+  return `${flatten(approach, Math.max(8, approachRoom))}${sep}${causeText}`;
 }
 
 /**
@@ -135,12 +128,11 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   const goal = flatten(h.goal) || "none recorded";
 
   // Every checkbox at any depth counts; `[-] … — dropped:` steps are closed.
-  const steps = h.steps ?? h.plan;
   const counts = { done: 0, "in-progress": 0, todo: 0, abandoned: 0, unmarked: 0 };
-  for (const s of steps) counts[s.status]++;
-  const current = steps.find((s) => s.status === "in-progress") ?? steps.find((s) => s.status === "todo");
+  for (const s of h.steps) counts[s.status]++;
+  const current = h.steps.find((s) => s.status === "in-progress") ?? h.steps.find((s) => s.status === "todo");
   let planStatus: string;
-  if (steps.length === 0) planStatus = "none recorded";
+  if (h.steps.length === 0) planStatus = "none recorded";
   else {
     const bits = [`${counts.done} done`, `${counts["in-progress"]} in progress`, `${counts.todo} todo`];
     if (counts.abandoned > 0) bits.push(`${counts.abandoned} abandoned`);
@@ -157,7 +149,6 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
 
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
   // List fields drop their last items first; a lone item too long keeps its cause.
-  const keepCause = (item: string, room: number) => causeList([item], 1, room);
   const fitItems = (items: string[]) =>
     items.length === 0 ? "none recorded" : fitList(items.map((d) => flatten(d, 10_000)), 4, MAX_FIELD_CHARS, keepCause);
   const decisionsInForce = fitItems(inForce);

@@ -12,8 +12,6 @@ import { awsUnnamedSpans, codeName, cookieSpans, CREDENTIAL_FILE_RULES, credenti
 import { transcriptSpans } from "./redact-transcript.ts";
 import { VENDOR_RULES } from "./redact-vendors.ts";
 
-export { shannonEntropy, type RedactionRule };
-
 /** One secret found: its rule id (the KIND), 1-based line and column, length in code points, `lines` past one. */
 export interface RedactionFinding {
   kind: string;

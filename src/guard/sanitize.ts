@@ -3,10 +3,9 @@ import { showRefused } from "./invisible.ts";
 import { redactText } from "./redact.ts";
 import { inQuotes, markText } from "./quote.ts";
 
-/** `max`: longest result in grapheme clusters (a marker is one), `…` included; the others default to true. */
+/** `max`: longest result in grapheme clusters (a marker is one), `…` included; `redact` defaults to true. */
 interface SanitizeOptions {
   max?: number;
-  oneLine?: boolean;
   redact?: boolean;
 }
 
@@ -42,7 +41,7 @@ function units(text: string, limit: number): string[] {
 
 /** File text made safe to print outside the envelope, cut to `max` clusters ending with `…`. */
 export function sanitize(text: string, opts: SanitizeOptions = {}): string {
-  const out = markText(opts.redact === false ? text : redactText(text).text, opts.oneLine !== false);
+  const out = markText(opts.redact === false ? text : redactText(text).text);
   const max = opts.max;
   // Fewer code points than the limit: fewer units too, nothing to cut (no segmenter needed).
   if (max === undefined || out.length <= max || [...out].length <= max) return out;

@@ -15,13 +15,12 @@ const ENTRY_LABELS = [
 ] as const;
 type EntryLabel = (typeof ENTRY_LABELS)[number];
 
-/** One journal entry as read back: `time` is its heading's ISO UTC time, `id` 16 hex, `line` 1-based. */
+/** One journal entry as read back: `time` is its heading's ISO UTC time, `id` 16 hex. */
 export interface JournalEntry {
   time: string;
   kind: "save" | "resume";
   id: string;
   items: { label: EntryLabel; text: string }[];
-  line: number;
 }
 
 const HEADING = /^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z) (save|resume) ([0-9a-f]{16})$/;
@@ -130,7 +129,7 @@ export function parseJournal(text: string, kind: "month" | "year" = "month"): Pa
     }
     const h = HEADING.exec(line);
     if (h) {
-      current = { time: h[1]!, kind: h[2] as "save" | "resume", id: h[3]!, items: [], line: n };
+      current = { time: h[1]!, kind: h[2] as "save" | "resume", id: h[3]!, items: [] };
       entries.push(current);
       continue;
     }

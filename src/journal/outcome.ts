@@ -70,10 +70,8 @@ export function measureOutcome(events: readonly ToolEvent[], next: string | null
 
 /** A `brief` call of this helper: its `--root` (unquoted), the folder recorded for it, and what followed. */
 export interface ResumeCall {
-  line: number;
   rootArg: string | null;
   cwd: string | null;
-  ts: string | null;
   /** Tool calls after it, in order. */
   events: ToolEvent[];
   /** The token the first `write handoff` after it expected: the handoff the session resumed from. */
@@ -101,7 +99,7 @@ export function findLastResume(lineEvents: readonly LineEvents[]): ResumeCall | 
     ev.calls.flatMap((call) =>
       call.events.map((raw) => {
         const counted = !items || call.item === true || raw.kind === "other";
-        return { raw, event: counted ? raw : ({ kind: "other" } as ToolEvent), call, line: ev.line };
+        return { raw, event: counted ? raw : ({ kind: "other" } as ToolEvent), call };
       }),
     ),
   );
@@ -112,10 +110,9 @@ export function findLastResume(lineEvents: readonly LineEvents[]): ResumeCall | 
     if (brief !== null) [last, rootArg] = [i, brief.rootArg];
   });
   if (last < 0) return null;
-  const { call, line } = all[last]!;
   const events = all.slice(last + 1).map((e) => e.event);
   const isSave = (c: string) => /\bwrite\s+handoff\b/.test(c) && /memory_io\.mjs/.test(c);
   const save = events.find((e) => e.kind === "command" && isSave(e.command!));
   const expectedToken = /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save?.command ?? "")?.[1] ?? null;
-  return { line, rootArg, cwd: call.cwd, ts: call.ts, events, expectedToken };
+  return { rootArg, cwd: all[last]!.call.cwd, events, expectedToken };
 }

@@ -10,11 +10,11 @@ import { isoSeconds } from "../schema/values.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { readStable, tokenOf } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
-import { archiveDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
+import { archiveDir, ensureDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { findRoot } from "../git/root.ts";
 import { journalHeader, parseJournal, renderResumeEntry, renderSaveEntry, type JournalEntry } from "./entry.ts";
 import { measureOutcome, type ResumeCall } from "./outcome.ts";
-import { appendEntry, ensureJournalDir, journalOff, listJournal, monthOf, publishJournalFile, readJournalFile,
+import { appendEntry, journalDir, journalOff, listJournal, monthOf, publishJournalFile, readJournalFile,
   readJournalText } from "./store.ts";
 
 /** Months this many or more before the save's month are folded: 6 whole months are kept. */
@@ -118,7 +118,7 @@ export async function recordResume(
     const ms = Date.now();
     // Once per session and handoff: a later checkpoint of the same session adds no second entry.
     const seen = `resume ${sessionKey}\n- Resumed: ${token.slice(0, 16)}\n`;
-    const dir = ensureJournalDir(root);
+    const dir = ensureDir(journalDir(root));
     const month = listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms));
     if (month.some((f) => readJournalFile(dir, f.name)?.bytes.includes(seen))) return [];
     const entry = renderResumeEntry(isoSeconds(ms), sessionKey, token, score, outcome);
@@ -179,7 +179,7 @@ async function foldOne(root: string, nowMonth: string, fp?: string): Promise<str
   if (due.length === 0) return null;
   const period = due[0]!.period;
   const files = due.filter((f) => f.period === period);
-  const dir = ensureJournalDir(root);
+  const dir = ensureDir(journalDir(root));
   const entries: JournalEntry[] = [];
   for (const f of files) {
     const read = readJournalFile(dir, f.name);

@@ -157,15 +157,9 @@ export async function publishJournalFile(dir: string, name: string, expected: st
   }
 }
 
-/** Makes `journal/` (0700) when missing; refused when it is a link or not a folder. */
-export function ensureJournalDir(root: string): string {
-  ensureDir(journalDir(root));
-  return journalDir(root);
-}
-
 /** Appends one entry to the month of `ms` (UTC), in `<YYYY-MM>-N.md` past 1,000,000 bytes; the repairs' lines. */
 export async function appendEntry(root: string, entry: string, ms: number, fp?: string): Promise<string[]> {
-  const dir = ensureJournalDir(root);
+  const dir = ensureDir(journalDir(root));
   const repairs = repairJournal(dir);
   const month = monthOf(ms);
   const parts = listJournal(root).filter((f) => f.kind === "month" && f.period === month);

@@ -12,11 +12,9 @@ export interface PlanStep {
   depth?: number;
 }
 
-/** A `## Key files` entry `- <path> — <why>`: the path as written, normalised (null outside the root), the why. */
+/** A `## Key files` entry `- <path> — <why>`: its path normalised (null outside the root). */
 interface KeyFile {
-  raw: string;
   path: string | null;
-  why: string;
 }
 
 /** The raw text of each anchor line after its label (null when absent; the last two absent when never written). */
@@ -45,7 +43,6 @@ export interface ParsedHandoff {
   heading: boolean;
   saved: string | null;
   savedLine: number | null;
-  sections: string[];
   goal: string;
   /** The `## Plan` list's top-level items, each with its whole text (nested items included). */
   plan: PlanStep[];
@@ -128,11 +125,10 @@ function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): vo
 
 // A path in backticks may be followed by its why directly; a bare one ends at a dash between spaces.
 function keyFile(raw: string): KeyFile {
-  const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
+  const tick = /^`([^`]+)`/.exec(raw);
   const sep = tick ? null : KEY_SEPARATOR.exec(raw);
   const pathText = tick ? tick[1]!.trim() : (sep ? raw.slice(0, sep.index) : raw).trim();
-  const why = tick ? tick[2]!.replace(/^[\u2014\u2013:-]\s*/, "") : sep ? raw.slice(sep.index + sep[0].length) : "";
-  return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
+  return { path: safeRelativePath(pathText) };
 }
 
 /** Parses handoff text (CRLF and a BOM tolerated) into the model. Never throws on content. */
@@ -145,7 +141,7 @@ export function parseHandoff(input: string): ParsedHandoff {
 export function readHandoff(text: string, tree: Block, lists = true): ParsedHandoff {
   const out: ParsedHandoff = {
     marker: text.startsWith(`${MARKER}\n`) || text === MARKER,
-    heading: false, saved: null, savedLine: null, sections: [], goal: "", plan: [], steps: [],
+    heading: false, saved: null, savedLine: null, goal: "", plan: [], steps: [],
     decisions: [], failedApproaches: [], openQuestions: [], nextSteps: [], keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
     headings: [], items: [], strays: [],
@@ -166,7 +162,6 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
       out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
-      out.sections.push(title);
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {

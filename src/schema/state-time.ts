@@ -5,15 +5,14 @@ const DAY_MS = 86_400_000;
 
 /** A handoff's state time, or why it has none. */
 export type StateTime =
-  | { known: true; time: ValidTime; source: "date" | "saved" }
+  | { known: true; time: ValidTime }
   | { known: false; reason: "missing" | "malformed" | "future" };
 
 // The first of `- Date:` and `Saved:` that parses; a future one makes the age unknown without consulting the other,
 // so a clock ahead of the server never makes an old handoff look new.
 export function stateTime(date: string | null, saved: string | null, nowMs: number): StateTime {
   let malformed = false;
-  const values = [[date, "date"], [saved, "saved"]] as const;
-  for (const [value, source] of values) {
+  for (const value of [date, saved]) {
     if (value === null) continue;
     // Parsed with no future bound first: a future value is the state time, and makes the age unknown.
     const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
@@ -22,7 +21,7 @@ export function stateTime(date: string | null, saved: string | null, nowMs: numb
       continue;
     }
     if (parsed.ms > nowMs + CLOCK_SKEW_MS) return { known: false, reason: "future" };
-    return { known: true, time: parsed, source };
+    return { known: true, time: parsed };
   }
   return { known: false, reason: malformed ? "malformed" : "missing" };
 }

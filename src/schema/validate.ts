@@ -67,9 +67,8 @@ type HandoffContext = ReturnType<typeof handoffContext>;
 type Layout = ReturnType<typeof handoffLayout>;
 type Candidate = HandoffHeading & { raw: string };
 
-const SECTION_NAMES: readonly string[] = SECTION_TITLES;
-const SECTION_INDEX = new Map(SECTION_NAMES.map((n, i) => [n.toLowerCase(), i]));
-const SECTION_ORDER = SECTION_NAMES.map((n) => `## ${n}`).join(", ");
+const SECTION_INDEX = new Map(SECTION_TITLES.map((n, i) => [n.toLowerCase(), i]));
+const SECTION_ORDER = SECTION_TITLES.map((n) => `## ${n}`).join(", ");
 const sectionIndex = (title: string): number | undefined => SECTION_INDEX.get(title.toLowerCase());
 const rule = ruleOf<HandoffContext>();
 // An anchors rule's one hit on the section's heading, when the section is read.
@@ -119,7 +118,7 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
     let highest = -1;
     for (const { heading, index, name, key } of c.sections) {
       if (c.first.get(key) !== heading) continue;
-      const message = `\`## ${name}\` comes after \`## ${SECTION_NAMES[highest]}\`; the order is ${SECTION_ORDER}`;
+      const message = `\`## ${name}\` comes after \`## ${SECTION_TITLES[highest]}\`; the order is ${SECTION_ORDER}`;
       if (index < highest) out.push(at(heading.line, message));
       else highest = index;
     }
@@ -138,7 +137,7 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
     })),
   rule("unknown-section", "finding", null, (c) =>
     c.strays.map((s) => {
-      const near = nearest(s.title, SECTION_NAMES);
+      const near = nearest(s.title, SECTION_TITLES);
       const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
       return at(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
     })),
@@ -305,20 +304,20 @@ function handoffContext(input: string, opts: HandoffValidateOptions) {
       continue;
     }
     const key = h.title.toLowerCase();
-    sections.push({ heading: h, index, name: SECTION_NAMES[index]!, key });
+    sections.push({ heading: h, index, name: SECTION_TITLES[index]!, key });
     if (!first.has(key)) first.set(key, h);
   }
   const used = new Set<number>();
   // Each missing required section (when shaped) with the heading that looks like it.
   const missing: { name: string; look: Candidate | null }[] = [];
-  for (const name of shaped ? SECTION_NAMES : []) {
+  for (const name of shaped ? SECTION_TITLES : []) {
     if (OPTIONAL_SECTIONS.has(name) || first.has(name.toLowerCase())) continue;
     const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [name]) === name) ?? null;
     if (look) used.add(look.line);
     missing.push({ name, look });
   }
   // A level-3+ heading that resembles no section is an ordinary sub-heading.
-  const resembles = (s: Candidate) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
+  const resembles = (s: Candidate) => s.depth <= 2 || nearest(s.title, SECTION_TITLES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
 
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));

@@ -25,13 +25,13 @@ function archiveSeq(name: string): bigint | null {
 }
 
 /** A fresh archive name, `<seq>` one more than any in `dir`: the newest save ranks first whatever the clocks said. */
-export function archiveName(prefix: string, dir: string, now = new Date()): string {
+export function archiveName(prefix: string, dir: string): string {
   let top = 0n;
   for (const name of listDir(dir)) {
     const seq = archiveSeq(name);
     if (seq !== null && seq > top) top = seq;
   }
-  return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
+  return `${prefix}-${archiveStamp(new Date())}-${top + 1n}-${randomHex8()}.md`;
 }
 
 // The time in a name, or the modification time for a name without one, as a sortable string.
@@ -70,34 +70,29 @@ function prunable(dir: string): { name: string; mtimeMs: number }[] | string {
 }
 
 // Tracked archives stay (deleting one makes rename/rename conflicts); failures only warn: the save already succeeded.
-export function pruneArchive(dir: string, justArchived: string | null, tracked: ReadonlySet<string>) {
+export function pruneArchive(dir: string, justArchived: string, tracked: ReadonlySet<string>): string[] {
   const { settings, problems: warnings } = readSettings(path.dirname(dir));
-  const keep = settings.archivesKept;
   let entries;
   try {
     entries = prunable(dir);
   } catch (err) {
-    const why = `archive pruning skipped: cannot list ${dir}: ${(err as Error).message}`;
-    return { deleted: [], keep, warnings: [...warnings, why] };
+    return [...warnings, `archive pruning skipped: cannot list ${dir}: ${(err as Error).message}`];
   }
   if (typeof entries === "string") {
     const why = `archive/${entries} is a link, hard-linked or not a regular file; nothing was deleted`;
-    warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
-    return { deleted: [], keep, warnings };
+    return [...warnings, `archive pruning skipped: ${why} (move it away to resume pruning)`];
   }
   entries.sort(newestFirst);
   // The version this save just archived stays even behind later times (a clock ahead): the save reported keeping it.
   const kept = entries.filter((e) => e.name === justArchived);
   const rest = entries.filter((e) => e.name !== justArchived);
-  const doomed = rest.slice(Math.max(0, keep - kept.length)).filter((e) => !tracked.has(e.name));
-  const deleted: string[] = [];
+  const doomed = rest.slice(Math.max(0, settings.archivesKept - kept.length)).filter((e) => !tracked.has(e.name));
   for (const entry of doomed) {
     try {
       unlinkSync(path.join(dir, entry.name));
-      deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${(err as Error).message}`);
     }
   }
-  return { deleted, warnings, keep };
+  return warnings;
 }

@@ -11,7 +11,6 @@ import { pendingRepairs, plantedPrivate } from "./recover.ts";
 export interface FileInspection {
   kind: Kind;
   status: "missing" | "present" | "foreign" | "unsafe" | "interrupted";
-  mtimeMs: number | null;
   text?: string | null;
 }
 
@@ -24,55 +23,54 @@ export function treeUnsafe(root: string): boolean | null {
 /** Classifies a memory file by its shape (marker, heading, one link, no NUL), never printing its text. */
 export function inspectFile(root: string, kind: Kind, retry = true, opts: { text?: boolean } = {}): FileInspection {
   const unsafe = treeUnsafe(root);
-  if (unsafe === null) return { kind, status: "missing", mtimeMs: null };
-  if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
+  if (unsafe === null) return { kind, status: "missing" };
+  if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const filePath = path.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   // A private name holding what no save leaves: `recover` refuses it, so it is unsafe, not an interrupted save.
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
-  if (planted) return { kind, status: "unsafe", mtimeMs: null };
+  if (planted) return { kind, status: "unsafe" };
   let opened;
   try {
     opened = openRegular(filePath);
   } catch {
-    return { kind, status: "unsafe", mtimeMs: null };
+    return { kind, status: "unsafe" };
   }
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
       // Claimed by a save: in progress (the file is there, being replaced) or interrupted.
-      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs: null };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
     }
     // Missing when listed and when opened, unless a save was publishing it meanwhile: look again.
     const again = mine.length > 0 || lstatBig(filePath) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
-    return { kind, status: "missing", mtimeMs: null };
+    return { kind, status: "missing" };
   }
   const { fd, stat } = opened;
   try {
-    const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
         // A save that finished since the open dropped its temp: then the file is whole now.
         const now = lstatBig(filePath);
-        if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
-        return { kind, status: "unsafe", mtimeMs };
+        if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present" };
+        return { kind, status: "unsafe" };
       }
-      return { kind, status: liveWriter(memDir) ? "present" : "interrupted", mtimeMs };
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
     }
     // openRegular refused a file over the size limit, so it is read whole once.
     const bytes = readAll(fd, undefined, 0);
     const lines = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
-    if (!ok) return { kind, status: "foreign", mtimeMs };
-    if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
-    if (!opts.text) return { kind, status: "present", mtimeMs };
+    if (!ok) return { kind, status: "foreign" };
+    if (firstNul(bytes) >= 0) return { kind, status: "unsafe" };
+    if (!opts.text) return { kind, status: "present" };
     // A file changed while it was read gives no text ("age unknown").
     const after = fstatSync(fd, { bigint: true });
     const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
     const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
-    return { kind, status: "present", mtimeMs, text };
+    return { kind, status: "present", text };
   } finally {
     closeSync(fd);
   }

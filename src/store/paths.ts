@@ -47,8 +47,8 @@ export function archiveDir(root: string): string {
 
 const REAL_DIRS = "memory must live in real directories under the root";
 
-/** Makes `dir` (0700) when missing. @throws Refused (exit 2) when it is a link or not a directory. */
-export function ensureDir(dir: string): void {
+/** Makes `dir` (0700) when missing, and returns it. @throws Refused (exit 2) when it is a link or not a directory. */
+export function ensureDir(dir: string): string {
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (err) {
@@ -59,6 +59,7 @@ export function ensureDir(dir: string): void {
   if (st === undefined || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
+  return dir;
 }
 
 const MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];

@@ -180,7 +180,7 @@ export async function publish(spec: PublishSpec) {
   unlinkQuiet(tempPath);
   if (archived !== null) {
     await failpoint(spec.failpoint, "before-prune");
-    warnings.push(...pruneArchive(spec.archiveDir, archived, spec.tracked ?? new Set()).warnings);
+    warnings.push(...pruneArchive(spec.archiveDir, archived, spec.tracked ?? new Set()));
   }
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }

@@ -1,7 +1,8 @@
 // The brief's Do-not-retry field cut for length keeps each item's cause, so the next session
 // knows why not to retry it (docs/design.md#the-brief). Pure.
 import { describe, expect, it } from "vitest";
-import { causeList } from "../../src/brief/brief.ts";
+import { keepCause } from "../../src/brief/brief.ts";
+import { fitList } from "../../src/brief/cut.ts";
 
 describe("Do-not-retry cut for length keeps each cause", () => {
   it.each([
@@ -12,7 +13,7 @@ describe("Do-not-retry cut for length keeps each cause", () => {
     ["no cause: cut with …", ["w ".repeat(300)], /^w( w)*…$/],
     ["more than four: counted", ["a — 1", "b — 2", "c — 3", "d — 4", "e — 5"], "a — 1; b — 2; c — 3; d — 4 (+1 more)"],
   ])("%s", (_name, items, want) => {
-    const got = causeList(items, 4, 400);
+    const got = fitList(items, 4, 400, keepCause);
     if (typeof want === "string") expect(got).toBe(want);
     else expect(got).toMatch(want);
     expect([...got].length).toBeLessThanOrEqual(400);

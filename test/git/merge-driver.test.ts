@@ -63,7 +63,7 @@ describe("mergeHandoffs", () => {
     expect(h.failedApproaches).toEqual(["mocking git - hid a bug"]);
     expect(h.openQuestions).toEqual(["which node?"]);
     expect(h.nextSteps).toEqual(["wire it", "docs"]);
-    expect(h.sections).toEqual(["Current goal", "Plan", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors"]);
+    expect(h.headings.filter((x) => x.depth === 2).map((x) => x.title)).toEqual(["Current goal", "Plan", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors"]);
   });
 
   it("two equal sides give the later side back unchanged, with nothing added", () => {

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { REDACTION_RULES, formatRedactionReport, redactText, shannonEntropy, type RedactionFinding } from "../../src/guard/redact.ts";
+import { REDACTION_RULES, formatRedactionReport, redactText, type RedactionFinding } from "../../src/guard/redact.ts";
+import { shannonEntropy } from "../../src/guard/redact-kit.ts";
 import {
   ALNUM,
   MAKERS,

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { findInvisible } from "../../src/guard/invisible.ts";
 import { sanitize } from "../../src/guard/sanitize.ts";
-import { quotePath } from "../../src/guard/quote.ts";
+import { markText, quotePath } from "../../src/guard/quote.ts";
 import { parsePathList, renderAnchorLines } from "../../src/schema/anchor-lines.ts";
 
 // Half of a surrogate pair: what a cut in the middle of an emoji leaves.
@@ -23,8 +23,6 @@ describe("sanitize: redaction, then controls and refused code points, then the c
     ["a NUL and DEL", "a\0b\u007f", {}, "a<U+0000>b<U+007F>"],
     ["C1 and the separators", "a\u0085b\u2028c\u2029", {}, "a<U+0085>b<U+2028>c<U+2029>"],
     ["line breaks and tabs folded on one line", "a\n\tb\r\nc  d", {}, "a b c d"],
-    ["line breaks kept when asked", "a\n\tb\r\nc", { oneLine: false }, "a\n\tb\nc"],
-    ["a lone CR kept visible when lines are kept", "a\rb", { oneLine: false }, "a<U+000D>b"],
     ["a leading BOM", "\uFEFFgoal", {}, "<U+FEFF>goal"],
     ["Persian ZWNJ kept", "کتاب\u200Cها", {}, "کتاب\u200Cها"],
     ["Sinhala ZWJ kept", "ශ්\u200Dරී", {}, "ශ්\u200Dරී"],
@@ -32,6 +30,14 @@ describe("sanitize: redaction, then controls and refused code points, then the c
     ["emoji sequences and the flags kept", `${FAMILY} ${ENGLAND} ❤️`, {}, `${FAMILY} ${ENGLAND} ❤️`],
   ])("%s", (_name, text, opts, want) => {
     expect(sanitize(text, opts)).toBe(want);
+  });
+
+  // Lines kept: the marking step alone, as `shellWord` runs it.
+  it.each([
+    ["line breaks kept when asked", "a\n\tb\r\nc", "a\n\tb\nc"],
+    ["a lone CR kept visible when lines are kept", "a\rb", "a<U+000D>b"],
+  ])("%s", (_name, text, want) => {
+    expect(markText(text, false)).toBe(want);
   });
 
   it.each([
@@ -129,7 +135,7 @@ describe("sanitize: the ASCII cut agrees with Intl.Segmenter", () => {
   };
   const texts = ["plain words and `code` -- 100% ok", `x ${GH} y ${GH} z`, "a\u202Eb\u0007c tail", "line one\nline two", "~!@#$%^&*()_+{}|:\"<>?`-=[]\\;',./", ""];
   it.each(texts.flatMap((t) => [1, 2, 3, 5, 8, 13, 40].map((max) => [t, max] as const)))("%j cut at %i", (text, max) => {
-    const opts = { max, oneLine: !text.includes("\n") };
+    const opts = { max };
     const shown = sanitize(text, { ...opts, max: undefined });
     expect(sanitize(text, opts)).toBe(segmenterCut(shown, max));
   });

@@ -37,7 +37,7 @@ describe("the journal at scale", () => {
     let text = `${MARKER}\n# Journal 2025\n\n`;
     for (let m = 1; m <= 12; m++) {
       const period = `2025-${String(m).padStart(2, "0")}`;
-      const entries = Array.from({ length: 1200 }, (_, i) => ({ time: `${period}-10T10:00:00Z`, kind: "save" as const, id: i.toString(16).padStart(16, "0"), line: 0, items: [{ label: "Decision" as const, text: `decision ${i} of ${period} `.padEnd(60, "x") }] }));
+      const entries = Array.from({ length: 1200 }, (_, i) => ({ time: `${period}-10T10:00:00Z`, kind: "save" as const, id: i.toString(16).padStart(16, "0"), items: [{ label: "Decision" as const, text: `decision ${i} of ${period} `.padEnd(60, "x") }] }));
       text += foldSection(period, entries);
     }
     expect(Buffer.byteLength(text)).toBeGreaterThan(1_000_000);

@@ -157,7 +157,7 @@ describe("parseHandoff", () => {
     const h = parseHandoff(DOC);
     expect(h.marker && h.heading).toBe(true);
     expect(h.saved).toBe("2026-05-31T10:00:00Z");
-    expect(h.sections).toEqual(["Current goal", "Plan", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors"]);
+    expect(h.headings.filter((x) => x.depth === 2).map((x) => x.title)).toEqual(["Current goal", "Plan", "Decisions", "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors"]);
     expect(h.goal).toBe("Ship the parser.");
     expect(h.plan.map((s) => s.status)).toEqual(["done", "in-progress", "todo"]);
     expect(h.plan[1]!.text).toContain("stopped at the string state");

@@ -10,17 +10,17 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 
 describe("stateTime: the first of - Date: and Saved: that parses strictly", () => {
   it.each<[string, string | null, string | null, Partial<StateTime> & { ms?: number }]>([
-    ["Date wins over Saved", iso(NOW - 2 * DAY), iso(NOW - 20 * DAY), { known: true, source: "date", ms: NOW - 2 * DAY }],
-    ["Saved when there is no Date", null, iso(NOW - 20 * DAY), { known: true, source: "saved", ms: NOW - 20 * DAY }],
-    ["Saved when Date is zoneless", "2026-11-10T10:00:00", iso(NOW - 3 * DAY), { known: true, source: "saved", ms: NOW - 3 * DAY }],
-    ["an offset zone", "2026-11-30T13:00:00+02:00", null, { known: true, source: "date", ms: NOW - 60 * 60 * 1000 }],
-    ["in backticks", `\`${iso(NOW - DAY)}\``, null, { known: true, source: "date", ms: NOW - DAY }],
+    ["Date wins over Saved", iso(NOW - 2 * DAY), iso(NOW - 20 * DAY), { known: true, ms: NOW - 2 * DAY }],
+    ["Saved when there is no Date", null, iso(NOW - 20 * DAY), { known: true, ms: NOW - 20 * DAY }],
+    ["Saved when Date is zoneless", "2026-11-10T10:00:00", iso(NOW - 3 * DAY), { known: true, ms: NOW - 3 * DAY }],
+    ["an offset zone", "2026-11-30T13:00:00+02:00", null, { known: true, ms: NOW - 60 * 60 * 1000 }],
+    ["in backticks", `\`${iso(NOW - DAY)}\``, null, { known: true, ms: NOW - DAY }],
     ["both zoneless: unknown", "2026-11-10T10:00:00", "2026-11-10T10:00:00", { known: false, reason: "malformed" }],
     ["a date only: unknown", "2026-11-10", null, { known: false, reason: "malformed" }],
     ["30 February: unknown", "2026-02-30T10:00:00Z", null, { known: false, reason: "malformed" }],
     ["none at all", null, null, { known: false, reason: "missing" }],
     ["Date six minutes ahead: the future, Saved not consulted", iso(NOW + 6 * 60 * 1000), iso(NOW - DAY), { known: false, reason: "future" }],
-    ["Date four minutes ahead: clock skew, age 0", iso(NOW + 4 * 60 * 1000), null, { known: true, source: "date" }],
+    ["Date four minutes ahead: clock skew, age 0", iso(NOW + 4 * 60 * 1000), null, { known: true, ms: NOW + 4 * 60 * 1000 }],
   ])("%s", (_name, date, saved, want) => {
     const got = stateTime(date, saved, NOW);
     const { ms, ...rest } = want;
