@@ -2895,15 +2895,61 @@ var init_git_dir = __esm({
   }
 });
 
-// src/git/saves.ts
+// src/git/config-pipe.ts
 import path17 from "node:path";
+function includes(text) {
+  const out = [];
+  let inside = false;
+  for (const raw of text.split("\n")) {
+    const head = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(raw);
+    if (head) inside = /^include(if)?$/i.test(head[1]);
+    const m = inside ? /^\s*path\s*=\s*("(?:[^"\\]|\\.)*"|[^#;]*)/i.exec(head ? head[2] : raw) : null;
+    if (m) out.push(m[1].trim().replace(/^"(.*)"$/, "$1"));
+  }
+  return out;
+}
+function configPipe(root, env) {
+  const home = homeFolder(env);
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const xdg = env.XDG_CONFIG_HOME || path17.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path17.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
+  const local = gitDir === null ? [] : [path17.join(commonDirOf(gitDir), "config"), path17.join(gitDir, "config.worktree")];
+  const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
+  for (let i = 0; i < todo.length && i < 100; i++) {
+    const [file, by, depth] = todo[i];
+    if (statSync(file, { throwIfNoEntry: false })?.isFIFO() === true) {
+      const via = by === null ? "a config file" : `named by include.path in ${by}`;
+      return `git reads ${file} (${via}), a named pipe: git waits on it forever, so check ran no git; remove that include or the pipe`;
+    }
+    const text = depth < 10 ? readSmall(file) : null;
+    for (const p of text === null ? [] : includes(text)) {
+      const abs = p.startsWith("~/") ? path17.join(home, p.slice(2)) : path17.resolve(path17.dirname(file), p);
+      todo.push([abs, file, depth + 1]);
+    }
+  }
+  return null;
+}
+var init_config_pipe = __esm({
+  "src/git/config-pipe.ts"() {
+    "use strict";
+    init_builtins();
+    init_fs();
+    init_home();
+    init_git_dir();
+  }
+});
+
+// src/git/saves.ts
+import path18 from "node:path";
 function savesPath(root, env) {
   const gitDir = gitDirAt(root, env);
-  return gitDir === null ? null : path17.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path18.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name2) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path17.join(path17.dirname(saves), name2);
+  return saves === null ? null : path18.join(path18.dirname(saves), name2);
 }
 function recordLines(p, re) {
   const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -2911,7 +2957,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path18.dirname(p), { recursive: true, mode: 448 });
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
@@ -2935,7 +2981,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path18.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -2964,12 +3010,20 @@ function savesRecord(root, env) {
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
   return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
-function recordSavedHere(root, env, token, stamp) {
+function recordSavedHere(root, env, token, stamp, blob) {
   const gitDir = gitDirAt(root, env);
   if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
-  addRecord(path17.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
+  addRecord(path18.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
   addRecord(ownRecord(gitDir, "last-save"), LINE2, line, () => true);
+  if (blob !== void 0) addRecord(ownRecord(gitDir, "last-blob"), BLOB_LINE, `${token} ${blob}`, () => true);
+}
+function lastSave(root, env) {
+  const gitDir = gitDirAt(root, env);
+  const m = gitDir === null ? void 0 : recordLines(ownRecord(gitDir, "last-save"), LINE2)[0];
+  if (m === void 0) return null;
+  const blob = recordLines(ownRecord(gitDir, "last-blob"), BLOB_LINE).find((b) => b[1] === m[1])?.[2] ?? null;
+  return { token: m[1], stamp: m[2] ?? null, blob };
 }
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
@@ -3024,7 +3078,7 @@ async function trackedArchives(root, env) {
   if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
-var KEPT, LINE2, CLONE_MARK, ownRecord, BEFORE_LINE, stampMs, SAVED_BY_LINE;
+var KEPT, LINE2, CLONE_MARK, BLOB_LINE, ownRecord, BEFORE_LINE, stampMs, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
@@ -3035,7 +3089,8 @@ var init_saves = __esm({
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    ownRecord = (gitDir, name2) => path17.join(gitDir, "session-handoff", name2);
+    BLOB_LINE = /^([0-9a-f]{64}) ([0-9a-f]{40,64})$/;
+    ownRecord = (gitDir, name2) => path18.join(gitDir, "session-handoff", name2);
     BEFORE_LINE = /^(\d+)((?: [0-9a-f]{40,64})+)$/;
     stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
@@ -3043,7 +3098,7 @@ var init_saves = __esm({
 });
 
 // src/git/handoff-away.ts
-import path18 from "node:path";
+import path19 from "node:path";
 async function branchRefs(root, env, timeout) {
   const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
   const r = await runGit(root, args, env, timeout);
@@ -3053,10 +3108,10 @@ async function branchRefs(root, env, timeout) {
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path18.relative(top, root).split(path18.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  const file = top === null ? "\n" : `${path19.relative(top, root).split(path19.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
-async function handoffAway(root, env, tree = null, branches = {}) {
+async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
@@ -3071,13 +3126,13 @@ async function handoffAway(root, env, tree = null, branches = {}) {
   const count = own.length;
   const file = handoffSpec(root, env);
   if (count === 0 && saves.length === 0 || file === null) return null;
-  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env), null) : [];
+  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), null) : [];
   if (refs === null || count === 0 && refs.length === 0) return null;
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
   const revs = [...stashRevs.flat(), ...refs];
   const input = revs.map((x) => `${x}:${file}
 `).join("");
-  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, void 0, { input }), null);
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, timeout, { input }), null);
   if (r === null) return null;
   const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
   const savedAt = (text) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
@@ -3101,6 +3156,30 @@ async function handoffAway(root, env, tree = null, branches = {}) {
   if (best <= treeRank) return null;
   const ref = shortName(refs[ranks.indexOf(best)]);
   return { ref, restore: `git restore --source=${shellWord2(ref)} -- .ai/memory` };
+}
+async function newestSave(root, env, tree, branches = {}, timeout) {
+  const own = lastSave(root, env);
+  const holds = (text, save2) => save2 === void 0 || text !== null && (tokenOf(Buffer.from(text)) === save2.token || savedStampOf(text) === save2.stamp || stampMs2(savedStampOf(text)) > stampMs2(save2.stamp));
+  if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
+  if (configPipe(root, env) !== null) return null;
+  const away = await handoffAway(root, env, tree, branches, timeout);
+  if (away !== null || own === null || tree === null || holds(tree, own)) return away;
+  const dir = archiveDir(root);
+  const names = existsSync(dir) ? readdirSync(dir).filter((n2) => /^HANDOFF-.*\.md$/.test(n2)) : [];
+  const archived = names.map((n2) => readSmall(path19.join(dir, n2)));
+  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
+    return null;
+  const ms = stampMs2(own.stamp);
+  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
+  const kept = own.blob ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
+  const ok2 = kept?.stdout.toString("utf8").trim() === "blob";
+  return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
+}
+async function keptBlob(root, env, bytes) {
+  if (gitTopOf(root, env) === null) return void 0;
+  const r = await runGit(root, ["hash-object", "-w", "--stdin"], env, void 0, { input: bytes }).catch(() => null);
+  const id = r?.code === 0 ? r.stdout.toString("utf8").trim() : "";
+  return /^[0-9a-f]{40,64}$/.test(id) ? id : void 0;
 }
 async function stashHolds(root, env, stashes, timeout) {
   const file = handoffSpec(root, env);
@@ -3132,15 +3211,28 @@ function elsewhereSentence(e, helper) {
   const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
   return `a handoff is committed on branch ${shown}${also}, not on this one: brief it with \`git show ${shellWord2(`${e.refs[0]}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
 }
-var shortName, shellWord2, whereAway, restoreNote, awaySentence;
+function newestSentence(a, here) {
+  if (a.lost === void 0)
+    return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
+  const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
+  return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} put an older one in its place; ${back}`;
+}
+var stampMs2, HANDOFF, shortName, shellWord2, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
+    init_builtins();
     init_words();
+    init_values();
     init_files();
+    init_fs();
+    init_paths();
+    init_config_pipe();
     init_git_dir();
     init_run();
     init_saves();
+    stampMs2 = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+    HANDOFF = ".ai/memory/HANDOFF.md";
     shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
     shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
     whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
@@ -4543,19 +4635,19 @@ var init_main = __esm({
 });
 
 // src/agents/harness-path.ts
-import path19 from "node:path";
+import path20 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path19.win32 : path19.posix).isAbsolute(p);
+  const absolute = (windows || platform === "win32" ? path20.win32 : path20.posix).isAbsolute(p);
   if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") {
     const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
     return { ok: false, reason, windows };
   }
-  return { ok: true, path: platform === "win32" ? path19.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path20.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -4575,7 +4667,7 @@ var init_harness_path = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path20 from "node:path";
+import path21 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -4588,7 +4680,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path20.win32 : path20.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path21.win32 : path21.posix).basename(name2);
     if (shellQuote(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -4853,19 +4945,19 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import path21 from "node:path";
+import path22 from "node:path";
 function claudePluginInstalls(home, env) {
   const dir = claudeUserDir(home, env);
-  const plugins = json(path21.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path22.join(dir, "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path21.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path22.join(dir, "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = obj(raw) ?? {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path21.isAbsolute(at2) && existsSync(path21.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path22.isAbsolute(at2) && existsSync(path22.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -4881,12 +4973,12 @@ var init_claude_plugin = __esm({
     init_files();
     init_types2();
     json = (file) => orNull(() => obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1e6))));
-    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path21.join(home, ".claude");
+    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path22.join(home, ".claude");
   }
 });
 
 // src/agents/plan.ts
-import path22 from "node:path";
+import path23 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -4947,7 +5039,7 @@ function ownedSpan(edit2, text) {
 }
 function userPath(base, rel, env) {
   const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
-  return claude ? path22.join(claudeUserDir(base, env), rel.slice(8)) : path22.join(base, ...rel.split("/"));
+  return claude ? path23.join(claudeUserDir(base, env), rel.slice(8)) : path23.join(base, ...rel.split("/"));
 }
 var nothingLeft, shownOf, editPath;
 var init_plan = __esm({
@@ -4967,13 +5059,13 @@ var init_plan = __esm({
 });
 
 // src/agents/target.ts
-import path23 from "node:path";
+import path24 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path23.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path23.join(real(path23.dirname(path23.dirname(path23.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path24.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path24.join(real(path24.dirname(path24.dirname(path24.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path23.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path23.isAbsolute(rel) ? null : rel.split(path23.sep).join("/") };
+  const rel = path24.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path24.isAbsolute(rel) ? null : rel.split(path24.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -5026,7 +5118,7 @@ var init_target = __esm({
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
-    real = (p) => realOrNull(p) ?? path23.resolve(p);
+    real = (p) => realOrNull(p) ?? path24.resolve(p);
     helperShown = (ctx, root) => ((h) => shellQuote(h.rel ?? h.abs))(helperLocation(ctx, root));
   }
 });
@@ -5037,7 +5129,7 @@ __export(read_exports, {
   readTargetVerb: () => readTargetVerb,
   readVerb: () => readVerb
 });
-import path24 from "node:path";
+import path25 from "node:path";
 function envelope(file, got) {
   if (got === null) return ok(ABSENT, [], 3);
   const { out, warning } = renderEnvelope(file, got.token, got.bytes);
@@ -5117,7 +5209,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         const nul = got === null ? -1 : firstNul(got.bytes);
         if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
         const out = envelope(FILE_OF[kind], got);
-        if (!exists(path24.join(root, ".git")) && !exists(memoryDir(root))) {
+        if (!exists(path25.join(root, ".git")) && !exists(memoryDir(root))) {
           out.stderr.push(`note: ${quotedPath(root)} is in no git repository and held no .ai/memory: memory starts there; pass --root <project> to choose another`);
         }
         out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
@@ -5157,7 +5249,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a
 });
 
 // src/git/blob-ids.ts
-import path25 from "node:path";
+import path26 from "node:path";
 async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   const format2 = objectFormat(gitDirOf(top));
   const out = /* @__PURE__ */ new Map();
@@ -5165,7 +5257,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     if (p.includes("\uFFFD")) continue;
-    const abs = path25.join(top, p);
+    const abs = path26.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
       const module = p.endsWith("/") ? null : checkedOutAt(abs);
@@ -5300,12 +5392,12 @@ var init_status = __esm({
 
 // src/git/anchors.ts
 import { lstat } from "node:fs/promises";
-import path26 from "node:path";
+import path27 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path26.join(at2, part);
+    at2 = path27.join(at2, part);
     const st = await lstat(at2).catch(() => null);
     if (st === null || i < parts.length - 1 && !st.isDirectory()) return null;
     if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
@@ -5315,11 +5407,11 @@ async function statInsideRoot(root, rel) {
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  for (const dir of [path26.resolve(skillDir), realOrNull(skillDir)]) {
+  for (const dir of [path27.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
-    const rel = path26.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path26.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path26.sep).join("/"));
+    const rel = path27.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path27.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path27.sep).join("/"));
   }
   return [...out];
 }
@@ -5338,11 +5430,11 @@ async function dirtyHashesOf(root, env, top, dirty) {
 }
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
-  const config = gitDir === null ? null : readSmall(path26.join(commonDirOf(gitDir), "config"));
+  const config = gitDir === null ? null : readSmall(path27.join(commonDirOf(gitDir), "config"));
   const trustX = !/^\s*filemode\s*=\s*false\s*$/im.test(config ?? "");
   return new Map(paths.map((p) => {
     const m = snap.modes?.get(p);
-    const st = m === void 0 ? lstatOrNull(path26.join(top, p)) : null;
+    const st = m === void 0 ? lstatOrNull(path27.join(top, p)) : null;
     const x = trustX && st?.isFile() === true && (st.mode & 64) !== 0;
     const now = m?.[1] ?? (st?.isSymbolicLink() ? "120000" : x ? "100755" : "100644");
     return [p, { now, assumed: m === void 0 || m[0] === "000000" ? "100644" : m[0] }];
@@ -5386,7 +5478,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path26.isAbsolute(value) ? path26.relative(root, value).split(path26.sep).join("/") : value;
+    const given = path27.isAbsolute(value) ? path27.relative(root, value).split(path27.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -7374,10 +7466,10 @@ var init_validate = __esm({
 });
 
 // src/store/settings.ts
-import path27 from "node:path";
+import path28 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path27.join(memDir, SETTINGS_FILE);
+  const file = path28.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -7422,7 +7514,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path28 from "node:path";
+import path29 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -7460,7 +7552,7 @@ function newestFirst(a, b) {
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path28.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path29.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -7468,7 +7560,7 @@ function prunable(dir) {
   return entries2;
 }
 function pruneArchive(dir, justArchived, tracked) {
-  const { settings, problems: warnings } = readSettings(path28.dirname(dir));
+  const { settings, problems: warnings } = readSettings(path29.dirname(dir));
   const keep = settings.archivesKept;
   let entries2;
   try {
@@ -7489,7 +7581,7 @@ function pruneArchive(dir, justArchived, tracked) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      unlinkSync(path28.join(dir, entry.name));
+      unlinkSync(path29.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -7755,7 +7847,7 @@ var init_outcome = __esm({
 });
 
 // src/store/publish.ts
-import path29 from "node:path";
+import path30 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync(dir, constants.O_RDONLY);
@@ -7772,7 +7864,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path29.join(archiveDirPath, name2));
+      linkSync(from, path30.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -7799,7 +7891,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path29.join(spec.dir, spec.file);
+  const filePath = path30.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -7811,8 +7903,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path29.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path29.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path30.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path30.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -7921,7 +8013,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path29.join(spec.archiveDir, archived));
+      unlinkQuiet(path30.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -7932,7 +8024,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path29.join(spec.archiveDir, archived));
+    unlinkQuiet(path30.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -7961,9 +8053,9 @@ var init_publish = __esm({
 });
 
 // src/journal/store.ts
-import path30 from "node:path";
+import path31 from "node:path";
 function journalDir(root) {
-  return path30.join(memoryDir(root), "journal");
+  return path31.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -7979,13 +8071,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path30.join(journalDir(root), "OFF"));
+  return exists(path31.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path30.join(dir, name2);
+  const p = path31.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -8027,7 +8119,7 @@ function repairJournal(dir) {
       unlinkSync(e.path);
       continue;
     }
-    const target = path30.join(dir, e.file);
+    const target = path31.join(dir, e.file);
     if (!exists(target)) {
       renameSync(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
@@ -8039,7 +8131,7 @@ function repairJournal(dir) {
       unlinkSync(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync(e.path, path30.join(dir, kept));
+      renameSync(e.path, path31.join(dir, kept));
       const what = "another program changed it during an interrupted append";
       actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
@@ -8048,15 +8140,15 @@ function repairJournal(dir) {
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path30.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path30.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path30.join(dir, name2);
+  const temp = path31.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path31.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path31.join(dir, name2);
   writeTemp(temp, bytes, 384, null);
   try {
     if (expected !== "absent") {
       renameSync(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path30.basename(claim));
+      const claimed = readJournalFile(dir, path31.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists(target)) renameSync(claim, target);
         const why = "changed while the entry was appended (another program wrote it)";
@@ -8125,7 +8217,7 @@ var init_store2 = __esm({
 });
 
 // src/journal/record.ts
-import path31 from "node:path";
+import path32 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -8171,7 +8263,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path31.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path31.join(archiveDir(root), n2))]) {
+  for (const f of [path32.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path32.join(archiveDir(root), n2))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -8186,7 +8278,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path31.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path32.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -8275,7 +8367,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync(path31.join(dir, f.name));
+  for (const f of files) unlinkSync(path32.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -8517,9 +8609,9 @@ var init_document = __esm({
 
 // src/store/lock.ts
 import { hostname as hostname2 } from "node:os";
-import path32 from "node:path";
+import path33 from "node:path";
 async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path32.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+  return acquireLockDir(path33.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -8563,13 +8655,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      mkdirSync(path32.dirname(lockDir), { recursive: true, mode: 448 });
+      mkdirSync(path33.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    writeFileSync(path32.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    writeFileSync(path33.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -8600,7 +8692,7 @@ function holding(lockDir, me) {
     async release() {
       clearInterval(timer);
       if (!ours()) return;
-      if (succeeds(() => unlinkSync(path32.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
+      if (succeeds(() => unlinkSync(path33.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     }
   };
 }
@@ -8631,7 +8723,7 @@ var init_lock = __esm({
 });
 
 // src/store/recover.ts
-import path33 from "node:path";
+import path34 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -8642,7 +8734,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path33.join(dir, n2)) === ino);
+  return listDir(dir).filter((n2) => inoOf(path34.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -8659,7 +8751,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path33.join(path33.dirname(e.path), e.file);
+    const key = path34.join(path34.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -8692,12 +8784,12 @@ var init_recover = __esm({
 });
 
 // src/store/repair.ts
-import path34 from "node:path";
+import path35 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   const bytes = orNull(() => readFileSync(claimPath));
   if (bytes === null) return void 0;
   return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path34.join(dir, n2);
+    const p = path35.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     return orNull(() => readFileSync(p))?.equals(bytes) === true;
@@ -8709,7 +8801,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
-    const p = path34.join(arch, name2);
+    const p = path35.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -8730,7 +8822,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path34.basename(filePath);
+    const file = path35.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -8745,7 +8837,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync(path34.join(arch, copy));
+          unlinkSync(path35.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync(claim.path);
@@ -8783,7 +8875,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
-      rmSync(path34.join(memDir, name2), { recursive: true, force: true });
+      rmSync(path35.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -8845,7 +8937,7 @@ var init_mutate = __esm({
 });
 
 // src/save/save.ts
-import path35 from "node:path";
+import path36 from "node:path";
 async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
@@ -8871,7 +8963,7 @@ async function saveDocument(req) {
   const tracked = kind === "handoff" ? await trackedArchives(root, env) : void 0;
   let stashed;
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path35.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path36.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const built2 = same ? prebuilt : await buildDocument(checked, root, req);
     if (built2.unchanged) return { built: built2, done: null, journal: [] };
@@ -8905,7 +8997,7 @@ async function saveDocument(req) {
   const saved = done2 ?? built.prior;
   if (kind === "handoff") {
     const stamp = savedStampOf(saved.bytes.toString("utf8"));
-    recordSavedHere(root, env, saved.token, stamp);
+    recordSavedHere(root, env, saved.token, stamp, done2 === null ? void 0 : await keptBlob(root, env, done2.bytes));
     if (done2 !== null) recordSavedBy(root, env, saved.token, agentOfEnv(env));
     if (done2 !== null) stashed?.(stamp);
   }
@@ -8939,7 +9031,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHead(path35.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path36.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -8985,9 +9077,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path35.join(memoryDir(root), file));
+  const prior = await readStable(path36.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path35.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path36.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -9110,6 +9202,7 @@ var init_save = __esm({
     init_mutate();
     init_paths();
     init_publish();
+    init_handoff_away();
     MAX_FINDINGS_SHOWN = 20;
     DIRTY = /^- Dirty (files|hashes|modes): /;
   }
@@ -9372,7 +9465,7 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import path36 from "node:path";
+import path37 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -9383,7 +9476,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path36.join(memDir, file);
+  const filePath = path37.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -10083,13 +10176,13 @@ var init_attributes_block = __esm({
 });
 
 // src/git/merge-driver-config.ts
-import path37 from "node:path";
+import path38 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path37.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path38.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote2(node)} ${shellQuote2(copy)}${DRIVER_ARGS}`;
@@ -10109,7 +10202,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path37.relative(top, root).split(path37.sep).join("/");
+  const memRel = path38.relative(top, root).split(path38.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 function readRegular(p, max = 1e6) {
@@ -10142,9 +10235,9 @@ async function registerMergeDriver(root, helperPath, env) {
   assertDriverFits(root, env);
   let copy;
   try {
-    const bytes = readFileSync(path37.join(path37.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync(path37.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path37.dirname(c.copy), c.common);
+    const bytes = readFileSync(path38.join(path38.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync(path38.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path38.dirname(c.copy), c.common);
     const st = lstatSync(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
@@ -10162,9 +10255,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path37.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path38.join(c.common, "config"), c.common);
   try {
-    const file = path37.join(c.top, ".gitattributes");
+    const file = path38.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -10182,15 +10275,15 @@ async function unregisterMergeDriver(root, env, keep) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path37.dirname(c.copy)));
+  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path38.dirname(c.copy)));
   const driver = await configValue(c.top, "driver", env);
   if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path37.join(c.common, "config"), c.common);
+    giveTo(path38.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path37.join(c.top, ".gitattributes");
+    const file = path38.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
       const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
@@ -10206,7 +10299,7 @@ async function unregisterMergeDriver(root, env, keep) {
 }
 function assertAttributesReadable(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path37.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path38.join(c.top, ".gitattributes");
   const why = c === null || readSmall(file, REMOVE_MAX) !== null ? null : unreadReason(file, REMOVE_MAX);
   if (why === null) return;
   const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
@@ -10218,7 +10311,7 @@ async function previewMergeDriver(root, remove2, env, keep) {
   const driver = keep ? null : await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path37.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
+    text = readRegular(path38.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -10255,17 +10348,17 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
-  const { rest, had } = withoutBlock(readSmall(path37.join(top, ".gitattributes")) ?? "");
+  const { rest, had } = withoutBlock(readSmall(path38.join(top, ".gitattributes")) ?? "");
   return had && rest === "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path37.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path38.join(c.top, ".gitattributes");
   const text = c === null ? "" : readSmall(file);
   const why = text === null ? unreadReason(file) : null;
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
   if (c === null || !NAMES_OURS.test(text ?? "")) return null;
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path37.join(c.common, "config")) ?? "")) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path38.join(c.common, "config")) ?? "")) return null;
   return await effectiveDriver(c.top, env) === null ? MERGE_DRIVER_MISSING : null;
 }
 async function driverPartMissing(root, env) {
@@ -10299,52 +10392,6 @@ var init_merge_driver_config = __esm({
     MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `init` (or `install --agent NAME`) once in this clone";
     NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
     effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);
-  }
-});
-
-// src/git/config-pipe.ts
-import path38 from "node:path";
-function includes(text) {
-  const out = [];
-  let inside = false;
-  for (const raw of text.split("\n")) {
-    const head = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(raw);
-    if (head) inside = /^include(if)?$/i.test(head[1]);
-    const m = inside ? /^\s*path\s*=\s*("(?:[^"\\]|\\.)*"|[^#;]*)/i.exec(head ? head[2] : raw) : null;
-    if (m) out.push(m[1].trim().replace(/^"(.*)"$/, "$1"));
-  }
-  return out;
-}
-function configPipe(root, env) {
-  const home = homeFolder(env);
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const xdg = env.XDG_CONFIG_HOME || path38.join(home, ".config");
-  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path38.join(home, ".gitconfig"), `${xdg}/git/config`];
-  const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
-  const local = gitDir === null ? [] : [path38.join(commonDirOf(gitDir), "config"), path38.join(gitDir, "config.worktree")];
-  const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
-  for (let i = 0; i < todo.length && i < 100; i++) {
-    const [file, by, depth] = todo[i];
-    if (statSync(file, { throwIfNoEntry: false })?.isFIFO() === true) {
-      const via = by === null ? "a config file" : `named by include.path in ${by}`;
-      return `git reads ${file} (${via}), a named pipe: git waits on it forever, so check ran no git; remove that include or the pipe`;
-    }
-    const text = depth < 10 ? readSmall(file) : null;
-    for (const p of text === null ? [] : includes(text)) {
-      const abs = p.startsWith("~/") ? path38.join(home, p.slice(2)) : path38.resolve(path38.dirname(file), p);
-      todo.push([abs, file, depth + 1]);
-    }
-  }
-  return null;
-}
-var init_config_pipe = __esm({
-  "src/git/config-pipe.ts"() {
-    "use strict";
-    init_builtins();
-    init_fs();
-    init_home();
-    init_git_dir();
   }
 });
 
@@ -10405,6 +10452,9 @@ exit: 0 nothing parked
         the command that brings it back
         (0 with no handoff here names other branches holding a committed one:
         "\u2026; a handoff is committed on branch "<name>", not on this one: \u2026")
+        A handoff older than this clone's newest save adds where that is, or
+        that a reset or checkout discarded it, with git's copy: "\u2026; but this
+        clone's newest save (Saved: <time>) is in neither \u2026" ("lost")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
@@ -10412,9 +10462,9 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
-"stash", "ref", "restore", "elsewhere", "conflicted", "mergeDriverMissing" and
-"unknownSections": references/verbs/check.md. When the kill switch is on, the
-paused sentence is printed too and the code is kept.
+"stash", "ref", "lost", "restore", "elsewhere", "conflicted",
+"mergeDriverMissing" and "unknownSections": references/verbs/check.md. When the
+kill switch is on, the paused sentence is printed too and the code is kept.
 `,
       async run(ctx) {
         let root;
@@ -10437,7 +10487,9 @@ paused sentence is printed too and the code is kept.
         const pipe = configPipe(root, ctx.env);
         const away = state === null && files.handoff === "missing" && pipe === null;
         const branches = {};
-        const stashed = away ? await handoffAway(root, ctx.env, null, branches) : null;
+        const tree = state === "parked" && pipe === null ? inspections[0].text : void 0;
+        const newest = away || typeof tree === "string" ? await newestSave(root, ctx.env, tree ?? null, branches) : null;
+        const stashed = away ? newest : null;
         if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
         state ??= "clean";
         const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
@@ -10450,11 +10502,14 @@ paused sentence is printed too and the code is kept.
         }
         let message = MESSAGES[state];
         if (parked === "checkpoint") message = CHECKPOINT_PARKED;
-        else if (stashed) message = awaySentence(stashed);
+        else if (stashed) message = newestSentence(stashed, false);
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
+        if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
         const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
         if (other !== null) message = `${message}; ${elsewhereSentence(other, helperShown(ctx, root))}`;
-        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
+        const { restore: restore2, ...at2 } = newest ?? {};
+        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...at2 };
+        if (restore2) result.restore = restore2;
         if (other !== null) result.elsewhere = other.refs;
         if (state === "conflicted") result.conflicted = conflicted;
         const md = pipe ?? await mergeDriverMissing(root, ctx.env);
@@ -12580,7 +12635,7 @@ exit: 0 brief printed
         if (loaded === null) {
           const stdin = ctx.values.stdin === true;
           const branches = {};
-          const away = stdin ? null : await handoffAway(root, ctx.env, null, branches);
+          const away = stdin ? null : await newestSave(root, ctx.env, null, branches);
           const fromStash = away === null ? null : briefFromStash(away);
           const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
           if (b !== null) return ok(json2 ? `${JSON.stringify({ brief: b, drift: null })}
@@ -12630,9 +12685,8 @@ exit: 0 brief printed
           }
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
-        const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
-        const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
-        if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
+        const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);
+        if (newer !== null) brief = withDriftNote(brief, newestSentence(newer, true));
         const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
         if (merged && existsSync(path43.join(archiveDir(root), merged[1]))) {
           const [met, archive, note] = mergedClauses(merged[1], merged[2] ?? null);
@@ -12701,7 +12755,7 @@ function ageText(text, now) {
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-function composeHookText(root, env, files, interrupted, paused, now, cp) {
+function composeHookText(root, env, files, interrupted, paused, now, cp, newest = null) {
   const lines2 = [];
   for (const f of files) {
     if (f.status === "unsafe" || f.status === "foreign") lines2.push(SENTENCES.unsafe(FILE_OF[f.kind]));
@@ -12724,21 +12778,23 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
     if (glance.strays) lines2.push(`session-handoff: ${glance.strays}.`);
     if (text2 !== null && savedHere(root, env, text2, () => tokenOf(Buffer.from(text2))) === false)
       lines2.push(SENTENCES.elsewhere());
+    if (newest !== null) lines2.push(SENTENCES.newest(newest, true));
   }
-  const handoff = files.find((f) => f.kind === "handoff");
-  if (handoff?.status === "missing" && maybeStashed(root, env).length > 0) lines2.push(SENTENCES.stashed());
+  if (newest !== null && files.find((f) => f.kind === "handoff")?.status === "missing")
+    lines2.push(SENTENCES.newest(newest, false));
   if (cp) lines2.push(...cp.lines);
   if (paused) lines2.push(SENTENCES.paused());
   const text = lines2.join("\n");
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
-var HOOK_LIMIT, HOOK_STDIN_BYTES, SENTENCES, HELP, hookVerb;
+var HOOK_LIMIT, HOOK_STDIN_BYTES, HOOK_GIT_MS, SENTENCES, HELP, hookVerb;
 var init_hook = __esm({
   "src/verbs/hook.ts"() {
     "use strict";
     init_quote();
     init_saves();
+    init_handoff_away();
     init_conflicted();
     init_inspect();
     init_paths();
@@ -12755,6 +12811,7 @@ var init_hook = __esm({
     init_surface();
     HOOK_LIMIT = 2e3;
     HOOK_STDIN_BYTES = 65536;
+    HOOK_GIT_MS = 1e3;
     SENTENCES = {
       tree: () => "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or a folder in it is a link, not a directory or another user's); do not load memory from it, and tell the user it needs attention.",
       unsafe: (file) => `session-handoff: .ai/memory/${file} failed memory safety or schema checks; do not load it, and tell the user it needs attention.`,
@@ -12763,7 +12820,7 @@ var init_hook = __esm({
       lessons: () => "session-handoff: project lessons exist (.ai/memory/LESSONS.md); the session-handoff skill consults the matching entries when resuming work.",
       paused: () => "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
       conflicted: () => "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming.",
-      stashed: () => "session-handoff: no handoff is in the working tree, yet this clone saved one and a stash exists (`git stash -u` takes .ai/memory); run the helper's `check` verb, which says where it is and how to bring back only it.",
+      newest: (a, here) => `session-handoff: ${newestSentence(a, here)}. Tell the user before resuming; \`check\` says the same.`,
       elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it."
     };
     HELP = `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
@@ -12773,12 +12830,14 @@ Session-start hook. Prints fixed sentences about parked memory -- a handoff,
 lessons, an unsafe or foreign file, an interrupted save, an automatic
 checkpoint, the kill switch, a handoff section schema v1 does not know -- and
 never any text taken from a memory file. --mode session looks at HANDOFF.md and
-LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing (unless this clone saved a handoff and a stash exists: it
-says so), and nothing at all when SESSION_HANDOFF_DISABLE is set to
+LESSONS.md; --mode lessons at LESSONS.md only. Where this clone's newest save
+is when the working tree lacks it (a stash, a branch, or discarded by a reset)
+it says as \`check\` says. Prints nothing when every file it looks at is missing
+(but that), and nothing at all when SESSION_HANDOFF_DISABLE is set to
 anything but empty, 0, false, no or off. Output stays under 2000 characters. It
-runs no git and follows no link from .ai down. Each sentence starts
-"session-handoff: "; every one: references/verbs/hook.md and
+runs git only when this clone's record of saves names one the working tree
+lacks (at most 1 s a run), and follows no link from .ai down. Each sentence
+starts "session-handoff: "; every one: references/verbs/hook.md and
 references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
 harness's JSON on stdin (read for at most one second), else the current folder;
 a cwd it cannot use prints nothing and says why on stderr.
@@ -12810,7 +12869,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const got = quotedValue(String(format2));
           return ok("", [`memory_io hook: --format must be ${formats}, got ${got}; printing nothing`]);
         }
-        const wrap = (text) => ok(renderHook(format2, text, HOOK_LIMIT), []);
+        const wrap = (text2) => ok(renderHook(format2, text2, HOOK_LIMIT), []);
         if (disabledByEnv(ctx.env)) return ok("", []);
         let root;
         const raw = await readHookJson(ctx, HOOK_STDIN_BYTES) ?? {};
@@ -12835,7 +12894,10 @@ ${paused ? `${SENTENCES.paused()}
         }
         const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
         const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
-        return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint));
+        const text = files[0].status === "missing" ? null : files[0].text;
+        const tree = interruptedSave(root) ? void 0 : typeof text === "string" && !isConflicted(text) ? text : text === null ? null : void 0;
+        const newest = tree === void 0 ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
+        return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint, newest));
       }
     };
   }
