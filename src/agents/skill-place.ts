@@ -381,7 +381,7 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
 function saveRecords(plan: Plan, env: Caller["env"]): string[] {
   const saves = savesPath(plan.base, env);
   const dir = path.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save"]
+  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save", "last-blob"]
     .filter((n) => saves !== null && lstatOrNull(path.join(dir, n)));
   if (names.length === 0) return [];
   const shown = `${plan.shown(dir)}/{${names.join(",")}}`;
