@@ -2975,15 +2975,61 @@ var init_git_dir = __esm({
   }
 });
 
-// src/git/saves.ts
+// src/git/config-pipe.ts
 import path17 from "node:path";
+function includes(text) {
+  const out = [];
+  let inside = false;
+  for (const raw of text.split("\n")) {
+    const head = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(raw);
+    if (head) inside = /^include(if)?$/i.test(head[1]);
+    const m = inside ? /^\s*path\s*=\s*("(?:[^"\\]|\\.)*"|[^#;]*)/i.exec(head ? head[2] : raw) : null;
+    if (m) out.push(m[1].trim().replace(/^"(.*)"$/, "$1"));
+  }
+  return out;
+}
+function configPipe(root, env) {
+  const home = homeFolder(env);
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const xdg = env.XDG_CONFIG_HOME || path17.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path17.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
+  const local = gitDir === null ? [] : [path17.join(commonDirOf(gitDir), "config"), path17.join(gitDir, "config.worktree")];
+  const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
+  for (let i = 0; i < todo.length && i < 100; i++) {
+    const [file, by, depth] = todo[i];
+    if (statSync(file, { throwIfNoEntry: false })?.isFIFO() === true) {
+      const via = by === null ? "a config file" : `named by include.path in ${by}`;
+      return `git reads ${file} (${via}), a named pipe: git waits on it forever, so check ran no git; remove that include or the pipe`;
+    }
+    const text = depth < 10 ? readSmall(file) : null;
+    for (const p of text === null ? [] : includes(text)) {
+      const abs = p.startsWith("~/") ? path17.join(home, p.slice(2)) : path17.resolve(path17.dirname(file), p);
+      todo.push([abs, file, depth + 1]);
+    }
+  }
+  return null;
+}
+var init_config_pipe = __esm({
+  "src/git/config-pipe.ts"() {
+    "use strict";
+    init_builtins();
+    init_fs();
+    init_home();
+    init_git_dir();
+  }
+});
+
+// src/git/saves.ts
+import path18 from "node:path";
 function savesPath(root, env) {
   const gitDir = gitDirAt(root, env);
-  return gitDir === null ? null : path17.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path18.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name2) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path17.join(path17.dirname(saves), name2);
+  return saves === null ? null : path18.join(path18.dirname(saves), name2);
 }
 function recordLines(p, re) {
   const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -2991,7 +3037,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path18.dirname(p), { recursive: true, mode: 448 });
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
@@ -3015,7 +3061,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path18.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -3044,12 +3090,20 @@ function savesRecord(root, env) {
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
   return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
-function recordSavedHere(root, env, token, stamp) {
+function recordSavedHere(root, env, token, stamp, blob) {
   const gitDir = gitDirAt(root, env);
   if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
-  addRecord(path17.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
-  addRecord(lastSavePath(gitDir), LINE2, line, () => true);
+  addRecord(path18.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
+  addRecord(ownRecord(gitDir, "last-save"), LINE2, line, () => true);
+  if (blob !== void 0) addRecord(ownRecord(gitDir, "last-blob"), BLOB_LINE, `${token} ${blob}`, () => true);
+}
+function lastSave(root, env) {
+  const gitDir = gitDirAt(root, env);
+  const m = gitDir === null ? void 0 : recordLines(ownRecord(gitDir, "last-save"), LINE2)[0];
+  if (m === void 0) return null;
+  const blob = recordLines(ownRecord(gitDir, "last-blob"), BLOB_LINE).find((b) => b[1] === m[1])?.[2] ?? null;
+  return { token: m[1], stamp: m[2] ?? null, blob };
 }
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
@@ -3078,7 +3132,7 @@ function savedByOf(root, env, token) {
 }
 function maybeStashed(root, env) {
   const gitDir = gitDirAt(root, env);
-  const own = gitDir === null ? [] : recordLines(lastSavePath(gitDir), LINE2);
+  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE2);
   if (gitDir === null || own.length === 0 && (savesRecord(root, env) ?? []).length === 0) return [];
   return stashesSince(gitDir, own.length > 0 ? stampMs(own[0][2]) : NaN);
 }
@@ -3091,7 +3145,7 @@ async function trackedArchives(root, env) {
   if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
-var KEPT, LINE2, CLONE_MARK, lastSavePath, stampMs, SAVED_BY_LINE;
+var KEPT, LINE2, CLONE_MARK, BLOB_LINE, ownRecord, stampMs, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
@@ -3102,14 +3156,15 @@ var init_saves = __esm({
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    lastSavePath = (gitDir) => path17.join(gitDir, "session-handoff", "last-save");
+    BLOB_LINE = /^([0-9a-f]{64}) ([0-9a-f]{40,64})$/;
+    ownRecord = (gitDir, name2) => path18.join(gitDir, "session-handoff", name2);
     stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
 
 // src/git/handoff-away.ts
-import path18 from "node:path";
+import path19 from "node:path";
 async function branchRefs(root, env, timeout) {
   const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
   const r = await runGit(root, args, env, timeout);
@@ -3119,10 +3174,10 @@ async function branchRefs(root, env, timeout) {
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path18.relative(top, root).split(path18.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  const file = top === null ? "\n" : `${path19.relative(top, root).split(path19.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
-async function handoffAway(root, env, tree = null, branches = {}) {
+async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
@@ -3137,13 +3192,13 @@ async function handoffAway(root, env, tree = null, branches = {}) {
   const count = own.length;
   const file = handoffSpec(root, env);
   if (count === 0 && saves.length === 0 || file === null) return null;
-  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env), null) : [];
+  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), null) : [];
   if (refs === null || count === 0 && refs.length === 0) return null;
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
   const revs = [...stashRevs.flat(), ...refs];
   const input = revs.map((x) => `${x}:${file}
 `).join("");
-  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, void 0, { input }), null);
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, timeout, { input }), null);
   if (r === null) return null;
   const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
   const savedAt = (text) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
@@ -3167,6 +3222,30 @@ async function handoffAway(root, env, tree = null, branches = {}) {
   if (best <= treeRank) return null;
   const ref = shortName(refs[ranks.indexOf(best)]);
   return { ref, restore: `git restore --source=${shellWord2(ref)} -- .ai/memory` };
+}
+async function newestSave(root, env, tree, branches = {}, timeout) {
+  const own = lastSave(root, env);
+  const holds = (text, save2) => save2 === void 0 || text !== null && (tokenOf(Buffer.from(text)) === save2.token || savedStampOf(text) === save2.stamp || stampMs2(savedStampOf(text)) > stampMs2(save2.stamp));
+  if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
+  if (configPipe(root, env) !== null) return null;
+  const away = await handoffAway(root, env, tree, branches, timeout);
+  if (away !== null || own === null || tree === null || holds(tree, own)) return away;
+  const dir = archiveDir(root);
+  const names = existsSync(dir) ? readdirSync(dir).filter((n2) => /^HANDOFF-.*\.md$/.test(n2)) : [];
+  const archived = names.map((n2) => readSmall(path19.join(dir, n2)));
+  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
+    return null;
+  const ms = stampMs2(own.stamp);
+  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
+  const kept = own.blob ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
+  const ok2 = kept?.stdout.toString("utf8").trim() === "blob";
+  return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
+}
+async function keptBlob(root, env, bytes) {
+  if (gitTopOf(root, env) === null) return void 0;
+  const r = await runGit(root, ["hash-object", "-w", "--stdin"], env, void 0, { input: bytes }).catch(() => null);
+  const id = r?.code === 0 ? r.stdout.toString("utf8").trim() : "";
+  return /^[0-9a-f]{40,64}$/.test(id) ? id : void 0;
 }
 async function stashHolds(root, env, stashes, timeout) {
   const file = handoffSpec(root, env);
@@ -3198,15 +3277,28 @@ function elsewhereSentence(e, helper) {
   const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
   return `a handoff is committed on branch ${shown}${also}, not on this one: brief it with \`git show ${shellWord2(`${e.refs[0]}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
 }
-var shortName, shellWord2, whereAway, restoreNote, awaySentence;
+function newestSentence(a, here) {
+  if (a.lost === void 0)
+    return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
+  const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
+  return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} put an older one in its place; ${back}`;
+}
+var stampMs2, HANDOFF, shortName, shellWord2, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
+    init_builtins();
     init_words();
+    init_values();
     init_files();
+    init_fs();
+    init_paths();
+    init_config_pipe();
     init_git_dir();
     init_run();
     init_saves();
+    stampMs2 = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+    HANDOFF = ".ai/memory/HANDOFF.md";
     shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
     shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
     whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
@@ -4609,7 +4701,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path19 from "node:path";
+import path20 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -4622,7 +4714,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path19.win32 : path19.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path20.win32 : path20.posix).basename(name2);
     if (shellQuote(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -4887,7 +4979,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path20 from "node:path";
+import path21 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -4948,7 +5040,7 @@ function ownedSpan(edit2, text) {
 }
 function userPath(base, rel, env) {
   const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
-  return claude ? path20.join(claudeUserDir(base, env), rel.slice(8)) : path20.join(base, ...rel.split("/"));
+  return claude ? path21.join(claudeUserDir(base, env), rel.slice(8)) : path21.join(base, ...rel.split("/"));
 }
 var nothingLeft, shownOf, claudeUserDir;
 var init_plan = __esm({
@@ -4962,18 +5054,18 @@ var init_plan = __esm({
     init_files();
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
     shownOf = (edit2, file, home) => home === null ? edit2.file : file === userPath(home, edit2.file) ? `~/${edit2.file}` : file;
-    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path20.join(home, ".claude");
+    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path21.join(home, ".claude");
   }
 });
 
 // src/agents/target.ts
-import path21 from "node:path";
+import path22 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path21.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path21.join(real(path21.dirname(path21.dirname(path21.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path22.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path22.join(real(path22.dirname(path22.dirname(path22.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path21.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path21.isAbsolute(rel) ? null : rel.split(path21.sep).join("/") };
+  const rel = path22.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path22.isAbsolute(rel) ? null : rel.split(path22.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -5026,7 +5118,7 @@ var init_target = __esm({
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
-    real = (p) => realOrNull(p) ?? path21.resolve(p);
+    real = (p) => realOrNull(p) ?? path22.resolve(p);
     helperShown = (ctx, root) => ((h) => shellQuote(h.rel ?? h.abs))(helperLocation(ctx, root));
   }
 });
@@ -5037,7 +5129,7 @@ __export(read_exports, {
   readTargetVerb: () => readTargetVerb,
   readVerb: () => readVerb
 });
-import path22 from "node:path";
+import path23 from "node:path";
 async function readCheckpoint(root, session) {
   const state = checkTree(root) ? checkpointsDirState(root) : "missing";
   if (state === "unsafe") {
@@ -5108,7 +5200,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         const nul = got === null ? -1 : firstNul(got.bytes);
         if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
         const out = envelope(FILE_OF[kind], got);
-        if (!exists(path22.join(root, ".git")) && !exists(memoryDir(root))) {
+        if (!exists(path23.join(root, ".git")) && !exists(memoryDir(root))) {
           out.stderr.push(`note: ${quotedPath(root)} is in no git repository and held no .ai/memory: memory starts there; pass --root <project> to choose another`);
         }
         out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
@@ -5147,7 +5239,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a
 });
 
 // src/git/blob-ids.ts
-import path23 from "node:path";
+import path24 from "node:path";
 async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   const format2 = objectFormat(gitDirOf(top));
   const out = /* @__PURE__ */ new Map();
@@ -5155,7 +5247,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     if (p.includes("\uFFFD")) continue;
-    const abs = path23.join(top, p);
+    const abs = path24.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
       const module = p.endsWith("/") ? null : checkedOutAt(abs);
@@ -5290,12 +5382,12 @@ var init_status = __esm({
 
 // src/git/anchors.ts
 import { lstat } from "node:fs/promises";
-import path24 from "node:path";
+import path25 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path24.join(at2, part);
+    at2 = path25.join(at2, part);
     const st = await lstat(at2).catch(() => null);
     if (st === null || i < parts.length - 1 && !st.isDirectory()) return null;
     if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
@@ -5305,11 +5397,11 @@ async function statInsideRoot(root, rel) {
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  for (const dir of [path24.resolve(skillDir), realOrNull(skillDir)]) {
+  for (const dir of [path25.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
-    const rel = path24.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path24.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path24.sep).join("/"));
+    const rel = path25.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path25.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path25.sep).join("/"));
   }
   return [...out];
 }
@@ -5328,11 +5420,11 @@ async function dirtyHashesOf(root, env, top, dirty) {
 }
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
-  const config = gitDir === null ? null : readSmall(path24.join(commonDirOf(gitDir), "config"));
+  const config = gitDir === null ? null : readSmall(path25.join(commonDirOf(gitDir), "config"));
   const trustX = !/^\s*filemode\s*=\s*false\s*$/im.test(config ?? "");
   return new Map(paths.map((p) => {
     const m = snap.modes?.get(p);
-    const st = m === void 0 ? lstatOrNull(path24.join(top, p)) : null;
+    const st = m === void 0 ? lstatOrNull(path25.join(top, p)) : null;
     const x = trustX && st?.isFile() === true && (st.mode & 64) !== 0;
     const now = m?.[1] ?? (st?.isSymbolicLink() ? "120000" : x ? "100755" : "100644");
     return [p, { now, assumed: m === void 0 || m[0] === "000000" ? "100644" : m[0] }];
@@ -5376,7 +5468,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path24.isAbsolute(value) ? path24.relative(root, value).split(path24.sep).join("/") : value;
+    const given = path25.isAbsolute(value) ? path25.relative(root, value).split(path25.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -7363,10 +7455,10 @@ var init_validate = __esm({
 });
 
 // src/store/settings.ts
-import path25 from "node:path";
+import path26 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path25.join(memDir, SETTINGS_FILE);
+  const file = path26.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -7411,7 +7503,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path26 from "node:path";
+import path27 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -7449,7 +7541,7 @@ function newestFirst(a, b) {
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path26.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path27.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -7457,7 +7549,7 @@ function prunable(dir) {
   return entries2;
 }
 function pruneArchive(dir, justArchived, tracked) {
-  const { settings, problems: warnings } = readSettings(path26.dirname(dir));
+  const { settings, problems: warnings } = readSettings(path27.dirname(dir));
   let entries2;
   try {
     entries2 = prunable(dir);
@@ -7474,7 +7566,7 @@ function pruneArchive(dir, justArchived, tracked) {
   const doomed = rest.slice(Math.max(0, settings.archivesKept - kept.length)).filter((e) => !tracked.has(e.name));
   for (const entry of doomed) {
     try {
-      unlinkSync(path26.join(dir, entry.name));
+      unlinkSync(path27.join(dir, entry.name));
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
     }
@@ -7738,7 +7830,7 @@ var init_outcome = __esm({
 });
 
 // src/store/publish.ts
-import path27 from "node:path";
+import path28 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync(dir, constants.O_RDONLY);
@@ -7755,7 +7847,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path27.join(archiveDirPath, name2));
+      linkSync(from, path28.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -7782,7 +7874,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path27.join(spec.dir, spec.file);
+  const filePath = path28.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -7794,8 +7886,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path27.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path27.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path28.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path28.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -7904,7 +7996,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path27.join(spec.archiveDir, archived));
+      unlinkQuiet(path28.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -7915,7 +8007,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path27.join(spec.archiveDir, archived));
+    unlinkQuiet(path28.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -7944,9 +8036,9 @@ var init_publish = __esm({
 });
 
 // src/journal/store.ts
-import path28 from "node:path";
+import path29 from "node:path";
 function journalDir(root) {
-  return path28.join(memoryDir(root), "journal");
+  return path29.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -7962,13 +8054,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path28.join(journalDir(root), "OFF"));
+  return exists(path29.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path28.join(dir, name2);
+  const p = path29.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -8010,7 +8102,7 @@ function repairJournal(dir) {
       unlinkSync(e.path);
       continue;
     }
-    const target = path28.join(dir, e.file);
+    const target = path29.join(dir, e.file);
     if (!exists(target)) {
       renameSync(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
@@ -8022,7 +8114,7 @@ function repairJournal(dir) {
       unlinkSync(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync(e.path, path28.join(dir, kept));
+      renameSync(e.path, path29.join(dir, kept));
       const what = "another program changed it during an interrupted append";
       actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
@@ -8031,15 +8123,15 @@ function repairJournal(dir) {
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path28.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path28.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path28.join(dir, name2);
+  const temp = path29.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path29.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path29.join(dir, name2);
   writeTemp(temp, bytes, 384, null);
   try {
     if (expected !== "absent") {
       renameSync(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path28.basename(claim));
+      const claimed = readJournalFile(dir, path29.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists(target)) renameSync(claim, target);
         const why = "changed while the entry was appended (another program wrote it)";
@@ -8104,7 +8196,7 @@ var init_store2 = __esm({
 });
 
 // src/journal/record.ts
-import path29 from "node:path";
+import path30 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -8150,7 +8242,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path29.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path29.join(archiveDir(root), n2))]) {
+  for (const f of [path30.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path30.join(archiveDir(root), n2))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -8165,7 +8257,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path29.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path30.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -8254,7 +8346,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync(path29.join(dir, f.name));
+  for (const f of files) unlinkSync(path30.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -8496,9 +8588,9 @@ var init_document = __esm({
 
 // src/store/lock.ts
 import { hostname as hostname2 } from "node:os";
-import path30 from "node:path";
+import path31 from "node:path";
 async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path30.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+  return acquireLockDir(path31.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -8542,13 +8634,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      mkdirSync(path30.dirname(lockDir), { recursive: true, mode: 448 });
+      mkdirSync(path31.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    writeFileSync(path30.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    writeFileSync(path31.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -8579,7 +8671,7 @@ function holding(lockDir, me) {
     async release() {
       clearInterval(timer);
       if (!ours()) return;
-      if (succeeds(() => unlinkSync(path30.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
+      if (succeeds(() => unlinkSync(path31.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     }
   };
 }
@@ -8610,7 +8702,7 @@ var init_lock = __esm({
 });
 
 // src/store/recover.ts
-import path31 from "node:path";
+import path32 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -8621,7 +8713,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path31.join(dir, n2)) === ino);
+  return listDir(dir).filter((n2) => inoOf(path32.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -8638,7 +8730,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path31.join(path31.dirname(e.path), e.file);
+    const key = path32.join(path32.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -8671,12 +8763,12 @@ var init_recover = __esm({
 });
 
 // src/store/repair.ts
-import path32 from "node:path";
+import path33 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   const bytes = orNull(() => readFileSync(claimPath));
   if (bytes === null) return void 0;
   return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path32.join(dir, n2);
+    const p = path33.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     return orNull(() => readFileSync(p))?.equals(bytes) === true;
@@ -8688,7 +8780,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
-    const p = path32.join(arch, name2);
+    const p = path33.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -8709,7 +8801,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path32.basename(filePath);
+    const file = path33.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -8724,7 +8816,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync(path32.join(arch, copy));
+          unlinkSync(path33.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync(claim.path);
@@ -8762,7 +8854,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
-      rmSync(path32.join(memDir, name2), { recursive: true, force: true });
+      rmSync(path33.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -8824,7 +8916,7 @@ var init_mutate = __esm({
 });
 
 // src/save/save.ts
-import path33 from "node:path";
+import path34 from "node:path";
 async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
@@ -8849,7 +8941,7 @@ async function saveDocument(req) {
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const tracked = kind === "handoff" ? await trackedArchives(root, env) : void 0;
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path33.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path34.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const built2 = same ? prebuilt : await buildDocument(checked, root, req);
     if (built2.unchanged) return { built: built2, done: null, journal: [] };
@@ -8881,7 +8973,8 @@ async function saveDocument(req) {
   const { built, done: done2, journal } = result;
   const saved = done2 ?? built.prior;
   if (kind === "handoff") {
-    recordSavedHere(root, env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
+    const stamp = savedStampOf(saved.bytes.toString("utf8"));
+    recordSavedHere(root, env, saved.token, stamp, done2 === null ? void 0 : await keptBlob(root, env, done2.bytes));
     if (done2 !== null) recordSavedBy(root, env, saved.token, agentOfEnv(env));
   }
   const notes = [...repairs, ...built.notes, ...done2?.warnings ?? [], ...journal];
@@ -8914,7 +9007,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHead(path33.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path34.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -8960,9 +9053,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path33.join(memoryDir(root), file));
+  const prior = await readStable(path34.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path33.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path34.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -9085,6 +9178,7 @@ var init_save = __esm({
     init_mutate();
     init_paths();
     init_publish();
+    init_handoff_away();
     MAX_FINDINGS_SHOWN = 20;
     DIRTY = /^- Dirty (files|hashes|modes): /;
   }
@@ -9345,7 +9439,7 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import path34 from "node:path";
+import path35 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -9356,7 +9450,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path34.join(memDir, file);
+  const filePath = path35.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe" };
@@ -10055,13 +10149,13 @@ var init_attributes_block = __esm({
 });
 
 // src/git/merge-driver-config.ts
-import path35 from "node:path";
+import path36 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path35.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path36.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote2(node)} ${shellQuote2(copy)}${DRIVER_ARGS}`;
@@ -10081,7 +10175,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path35.relative(top, root).split(path35.sep).join("/");
+  const memRel = path36.relative(top, root).split(path36.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 function readRegular(p, max = 1e6) {
@@ -10114,9 +10208,9 @@ async function registerMergeDriver(root, helperPath, env) {
   assertDriverFits(root, env);
   let copy;
   try {
-    const bytes = readFileSync(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync(path35.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path35.dirname(c.copy), c.common);
+    const bytes = readFileSync(path36.join(path36.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync(path36.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path36.dirname(c.copy), c.common);
     const st = lstatSync(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
@@ -10134,9 +10228,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path35.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path36.join(c.common, "config"), c.common);
   try {
-    const file = path35.join(c.top, ".gitattributes");
+    const file = path36.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -10154,15 +10248,15 @@ async function unregisterMergeDriver(root, env, keep) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path35.dirname(c.copy)));
+  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path36.dirname(c.copy)));
   const driver = await configValue(c.top, "driver", env);
   if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path35.join(c.common, "config"), c.common);
+    giveTo(path36.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path35.join(c.top, ".gitattributes");
+    const file = path36.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
       const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
@@ -10178,7 +10272,7 @@ async function unregisterMergeDriver(root, env, keep) {
 }
 function assertAttributesReadable(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path35.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path36.join(c.top, ".gitattributes");
   const why = c === null || readSmall(file, REMOVE_MAX) !== null ? null : unreadReason(file, REMOVE_MAX);
   if (why === null) return;
   const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
@@ -10190,7 +10284,7 @@ async function previewMergeDriver(root, remove2, env, keep) {
   const driver = keep ? null : await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path35.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
+    text = readRegular(path36.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -10227,17 +10321,17 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
-  const { rest, had } = withoutBlock(readSmall(path35.join(top, ".gitattributes")) ?? "");
+  const { rest, had } = withoutBlock(readSmall(path36.join(top, ".gitattributes")) ?? "");
   return had && rest === "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path35.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path36.join(c.top, ".gitattributes");
   const text = c === null ? "" : readSmall(file);
   const why = text === null ? unreadReason(file) : null;
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
   if (c === null || !NAMES_OURS.test(text ?? "")) return null;
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path35.join(c.common, "config")) ?? "")) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path36.join(c.common, "config")) ?? "")) return null;
   return await effectiveDriver(c.top, env) === null ? MERGE_DRIVER_MISSING : null;
 }
 async function driverPartMissing(root, env) {
@@ -10271,52 +10365,6 @@ var init_merge_driver_config = __esm({
     MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `init` (or `install --agent NAME`) once in this clone";
     NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
     effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);
-  }
-});
-
-// src/git/config-pipe.ts
-import path36 from "node:path";
-function includes(text) {
-  const out = [];
-  let inside = false;
-  for (const raw of text.split("\n")) {
-    const head = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(raw);
-    if (head) inside = /^include(if)?$/i.test(head[1]);
-    const m = inside ? /^\s*path\s*=\s*("(?:[^"\\]|\\.)*"|[^#;]*)/i.exec(head ? head[2] : raw) : null;
-    if (m) out.push(m[1].trim().replace(/^"(.*)"$/, "$1"));
-  }
-  return out;
-}
-function configPipe(root, env) {
-  const home = homeFolder(env);
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const xdg = env.XDG_CONFIG_HOME || path36.join(home, ".config");
-  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path36.join(home, ".gitconfig"), `${xdg}/git/config`];
-  const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
-  const local = gitDir === null ? [] : [path36.join(commonDirOf(gitDir), "config"), path36.join(gitDir, "config.worktree")];
-  const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
-  for (let i = 0; i < todo.length && i < 100; i++) {
-    const [file, by, depth] = todo[i];
-    if (statSync(file, { throwIfNoEntry: false })?.isFIFO() === true) {
-      const via = by === null ? "a config file" : `named by include.path in ${by}`;
-      return `git reads ${file} (${via}), a named pipe: git waits on it forever, so check ran no git; remove that include or the pipe`;
-    }
-    const text = depth < 10 ? readSmall(file) : null;
-    for (const p of text === null ? [] : includes(text)) {
-      const abs = p.startsWith("~/") ? path36.join(home, p.slice(2)) : path36.resolve(path36.dirname(file), p);
-      todo.push([abs, file, depth + 1]);
-    }
-  }
-  return null;
-}
-var init_config_pipe = __esm({
-  "src/git/config-pipe.ts"() {
-    "use strict";
-    init_builtins();
-    init_fs();
-    init_home();
-    init_git_dir();
   }
 });
 
@@ -10376,6 +10424,9 @@ exit: 0 nothing parked
         the command that brings it back
         (0 with no handoff here names other branches holding a committed one:
         "\u2026; a handoff is committed on branch "<name>", not on this one: \u2026")
+        A handoff older than this clone's newest save adds where that is, or
+        that a reset or checkout discarded it, with git's copy: "\u2026; but this
+        clone's newest save (Saved: <time>) is in neither \u2026" ("lost")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
@@ -10383,9 +10434,9 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
-"stash", "ref", "restore", "elsewhere", "conflicted", "mergeDriverMissing" and
-"unknownSections": references/verbs/check.md. When the kill switch is on, the
-paused sentence is printed too and the code is kept.
+"stash", "ref", "lost", "restore", "elsewhere", "conflicted",
+"mergeDriverMissing" and "unknownSections": references/verbs/check.md. When the
+kill switch is on, the paused sentence is printed too and the code is kept.
 `,
       async run(ctx) {
         let root;
@@ -10408,7 +10459,9 @@ paused sentence is printed too and the code is kept.
         const pipe = configPipe(root, ctx.env);
         const away = state === null && files.handoff === "missing" && pipe === null;
         const branches = {};
-        const stashed = away ? await handoffAway(root, ctx.env, null, branches) : null;
+        const tree = state === "parked" && pipe === null ? inspections[0].text : void 0;
+        const newest = away || typeof tree === "string" ? await newestSave(root, ctx.env, tree ?? null, branches) : null;
+        const stashed = away ? newest : null;
         if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
         state ??= "clean";
         const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
@@ -10421,11 +10474,14 @@ paused sentence is printed too and the code is kept.
         }
         let message = MESSAGES[state];
         if (parked === "checkpoint") message = CHECKPOINT_PARKED;
-        else if (stashed) message = awaySentence(stashed);
+        else if (stashed) message = newestSentence(stashed, false);
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
+        if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
         const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
         if (other !== null) message = `${message}; ${elsewhereSentence(other, helperShown(ctx, root))}`;
-        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
+        const { restore: restore2, ...at2 } = newest ?? {};
+        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...at2 };
+        if (restore2) result.restore = restore2;
         if (other !== null) result.elsewhere = other.refs;
         if (state === "conflicted") result.conflicted = conflicted;
         const md = pipe ?? await mergeDriverMissing(root, ctx.env);
@@ -12460,7 +12516,7 @@ exit: 0 brief printed
         if (loaded === null) {
           const stdin = ctx.values.stdin === true;
           const branches = {};
-          const away = stdin ? null : await handoffAway(root, ctx.env, null, branches);
+          const away = stdin ? null : await newestSave(root, ctx.env, null, branches);
           const fromStash = away === null ? null : briefFromStash(away);
           const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
           if (b !== null) return ok(json2 ? `${JSON.stringify({ brief: b, drift: null })}
@@ -12510,9 +12566,8 @@ exit: 0 brief printed
           }
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
-        const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
-        const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
-        if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
+        const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);
+        if (newer !== null) brief = withDriftNote(brief, newestSentence(newer, true));
         const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
         if (merged && existsSync(path40.join(archiveDir(root), merged[1]))) {
           const [met, archive, note] = mergedClauses(merged[1], merged[2] ?? null);
@@ -12581,7 +12636,7 @@ function ageText(text, now) {
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-function composeHookText(root, env, files, interrupted, paused, now, cp) {
+function composeHookText(root, env, files, interrupted, paused, now, cp, newest = null) {
   const lines2 = [];
   for (const f of files) {
     if (f.status === "unsafe" || f.status === "foreign") lines2.push(SENTENCES.unsafe(FILE_OF[f.kind]));
@@ -12604,21 +12659,23 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
     if (glance.strays) lines2.push(`session-handoff: ${glance.strays}.`);
     if (text2 !== null && savedHere(root, env, text2, () => tokenOf(Buffer.from(text2))) === false)
       lines2.push(SENTENCES.elsewhere());
+    if (newest !== null) lines2.push(SENTENCES.newest(newest, true));
   }
-  const handoff = files.find((f) => f.kind === "handoff");
-  if (handoff?.status === "missing" && maybeStashed(root, env).length > 0) lines2.push(SENTENCES.stashed());
+  if (newest !== null && files.find((f) => f.kind === "handoff")?.status === "missing")
+    lines2.push(SENTENCES.newest(newest, false));
   if (cp) lines2.push(...cp.lines);
   if (paused) lines2.push(SENTENCES.paused());
   const text = lines2.join("\n");
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
-var HOOK_LIMIT, SENTENCES, HELP, hookVerb;
+var HOOK_LIMIT, HOOK_GIT_MS, SENTENCES, HELP, hookVerb;
 var init_hook = __esm({
   "src/verbs/hook.ts"() {
     "use strict";
     init_quote();
     init_saves();
+    init_handoff_away();
     init_conflicted();
     init_inspect();
     init_paths();
@@ -12633,6 +12690,7 @@ var init_hook = __esm({
     init_types();
     init_surface();
     HOOK_LIMIT = 2e3;
+    HOOK_GIT_MS = 1e3;
     SENTENCES = {
       tree: () => "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or a folder in it is a link, not a directory or another user's); do not load memory from it, and tell the user it needs attention.",
       unsafe: (file) => `session-handoff: .ai/memory/${file} failed memory safety or schema checks; do not load it, and tell the user it needs attention.`,
@@ -12641,7 +12699,7 @@ var init_hook = __esm({
       lessons: () => "session-handoff: project lessons exist (.ai/memory/LESSONS.md); the session-handoff skill consults the matching entries when resuming work.",
       paused: () => "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
       conflicted: () => "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming.",
-      stashed: () => "session-handoff: no handoff is in the working tree, yet this clone saved one and a stash exists (`git stash -u` takes .ai/memory); run the helper's `check` verb, which says where it is and how to bring back only it.",
+      newest: (a, here) => `session-handoff: ${newestSentence(a, here)}. Tell the user before resuming; \`check\` says the same.`,
       elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it."
     };
     HELP = `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
@@ -12651,12 +12709,14 @@ Session-start hook. Prints fixed sentences about parked memory -- a handoff,
 lessons, an unsafe or foreign file, an interrupted save, an automatic
 checkpoint, the kill switch, a handoff section schema v1 does not know -- and
 never any text taken from a memory file. --mode session looks at HANDOFF.md and
-LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing (unless this clone saved a handoff and a stash exists: it
-says so), and nothing at all when SESSION_HANDOFF_DISABLE is set to
+LESSONS.md; --mode lessons at LESSONS.md only. Where this clone's newest save
+is when the working tree lacks it (a stash, a branch, or discarded by a reset)
+it says as \`check\` says. Prints nothing when every file it looks at is missing
+(but that), and nothing at all when SESSION_HANDOFF_DISABLE is set to
 anything but empty, 0, false, no or off. Output stays under 2000 characters. It
-runs no git and follows no link from .ai down. Each sentence starts
-"session-handoff: "; every one: references/verbs/hook.md and
+runs git only when this clone's record of saves names one the working tree
+lacks (at most 1 s a run), and follows no link from .ai down. Each sentence
+starts "session-handoff: "; every one: references/verbs/hook.md and
 references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
 harness's JSON on stdin (read for at most one second), else the current folder;
 a cwd it cannot use prints nothing and says why on stderr.
@@ -12687,7 +12747,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const got = quotedValue(String(format2));
           return ok("", [`memory_io hook: --format must be ${formats}, got ${got}; printing nothing`]);
         }
-        const wrap = (text) => ok(renderHook(format2, text, HOOK_LIMIT), []);
+        const wrap = (text2) => ok(renderHook(format2, text2, HOOK_LIMIT), []);
         if (disabledByEnv(ctx.env)) return ok("", []);
         let root;
         const raw = await readHookJson(ctx) ?? {};
@@ -12712,7 +12772,10 @@ ${paused ? `${SENTENCES.paused()}
         }
         const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
         const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
-        return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint));
+        const text = files[0].status === "missing" ? null : files[0].text;
+        const tree = interruptedSave(root) ? void 0 : typeof text === "string" && !isConflicted(text) ? text : text === null ? null : void 0;
+        const newest = tree === void 0 ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
+        return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint, newest));
       }
     };
   }
@@ -13783,7 +13846,7 @@ async function init(ctx, plan2, replace) {
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
   const dir = path45.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save"].filter((n2) => saves !== null && lstatOrNull(path45.join(dir, n2)));
+  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save", "last-blob"].filter((n2) => saves !== null && lstatOrNull(path45.join(dir, n2)));
   if (names.length === 0) return [];
   const shown = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown}: this clone's record of its handoffs in .ai/memory`];

@@ -1147,7 +1147,7 @@ function itemCall(item, at2) {
   }
   return call;
 }
-var addEdit = (events, path22) => path22 && events.push({ kind: "edit", path: path22 });
+var addEdit = (events, path23) => path23 && events.push({ kind: "edit", path: path23 });
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
@@ -1441,6 +1441,9 @@ function parseStrictTime(value, nowMs) {
 function unticked(value) {
   const m = /^`([^`]*)`$/.exec(value.trim());
   return m ? m[1].trim() : value.trim();
+}
+function isoSeconds(ms) {
+  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
 }
 function safeRelativePath(value) {
   if (value.length === 0 || value.length > 4096) return null;
@@ -1989,7 +1992,15 @@ function savesRecord(root, env) {
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
   return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
-var lastSavePath = (gitDir) => path12.join(gitDir, "session-handoff", "last-save");
+var BLOB_LINE = /^([0-9a-f]{64}) ([0-9a-f]{40,64})$/;
+function lastSave(root, env) {
+  const gitDir = gitDirAt(root, env);
+  const m = gitDir === null ? void 0 : recordLines(ownRecord(gitDir, "last-save"), LINE)[0];
+  if (m === void 0) return null;
+  const blob = recordLines(ownRecord(gitDir, "last-blob"), BLOB_LINE).find((b) => b[1] === m[1])?.[2] ?? null;
+  return { token: m[1], stamp: m[2] ?? null, blob };
+}
+var ownRecord = (gitDir, name) => path12.join(gitDir, "session-handoff", name);
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
@@ -2015,7 +2026,7 @@ function recordSavedBy(root, env, token, agent) {
 }
 function maybeStashed(root, env) {
   const gitDir = gitDirAt(root, env);
-  const own = gitDir === null ? [] : recordLines(lastSavePath(gitDir), LINE);
+  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE);
   if (gitDir === null || own.length === 0 && (savesRecord(root, env) ?? []).length === 0) return [];
   return stashesSince(gitDir, own.length > 0 ? stampMs(own[0][2]) : NaN);
 }
@@ -2475,6 +2486,165 @@ exit: always 0.
 ` : "", notes.map(say));
   }
 };
+
+// src/git/handoff-away.ts
+import path20 from "node:path";
+
+// src/guard/words.ts
+var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+var branchWords = (name, tokens = (s) => s) => quotedValue(tokens(name));
+
+// src/git/config-pipe.ts
+import path19 from "node:path";
+function includes(text) {
+  const out = [];
+  let inside = false;
+  for (const raw of text.split("\n")) {
+    const head = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(raw);
+    if (head) inside = /^include(if)?$/i.test(head[1]);
+    const m = inside ? /^\s*path\s*=\s*("(?:[^"\\]|\\.)*"|[^#;]*)/i.exec(head ? head[2] : raw) : null;
+    if (m) out.push(m[1].trim().replace(/^"(.*)"$/, "$1"));
+  }
+  return out;
+}
+function configPipe(root, env) {
+  const home = homeFolder(env);
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const xdg = env.XDG_CONFIG_HOME || path19.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path19.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
+  const local = gitDir === null ? [] : [path19.join(commonDirOf(gitDir), "config"), path19.join(gitDir, "config.worktree")];
+  const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
+  for (let i = 0; i < todo.length && i < 100; i++) {
+    const [file, by, depth] = todo[i];
+    if (statSync(file, { throwIfNoEntry: false })?.isFIFO() === true) {
+      const via = by === null ? "a config file" : `named by include.path in ${by}`;
+      return `git reads ${file} (${via}), a named pipe: git waits on it forever, so check ran no git; remove that include or the pipe`;
+    }
+    const text = depth < 10 ? readSmall(file) : null;
+    for (const p of text === null ? [] : includes(text)) {
+      const abs = p.startsWith("~/") ? path19.join(home, p.slice(2)) : path19.resolve(path19.dirname(file), p);
+      todo.push([abs, file, depth + 1]);
+    }
+  }
+  return null;
+}
+
+// src/git/handoff-away.ts
+async function branchRefs(root, env, timeout) {
+  const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
+  const r = await runGit(root, args, env, timeout);
+  const names = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
+  const ok2 = (n) => !n.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n);
+  return names.map((l) => l.slice(2)).filter(ok2).slice(0, 1e3);
+}
+function handoffSpec(root, env) {
+  const top = gitTopOf(root, env);
+  const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
+}
+async function handoffAway(root, env, tree = null, branches = {}, timeout) {
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (top === null || gitDir === null) return null;
+  const saves = savesRecord(root, env) ?? [];
+  const rank = (text, token) => {
+    const stamp = savedStampOf(text) ?? "no stamp";
+    return saves.findLastIndex((s) => s.token === token || s.stamp === stamp);
+  };
+  const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
+  if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
+  const own = stashEntries(gitDir).slice(0, 100).map((e) => e.own);
+  const count = own.length;
+  const file = handoffSpec(root, env);
+  if (count === 0 && saves.length === 0 || file === null) return null;
+  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), null) : [];
+  if (refs === null || count === 0 && refs.length === 0) return null;
+  const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+  const revs = [...stashRevs.flat(), ...refs];
+  const input = revs.map((x) => `${x}:${file}
+`).join("");
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, timeout, { input }), null);
+  if (r === null) return null;
+  const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
+  const savedAt = (text) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
+  const treeAt = tree === null ? NaN : savedAt(tree);
+  const rankOf = (b) => {
+    const text = b.toString("utf8");
+    return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
+  };
+  const newer = (b) => b != null && rankOf(b) > treeRank;
+  for (let i = 0; i < count; i++) {
+    const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
+    const stash = `stash@{${i}}`;
+    if (!own[i]) continue;
+    if (untracked && (tree === null || newer(untracked)))
+      return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };
+    if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
+      return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
+  }
+  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
+  const best = Math.max(-1, ...ranks);
+  if (best <= treeRank) return null;
+  const ref = shortName(refs[ranks.indexOf(best)]);
+  return { ref, restore: `git restore --source=${shellWord(ref)} -- .ai/memory` };
+}
+var stampMs2 = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+async function newestSave(root, env, tree, branches = {}, timeout) {
+  const own = lastSave(root, env);
+  const holds = (text, save) => save === void 0 || text !== null && (tokenOf(Buffer.from(text)) === save.token || savedStampOf(text) === save.stamp || stampMs2(savedStampOf(text)) > stampMs2(save.stamp));
+  if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
+  if (configPipe(root, env) !== null) return null;
+  const away = await handoffAway(root, env, tree, branches, timeout);
+  if (away !== null || own === null || tree === null || holds(tree, own)) return away;
+  const dir = archiveDir(root);
+  const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
+  const archived = names.map((n) => readSmall(path20.join(dir, n)));
+  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
+    return null;
+  const ms = stampMs2(own.stamp);
+  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
+  const kept = own.blob ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
+  const ok2 = kept?.stdout.toString("utf8").trim() === "blob";
+  return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
+}
+var HANDOFF = ".ai/memory/HANDOFF.md";
+async function stashHolds(root, env, stashes, timeout) {
+  const file = handoffSpec(root, env);
+  if (file === null || stashes.length === 0) return false;
+  const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}
+`).join("");
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return false;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
+  return stashes.some((_, i) => holds(i));
+}
+var shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
+var shellWord = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
+async function handoffsElsewhere(root, env, timeout, branches = {}) {
+  const file = handoffSpec(root, env);
+  const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
+  if (refs.length === 0) return null;
+  const input = ["HEAD", ...refs].map((x) => `${x}:${file}
+`).join("");
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return null;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const seen = /* @__PURE__ */ new Set([ids[0]]);
+  const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
+  return held.length === 0 ? null : { refs: held.map(shortName), file };
+}
+var whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
+var restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
+var awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
+function newestSentence(a, here) {
+  if (a.lost === void 0)
+    return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
+  const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
+  return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} put an older one in its place; ${back}`;
+}
 
 // src/schema/conflicted.ts
 var FENCE = /^ {0,3}(`{3,}|~{3,})/;
@@ -2967,13 +3137,7 @@ function glanceAtHandoff(text, nowMs) {
 }
 
 // src/checkpoint/surface.ts
-import path19 from "node:path";
-
-// src/guard/words.ts
-var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-var branchWords = (name, tokens = (s) => s) => quotedValue(tokens(name));
-
-// src/checkpoint/surface.ts
+import path21 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -3029,7 +3193,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path19.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path21.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -3045,7 +3209,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path19.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path21.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3065,12 +3229,13 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path19.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
+  const told = (name) => readHead(path21.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 
 // src/verbs/hook.ts
 var HOOK_LIMIT = 2e3;
+var HOOK_GIT_MS = 1e3;
 var SENTENCES = {
   tree: () => "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or a folder in it is a link, not a directory or another user's); do not load memory from it, and tell the user it needs attention.",
   unsafe: (file) => `session-handoff: .ai/memory/${file} failed memory safety or schema checks; do not load it, and tell the user it needs attention.`,
@@ -3079,7 +3244,7 @@ var SENTENCES = {
   lessons: () => "session-handoff: project lessons exist (.ai/memory/LESSONS.md); the session-handoff skill consults the matching entries when resuming work.",
   paused: () => "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
   conflicted: () => "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming.",
-  stashed: () => "session-handoff: no handoff is in the working tree, yet this clone saved one and a stash exists (`git stash -u` takes .ai/memory); run the helper's `check` verb, which says where it is and how to bring back only it.",
+  newest: (a, here) => `session-handoff: ${newestSentence(a, here)}. Tell the user before resuming; \`check\` says the same.`,
   elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it."
 };
 function ageText(text, now) {
@@ -3087,7 +3252,7 @@ function ageText(text, now) {
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-function composeHookText(root, env, files, interrupted, paused, now, cp) {
+function composeHookText(root, env, files, interrupted, paused, now, cp, newest = null) {
   const lines = [];
   for (const f of files) {
     if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
@@ -3110,9 +3275,10 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
     if (glance.strays) lines.push(`session-handoff: ${glance.strays}.`);
     if (text2 !== null && savedHere(root, env, text2, () => tokenOf(Buffer.from(text2))) === false)
       lines.push(SENTENCES.elsewhere());
+    if (newest !== null) lines.push(SENTENCES.newest(newest, true));
   }
-  const handoff = files.find((f) => f.kind === "handoff");
-  if (handoff?.status === "missing" && maybeStashed(root, env).length > 0) lines.push(SENTENCES.stashed());
+  if (newest !== null && files.find((f) => f.kind === "handoff")?.status === "missing")
+    lines.push(SENTENCES.newest(newest, false));
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
   const text = lines.join("\n");
@@ -3126,12 +3292,14 @@ Session-start hook. Prints fixed sentences about parked memory -- a handoff,
 lessons, an unsafe or foreign file, an interrupted save, an automatic
 checkpoint, the kill switch, a handoff section schema v1 does not know -- and
 never any text taken from a memory file. --mode session looks at HANDOFF.md and
-LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing (unless this clone saved a handoff and a stash exists: it
-says so), and nothing at all when SESSION_HANDOFF_DISABLE is set to
+LESSONS.md; --mode lessons at LESSONS.md only. Where this clone's newest save
+is when the working tree lacks it (a stash, a branch, or discarded by a reset)
+it says as \`check\` says. Prints nothing when every file it looks at is missing
+(but that), and nothing at all when SESSION_HANDOFF_DISABLE is set to
 anything but empty, 0, false, no or off. Output stays under 2000 characters. It
-runs no git and follows no link from .ai down. Each sentence starts
-"session-handoff: "; every one: references/verbs/hook.md and
+runs git only when this clone's record of saves names one the working tree
+lacks (at most 1 s a run), and follows no link from .ai down. Each sentence
+starts "session-handoff: "; every one: references/verbs/hook.md and
 references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
 harness's JSON on stdin (read for at most one second), else the current folder;
 a cwd it cannot use prints nothing and says why on stderr.
@@ -3162,7 +3330,7 @@ var hookVerb = {
       const got = quotedValue(String(format));
       return ok("", [`memory_io hook: --format must be ${formats}, got ${got}; printing nothing`]);
     }
-    const wrap = (text) => ok(renderHook(format, text, HOOK_LIMIT), []);
+    const wrap = (text2) => ok(renderHook(format, text2, HOOK_LIMIT), []);
     if (disabledByEnv(ctx.env)) return ok("", []);
     let root;
     const raw = await readHookJson(ctx) ?? {};
@@ -3187,12 +3355,15 @@ ${paused ? `${SENTENCES.paused()}
     }
     const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
     const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
-    return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint));
+    const text = files[0].status === "missing" ? null : files[0].text;
+    const tree = interruptedSave(root) ? void 0 : typeof text === "string" && !isConflicted(text) ? text : text === null ? null : void 0;
+    const newest = tree === void 0 ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
+    return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint, newest));
   }
 };
 
 // src/verbs/statusline.ts
-import path21 from "node:path";
+import path22 from "node:path";
 
 // src/git/attributes-block.ts
 var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -3238,46 +3409,6 @@ async function heldByRef(head, git, gitDir) {
   return base?.code === 0 && base.stdout.toString("utf8").trim() === head;
 }
 
-// src/git/handoff-away.ts
-import path20 from "node:path";
-async function branchRefs(root, env, timeout) {
-  const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
-  const r = await runGit(root, args, env, timeout);
-  const names = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
-  const ok2 = (n) => !n.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n);
-  return names.map((l) => l.slice(2)).filter(ok2).slice(0, 1e3);
-}
-function handoffSpec(root, env) {
-  const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
-  return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
-}
-async function stashHolds(root, env, stashes, timeout) {
-  const file = handoffSpec(root, env);
-  if (file === null || stashes.length === 0) return false;
-  const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}
-`).join("");
-  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
-  if (r === null || r.code !== 0) return false;
-  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-  const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
-  return stashes.some((_, i) => holds(i));
-}
-var shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
-async function handoffsElsewhere(root, env, timeout, branches = {}) {
-  const file = handoffSpec(root, env);
-  const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
-  if (refs.length === 0) return null;
-  const input = ["HEAD", ...refs].map((x) => `${x}:${file}
-`).join("");
-  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
-  if (r === null || r.code !== 0) return null;
-  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-  const seen = /* @__PURE__ */ new Set([ids[0]]);
-  const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-  return held.length === 0 ? null : { refs: held.map(shortName), file };
-}
-
 // src/verbs/statusline.ts
 function statusText(handoff, since, stashed, pct, now, none = "handoff: none") {
   const parts = [];
@@ -3301,7 +3432,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path21.relative(top, root).split(path21.sep).join("/");
+    const rel = top === null ? "" : path22.relative(top, root).split(path22.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -3387,7 +3518,7 @@ Always exit 0.
     let ours = "";
     try {
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-      const handoff = readHead(path21.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

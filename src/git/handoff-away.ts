@@ -3,16 +3,24 @@
 // this clone recorded a save, after a `for-each-ref` for the branches in the latter case
 // (docs/design.md#a-handoff-away-from-the-working-tree).
 import path from "node:path";
+import { existsSync, readdirSync } from "../builtins.ts";
 import { branchWords } from "../guard/words.ts";
+import { isoSeconds } from "../schema/values.ts";
 import { tokenOf } from "../store/files.ts";
+import { readSmall } from "../store/fs.ts";
+import { archiveDir } from "../store/paths.ts";
+import { configPipe } from "./config-pipe.ts";
 import { gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
 import { batchBlobs, runGit, unlessUnavailable } from "./run.ts";
-import { savedStampOf, savesRecord } from "./saves.ts";
+import { lastSave, savedStampOf, savesRecord } from "./saves.ts";
 
 type Env = Record<string, string | undefined>;
 
-/** The stash entry or branch holding the handoff, and the command that brings back only it. */
-export type HandoffAway = { stash?: string; ref?: string; restore: string };
+/**
+ * The stash entry or branch holding the handoff, and the command that brings back only it; or `lost`: this
+ * worktree's newest save (its `Saved:` time) is in none of them, and `restore` brings back git's copy ("": none).
+ */
+export type HandoffAway = { stash?: string; ref?: string; lost?: string; restore: string };
 /** The branch list a verb run reads at most once, for `handoffAway` and `handoffsElsewhere` alike. */
 export type Branches = { refs?: Promise<string[]> };
 
@@ -41,7 +49,7 @@ function handoffSpec(root: string, env: Env): string | null {
  * handoff in the working tree: a stash entry or branch holding a save of this clone newer than it. Null: none.
  */
 export async function handoffAway(root: string, env: Env, tree: string | null = null, branches: Branches = {},
-): Promise<HandoffAway | null> {
+  timeout?: number): Promise<HandoffAway | null> {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
@@ -59,12 +67,12 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const count = own.length;
   const file = handoffSpec(root, env);
   if ((count === 0 && saves.length === 0) || file === null) return null;
-  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env), null) : [];
+  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), null) : [];
   if (refs === null || (count === 0 && refs.length === 0)) return null;
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
   const revs = [...stashRevs.flat(), ...refs];
   const input = revs.map((x) => `${x}:${file}\n`).join("");
-  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, undefined, { input }), null);
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, timeout, { input }), null);
   if (r === null) return null;
   const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
   // A save stamped before the tree's is not newer: a merge result holds this clone's older save.
@@ -92,6 +100,52 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   // The work tree only: staged, the user's next plain `git commit` would commit it (docs/decisions/handoff-restore.md).
   const ref = shortName(refs[ranks.indexOf(best)]!);
   return { ref, restore: `git restore --source=${shellWord(ref)} -- .ai/memory` };
+}
+
+// A save's time from its `Saved:` stamp (`savedStampOf`); NaN when it has none.
+const stampMs = (stamp: string | null | undefined) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+
+/**
+ * The one answer of check, brief and the hook on where this worktree's newest save is when the working tree (`tree`:
+ * its handoff, null: none) lacks it: a stash entry or branch (`handoffAway`), else, when the tree holds an older one,
+ * `lost`. Null: the tree holds it or a later one, the archive holds it, or nothing says this worktree saved.
+ * Files first: git runs only when the record names a save the tree lacks
+ * (docs/design.md#a-handoff-away-from-the-working-tree).
+ */
+export async function newestSave(root: string, env: Env, tree: string | null, branches: Branches = {},
+  timeout?: number): Promise<HandoffAway | null> {
+  const own = lastSave(root, env);
+  const holds = (text: string | null, save: { token: string; stamp: string | null } | undefined) =>
+    save === undefined || (text !== null && (tokenOf(Buffer.from(text)) === save.token ||
+      savedStampOf(text) === save.stamp || stampMs(savedStampOf(text)) > stampMs(save.stamp)));
+  // A worktree an older version saved in has no record of its own: the clone's newest save stands for it.
+  if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
+  // A named pipe in git's config holds every git run for its whole timeout (docs/decisions/config-pipe.md).
+  if (configPipe(root, env) !== null) return null;
+  const away = await handoffAway(root, env, tree, branches, timeout);
+  // A handoff deleted on purpose is no alarm: only an older one in its place (a reset, a checkout) says it was lost.
+  if (away !== null || own === null || tree === null || holds(tree, own)) return away;
+  // `archives restore` put an older one back on purpose: the newest is in archive/.
+  const dir = archiveDir(root);
+  const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
+  const archived = names.map((n) => readSmall(path.join(dir, n)));
+  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
+    return null;
+  const ms = stampMs(own.stamp);
+  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
+  const kept = own.blob ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
+  const ok = kept?.stdout.toString("utf8").trim() === "blob";
+  return { lost, restore: ok ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
+}
+
+const HANDOFF = ".ai/memory/HANDOFF.md";
+
+/** Writes `bytes` into git's objects and gives its id: a copy a `git reset --hard` cannot take; null outside git. */
+export async function keptBlob(root: string, env: Env, bytes: Buffer): Promise<string | undefined> {
+  if (gitTopOf(root, env) === null) return undefined;
+  const r = await runGit(root, ["hash-object", "-w", "--stdin"], env, undefined, { input: bytes }).catch(() => null);
+  const id = r?.code === 0 ? r.stdout.toString("utf8").trim() : "";
+  return /^[0-9a-f]{40,64}$/.test(id) ? id : undefined;
 }
 
 /**
@@ -160,3 +214,13 @@ export const restoreNote = (a: HandoffAway) =>
 export const awaySentence = (a: HandoffAway) =>
   `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` +
   restoreNote(a);
+
+/** What check, brief and the hook say of `newestSave`'s answer; `here`: the tree holds an older handoff. */
+export function newestSentence(a: HandoffAway, here: boolean): string {
+  if (a.lost === undefined)
+    return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}`
+      : awaySentence(a);
+  const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
+  return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a ` +
+    `\`git reset --hard\` or a checkout of ${HANDOFF} put an older one in its place; ${back}`;
+}

@@ -127,7 +127,7 @@ function gitArgs(args: readonly string[], hooksAndSigning = false): string[] {
 /** Runs `git <args>` in `cwd`; the repository's hooks and signing run only with `hooksAndSigning`. */
 export async function runGit(
   cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
-  opts: { hooksAndSigning?: boolean; input?: string; index?: string } = {},
+  opts: { hooksAndSigning?: boolean; input?: string | Buffer; index?: string } = {},
 ): Promise<GitResult> {
   const base = gitEnv(env);
   // Our own index file (publish's commit), never one inherited from the caller's environment.
@@ -154,7 +154,8 @@ const spawnOptions = (cwd: string, env: Record<string, string>, timeoutMs: numbe
 }) as const;
 
 function spawnGit(
-  cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, input?: string, hooks = false,
+  cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, input?: string | Buffer,
+  hooks = false,
 ) {
   return new Promise<GitResult>((resolve, reject) => {
     const options = spawnOptions(cwd, env, timeoutMs);

@@ -107,18 +107,33 @@ export function savesRecord(root: string, env: Env): { token: string; stamp: str
   return recordLines(p, LINE).map((m) => ({ token: m[1]!, stamp: m[2] ?? null }));
 }
 
-/** Records in this clone's git dir a handoff save's token and its `Saved:` stamp, for `savedHere`. */
-export function recordSavedHere(root: string, env: Env, token: string, stamp: string | null): void {
+/** Records in this clone's git dir a handoff save's token and its `Saved:` stamp, for `savedHere`, and in this
+ * worktree's the blob id of its bytes (`blob`), for `lastSave`. */
+export function recordSavedHere(root: string, env: Env, token: string, stamp: string | null, blob?: string): void {
   const gitDir = gitDirAt(root, env);
   if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
   addRecord(path.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE, line, (m) => m[1] === token);
   // Linked worktrees share the clone's record and stash: only this worktree's own last save tells its entries since.
-  addRecord(lastSavePath(gitDir), LINE, line, () => true);
+  addRecord(ownRecord(gitDir, "last-save"), LINE, line, () => true);
+  if (blob !== undefined) addRecord(ownRecord(gitDir, "last-blob"), BLOB_LINE, `${token} ${blob}`, () => true);
 }
 
-// This worktree's own record, in its git dir (the main worktree's is the common one).
-const lastSavePath = (gitDir: string) => path.join(gitDir, "session-handoff", "last-save");
+// `<token> <blob id>`: a file apart, so that an older version still reads `last-save`.
+const BLOB_LINE = /^([0-9a-f]{64}) ([0-9a-f]{40,64})$/;
+
+/** This worktree's last save: its token, `Saved:` stamp and the blob id git keeps of its bytes (null: none kept). */
+export function lastSave(root: string, env: Env): { token: string; stamp: string | null; blob: string | null } | null {
+  const gitDir = gitDirAt(root, env);
+  const m = gitDir === null ? undefined : recordLines(ownRecord(gitDir, "last-save"), LINE)[0];
+  if (m === undefined) return null;
+  const blob = recordLines(ownRecord(gitDir!, "last-blob"), BLOB_LINE).find((b) => b[1] === m[1])?.[2] ?? null;
+  return { token: m[1]!, stamp: m[2] ?? null, blob };
+}
+
+// A file of this worktree's own, in its git dir (the main worktree's is the common one).
+const ownRecord = (gitDir: string, name: "last-save" | "last-blob") =>
+  path.join(gitDir, "session-handoff", name);
 
 /** Whether this clone saved the handoff: by its mark, else by its record; null outside git or before a save. */
 export function savedHere(root: string, env: Env, text: string | null, token: () => string): boolean | null {
@@ -169,7 +184,7 @@ export function savedByOf(root: string, env: Env, token: string): string | null 
 // than the stash. Files only, as the hook runs no git.
 export function maybeStashed(root: string, env: Env): string[] {
   const gitDir = gitDirAt(root, env);
-  const own = gitDir === null ? [] : recordLines(lastSavePath(gitDir), LINE);
+  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE);
   if (gitDir === null || (own.length === 0 && (savesRecord(root, env) ?? []).length === 0)) return [];
   return stashesSince(gitDir, own.length > 0 ? stampMs(own[0]![2]) : NaN);
 }

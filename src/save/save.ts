@@ -20,6 +20,7 @@ import { readStable, tokenOf, UnsafeFile, type ReadFile } from "../store/files.t
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
+import { keptBlob } from "../git/handoff-away.ts";
 
 /** The environment git runs in; the running skill's folder is left out of the dirty files, as `anchors` does. */
 type AnchorsContext = { env: Record<string, string | undefined>; skillDir: string | null };
@@ -92,7 +93,9 @@ export async function saveDocument(req: SaveRequest) {
   const saved = done ?? built.prior!;
   // This clone's record of its handoff saves, and which agent saved it, for the next brief.
   if (kind === "handoff") {
-    recordSavedHere(root, env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
+    const stamp = savedStampOf(saved.bytes.toString("utf8"));
+    // A copy of what this save published in git's objects: a `git reset --hard` that discards it can be undone.
+    recordSavedHere(root, env, saved.token, stamp, done === null ? undefined : await keptBlob(root, env, done.bytes));
     if (done !== null) recordSavedBy(root, env, saved.token, agentOfEnv(env));
   }
   const notes = [...repairs, ...built.notes, ...(done?.warnings ?? []), ...journal];

@@ -1,7 +1,7 @@
 import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
-import { elsewhereSentence, handoffAway, handoffsElsewhere, restoreNote, whereAway } from "../git/handoff-away.ts";
+import { elsewhereSentence, handoffsElsewhere, newestSave, newestSentence } from "../git/handoff-away.ts";
 import { briefWithCheckpoint, coldBriefFromCheckpoint } from "../checkpoint/brief.ts";
 import { existsSync } from "../builtins.ts";
 import path from "node:path";
@@ -78,7 +78,7 @@ exit: 0 brief printed
       // A stash or a checkout took the memory dir: its handoff is on file, and the brief says how to bring it back.
       const stdin = ctx.values.stdin === true;
       const branches = {};
-      const away = stdin ? null : await handoffAway(root, ctx.env, null, branches);
+      const away = stdin ? null : await newestSave(root, ctx.env, null, branches);
       const fromStash = away === null ? null : briefFromStash(away);
       const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
       if (b !== null) return ok(json ? `${JSON.stringify({ brief: b, drift: null })}\n` : renderBrief(b), []);
@@ -127,9 +127,9 @@ exit: 0 brief printed
       ? draftBrief(parsed, report, ledgers)
       : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
     // A newer save of this clone than the tree's, in a stash or on a branch (`git stash` after `publish`).
-    const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
-    const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
-    if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
+    // A newer save of this clone than the tree's in a stash or on a branch (`git stash` after `publish`), or gone.
+    const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);
+    if (newer !== null) brief = withDriftNote(brief, newestSentence(newer, true));
     const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
     // Only an archive that exists is named (a hand-written line names nothing).
     if (merged && existsSync(path.join(archiveDir(root), merged[1]!))) {

@@ -4,7 +4,7 @@ import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
-import { awaySentence, elsewhereSentence, handoffAway, handoffsElsewhere } from "../git/handoff-away.ts";
+import { elsewhereSentence, handoffsElsewhere, newestSave, newestSentence } from "../git/handoff-away.ts";
 import { configPipe } from "../git/config-pipe.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -20,9 +20,11 @@ export interface CheckResult {
   paused: string | null;
   message: string;
   parked?: "handoff" | "stash" | "branch" | "checkpoint" | "conflicted";
-  /** The stash entry or branch holding the handoff the working tree lacks, and the command that brings it back. */
+  /** The stash entry or branch holding the handoff the working tree lacks, or a save newer than the tree's; `lost`:
+   * the `Saved:` time of this clone's newest save, in none of them; the command that brings it back. */
   stash?: string;
   ref?: string;
+  lost?: string;
   restore?: string;
   /** Nothing parked here, but these other branches hold a committed handoff (a teammate's), newest first. */
   elsewhere?: string[];
@@ -73,6 +75,9 @@ exit: 0 nothing parked
         the command that brings it back
         (0 with no handoff here names other branches holding a committed one:
         "…; a handoff is committed on branch "<name>", not on this one: …")
+        A handoff older than this clone's newest save adds where that is, or
+        that a reset or checkout discarded it, with git's copy: "…; but this
+        clone's newest save (Saved: <time>) is in neither …" ("lost")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
@@ -80,9 +85,9 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
-"stash", "ref", "restore", "elsewhere", "conflicted", "mergeDriverMissing" and
-"unknownSections": references/verbs/check.md. When the kill switch is on, the
-paused sentence is printed too and the code is kept.
+"stash", "ref", "lost", "restore", "elsewhere", "conflicted",
+"mergeDriverMissing" and "unknownSections": references/verbs/check.md. When the
+kill switch is on, the paused sentence is printed too and the code is kept.
 `,
   async run(ctx) {
     let root: string;
@@ -110,7 +115,10 @@ paused sentence is printed too and the code is kept.
     const pipe = configPipe(root, ctx.env);
     const away = state === null && files.handoff === "missing" && pipe === null;
     const branches = {};
-    const stashed = away ? await handoffAway(root, ctx.env, null, branches) : null;
+    const tree = state === "parked" && pipe === null ? inspections[0]!.text : undefined;
+    // A newer save of this clone than the tree's, or none where it can be: the same answer as brief's and the hook's.
+    const newest = away || typeof tree === "string" ? await newestSave(root, ctx.env, tree ?? null, branches) : null;
+    const stashed = away ? newest : null;
     // Leftovers in checkpoints/ never change the code (docs/design.md#checkpoints); a checkpoint is parked state.
     if (stashed !== null || (state === null && files.handoff === "missing" && checkpointParked(root))) state = "parked";
     state ??= "clean";
@@ -124,12 +132,16 @@ paused sentence is printed too and the code is kept.
     }
     let message = MESSAGES[state];
     if (parked === "checkpoint") message = CHECKPOINT_PARKED;
-    else if (stashed) message = awaySentence(stashed);
+    else if (stashed) message = newestSentence(stashed, false);
     else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
+    // Never "parked" alone while this clone's newest save is elsewhere or gone.
+    if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
     // Not parked here (0 stays 0), but an agent told only "nothing parked" would call a cold start wrongly.
     const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, undefined, branches) : null;
     if (other !== null) message = `${message}; ${elsewhereSentence(other, helperShown(ctx, root))}`;
-    const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...stashed };
+    const { restore, ...at } = newest ?? {};
+    const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...at };
+    if (restore) result.restore = restore;
     if (other !== null) result.elsewhere = other.refs;
     if (state === "conflicted") result.conflicted = conflicted;
     const md = pipe ?? await mergeDriverMissing(root, ctx.env);

@@ -1,5 +1,6 @@
 import { quotedValue } from "../guard/quote.ts";
-import { maybeStashed, savedHere } from "../git/saves.ts";
+import { savedHere } from "../git/saves.ts";
+import { newestSave, newestSentence, type HandoffAway } from "../git/handoff-away.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
@@ -16,6 +17,9 @@ import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines } f
 
 /** Longest hook output, in characters. */
 export const HOOK_LIMIT = 2000;
+
+// Each git run's limit, when one runs: a session start waits for the hook.
+const HOOK_GIT_MS = 1000;
 
 // Fixed sentences only: nothing from a memory file is ever echoed (docs/design.md#integrations).
 const SENTENCES = {
@@ -41,9 +45,8 @@ const SENTENCES = {
   conflicted: () =>
     "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume " +
     "from it: tell the user to keep one side of each conflict before resuming.",
-  stashed: () =>
-    "session-handoff: no handoff is in the working tree, yet this clone saved one and a stash exists (`git stash " +
-    "-u` takes .ai/memory); run the helper's `check` verb, which says where it is and how to bring back only it.",
+  newest: (a: HandoffAway, here: boolean) =>
+    `session-handoff: ${newestSentence(a, here)}. Tell the user before resuming; \`check\` says the same.`,
   elsewhere: () =>
     "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the " +
     "resume flow's brief names who committed it.",
@@ -60,7 +63,7 @@ function ageText(text: string, now: number): { age: string; strays: string | nul
 // Most important first, under HOOK_LIMIT characters; empty when every file looked at is missing and nothing is paused.
 function composeHookText(
   root: string, env: Record<string, string | undefined>, files: FileInspection[], interrupted: boolean, paused: boolean,
-  now: number, cp?: CheckpointHookLines,
+  now: number, cp?: CheckpointHookLines, newest: HandoffAway | null = null,
 ): string {
   const lines: string[] = [];
   for (const f of files) {
@@ -85,9 +88,10 @@ function composeHookText(
     if (glance.strays) lines.push(`session-handoff: ${glance.strays}.`);
     if (text !== null && savedHere(root, env, text, () => tokenOf(Buffer.from(text))) === false)
       lines.push(SENTENCES.elsewhere());
+    if (newest !== null) lines.push(SENTENCES.newest(newest, true));
   }
-  const handoff = files.find((f) => f.kind === "handoff");
-  if (handoff?.status === "missing" && maybeStashed(root, env).length > 0) lines.push(SENTENCES.stashed());
+  if (newest !== null && files.find((f) => f.kind === "handoff")?.status === "missing")
+    lines.push(SENTENCES.newest(newest, false));
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
   const text = lines.join("\n");
@@ -101,12 +105,14 @@ Session-start hook. Prints fixed sentences about parked memory -- a handoff,
 lessons, an unsafe or foreign file, an interrupted save, an automatic
 checkpoint, the kill switch, a handoff section schema v1 does not know -- and
 never any text taken from a memory file. --mode session looks at HANDOFF.md and
-LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing (unless this clone saved a handoff and a stash exists: it
-says so), and nothing at all when SESSION_HANDOFF_DISABLE is set to
+LESSONS.md; --mode lessons at LESSONS.md only. Where this clone's newest save
+is when the working tree lacks it (a stash, a branch, or discarded by a reset)
+it says as \`check\` says. Prints nothing when every file it looks at is missing
+(but that), and nothing at all when SESSION_HANDOFF_DISABLE is set to
 anything but empty, 0, false, no or off. Output stays under 2000 characters. It
-runs no git and follows no link from .ai down. Each sentence starts
-"session-handoff: "; every one: references/verbs/hook.md and
+runs git only when this clone's record of saves names one the working tree
+lacks (at most 1 s a run), and follows no link from .ai down. Each sentence
+starts "session-handoff: "; every one: references/verbs/hook.md and
 references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
 harness's JSON on stdin (read for at most one second), else the current folder;
 a cwd it cannot use prints nothing and says why on stderr.
@@ -166,6 +172,11 @@ export const hookVerb: Verb = {
     }
     const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
     const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
-    return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint));
+    // Where this clone's newest save is, as check decides it: git runs only when the files say the tree lacks it.
+    const text = files[0]!.status === "missing" ? null : files[0]!.text;
+    const tree = interruptedSave(root) ? undefined : typeof text === "string" && !isConflicted(text) ? text
+      : text === null ? null : undefined;
+    const newest = tree === undefined ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
+    return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint, newest));
   },
 };

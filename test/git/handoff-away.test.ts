@@ -303,6 +303,61 @@ describe("a handoff away from the working tree", () => {
     expect(briefBody(r.run(["brief"]).stdout)).not.toContain("a newer save");
   });
 
+  it("a save a `git reset --hard` discarded: check, brief and the hook say so and name git's copy; no git for the hook when the tree holds the newest save", { timeout: 90_000 }, () => {
+    const r = repo();
+    r.save(DOC);
+    expect(r.run(["publish"]).code).toBe(0);
+    writeFileSync(path.join(r.dir, "a.txt"), "work\n");
+    r.git("commit", "-qam", "code");
+    r.save(DOC.replace("Make the importer fast.", "Ship the streaming importer."));
+    const saved = /^Saved: (\S+)$/m.exec(readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8"))![1]!;
+    // No git process at a session start while the tree holds this clone's newest save.
+    const { bin, log } = loggingGit();
+    const hook = (extra: Record<string, string> = {}) => r.run(["hook", "--mode", "session"], undefined, extra).stdout;
+    expect(hook({ PATH: `${bin}${path.delimiter}${process.env.PATH}` })).toContain("a parked handoff exists");
+    expect(gitCalls(log)).toEqual([]);
+    r.git("reset", "-q", "--hard", "HEAD~1");
+    const c = r.run(["check", "--json"]);
+    expect(c.code, c.stderr).toBe(2);
+    const j = JSON.parse(c.stdout);
+    expect(j).toMatchObject({ state: "parked", parked: "handoff", lost: saved });
+    expect(j.restore).toMatch(/^git cat-file blob [0-9a-f]{40} > \.ai\/memory\/HANDOFF\.md$/);
+    const said = `this clone's newest save (Saved: ${saved}) is in neither the working tree, a stash nor another branch: ` +
+      `a \`git reset --hard\` or a checkout of .ai/memory/HANDOFF.md put an older one in its place; \`${j.restore}\` brings it back`;
+    expect(j.message).toBe(`a handoff is parked and can be resumed; but ${said}`);
+    expect(hook()).toContain(`\nsession-handoff: ${said}. Tell the user before resuming; \`check\` says the same.\n`);
+    expect(briefBody(r.run(["brief"]).stdout)).toContain(`Drift & lessons: ${said}; `);
+    // The command brings back the very bytes, and then all is said to be well.
+    writeFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), r.git("cat-file", "blob", j.restore.split(" ")[3]) + "\n");
+    expect(readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8")).toContain("Ship the streaming importer.");
+    expect(r.run(["check"]).stdout).toBe("a handoff is parked and can be resumed\n");
+    // An older handoff put back on purpose keeps the newest in archive/: no alarm.
+    const older = r.run(["archives", "list"]).stdout.match(/HANDOFF-\S+\.md/)![0];
+    expect(r.run(["archives", "restore", older, "--expected-current-sha256",
+      /CURRENT-SHA256: (\S+)/.exec(r.run(["read", "handoff"]).stdout)![1]!]).code).toBe(0);
+    expect(r.run(["check"]).stdout).toBe("a handoff is parked and can be resumed\n");
+  });
+
+  it("this clone's handoff on another branch: the hook says what check says, and an unrelated stash changes neither", { timeout: 90_000 }, () => {
+    const r = repo();
+    r.save(DOC);
+    expect(r.run(["publish"]).code).toBe(0);
+    r.git("switch", "-q", "-c", "old", "HEAD~1");
+    const check = () => r.run(["check"]);
+    const hook = () => r.run(["hook", "--mode", "session"]).stdout;
+    const said = 'a handoff is parked on branch "main", not in the working tree: bring it back with ' +
+      '`git restore --source=main -- .ai/memory`; it comes back uncommitted: before checking out "main", put it aside ' +
+      "with `git stash -u -- .ai/memory`";
+    expect(check().stdout).toBe(`${said}\n`);
+    expect(hook()).toBe(`session-handoff: ${said}. Tell the user before resuming; \`check\` says the same.\n`);
+    // A stash entry holding an archive only: the handoff is still on main, and both say so.
+    mkdirSync(path.join(r.dir, ".ai/memory/archive"), { recursive: true });
+    writeFileSync(path.join(r.dir, ".ai/memory/archive/HANDOFF-2026-01-01T00-00-00.000000Z-1-0a1b2c3d.md"), DOC);
+    r.git("stash", "-u", "-q");
+    expect(check().stdout).toBe(`${said}\n`);
+    expect(hook()).toBe(`session-handoff: ${said}. Tell the user before resuming; \`check\` says the same.\n`);
+  });
+
   it("`read` of a stashed handoff says where it is on stderr and still exits 3", { timeout: 60_000 }, () => {
     const r = repo();
     r.save(DOC);

@@ -151,14 +151,15 @@ describe("what the brief says after one everyday git command", () => {
     expect(b).not.toMatch(/reverted/);
   });
 
-  it("a handoff taken by `git stash -u`: the hook, which runs no git, says to run check", { timeout: 60_000 }, () => {
+  it("a handoff taken by `git stash -u`: the hook says what check says", { timeout: 60_000 }, () => {
     const { r } = newRepo();
     save(r);
     const hook = () => r.run(["hook", "--mode", "session"]).stdout;
     r.git("stash", "-u", "-q");
     expect(hook()).toBe(
-      "session-handoff: no handoff is in the working tree, yet this clone saved one and a stash exists (`git stash -u` " +
-        "takes .ai/memory); run the helper's `check` verb, which says where it is and how to bring back only it.\n",
+      "session-handoff: a handoff is parked in stash@{0}, not in the working tree: bring it back with `git restore " +
+        "--overlay --source=stash@{0}^3 -- .ai/memory`; that entry keeps a copy: move .ai/memory aside before `git " +
+        "stash pop`. Tell the user before resuming; `check` says the same.\n",
     );
     expect(r.run(["check"]).stderr + r.run(["check"]).stdout).toContain("stash@{0}");
     r.git("stash", "pop", "-q");
@@ -243,10 +244,13 @@ describe("what the brief says after one everyday git command", () => {
     r.git("stash", "-q");
     const hook = () => wt.run(["hook", "--mode", "session"]).stdout;
     expect(hook()).toBe("");
-    // A stash made in this worktree, on its branch, may hold it.
+    // A stash of this worktree's holding no handoff is nothing either; one holding it is named.
     writeFileSync(path.join(wtDir, "a.ts"), "the worktree's edit\n");
     wt.git("stash", "-q");
-    expect(hook()).toContain("a stash exists");
+    expect(hook()).toBe("");
+    save(wt);
+    wt.git("stash", "-u", "-q");
+    expect(hook()).toContain("session-handoff: a handoff is parked in stash@{0}, not in the working tree");
   });
 
   it("a new file stashed with `stash -u` is in that stash, not reverted", { timeout: 60_000 }, () => {

@@ -108,7 +108,7 @@ describe("statusline", () => {
     // The clone's last save is now the main worktree's, a second after the stash.
     expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
     expect(helper(["statusline"], { input: JSON.stringify({ cwd: wt }) }).stdout).toBe("handoff: maybe in a stash (run check)\n");
-    expect(helper(["hook", "--mode", "session", "--root", wt]).stdout).toContain("a stash exists (`git stash -u` takes .ai/memory)");
+    expect(helper(["hook", "--mode", "session", "--root", wt]).stdout).toContain("a handoff is parked in stash@{0}, not in the working tree");
     expect(helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout).toBe("handoff: saved today · 0 commits since\n");
   });
 
