@@ -14743,8 +14743,8 @@ ${out.stderr.trim()}`);
   };
 }
 async function savedHeadOffBranch(target, env) {
-  const blob = await runGit(target.top, ["cat-file", "blob", `HEAD:${target.memRel}/HANDOFF.md`], env);
-  const head = blob.code === 0 ? checkAnchors(parseHandoff(blob.stdout.toString("utf8")), Date.now()).head : null;
+  const text = readSmall(path53.join(target.top, target.memRel, "HANDOFF.md"));
+  const head = text === null ? null : checkAnchors(parseHandoff(text), Date.now()).head;
   const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
   if (r?.code !== 1) return null;
   const pushed = await runGit(target.top, ["for-each-ref", "--count=1", "--contains", head, "refs/remotes"], env);
@@ -14917,7 +14917,7 @@ function skippedLine(skipped) {
   if (parts.length === 0) return null;
   return `ran none of the repository's ${parts.join(" nor its ")}: pass --run-hooks to run them`;
 }
-var ATTRIBUTES_COMMITTED, offBranchWarning, DEFAULT_MESSAGE, publishVerb;
+var ATTRIBUTES_COMMITTED, offBranch, offBranchWarning, offBranchRefusal, DEFAULT_MESSAGE, publishVerb;
 var init_publish2 = __esm({
   "src/verbs/publish.ts"() {
     "use strict";
@@ -14932,7 +14932,9 @@ var init_publish2 = __esm({
     init_mutate();
     init_types();
     ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)";
-    offBranchWarning = (head) => `warning: the handoff on this branch was saved at ${head.slice(0, 12)}, which is not in this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it against and their brief says unverifiable: save the handoff again (\`read handoff\`, then \`write handoff\`) and publish again`;
+    offBranch = (head) => `the handoff on this branch was saved at ${head.slice(0, 12)}, which is not in this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it against and their brief says unverifiable`;
+    offBranchWarning = (head) => `warning: ${offBranch(head)}: save the handoff again (\`read handoff\`, then \`write handoff\`) and publish again`;
+    offBranchRefusal = (head) => `${offBranch(head)}; nothing was committed nor pushed: save the handoff again on this HEAD (\`read handoff\`, then \`write handoff\`) and publish --push again, or, to share it as it is, publish without --push and push with \`git push\` yourself`;
     DEFAULT_MESSAGE = "session-handoff: publish session memory";
     publishVerb = {
       name: "publish",
@@ -14961,7 +14963,8 @@ options:
   --message M       the commit message, one line without a secret (default
                     "${DEFAULT_MESSAGE}")
   --push            then push HEAD to the current branch's upstream, and only
-                    there
+                    there; refused first when the handoff was saved on a
+                    commit this branch's history lacks (a rebase or amend)
   --run-hooks       run the repository's git hooks and signing program; without
                     it none runs, and publish says which it skipped; what a
                     hook stages outside memory stays staged, uncommitted, and a
@@ -14976,7 +14979,8 @@ stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
-        "nothing to publish: ...", no upstream for --push, a secret in
+        "nothing to publish: ...", no upstream for --push, --push with a
+        handoff saved on a commit off this branch, a secret in
         --message, HEAD moved by a commit made meanwhile (naming what it holds)
         or held by another git command, git failed: its error follows);
         4 paused; 5 busy.
@@ -14997,6 +15001,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         const target = await publishTarget(root, memDir, ctx.env);
         const push = ctx.values.push === true;
         if (push) await pushTarget(target.top, ctx.env, ctx.values["run-hooks"] === true);
+        const off = await savedHeadOffBranch(target, ctx.env);
+        if (push && off !== null) throw new Refused(offBranchRefusal(off));
         const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
         let r;
         let repairs = [];
@@ -15012,7 +15018,6 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
           throw err;
         }
         const notes = [...repairs, ...driver.notes];
-        const off = await savedHeadOffBranch(target, ctx.env);
         if (off !== null) notes.push(offBranchWarning(off));
         if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}
 `, notes);
