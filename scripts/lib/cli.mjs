@@ -8949,6 +8949,17 @@ function checkDocument(raw, kind, root) {
   if (errors.length > 0) throw schemaRefusal(file, errors);
   return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
 }
+function savedLines(pass, marked) {
+  const [from, to] = [pass.text.split("\n"), marked.split("\n")];
+  const at2 = [];
+  for (let i = 0, j = 0; i < from.length; i++) {
+    if (from[i] !== to[j] && from[i] === to[j + 1]) j++;
+    at2.push(j + 1);
+    if (from[i] === to[j]) j++;
+  }
+  const { toRedacted } = lineMaps(pass);
+  return (line) => line === 0 ? 0 : at2[toRedacted(line) - 1] ?? line;
+}
 function minutes(ms) {
   return Math.round(Math.abs(ms) / 6e4);
 }
@@ -8992,9 +9003,12 @@ async function buildDocument(checked, root, anchors) {
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
   const redacted = checked.redacted;
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
+  const savedLine = savedLines(redacted, redacted.text);
+  const found = redacted.findings.map((f) => ({ ...f, line: savedLine(f.line) }));
+  if (found.length > 0) notes.push(formatRedactionReport(found));
   const bytes = finalBytes(redacted.text, checked.rawBytes);
   const v = validateLedger(checked.text, checked.kind, redacted);
+  for (const f of v.findings) f.line = savedLine(f.line);
   return { bytes, prior, unchanged: prior !== null && prior.bytes.equals(bytes), notes: [...notes, ...scoreNotes(v)] };
 }
 async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
@@ -9002,8 +9016,6 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const nowMs = Date.now();
   const iso = isoSeconds(nowMs);
   const stamped = stampSaved(checked.text, iso);
-  const { insertedAt, inserted } = stamped;
-  const sentLine = (line) => insertedAt !== null && line >= insertedAt + inserted ? line - inserted : line;
   if (stamped.replaced !== null) {
     const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
     const was = `note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))}`;
@@ -9065,9 +9077,10 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     for (let i = range.start; i < range.end; i++) if (now.has(lines2[i])) exempt.add(i + 1);
   }
   const redacted = redactText(text, { exemptLines: exempt });
-  const sentFindings = redacted.findings.map((f) => ({ ...f, line: sentLine(f.line) }));
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(sentFindings));
   const markedText = marked(redacted.text);
+  const savedLine = savedLines(redacted, markedText);
+  const found = redacted.findings.map((f) => ({ ...f, line: savedLine(f.line) }));
+  if (found.length > 0) notes.push(formatRedactionReport(found));
   const bytes = finalBytes(markedText, checked.rawBytes);
   const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(markedText, fill);
   if (priorText2 !== null && !unchanged) {
@@ -9083,7 +9096,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     existingKeyFiles: existing,
     redacted
   });
-  for (const f of v.findings) f.line = sentLine(f.line);
+  for (const f of v.findings) f.line = savedLine(f.line);
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
 }
 var MAX_FINDINGS_SHOWN, DIRTY;
@@ -9166,8 +9179,8 @@ options:
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged
         <FILE>", then "CURRENT-SHA256: <token>" as the last line.
-stderr: redactions, notes, score and findings, and dropped open items and
-        failed approaches.
+stderr: redactions, notes, score and findings (lines of the saved file), and
+        dropped open items and failed approaches.
 Every case and its words: references/verbs/write.md.
 ${ROOT_HELP}
 exit:   0 saved or unchanged;
