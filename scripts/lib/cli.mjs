@@ -13539,7 +13539,8 @@ async function uninstall(t, env) {
     plans.push({ file, shown, snap, next, verb });
   }
   const left = new Map([...t.dryRun ? t.planned : [], ...plans.map((p) => [p.file, p.next])]);
-  const last = !t.global && !anotherInstalled(t, left);
+  const last = !t.global && !anotherInstalled(t, left) && !(t.dryRun && t.planned.has(""));
+  if (last && t.dryRun) t.planned.set("", null);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
   const rel = trees === null ? "" : path47.relative(trees.top, t.base);
@@ -13854,6 +13855,17 @@ function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
   return [...new Set(places)].map((f) => path49.join(plan2.at(f), "session-handoff"));
 }
+async function uncommitted(ctx, plan2) {
+  const helper = helperLocation(
+    { cwd: ctx.cwd, helperPath: path49.join(plan2.dest, "scripts", "memory_io.mjs") },
+    plan2.base
+  );
+  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path49.join(plan2.base, e.file)));
+  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path49.join(plan2.base, ".gitattributes")];
+  const args = ["status", "--porcelain", "-z", "--untracked-files=all", "--", ...paths];
+  const r = await runGit(plan2.base, args, ctx.env).catch(() => null);
+  return r === null || r.code !== 0 || r.stdout.length > 0;
+}
 function collected() {
   const out = { lines: [], notes: [] };
   return { ...out, take: (o) => void (out.lines.push(...o.lines), out.notes.push(...o.notes)) };
@@ -13932,9 +13944,12 @@ async function init(ctx, plan2, replace) {
   lines2.splice(1, 0, ...after);
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
+  const changed = lines2.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
   const copy = shown(path49.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
-  if (!plan2.dryRun && !plan2.global) lines2.push("commit: the skill's copy and the team files above (docs/install.md)");
+  if (!plan2.dryRun && !plan2.global && changed && await uncommitted(ctx, plan2)) {
+    lines2.push("commit: the skill's copy and the team files above (docs/install.md)");
+  }
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
   lines2.push(`next: start a new session (${who.join("; ")}) and ${SAY2}`);
   return { lines: lines2, notes };
@@ -14005,6 +14020,7 @@ var init_skill_place = __esm({
     init_errors();
     init_merge_driver_config();
     init_root();
+    init_run();
     init_saves();
     init_paths();
     init_files();
@@ -14081,7 +14097,9 @@ those named with --agent (${AGENT_NAMES}).
 A second run changes no byte. Refused, with nothing changed: no project (pass
 --root), no agent found and none named, a file or folder it cannot write, a
 skill folder that is something else, and whatever install refuses (tried first
-with --dry-run). stdout: one line per thing done, then what to say to the agent.
+with --dry-run). stdout: one line per thing done, "commit: ..." when it changed
+a file git would commit (not on a second run, nor for a clone's own excluded
+files), then what to say to the agent.
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
       async run(ctx) {
