@@ -11634,6 +11634,8 @@ async function loadHandoff(ctx, root, fromStdin) {
   const file = fromStdin ? null : await readMemoryFile(root, "handoff");
   const bytes = fromStdin ? await ctx.readStdin(MAX_DOCUMENT_BYTES) : file?.bytes;
   if (bytes === void 0 || fromStdin && bytes.length === 0) return null;
+  const nul = fromStdin ? firstNul(bytes) : -1;
+  if (nul >= 0) throw new Refused(`the pasted handoff holds a NUL byte (at byte ${nul}): it is not text and was not loaded; send the handoff's text without that byte on stdin, or leave out --stdin to read the project's handoff`);
   const m = loadMemoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
   return { text: m.text, warnings: m.warning === null ? [] : [m.warning], pasted: fromStdin, token: file?.token };
 }
@@ -11654,6 +11656,8 @@ function shapeWarnings(h, pasted) {
 var init_handoff_input = __esm({
   "src/store/handoff-input.ts"() {
     "use strict";
+    init_errors();
+    init_file_verdict();
     init_memory_text();
     init_sanitize();
     init_validate_common();
