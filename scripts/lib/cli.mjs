@@ -9017,6 +9017,17 @@ function checkDocument(raw, kind, root) {
   if (errors.length > 0) throw schemaRefusal(file, errors);
   return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
 }
+function savedLines(pass, marked) {
+  const [from, to] = [pass.text.split("\n"), marked.split("\n")];
+  const at2 = [];
+  for (let i = 0, j = 0; i < from.length; i++) {
+    if (from[i] !== to[j] && from[i] === to[j + 1]) j++;
+    at2.push(j + 1);
+    if (from[i] === to[j]) j++;
+  }
+  const { toRedacted } = lineMaps(pass);
+  return (line) => line === 0 ? 0 : at2[toRedacted(line) - 1] ?? line;
+}
 function minutes(ms) {
   return Math.round(Math.abs(ms) / 6e4);
 }
@@ -9060,9 +9071,12 @@ async function buildDocument(checked, root, anchors) {
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
   const redacted = checked.redacted;
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
+  const savedLine = savedLines(redacted, redacted.text);
+  const found = redacted.findings.map((f) => ({ ...f, line: savedLine(f.line) }));
+  if (found.length > 0) notes.push(formatRedactionReport(found));
   const bytes = finalBytes(redacted.text, checked.rawBytes);
   const v = validateLedger(checked.text, checked.kind, redacted);
+  for (const f of v.findings) f.line = savedLine(f.line);
   return { bytes, prior, unchanged: prior !== null && prior.bytes.equals(bytes), notes: [...notes, ...scoreNotes(v)] };
 }
 async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
@@ -9070,8 +9084,6 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const nowMs = Date.now();
   const iso = isoSeconds(nowMs);
   const stamped = stampSaved(checked.text, iso);
-  const { insertedAt, inserted } = stamped;
-  const sentLine = (line) => insertedAt !== null && line >= insertedAt + inserted ? line - inserted : line;
   if (stamped.replaced !== null) {
     const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
     const was = `note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))}`;
@@ -9133,9 +9145,10 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     for (let i = range.start; i < range.end; i++) if (now.has(lines2[i])) exempt.add(i + 1);
   }
   const redacted = redactText(text, { exemptLines: exempt });
-  const sentFindings = redacted.findings.map((f) => ({ ...f, line: sentLine(f.line) }));
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(sentFindings));
   const markedText = marked(redacted.text);
+  const savedLine = savedLines(redacted, markedText);
+  const found = redacted.findings.map((f) => ({ ...f, line: savedLine(f.line) }));
+  if (found.length > 0) notes.push(formatRedactionReport(found));
   const bytes = finalBytes(markedText, checked.rawBytes);
   const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(markedText, fill);
   if (priorText2 !== null && !unchanged) {
@@ -9151,7 +9164,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     existingKeyFiles: existing,
     redacted
   });
-  for (const f of v.findings) f.line = sentLine(f.line);
+  for (const f of v.findings) f.line = savedLine(f.line);
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
 }
 var MAX_FINDINGS_SHOWN, DIRTY;
@@ -9234,8 +9247,8 @@ options:
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged
         <FILE>", then "CURRENT-SHA256: <token>" as the last line.
-stderr: redactions, notes, score and findings, and dropped open items and
-        failed approaches.
+stderr: redactions, notes, score and findings (lines of the saved file), and
+        dropped open items and failed approaches.
 Every case and its words: references/verbs/write.md.
 ${ROOT_HELP}
 exit:   0 saved or unchanged;
@@ -11567,6 +11580,8 @@ async function loadHandoff(ctx, root, fromStdin) {
   const file = fromStdin ? null : await readMemoryFile(root, "handoff");
   const bytes = fromStdin ? await ctx.readStdin(MAX_DOCUMENT_BYTES) : file?.bytes;
   if (bytes === void 0 || fromStdin && bytes.length === 0) return null;
+  const nul = fromStdin ? firstNul(bytes) : -1;
+  if (nul >= 0) throw new Refused(`the pasted handoff holds a NUL byte (at byte ${nul}): it is not text and was not loaded; send the handoff's text without that byte on stdin, or leave out --stdin to read the project's handoff`);
   const m = loadMemoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
   return { text: m.text, warnings: m.warning === null ? [] : [m.warning], pasted: fromStdin, token: file?.token };
 }
@@ -11587,6 +11602,8 @@ function shapeWarnings(h, pasted) {
 var init_handoff_input = __esm({
   "src/store/handoff-input.ts"() {
     "use strict";
+    init_errors();
+    init_file_verdict();
     init_memory_text();
     init_sanitize();
     init_validate_common();
@@ -13457,7 +13474,8 @@ async function uninstall(t, env) {
     plans.push({ file, shown, snap, next, verb });
   }
   const left = new Map([...t.dryRun ? t.planned : [], ...plans.map((p) => [p.file, p.next])]);
-  const last = !t.global && !anotherInstalled(t, left);
+  const last = !t.global && !anotherInstalled(t, left) && !(t.dryRun && t.planned.has(""));
+  if (last && t.dryRun) t.planned.set("", null);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
   const rel = trees === null ? "" : path44.relative(trees.top, t.base);
@@ -13758,6 +13776,17 @@ function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
   return [...new Set(places)].map((f) => path45.join(plan2.at(f), "session-handoff"));
 }
+async function uncommitted(ctx, plan2) {
+  const helper = helperLocation(
+    { cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") },
+    plan2.base
+  );
+  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path45.join(plan2.base, e.file)));
+  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path45.join(plan2.base, ".gitattributes")];
+  const args = ["status", "--porcelain", "-z", "--untracked-files=all", "--", ...paths];
+  const r = await runGit(plan2.base, args, ctx.env).catch(() => null);
+  return r === null || r.code !== 0 || r.stdout.length > 0;
+}
 function collected() {
   const out = { lines: [], notes: [] };
   return { ...out, take: (o) => void (out.lines.push(...o.lines), out.notes.push(...o.notes)) };
@@ -13836,9 +13865,12 @@ async function init(ctx, plan2, replace) {
   lines2.splice(1, 0, ...after);
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
+  const changed = lines2.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
   const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
-  if (!plan2.dryRun && !plan2.global) lines2.push("commit: the skill's copy and the team files above (docs/install.md)");
+  if (!plan2.dryRun && !plan2.global && changed && await uncommitted(ctx, plan2)) {
+    lines2.push("commit: the skill's copy and the team files above (docs/install.md)");
+  }
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
   lines2.push(`next: start a new session (${who.join("; ")}) and ${SAY2}`);
   return { lines: lines2, notes };
@@ -13909,6 +13941,7 @@ var init_skill_place = __esm({
     init_errors();
     init_merge_driver_config();
     init_root();
+    init_run();
     init_saves();
     init_paths();
     init_files();
@@ -13976,7 +14009,9 @@ those named with --agent (${AGENT_NAMES}).
 A second run changes no byte. Refused, with nothing changed: no project (pass
 --root), no agent found and none named, a file or folder it cannot write, a
 skill folder that is something else, and whatever install refuses (tried first
-with --dry-run). stdout: one line per thing done, then what to say to the agent.
+with --dry-run). stdout: one line per thing done, "commit: ..." when it changed
+a file git would commit (not on a second run, nor for a clone's own excluded
+files), then what to say to the agent.
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
       async run(ctx) {
@@ -14686,8 +14721,8 @@ function refuseUnsafe(top, rel) {
   }
 }
 async function savedHeadOffBranch(target, env) {
-  const blob = await runGit(target.top, ["cat-file", "blob", `HEAD:${target.memRel}/HANDOFF.md`], env);
-  const head = blob.code === 0 ? checkAnchors(parseHandoff(blob.stdout.toString("utf8")), Date.now()).head : null;
+  const text = readSmall(path49.join(target.top, target.memRel, "HANDOFF.md"));
+  const head = text === null ? null : checkAnchors(parseHandoff(text), Date.now()).head;
   const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
   if (r?.code !== 1) return null;
   const pushed = await runGit(target.top, ["for-each-ref", "--count=1", "--contains", head, "refs/remotes"], env);
@@ -14861,7 +14896,7 @@ function skippedLine(skipped) {
   if (parts.length === 0) return null;
   return `ran none of the repository's ${parts.join(" nor its ")}: pass --run-hooks to run them`;
 }
-var ATTRIBUTES_COMMITTED, offBranchWarning, DEFAULT_MESSAGE, publishVerb;
+var ATTRIBUTES_COMMITTED, offBranch, offBranchWarning, offBranchRefusal, DEFAULT_MESSAGE, publishVerb;
 var init_publish2 = __esm({
   "src/verbs/publish.ts"() {
     "use strict";
@@ -14876,7 +14911,9 @@ var init_publish2 = __esm({
     init_mutate();
     init_types();
     ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)";
-    offBranchWarning = (head) => `warning: the handoff on this branch was saved at ${head.slice(0, 12)}, which is not in this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it against and their brief says unverifiable: save the handoff again (\`read handoff\`, then \`write handoff\`) and publish again`;
+    offBranch = (head) => `the handoff on this branch was saved at ${head.slice(0, 12)}, which is not in this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it against and their brief says unverifiable`;
+    offBranchWarning = (head) => `warning: ${offBranch(head)}: save the handoff again (\`read handoff\`, then \`write handoff\`) and publish again`;
+    offBranchRefusal = (head) => `${offBranch(head)}; nothing was committed nor pushed: save the handoff again on this HEAD (\`read handoff\`, then \`write handoff\`) and publish --push again, or, to share it as it is, publish without --push and push with \`git push\` yourself`;
     DEFAULT_MESSAGE = "session-handoff: publish session memory";
     publishVerb = {
       options: {
@@ -14904,7 +14941,8 @@ options:
   --message M       the commit message, one line without a secret (default
                     "${DEFAULT_MESSAGE}")
   --push            then push HEAD to the current branch's upstream, and only
-                    there
+                    there; refused first when the handoff was saved on a
+                    commit this branch's history lacks (a rebase or amend)
   --run-hooks       run the repository's git hooks and signing program; without
                     it none runs, and publish says which it skipped; what a
                     hook stages outside memory stays staged, uncommitted, and a
@@ -14919,10 +14957,11 @@ stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
-        "nothing to publish: ...", no upstream for --push, a secret in
-        --message or in a memory file, a memory file that is a link or
-        hard-linked, HEAD moved by a commit made meanwhile (naming what it
-        holds) or held by another git command, git failed: its error follows);
+        "nothing to publish: ...", no upstream for --push, --push with a
+        handoff saved on a commit off this branch, a secret in --message or
+        in a memory file, a memory file that is a link or hard-linked, HEAD
+        moved by a commit made meanwhile (naming what it holds) or held by
+        another git command, git failed: its error follows);
         4 paused; 5 busy.
 `,
       async run(ctx) {
@@ -14941,6 +14980,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         const target = await publishTarget(root, memDir, ctx.env);
         const push = ctx.values.push === true;
         if (push) await pushTarget(target.top, ctx.env, ctx.values["run-hooks"] === true);
+        const off = await savedHeadOffBranch(target, ctx.env);
+        if (push && off !== null) throw new Refused(offBranchRefusal(off));
         const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
         let r;
         let repairs = [];
@@ -14956,7 +14997,6 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
           throw err;
         }
         const notes = [...repairs, ...driver.notes];
-        const off = await savedHeadOffBranch(target, ctx.env);
         if (off !== null) notes.push(offBranchWarning(off));
         if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}
 `, notes);

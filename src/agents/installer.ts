@@ -192,7 +192,9 @@ export async function uninstall(t: Target, env: Env) {
   }
   // The driver serves every agent installed here: it goes with the last one, before the folders it may empty.
   const left = new Map([...(t.dryRun ? t.planned : []), ...plans.map((p) => [p.file, p.next] as const)]);
-  const last = !t.global && !anotherInstalled(t, left);
+  // A dry run of several agents previews the driver's removal once (the "" entry), as the real run removes it once.
+  const last = !t.global && !anotherInstalled(t, left) && !(t.dryRun && t.planned.has(""));
+  if (last && t.dryRun) t.planned.set("", null);
   if (last) assertAttributesReadable(t.base, env);
   // Linked work trees share git's config and the driver's copy: those stay while another one has an agent installed.
   const trees = last ? treesOf(t.base, env) : null;

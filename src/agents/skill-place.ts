@@ -4,6 +4,7 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { assertAttributesReadable, assertDriverFits } from "../git/merge-driver-config.ts";
 import { findRoot } from "../git/root.ts";
+import { runGit } from "../git/run.ts";
 import { savesPath } from "../git/saves.ts";
 import { memoryDir } from "../store/paths.ts";
 import { tokenOf } from "../store/files.ts";
@@ -280,6 +281,17 @@ function linkPlaces(plan: Plan, agents: Agent[]): string[] {
   return [...new Set(places)].map((f) => path.join(plan.at(f), "session-handoff"));
 }
 
+// Whether git sees a change to commit in the copy, its links or a file an agent's install edits (true when git fails).
+async function uncommitted(ctx: Caller, plan: Plan): Promise<boolean> {
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path.join(plan.dest, "scripts", "memory_io.mjs") },
+    plan.base);
+  const files = plan.agents.flatMap((a) => a.edits(helper, false).map((e) => path.join(plan.base, e.file)));
+  const paths = [plan.dest, ...linkPlaces(plan, plan.agents), ...files, path.join(plan.base, ".gitattributes")];
+  const args = ["status", "--porcelain", "-z", "--untracked-files=all", "--", ...paths];
+  const r = await runGit(plan.base, args, ctx.env).catch(() => null);
+  return r === null || r.code !== 0 || r.stdout.length > 0;
+}
+
 // The lines and notes of a run, and `take`, which adds an agent's.
 function collected() {
   const out = { lines: [] as string[], notes: [] as string[] };
@@ -365,11 +377,15 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
   lines.splice(1, 0, ...after);
   if (!plan.dryRun && recorded) writeCopyRecord(dest, [...new Set([...(record?.createdDirs ?? []), ...made])]);
   for (const agent of plan.dryRun ? [] : plan.agents) take(await agentRun(ctx, plan, install, agent, false));
+  const changed = lines.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
   // doctor from the copy: the package's own helper would call the copy's hooks another copy's.
   const copy = shown(path.join(dest, "scripts", "memory_io.mjs"));
   if (!plan.dryRun) lines.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
-  // Uncommitted, the copy and the team files count as the user's work in progress in every handoff.
-  if (!plan.dryRun && !plan.global) lines.push("commit: the skill's copy and the team files above (docs/install.md)");
+  // Uncommitted, the copy and the team files count as the user's work in progress in every handoff; said when this run
+  // changed one git would commit (not on a second run, nor for a teammate's clone's own excluded hooks file).
+  if (!plan.dryRun && !plan.global && changed && (await uncommitted(ctx, plan))) {
+    lines.push("commit: the skill's copy and the team files above (docs/install.md)");
+  }
   const who = plan.agents.map((a) => (a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name));
   lines.push(`next: start a new session (${who.join("; ")}) and ${SAY}`);
   return { lines, notes };

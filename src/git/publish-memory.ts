@@ -217,11 +217,12 @@ function refuseUnsafe(top: string, rel: string): void {
   }
 }
 
-/** The saved HEAD of the handoff on this branch when the branch's history and every remote-tracking branch lack it (a
- * rebase or amend since the save): a teammate who pulls has no such commit, so their brief says unverifiable. */
+/** The saved HEAD of the handoff publish commits (the working tree's) when the branch's history and every
+ * remote-tracking branch lack it (a rebase or amend since the save): a teammate who pulls has no such commit, so their
+ * brief says unverifiable. Read before committing, so that `--push` can refuse before anything leaves the clone. */
 export async function savedHeadOffBranch(target: PublishTarget, env: Env): Promise<string | null> {
-  const blob = await runGit(target.top, ["cat-file", "blob", `HEAD:${target.memRel}/HANDOFF.md`], env);
-  const head = blob.code === 0 ? checkAnchors(parseHandoff(blob.stdout.toString("utf8")), Date.now()).head : null;
+  const text = readSmall(path.join(target.top, target.memRel, "HANDOFF.md"));
+  const head = text === null ? null : checkAnchors(parseHandoff(text), Date.now()).head;
   // 1: not an ancestor. 128 (no such commit here: a shallow clone, a handoff from elsewhere) tells nothing either way.
   const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
   if (r?.code !== 1) return null;

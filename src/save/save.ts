@@ -11,7 +11,8 @@ import { droppedItems, droppedReport } from "../schema/open-items.ts";
 import { cloneIdOf, markClone, recordSavedBy, recordSavedHere, savedStampOf, trackedArchives } from "../git/saves.ts";
 import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
 import { handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
-import { issueLines, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
+import { issueLines, lineMaps, scoreLine, type Issue, type RedactedText,
+  type Validation } from "../schema/validate-common.ts";
 import { validateLedger } from "../schema/validate-ledger.ts";
 import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
 import { decodeInput } from "../store/document.ts";
@@ -153,6 +154,20 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string) {
   return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
 }
 
+// A line of the checked text as the saved file numbers it, since the draft is gone once saved and the file is what
+// the user opens: a redacted secret's lines become one, and `marked` puts one line (the clone mark) in.
+function savedLines(pass: RedactedText, marked: string): (line: number) => number {
+  const [from, to] = [pass.text.split("\n"), marked.split("\n")];
+  const at: number[] = [];
+  for (let i = 0, j = 0; i < from.length; i++) {
+    if (from[i] !== to[j] && from[i] === to[j + 1]) j++;
+    at.push(j + 1);
+    if (from[i] === to[j]) j++;
+  }
+  const { toRedacted } = lineMaps(pass);
+  return (line) => (line === 0 ? 0 : (at[toRedacted(line) - 1] ?? line));
+}
+
 function minutes(ms: number): number {
   return Math.round(Math.abs(ms) / 60_000);
 }
@@ -209,9 +224,12 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
   // A ledger is saved as sent: the pass made before the lock is its redaction.
   const redacted = checked.redacted;
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
+  const savedLine = savedLines(redacted, redacted.text);
+  const found = redacted.findings.map((f) => ({ ...f, line: savedLine(f.line) }));
+  if (found.length > 0) notes.push(formatRedactionReport(found));
   const bytes = finalBytes(redacted.text, checked.rawBytes);
   const v = validateLedger(checked.text, checked.kind, redacted);
+  for (const f of v.findings) f.line = savedLine(f.line);
   return { bytes, prior, unchanged: prior !== null && prior.bytes.equals(bytes), notes: [...notes, ...scoreNotes(v)] };
 }
 
@@ -222,9 +240,6 @@ async function buildHandoff(
   const nowMs = Date.now();
   const iso = isoSeconds(nowMs);
   const stamped = stampSaved(checked.text, iso);
-  // Reports name the lines of the document as sent, before the inserted `Saved:` line.
-  const { insertedAt, inserted } = stamped;
-  const sentLine = (line: number) => (insertedAt !== null && line >= insertedAt + inserted ? line - inserted : line);
   if (stamped.replaced !== null) {
     const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
     const was = `note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))}`;
@@ -235,7 +250,7 @@ async function buildHandoff(
     }
   }
   let text = stamped.text;
-  // Which clone saved it: put in after the checks, so that findings give the draft's own line numbers.
+  // Which clone saved it: put in after the checks, whose lines are then numbered as the saved file has them.
   const marked = (t: string) => markClone(t, cloneIdOf(root, env, true));
   const mine = anchorsBody(text);
   // The current file sent back as it was read: unchanged, before refilling its anchors could make it differ.
@@ -291,9 +306,10 @@ async function buildHandoff(
     for (let i = range.start; i < range.end; i++) if (now.has(lines[i]!)) exempt.add(i + 1);
   }
   const redacted = redactText(text, { exemptLines: exempt });
-  const sentFindings = redacted.findings.map((f) => ({ ...f, line: sentLine(f.line) }));
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(sentFindings));
   const markedText = marked(redacted.text);
+  const savedLine = savedLines(redacted, markedText);
+  const found = redacted.findings.map((f) => ({ ...f, line: savedLine(f.line) }));
+  if (found.length > 0) notes.push(formatRedactionReport(found));
   const bytes = finalBytes(markedText, checked.rawBytes);
   const unchanged = sentBack || (priorText !== null && comparable(priorText, fill) === comparable(markedText, fill));
   if (priorText !== null && !unchanged) {
@@ -305,6 +321,6 @@ async function buildHandoff(
   const v = validateHandoff(text, {
     mode: "root", nowMs, prior: unchanged ? null : priorText, existingKeyFiles: existing, redacted,
   });
-  for (const f of v.findings) f.line = sentLine(f.line);
+  for (const f of v.findings) f.line = savedLine(f.line);
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
 }

@@ -174,8 +174,8 @@ export function scoreLine(v: Validation): string {
   return `score: ${v.score}/100 (${parts.join(", ")})`;
 }
 
-// A secret over N lines is one line once redacted: lines move between the two texts.
-function lineMaps(pass: RedactedText): { toOriginal(line: number): number; toRedacted(line: number): number } {
+/** A secret over N lines is one line once redacted: lines move between the two texts (0, no line, stays 0). */
+export function lineMaps(pass: RedactedText): { toOriginal(line: number): number; toRedacted(line: number): number } {
   const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines! - 1 }));
   spans.sort((a, b) => a.line - b.line);
   return {

@@ -1,3 +1,5 @@
+import { Refused } from "../errors.ts";
+import { firstNul } from "../guard/file-verdict.ts";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 import { quoted } from "../guard/sanitize.ts";
@@ -12,6 +14,10 @@ export async function loadHandoff(ctx: Stdin, root: string, fromStdin: boolean) 
   const file = fromStdin ? null : await readMemoryFile(root, "handoff");
   const bytes = fromStdin ? await ctx.readStdin(MAX_DOCUMENT_BYTES) : file?.bytes;
   if (bytes === undefined || (fromStdin && bytes.length === 0)) return null;
+  // Stdin has no file to move away: the advice is the sender's.
+  const nul = fromStdin ? firstNul(bytes) : -1;
+  if (nul >= 0) throw new Refused(`the pasted handoff holds a NUL byte (at byte ${nul}): it is not text and was not ` +
+    "loaded; send the handoff's text without that byte on stdin, or leave out --stdin to read the project's handoff");
   // The warnings name what was shown as `<U+XXXX>` / `<0xNN>`.
   const m = loadMemoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
   return { text: m.text, warnings: m.warning === null ? [] : [m.warning], pasted: fromStdin, token: file?.token };

@@ -40,7 +40,9 @@ those named with --agent (${NAMES}).
 A second run changes no byte. Refused, with nothing changed: no project (pass
 --root), no agent found and none named, a file or folder it cannot write, a
 skill folder that is something else, and whatever install refuses (tried first
-with --dry-run). stdout: one line per thing done, then what to say to the agent.
+with --dry-run). stdout: one line per thing done, "commit: ..." when it changed
+a file git would commit (not on a second run, nor for a clone's own excluded
+files), then what to say to the agent.
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
   async run(ctx) {

@@ -20,11 +20,16 @@ function skippedLine(skipped: { hooks: string[]; signing: boolean } | undefined)
   return `ran none of the repository's ${parts.join(" nor its ")}: pass --run-hooks to run them`;
 }
 
-// Published all the same: the handoff's words still hold, and a save on today's HEAD is what makes them checkable.
-const offBranchWarning = (head: string) => `warning: the handoff on this branch was saved at ${head.slice(0, 12)}, ` +
-  "which is not in this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets " +
-  "no commit to check it against and their brief says unverifiable: save the handoff again (`read handoff`, " +
-  "then `write handoff`) and publish again";
+// Without --push it is committed all the same (its words still hold); --push is refused first, as a push cannot be
+// taken back (docs/decisions/publish-rewritten-save.md).
+const offBranch = (head: string) => `the handoff on this branch was saved at ${head.slice(0, 12)}, which is not in ` +
+  "this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it " +
+  "against and their brief says unverifiable";
+const offBranchWarning = (head: string) =>
+  `warning: ${offBranch(head)}: save the handoff again (\`read handoff\`, then \`write handoff\`) and publish again`;
+const offBranchRefusal = (head: string) => `${offBranch(head)}; nothing was committed nor pushed: save the handoff ` +
+  "again on this HEAD (`read handoff`, then `write handoff`) and publish --push again, or, to share it as it is, " +
+  "publish without --push and push with `git push` yourself";
 
 const DEFAULT_MESSAGE = "session-handoff: publish session memory";
 
@@ -50,7 +55,8 @@ options:
   --message M       the commit message, one line without a secret (default
                     "${DEFAULT_MESSAGE}")
   --push            then push HEAD to the current branch's upstream, and only
-                    there
+                    there; refused first when the handoff was saved on a
+                    commit this branch's history lacks (a rebase or amend)
   --run-hooks       run the repository's git hooks and signing program; without
                     it none runs, and publish says which it skipped; what a
                     hook stages outside memory stays staged, uncommitted, and a
@@ -65,10 +71,11 @@ stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
-        "nothing to publish: ...", no upstream for --push, a secret in
-        --message or in a memory file, a memory file that is a link or
-        hard-linked, HEAD moved by a commit made meanwhile (naming what it
-        holds) or held by another git command, git failed: its error follows);
+        "nothing to publish: ...", no upstream for --push, --push with a
+        handoff saved on a commit off this branch, a secret in --message or
+        in a memory file, a memory file that is a link or hard-linked, HEAD
+        moved by a commit made meanwhile (naming what it holds) or held by
+        another git command, git failed: its error follows);
         4 paused; 5 busy.
 `,
   async run(ctx) {
@@ -89,6 +96,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
     const target = await publishTarget(root, memDir, ctx.env);
     const push = ctx.values.push === true;
     if (push) await pushTarget(target.top, ctx.env, ctx.values["run-hooks"] === true);
+    const off = await savedHeadOffBranch(target, ctx.env);
+    if (push && off !== null) throw new Refused(offBranchRefusal(off));
     const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
     let r: Awaited<ReturnType<typeof publishMemory>>;
     let repairs: string[] = [];
@@ -108,7 +117,6 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
       throw err;
     }
     const notes = [...repairs, ...driver.notes];
-    const off = await savedHeadOffBranch(target, ctx.env);
     if (off !== null) notes.push(offBranchWarning(off));
     if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}\n`, notes);
     if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}\n`, notes);

@@ -32,8 +32,8 @@ options:
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged
         <FILE>", then "CURRENT-SHA256: <token>" as the last line.
-stderr: redactions, notes, score and findings, and dropped open items and
-        failed approaches.
+stderr: redactions, notes, score and findings (lines of the saved file), and
+        dropped open items and failed approaches.
 Every case and its words: references/verbs/write.md.
 ${ROOT_HELP}
 exit:   0 saved or unchanged;

@@ -65,11 +65,12 @@ describe("write: secrets never reach disk, stdout or stderr", () => {
     const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc });
     expect(run.code, run.stderr).toBe(0);
     expectNowhere(root, [OPENAI, DB_PASSWORD], [run.stdout, run.stderr]);
-    const lineOf = (needle: string) => doc.split("\n").findIndex((l) => l.includes(needle)) + 1;
+    const saved = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
+    // Lines of the saved file, the one the user can open.
+    const lineOf = (needle: string) => saved.split("\n").findIndex((l) => l.includes(needle)) + 1;
     expect(run.stderr).toContain(
       `redacted 2 secret(s): openai-api-key (line ${lineOf("OPENAI_API_KEY")}), url-password (line ${lineOf("DATABASE_URL")})`,
     );
-    const saved = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
     expect(saved).toContain("  OPENAI_API_KEY=<redacted: openai-api-key>\n");
     expect(saved).toContain("postgres://app:<redacted: url-password>@db.internal:5432/orders\n");
     expect(saved).toContain(`  at commit ${COMMIT}\n`);
@@ -145,9 +146,9 @@ describe("write: every secret kind end to end (disk, archives, temps, stdout, st
     expect(unstamped(saved)).toBe(unstamped(handoff(expected)));
     expect(saved).toMatch(STAMP);
     expectNowhere(root, secrets, [run.stdout, run.stderr]);
-    const doc = handoff(body);
     for (const m of members) {
-      const line = doc.slice(0, doc.indexOf(m.secret)).split("\n").length;
+      // The line of the saved file, where each secret is one line.
+      const line = saved.slice(0, saved.indexOf(`<redacted: ${m.rule}>`, saved.indexOf(`### ${m.kind}\n`))).split("\n").length;
       const span = m.secret.split("\n").length;
       expect(run.stderr).toContain(span > 3 ? `${m.rule} (line ${line}, ${span} lines)` : `${m.rule} (line ${line})`);
     }

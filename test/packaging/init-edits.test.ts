@@ -186,4 +186,42 @@ describe("init --dry-run says what the real run does", () => {
     expect(undo.stdout).toContain("removed the merge driver session-handoff from .git/config");
     expect(undoDry.stdout.split("\n")).toEqual(asDry(undo.stdout));
   });
+
+  it("--undo with an agent found by its folder but not installed lists the driver's removal once, as the real run", () => {
+    const p = project([".claude"]);
+    expect(p.run().code).toBe(0);
+    mkdirSync(path.join(p.root, ".gemini"));
+    const undoDry = p.run("--undo", "--dry-run");
+    expect(undoDry.code, undoDry.stderr).toBe(0);
+    const undo = p.run("--undo");
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain("gemini: absent GEMINI.md");
+    expect(undoDry.stdout.match(/would remove the merge driver/g)).toHaveLength(2);
+    expect(undoDry.stdout.split("\n")).toEqual(asDry(undo.stdout));
+  });
+});
+
+describe("init's commit: line", () => {
+  const COMMIT = "commit: the skill's copy and the team files above (docs/install.md)\n";
+  it("only when this run changed a file git would commit: not on a second run, nor in a teammate's clone", () => {
+    const p = project([".claude", ".codex"]);
+    expect(p.run().stdout).toContain(COMMIT);
+    const again = p.run();
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toContain(COMMIT);
+    git(p.root, "add", "-A");
+    git(p.root, "commit", "-qm", "the skill and the team files");
+    // A teammate's clone: install writes .codex/hooks.json (this clone's path, kept out of git) and the driver's config.
+    const mate = path.join(tempDir("sh-mate-"), "mate");
+    git(path.dirname(mate), "clone", "-q", p.root, mate);
+    const theirs = helper(["init", "--root", mate], { env: p.env });
+    expect(theirs.code, theirs.stderr).toBe(0);
+    expect(theirs.stdout).toContain("codex: created .codex/hooks.json");
+    expect(theirs.stdout).not.toContain(COMMIT);
+    expect(git(mate, "status", "--porcelain")).toBe("");
+    // A team file init changes again is to be committed again.
+    writeFileSync(path.join(mate, ".claude", "settings.json"), "{}\n");
+    git(mate, "commit", "-qam", "settings emptied");
+    expect(helper(["init", "--root", mate], { env: p.env }).stdout).toContain(COMMIT);
+  });
 });

@@ -159,6 +159,20 @@ describe("the built bundle agrees", () => {
   });
 });
 
+// A pasted handoff holding a NUL is refused as a file is, but stdin has no file to move away: the advice is the sender's.
+describe("brief and drift --stdin with a NUL byte", () => {
+  it.each([["brief"], ["drift"]])("%s --stdin names stdin, not a file", (verb) => {
+    const root = gitRepo();
+    const pasted = Buffer.from(handoff("Goal step\u0000one"));
+    const r = helper([verb, "--stdin"], { cwd: root, input: pasted });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(`memory operation refused: the pasted handoff holds a NUL byte (at byte ${pasted.indexOf(0)}): ` +
+      "it is not text and was not loaded; send the handoff's text without that byte on stdin, or leave out --stdin to " +
+      "read the project's handoff\n");
+  });
+});
+
 // search reads many files (docs/design.md#one-verdict-on-a-files-bytes): like `archives list`, it
 // skips an unsafe one with a line on stderr and goes on; an odd one is searched as read shows it.
 describe("search by the one verdict on bytes", () => {

@@ -158,7 +158,7 @@ describe("publish", () => {
     expect(git(remote, "rev-parse", "main")).toBe(git(root, "rev-parse", "HEAD"));
   });
 
-  it("a handoff whose saved commit an amend replaced: published with a warning that names the fix", { timeout: 60_000 }, () => {
+  it("a handoff whose saved commit an amend replaced: --push refused before anything, publish warns", { timeout: 60_000 }, () => {
     const { root, remote } = project();
     writeFileSync(path.join(root, "a.txt"), "one\n");
     git(root, "add", "a.txt");
@@ -169,9 +169,27 @@ describe("publish", () => {
     const saved = git(root, "rev-parse", "HEAD").trim();
     writeFileSync(path.join(root, "a.txt"), "two\n");
     git(root, "commit", "-q", "--amend", "-am", "one, amended");
-    const r = run(root, "--push");
+    const amended = git(root, "rev-parse", "HEAD");
+    const config = readFileSync(path.join(root, ".git", "config"), "utf8");
+    // A push cannot be taken back: refused before the commit, the driver's step and the push, saying both ways out.
+    const refused = run(root, "--push");
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toBe(
+      `memory operation refused: the handoff on this branch was saved at ${saved.slice(0, 12)}, which is not in ` +
+        "this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to " +
+        "check it against and their brief says unverifiable; nothing was committed nor pushed: save the handoff " +
+        "again on this HEAD (`read handoff`, then `write handoff`) and publish --push again, or, to share it as it " +
+        "is, publish without --push and push with `git push` yourself\n",
+    );
+    expect(git(root, "rev-parse", "HEAD")).toBe(amended);
+    expect(git(remote, "rev-parse", "main")).not.toBe(amended);
+    expect(readFileSync(path.join(root, ".git", "config"), "utf8")).toBe(config);
+    expect(git(root, "status", "--porcelain", "--", ".ai/memory/HANDOFF.md")).toMatch(/^\?\? /);
+    // Without --push it is committed, and warned about.
+    const r = run(root);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("pushed to origin main");
+    expect(r.stdout).not.toContain("pushed");
     expect(r.stderr).toBe(
       `warning: the handoff on this branch was saved at ${saved.slice(0, 12)}, which is not in this branch's ` +
         "history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it " +
@@ -179,6 +197,7 @@ describe("publish", () => {
         "and publish again\n",
     );
     // What the warning foretells, and that its fix works.
+    git(root, "push", "-q");
     const mate = path.join(tempDir("sh-mate-"), "mate");
     git(path.dirname(mate), "clone", "-q", remote, mate);
     expect(helper(["brief", "--root", mate]).stdout).toContain(`saved HEAD ${saved.slice(0, 12)} is not in this clone`);

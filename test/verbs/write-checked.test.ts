@@ -1,6 +1,7 @@
 // `write` through the built helper (35): schema errors
 // refused with nothing changed, `Saved:` stamped, empty anchors filled inside the lock,
 // `unchanged`, the anchor exemption from redaction, score and findings on stderr.
+import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -178,27 +179,37 @@ describe("Saved: and the anchors are write's (2)", () => {
     const r = write(root, DOC.replace("- [user-directed] Keep", "- Keep"), "absent");
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^score: 89\/100 \(sections 15\/15, saved 5\/5, anchors 10\/10, failed 10\/10, decisions 0\/10, nextSteps 10\/10, nextAction 5\/5, keyFiles 10\/10, verification 10\/10, size 5\/5, secrets 5\/5\)$/m);
-    expect(r.stderr).toMatch(/^finding: line 18: decision-label: a decision without \[user-directed\], \[user-approved\] or \[agent-proposed\]$/m);
+    // Line 18 of the document sent; the saved file has the clone mark below `Saved:`.
+    expect(r.stderr).toMatch(/^finding: line 19: decision-label: a decision without \[user-directed\], \[user-approved\] or \[agent-proposed\]$/m);
   });
 
-  // write inserts `Saved:` (and a blank line before a heading) when the draft has none: what it reports must still
-  // point at the draft's own lines, where the agent fixes them.
+  // write inserts `Saved:` (and a blank line before a heading) and its clone mark, and a secret over several lines
+  // becomes one: what it reports names the lines of the saved file, the one the user can open (the draft is gone),
+  // as `validate` names them.
   const secret = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789";
   const withSecret = DOC.replace("- [user-directed] Keep", "- Keep")
     .replace("- Caching the URL", `- Caching the URL with ${secret}`);
+  const pem = (kind: string) => [`-----BEGIN ${kind}-----`, ...Array.from({ length: 5 }, () =>
+    randomBytes(48).toString("base64")), `-----END ${kind}-----`].join("\n");
   it.each([
     ["a Saved: line of its own", withSecret],
     ["no Saved: line, a blank line after the title", withSecret.replace(/Saved: .*\n\n/, "")],
     ["no Saved: line, a heading right after the title", withSecret.replace(/Saved: .*\n\n/, "").replace("Handoff\n\n", "Handoff\n")],
-  ])("reports name the draft's lines (%s)", (_, doc) => {
-    const lines = doc.split("\n");
-    const secretLine = lines.findIndex((l) => l.includes(secret)) + 1;
-    const decisionLine = lines.indexOf("- Keep the URL format: clients depend on it") + 1;
-    const r = write(gitRepo(), doc, "absent");
+    ["a private key over seven lines before both", withSecret.replace("- Unit tests:", `${pem("RSA PRIVATE KEY")}\n- Unit tests:`)],
+  ])("reports name the saved file's lines (%s)", (_, doc) => {
+    const root = gitRepo();
+    const r = write(root, doc, "absent");
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`^redacted 1 secret\\(s\\): github-token \\(line ${secretLine}\\)$`, "m"));
+    const saved = readFileSync(file(root), "utf8");
+    const lines = saved.split("\n");
+    const secretLine = lines.findIndex((l) => l.includes("<redacted: github-token>")) + 1;
+    const decisionLine = lines.indexOf("- Keep the URL format: clients depend on it") + 1;
+    expect(secretLine * decisionLine).toBeGreaterThan(0);
+    expect(r.stderr).toMatch(new RegExp(`^redacted \\d secret\\(s\\): .*github-token \\(line ${secretLine}\\)$`, "m"));
     expect(r.stderr).toMatch(new RegExp(`^finding: line ${secretLine}: secret: `, "m"));
     expect(r.stderr).toMatch(new RegExp(`^finding: line ${decisionLine}: decision-label: `, "m"));
+    const validated = helper(["validate", "handoff", "--root", root]).stdout;
+    expect(validated).toMatch(new RegExp(`^finding: line ${decisionLine}: decision-label: `, "m"));
   });
 });
 

@@ -44,6 +44,18 @@ describe("write --from-draft: the document from drafts/<kind>-<8 hex>.md", () =>
     expect(statSync(path.join(MEM(root), "HANDOFF.md")).mode & 0o777).toBe(0o600);
   });
 
+  it("what it reports names lines of the saved file, not of the draft it removed", () => {
+    const root = gitRepo();
+    const secret = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789";
+    draft(root, handoff(`ship it with ${secret}`).replace(/\nSaved: [^\n]*\n/, ""));
+    const r = write(root, "handoff", "absent");
+    expect(r.code, r.stderr).toBe(0);
+    const lines = readFileSync(path.join(MEM(root), "HANDOFF.md"), "utf8").split("\n");
+    const at = lines.findIndex((l) => l.includes("<redacted: github-token>")) + 1;
+    expect(at).toBeGreaterThan(0);
+    expect(r.stderr).toContain(`redacted 1 secret(s): github-token (line ${at})\n`);
+  });
+
   it("a ledger is published with exactly the draft's bytes, and the token is theirs", () => {
     const root = gitRepo();
     const doc = `${MARKER}\n# Lessons\n\n## L-0001: Quote \`$HOME\`\n- When: $(always)\n- Lesson: a line\nEOF\n- Why: \`backticks\` break shells\n- Source: me, 2026-01-01\n- Status: active\n`;
