@@ -44,7 +44,7 @@ const MAX_SINCE_SAVED = 500;
  * the handoff; `olderAhead` / `olderAttributes`: the commits ahead, memory-only ones aside, committed before
  * `savedSec` and not on HEAD's first-parent line down to `saved.id`; `olderLogged`: all those dated before it,
  * memory-only ones too; `cutAhead`: a commit ahead is in `cuts`; `since`: each commit ahead, since the save or not;
- * `unbuilt`: the parents of each commit ahead not built on the saved one; `saved.notAhead`: listed but not ahead.
+ * `parents`: each commit ahead's; `saved.notAhead`: commits listed that are not ahead.
  */
 export function parseHistory(
   out: Buffer, memoryPrefix: string, savedSec: number | null = null, cuts?: Set<string>,
@@ -55,7 +55,7 @@ export function parseHistory(
     ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: [] as string[],
     attributesBehind: [] as string[], emptyBehind: 0, olderAhead: 0, olderAttributes: [] as string[], olderLogged: 0,
     truncated: false, handoffCommitter: null as string | null, aheadPaths: new Set<string>(), cutAhead: false,
-    since: new Map<string, boolean>(), unbuilt: new Map<string, string[]>(),
+    since: new Map<string, boolean>(), parents: new Map<string, string[]>(),
   };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
   const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1).map((rec) => {
@@ -68,13 +68,8 @@ export function parseHistory(
     counts.truncated = true;
     records.length = MAX_LOGGED_COMMITS;
   }
-  const parentsOf = new Map(records.filter((r) => r.side === "ahead").map((r) => [r.id, r.parents]));
-  // Built on the saved commit: a parent is it or built on it (by the logged parents).
-  const memo = new Map<string, boolean>();
-  const built = (id: string): boolean => {
-    if (!memo.has(id)) memo.set(id, (parentsOf.get(id) ?? []).some((p) => p === saved?.id || built(p)));
-    return memo.get(id)!;
-  };
+  const parentsOf = counts.parents;
+  for (const r of records) if (r.side === "ahead") parentsOf.set(r.id, r.parents);
   // HEAD's first-parent line down to the saved commit, what this branch made or fast-forwarded to since the save, is
   // since it whatever its dates say; one merged in beside it, by its date (docs/decisions/reachability-skew.md).
   const line: string[] = [];
@@ -87,7 +82,6 @@ export function parseHistory(
     const dated = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
     const older = dated && !onLine.has(id);
     if (side === "ahead") counts.since.set(id, !older);
-    if (side === "ahead" && !built(id)) counts.unbuilt.set(id, parents);
     if (side === "ahead" && cuts?.has(id)) counts.cutAhead = true;
     if (dated) counts.olderLogged++;
     // A merge's author only joined two handoffs: the author named is the one who saved the handoff.
@@ -400,7 +394,7 @@ async function measureHead(
       cuts ?? undefined, { id: head, head: snap.head ?? "", notAhead });
     let h = parse();
     // Under skewed dates git's walk can list ancestors of the saved commit as ahead: the log is read again without.
-    const notAhead = h.behind > 0 || h.truncated ? null : await listedAncestors(git, head, h.unbuilt);
+    const notAhead = h.behind > 0 || h.truncated ? null : await listedAncestors(git, head, h.parents);
     if (notAhead?.size) h = parse(notAhead);
     if (!h.truncated) sinceSave = h.since;
     cut &&= h.truncated || h.cutAhead;

@@ -48,7 +48,8 @@ function repo() {
   gitAt(null, "init", "-q", "-b", "main");
   writeFileSync(path.join(dir, ".git", "info", "exclude"), ".ai/\n");
   commitAt(null, "b.txt", "b\n");
-  return { dir, gitAt, put, commitAt, save, drift };
+  const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: dir }), env: { HOME: home } }).stdout;
+  return { dir, gitAt, put, commitAt, save, drift, line };
 }
 
 const DOC = [
@@ -122,9 +123,11 @@ describe("since the save, by ancestry when dates do not follow it", () => {
     r.gitAt(null, "switch", "-q", "main");
     r.gitAt(null, "merge", "-q", "--no-edit", "side");
     const d = r.drift();
-    // Old: 8 ahead (the commits a1 to a6 under the 1970 ones among them), 6 of them "committed before the save", and
-    // a.txt "committed in" a1, an ancestor of the saved commit.
+    // Old: 4 ahead (a1 and the first commit, under the 1970 ones, among them), 2 of them "committed before the save",
+    // and a.txt "committed in" a1, an ancestor of the saved commit.
     expect(d).toMatchObject({ ahead: 2, olderAhead: 0 });
     expect(d.dirtyFates).toEqual([{ path: "a.txt", fate: "reverted" }]);
+    // The status line counts as the brief does. Old: "4 commits since".
+    expect(r.line()).toBe("handoff: saved today · 2 commits since\n");
   });
 });
