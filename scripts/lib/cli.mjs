@@ -10698,7 +10698,7 @@ function fatesOf(i) {
       if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...as(other), ...eol };
     }
     if (to !== void 0 && i.nowDirty.includes(to)) return { path: p, fate: "renamed", to };
-    const after = (t) => i.savedSec === null || t.time !== null && t.time >= i.savedSec;
+    const after = (t) => t.since ?? (i.savedSec === null || t.time !== null && t.time >= i.savedSec);
     const touched = (t) => after(t) && (t.paths.has(p) || t.paths.has(to ?? p));
     const since = i.onHead?.find(touched);
     const stashed = i.savedSec === null ? void 0 : i.stashes?.find(touched);
@@ -10819,6 +10819,24 @@ async function heldByRef(head, git, gitDir) {
   const heads = gitDir === null ? [] : detachedHeadsBeside(gitDir);
   const base = heads.length === 0 ? null : await git(["merge-base", head, ...heads]);
   return base?.code === 0 && base.stdout.toString("utf8").trim() === head;
+}
+async function listedAncestors(git, saved, ahead) {
+  const memo = /* @__PURE__ */ new Map();
+  const built = (id) => {
+    if (!memo.has(id)) memo.set(id, (ahead.get(id) ?? []).some((p) => p === saved || built(p)));
+    return memo.get(id);
+  };
+  const unbuilt = new Set([...ahead.keys()].filter((id) => !built(id)));
+  const parents = new Set([...unbuilt].flatMap((id) => ahead.get(id)));
+  const tips = [...unbuilt].filter((id) => !parents.has(id));
+  const r = tips.length === 0 || tips.length > 50 ? null : await git(["merge-base", "--all", saved, ...tips]);
+  const todo = r?.code === 0 ? r.stdout.toString("utf8").split("\n").filter((id) => unbuilt.has(id)) : [];
+  const out = /* @__PURE__ */ new Set();
+  for (let id = todo.pop(); id !== void 0; id = todo.pop()) {
+    if (!out.has(id)) todo.push(...ahead.get(id).filter((p) => unbuilt.has(p)));
+    out.add(id);
+  }
+  return out;
 }
 var ATTRIBUTES;
 var init_history_rules = __esm({
@@ -11098,7 +11116,7 @@ function startStatus(root, env, excludes = []) {
   p.catch(() => void 0);
   return p;
 }
-function parseHistory(out, memoryPrefix, savedSec = null, cuts) {
+function parseHistory(out, memoryPrefix, savedSec = null, cuts, saved) {
   const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {
     ahead: 0,
@@ -11114,23 +11132,35 @@ function parseHistory(out, memoryPrefix, savedSec = null, cuts) {
     truncated: false,
     handoffCommitter: null,
     aheadPaths: /* @__PURE__ */ new Set(),
-    cutAhead: false
+    cutAhead: false,
+    since: /* @__PURE__ */ new Map(),
+    parents: /* @__PURE__ */ new Map()
   };
-  const records = `\0${out.toString("utf8")}`.split("\0").slice(1);
+  const records = `\0${out.toString("utf8")}`.split("\0").slice(1).map((rec) => {
+    const [header = "", ...rest] = rec.slice(1).split("\0");
+    const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("");
+    const side = rec[0] === "<" ? "behind" : "ahead";
+    return { side, author, parents: parents.split(" ").filter((p) => p !== ""), id, ct, rest };
+  }).filter((r) => !saved?.notAhead?.has(r.id));
   if (records.length > MAX_LOGGED_COMMITS) {
     counts.truncated = true;
     records.length = MAX_LOGGED_COMMITS;
   }
-  for (const rec of records) {
-    const side = rec[0] === "<" ? "behind" : "ahead";
-    const [header = "", ...rest] = rec.slice(1).split("\0");
+  const parentsOf = counts.parents;
+  for (const r of records) if (r.side === "ahead") parentsOf.set(r.id, r.parents);
+  const line = [];
+  let down = saved?.head;
+  for (; down !== void 0 && parentsOf.has(down); down = parentsOf.get(down)[0]) line.push(down);
+  const onLine = new Set(down === saved?.id ? line : []);
+  for (const { side, author, parents, id, ct, rest } of records) {
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
-    const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("");
-    const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
+    const dated = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
+    const older = dated && !onLine.has(id);
+    if (side === "ahead") counts.since.set(id, !older);
     if (side === "ahead" && cuts?.has(id)) counts.cutAhead = true;
-    if (older) counts.olderLogged++;
-    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
+    if (dated) counts.olderLogged++;
+    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && parents.length < 2)
       counts.handoffCommitter = author.trim();
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     const kind = commitKind(paths, memoryPrefix);
@@ -11209,9 +11239,10 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer = null;
   let aheadPaths = null;
+  let since;
   const mem = `${prefix}.ai/memory/`;
   if (head !== null && logP !== null)
-    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, mem, { gitDir, cuts }));
+    ({ committer, aheadPaths, since } = await measureHead(facts, snap, head, await logP, git, mem, { gitDir, cuts }));
   else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, mem);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
   const dirtyNow = withRedacted(snap.dirty);
@@ -11251,7 +11282,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
     const fromElsewhere = elsewhere || at2.here !== true && clonedAfter(gitDir, facts.saved.date?.ms ?? null);
-    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at2.drivers, moves };
+    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at2.drivers, moves, since };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
   const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
@@ -11323,7 +11354,7 @@ function historyArgs(id, ...extra) {
   return [
     "log",
     "--left-right",
-    "--format=%x01%m%x02%an%x03%ae%x04%p%x04%H%x04%ct",
+    "--format=%x01%m%x02%an%x03%ae%x04%P%x04%H%x04%ct",
     "--name-only",
     "-z",
     "--no-renames",
@@ -11349,12 +11380,23 @@ async function measureFromNone(facts, snap, log, git, memoryPrefix) {
 }
 async function measureHead(facts, snap, head, log, git, memoryPrefix, { gitDir, cuts }) {
   let committer = null;
+  let sinceSave;
   let counted2 = null;
   let emptySaved = null;
   let memoryOnly = { ahead: 0, behind: 0, older: 0, aheadPaths: null };
   let cut = cuts !== null;
   if (snap.head !== null && log.code === 0) {
-    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts), cuts ?? void 0);
+    const parse3 = (notAhead2) => parseHistory(
+      log.stdout,
+      memoryPrefix,
+      savedSecOf(facts),
+      cuts ?? void 0,
+      { id: head, head: snap.head ?? "", notAhead: notAhead2 }
+    );
+    let h = parse3();
+    const notAhead = h.behind > 0 || h.truncated ? null : await listedAncestors(git, head, h.parents);
+    if (notAhead?.size) h = parse3(notAhead);
+    if (!h.truncated) sinceSave = h.since;
     cut &&= h.truncated || h.cutAhead;
     counted2 = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
@@ -11379,7 +11421,7 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, { gitDir, 
     reachable = false;
   }
   facts.headReachable = reachable;
-  if (reachable) return { committer, aheadPaths: memoryOnly.aheadPaths };
+  if (reachable) return { committer, aheadPaths: memoryOnly.aheadPaths, since: sinceSave };
   facts.ahead = null;
   facts.behind = null;
   facts.memoryOnlyCommits = 0;
@@ -11481,6 +11523,8 @@ async function measureFates(git, facts, anchors, at2) {
     headExists: now.head !== null,
     moves: at2.moves
   }), still.length === 0 ? /* @__PURE__ */ new Map() : at2.drivers().then((d) => blobIdsOf(git, d, at2.top, still))]);
+  const since = at2.since;
+  if (since) logs.onHead = logs.onHead?.flatMap((t) => since.has(t.name) ? [{ ...t, since: since.get(t.name) }] : []) ?? null;
   const blobNow = (p) => ids.get(p)?.raw === saved.get(p) ? saved.get(p) : ids.get(p)?.id ?? null;
   const modes = modesOf(at2.top, now, still);
   const inputs = {
@@ -11699,8 +11743,8 @@ verdicts, strongest first:
                 unknown
   rewritten     the saved HEAD is unreachable from HEAD and every ref, and a
                 saved patch is not on HEAD (a rebase that kept them is not)
-  stale         more than 30 commits since the save (by committer date: older
-                ones a merge brings in drift, not stale), or saved more than
+  stale         more than 30 commits since the save (those a merge brings in
+                dated before it are drift, not stale), or saved more than
                 14 days ago with work since (age alone is not stale)
   drifted       branch changed, commits ahead or behind (not those that only
                 commit the save's dirty files as saved), key files missing, or
@@ -16207,7 +16251,7 @@ async function commitsSince(root, handoff, env) {
       "--left-right",
       "--cherry-mark",
       "--source",
-      "--format=%x01%m%S%x04%H",
+      "--format=%x01%m%S%x04%H%x04%P",
       "--name-only",
       "-z",
       "--diff-merges=first-parent",
@@ -16218,17 +16262,20 @@ async function commitsSince(root, handoff, env) {
     const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1).map((rec) => {
       const [header = "", ...rest] = rec.split("\0");
       const names = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
-      const [from = "", id = ""] = header.slice(1).split("");
-      return { mark: header[0], left: from !== "HEAD", id, kind: commitKind(names, memory), empty: names.length === 0 };
+      const [from = "", id = "", parents = ""] = header.slice(1).split("");
+      const kind = commitKind(names, memory);
+      return { mark: header[0], left: from !== "HEAD", id, parents, kind, empty: names.length === 0 };
     });
     if (commits.length > 2e3) return null;
     const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
     const onHead = commits.every((c) => !c.left);
-    const [ours, held] = await Promise.all([
+    const ahead = new Map(commits.map((c) => [c.id, c.parents.split(" ").filter((p) => p !== "")]));
+    const [ours, held, listed2] = await Promise.all([
       oursOnly(git, attributes),
-      onHead || heldByRef(head, git, top === null ? null : gitDirOf(top))
+      onHead || heldByRef(head, git, top === null ? null : gitDirOf(top)),
+      onHead ? listedAncestors(git, head, ahead) : /* @__PURE__ */ new Set()
     ]);
-    const work = commits.filter((c) => c.kind === "work" || c.kind === "attributes" && !ours.has(c.id));
+    const work = commits.filter((c) => !listed2.has(c.id) && (c.kind === "work" || c.kind === "attributes" && !ours.has(c.id)));
     const count = (left, copies = true) => work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
     if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };
     const lost = work.filter((c) => c.left && (c.mark !== "=" || c.empty)).length;

@@ -3408,6 +3408,24 @@ async function heldByRef(head, git, gitDir) {
   const base = heads.length === 0 ? null : await git(["merge-base", head, ...heads]);
   return base?.code === 0 && base.stdout.toString("utf8").trim() === head;
 }
+async function listedAncestors(git, saved, ahead) {
+  const memo = /* @__PURE__ */ new Map();
+  const built = (id) => {
+    if (!memo.has(id)) memo.set(id, (ahead.get(id) ?? []).some((p) => p === saved || built(p)));
+    return memo.get(id);
+  };
+  const unbuilt = new Set([...ahead.keys()].filter((id) => !built(id)));
+  const parents = new Set([...unbuilt].flatMap((id) => ahead.get(id)));
+  const tips = [...unbuilt].filter((id) => !parents.has(id));
+  const r = tips.length === 0 || tips.length > 50 ? null : await git(["merge-base", "--all", saved, ...tips]);
+  const todo = r?.code === 0 ? r.stdout.toString("utf8").split("\n").filter((id) => unbuilt.has(id)) : [];
+  const out = /* @__PURE__ */ new Set();
+  for (let id = todo.pop(); id !== void 0; id = todo.pop()) {
+    if (!out.has(id)) todo.push(...ahead.get(id).filter((p) => unbuilt.has(p)));
+    out.add(id);
+  }
+  return out;
+}
 
 // src/verbs/statusline.ts
 function statusText(handoff, since, stashed, pct, now, none = "handoff: none") {
@@ -3439,7 +3457,7 @@ async function commitsSince(root, handoff, env) {
       "--left-right",
       "--cherry-mark",
       "--source",
-      "--format=%x01%m%S%x04%H",
+      "--format=%x01%m%S%x04%H%x04%P",
       "--name-only",
       "-z",
       "--diff-merges=first-parent",
@@ -3450,17 +3468,20 @@ async function commitsSince(root, handoff, env) {
     const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1).map((rec) => {
       const [header = "", ...rest] = rec.split("\0");
       const names = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
-      const [from = "", id = ""] = header.slice(1).split("");
-      return { mark: header[0], left: from !== "HEAD", id, kind: commitKind(names, memory), empty: names.length === 0 };
+      const [from = "", id = "", parents = ""] = header.slice(1).split("");
+      const kind = commitKind(names, memory);
+      return { mark: header[0], left: from !== "HEAD", id, parents, kind, empty: names.length === 0 };
     });
     if (commits.length > 2e3) return null;
     const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
     const onHead = commits.every((c) => !c.left);
-    const [ours, held] = await Promise.all([
+    const ahead = new Map(commits.map((c) => [c.id, c.parents.split(" ").filter((p) => p !== "")]));
+    const [ours, held, listed] = await Promise.all([
       oursOnly(git, attributes),
-      onHead || heldByRef(head, git, top === null ? null : gitDirOf(top))
+      onHead || heldByRef(head, git, top === null ? null : gitDirOf(top)),
+      onHead ? listedAncestors(git, head, ahead) : /* @__PURE__ */ new Set()
     ]);
-    const work = commits.filter((c) => c.kind === "work" || c.kind === "attributes" && !ours.has(c.id));
+    const work = commits.filter((c) => !listed.has(c.id) && (c.kind === "work" || c.kind === "attributes" && !ours.has(c.id)));
     const count = (left, copies = true) => work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
     if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };
     const lost = work.filter((c) => c.left && (c.mark !== "=" || c.empty)).length;

@@ -17,7 +17,7 @@ import {
   batchBlobs, filterDrivers, GitUnavailable, pathspecOf, rawPaths, runGit, type Git, type GitResult,
 } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
-import { ATTRIBUTES, commitKind, heldByRef } from "./history-rules.ts";
+import { ATTRIBUTES, commitKind, heldByRef, listedAncestors } from "./history-rules.ts";
 import { lstatOrNull, readHead } from "../store/fs.ts";
 import { orNull } from "../store/files.ts";
 import { savedByOf, savedHere, stashesSince } from "./saves.ts";
@@ -42,32 +42,50 @@ const MAX_SINCE_SAVED = 500;
  * Parses `historyArgs`' log: per side, the commits, those touching only memory, the ids of those touching
  * `.gitattributes` and otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching
  * the handoff; `olderAhead` / `olderAttributes`: the commits ahead, memory-only ones aside, committed before
- * `savedSec`; `olderLogged`: all of those logged, memory-only ones too; `cutAhead`: a commit ahead is in `cuts`.
+ * `savedSec` and not on HEAD's first-parent line down to `saved.id`; `olderLogged`: all those dated before it,
+ * memory-only ones too; `cutAhead`: a commit ahead is in `cuts`; `since`: each commit ahead, since the save or not;
+ * `parents`: each commit ahead's; `saved.notAhead`: commits listed that are not ahead.
  */
-export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number | null = null, cuts?: Set<string>) {
+export function parseHistory(
+  out: Buffer, memoryPrefix: string, savedSec: number | null = null, cuts?: Set<string>,
+  saved?: { id: string; head: string; notAhead?: ReadonlySet<string> },
+) {
   const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {
     ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: [] as string[],
     attributesBehind: [] as string[], emptyBehind: 0, olderAhead: 0, olderAttributes: [] as string[], olderLogged: 0,
     truncated: false, handoffCommitter: null as string | null, aheadPaths: new Set<string>(), cutAhead: false,
+    since: new Map<string, boolean>(), parents: new Map<string, string[]>(),
   };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
-  const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
+  const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1).map((rec) => {
+    const [header = "", ...rest] = rec.slice(1).split("\0");
+    const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("\x04");
+    const side = rec[0] === "<" ? "behind" as const : "ahead" as const;
+    return { side, author, parents: parents.split(" ").filter((p) => p !== ""), id, ct, rest };
+  }).filter((r) => !saved?.notAhead?.has(r.id));
   if (records.length > MAX_LOGGED_COMMITS) {
     counts.truncated = true;
     records.length = MAX_LOGGED_COMMITS;
   }
-  for (const rec of records) {
-    const side = rec[0] === "<" ? "behind" : "ahead";
-    const [header = "", ...rest] = rec.slice(1).split("\0");
+  const parentsOf = counts.parents;
+  for (const r of records) if (r.side === "ahead") parentsOf.set(r.id, r.parents);
+  // HEAD's first-parent line down to the saved commit, what this branch made or fast-forwarded to since the save, is
+  // since it whatever its dates say; one merged in beside it, by its date (docs/decisions/reachability-skew.md).
+  const line: string[] = [];
+  let down = saved?.head;
+  for (; down !== undefined && parentsOf.has(down); down = parentsOf.get(down)![0]) line.push(down);
+  const onLine = new Set(down === saved?.id ? line : []);
+  for (const { side, author, parents, id, ct, rest } of records) {
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
-    // A merge's author only joined two handoffs: the author named is the one who saved the handoff.
-    const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("\x04");
-    const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
+    const dated = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
+    const older = dated && !onLine.has(id);
+    if (side === "ahead") counts.since.set(id, !older);
     if (side === "ahead" && cuts?.has(id)) counts.cutAhead = true;
-    if (older) counts.olderLogged++;
-    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
+    if (dated) counts.olderLogged++;
+    // A merge's author only joined two handoffs: the author named is the one who saved the handoff.
+    if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && parents.length < 2)
       counts.handoffCommitter = author.trim();
     // Git gives every empty commit the same patch id: one is no copy of another.
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
@@ -179,9 +197,10 @@ async function measureRepo(
   const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer: string | null = null;
   let aheadPaths: Set<string> | null = null;
+  let since: Map<string, boolean> | undefined;
   const mem = `${prefix}.ai/memory/`;
   if (head !== null && logP !== null)
-    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, mem, { gitDir, cuts }));
+    ({ committer, aheadPaths, since } = await measureHead(facts, snap, head, await logP, git, mem, { gitDir, cuts }));
   else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, mem);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
   const dirtyNow = withRedacted(snap.dirty);
@@ -227,7 +246,7 @@ async function measureRepo(
   if (top !== null && facts.saved.dirty !== null) {
     // The clone's own record outweighs its reflog's date (a clock an hour ahead, or the save's second).
     const fromElsewhere = elsewhere || (at.here !== true && clonedAfter(gitDir, facts.saved.date?.ms ?? null));
-    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at.drivers, moves };
+    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at.drivers, moves, since };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
   // Key files dirty now (an untracked folder counts for the files in it) and not listed dirty at the save.
@@ -331,7 +350,7 @@ function normalTime(text: string): string {
 // no saved HEAD (saved before the first commit), all of HEAD's.
 function historyArgs(id: ObjectId | null, ...extra: string[]): string[] {
   return [
-    "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%p%x04%H%x04%ct", "--name-only", "-z", "--no-renames",
+    "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%P%x04%H%x04%ct", "--name-only", "-z", "--no-renames",
     "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, ...extra,
     id === null ? "HEAD" : `${id}...HEAD`,
   ];
@@ -361,8 +380,9 @@ async function measureFromNone(
 async function measureHead(
   facts: DriftFacts, snap: Snapshot, head: ObjectId, log: GitResult, git: Git, memoryPrefix: string,
   { gitDir, cuts }: { gitDir: string | null; cuts: Set<string> | null },
-): Promise<{ committer: string | null; aheadPaths: Set<string> | null }> {
+): Promise<{ committer: string | null; aheadPaths: Set<string> | null; since?: Map<string, boolean> }> {
   let committer: string | null = null;
+  let sinceSave: Map<string, boolean> | undefined;
   let counted: { ahead: number; behind: number } | null = null;
   let emptySaved: number | null = null;
   let memoryOnly: { ahead: number; behind: number; older: number; aheadPaths: Set<string> | null } =
@@ -370,7 +390,13 @@ async function measureHead(
   // In a shallow clone the saved commit may be under a cut on HEAD's side, unless a whole log shows none there.
   let cut = cuts !== null;
   if (snap.head !== null && log.code === 0) {
-    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts), cuts ?? undefined);
+    const parse = (notAhead?: Set<string>) => parseHistory(log.stdout, memoryPrefix, savedSecOf(facts),
+      cuts ?? undefined, { id: head, head: snap.head ?? "", notAhead });
+    let h = parse();
+    // Under skewed dates git's walk can list ancestors of the saved commit as ahead: the log is read again without.
+    const notAhead = h.behind > 0 || h.truncated ? null : await listedAncestors(git, head, h.parents);
+    if (notAhead?.size) h = parse(notAhead);
+    if (!h.truncated) sinceSave = h.since;
     cut &&= h.truncated || h.cutAhead;
     counted = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
@@ -399,7 +425,7 @@ async function measureHead(
     reachable = false;
   }
   facts.headReachable = reachable;
-  if (reachable) return { committer, aheadPaths: memoryOnly.aheadPaths };
+  if (reachable) return { committer, aheadPaths: memoryOnly.aheadPaths, since: sinceSave };
   facts.ahead = null;
   facts.behind = null;
   facts.memoryOnlyCommits = 0;
@@ -497,7 +523,7 @@ async function measureFates(
   git: Git, facts: DriftFacts, anchors: CheckedAnchors,
   at: {
     top: string; gitDir: string | null; cleaned: string[]; fromElsewhere: boolean; drivers: At["drivers"];
-    moves: Map<string, string> | null;
+    moves: Map<string, string> | null; since?: Map<string, boolean>;
   },
 ) {
   const now = facts.current!;
@@ -514,6 +540,10 @@ async function measureFates(
     savedDateMs: facts.saved.date?.ms ?? null, cleaned: at.cleaned, gone, staged: now.renames ?? [],
     headExists: now.head !== null, moves: at.moves,
   }), still.length === 0 ? new Map() : at.drivers().then((d) => blobIdsOf(git, d, at.top, still))]);
+  // By the history log's ancestry: a commit it found not ahead is none since the save, one built on the saved is since.
+  const since = at.since;
+  if (since) logs.onHead = logs.onHead?.flatMap((t) => (since.has(t.name) ? [{ ...t, since: since.get(t.name) }] : []))
+    ?? null;
   // A handoff of an older version holds the raw bytes' id: equal raw bytes are unchanged content too.
   const blobNow = (p: string) => (ids.get(p)?.raw === saved.get(p) ? saved.get(p)! : ids.get(p)?.id ?? null);
   const modes = modesOf(at.top, now, still);

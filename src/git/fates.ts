@@ -22,7 +22,9 @@ export type DirtyFate =
   | { path: string; fate: "reverted" | "changed" | "dirty" | "not-here" | "clean" };
 
 /** One commit (or stash entry) of a `--raw -z` log: its name, committer second, each path's new blob id and mode. */
-type Touch = { name: string; time: number | null; paths: Map<string, string>; modes?: Map<string, string> };
+type Touch = { name: string; time: number | null; paths: Map<string, string>; modes?: Map<string, string> } & {
+  since?: boolean; // since the save by ancestry (docs/decisions/reachability-skew.md), when the history log told it
+};
 
 // Parses `git log --raw --no-abbrev --no-renames -z --format=%x01<name> %ct`.
 function parseRawLog(out: Buffer): Touch[] {
@@ -108,7 +110,7 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
     // No entry holds the saved content, but a commit or stash entry made since the save changed the file: the everyday
     // "saved, worked on, committed (or stashed)", or the work thrown away and the file changed for another reason;
     // said as the fact it is. A commit merged in from before the save, or a stash from then, is no change since.
-    const after = (t: Touch) => i.savedSec === null || (t.time !== null && t.time >= i.savedSec);
+    const after = (t: Touch) => t.since ?? (i.savedSec === null || (t.time !== null && t.time >= i.savedSec));
     const touched = (t: Touch) => after(t) && (t.paths.has(p) || t.paths.has(to ?? p));
     const since = i.onHead?.find(touched);
     const stashed = i.savedSec === null ? undefined : i.stashes?.find(touched);

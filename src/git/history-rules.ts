@@ -29,3 +29,28 @@ export async function heldByRef(head: string, git: Git, gitDir: string | null): 
   const base = heads.length === 0 ? null : await git(["merge-base", head, ...heads]);
   return base?.code === 0 && base.stdout.toString("utf8").trim() === head;
 }
+
+// Of the commits a `<saved>..HEAD` log listed (`ahead`: each one's parents), those that are ancestors of the saved one
+// all the same, which git's walk by date can leave unmarked (docs/decisions/reachability-skew.md): only those not built
+// on it can be; the merge bases with the newest of them, and their listed parents. One `merge-base`, none without a
+// merge since or past 50 such newest commits.
+export async function listedAncestors(
+  git: Git, saved: string, ahead: ReadonlyMap<string, readonly string[]>,
+): Promise<Set<string>> {
+  const memo = new Map<string, boolean>();
+  const built = (id: string): boolean => {
+    if (!memo.has(id)) memo.set(id, (ahead.get(id) ?? []).some((p) => p === saved || built(p)));
+    return memo.get(id)!;
+  };
+  const unbuilt = new Set([...ahead.keys()].filter((id) => !built(id)));
+  const parents = new Set([...unbuilt].flatMap((id) => ahead.get(id)!));
+  const tips = [...unbuilt].filter((id) => !parents.has(id));
+  const r = tips.length === 0 || tips.length > 50 ? null : await git(["merge-base", "--all", saved, ...tips]);
+  const todo = r?.code === 0 ? r.stdout.toString("utf8").split("\n").filter((id) => unbuilt.has(id)) : [];
+  const out = new Set<string>();
+  for (let id = todo.pop(); id !== undefined; id = todo.pop()) {
+    if (!out.has(id)) todo.push(...ahead.get(id)!.filter((p) => unbuilt.has(p)));
+    out.add(id);
+  }
+  return out;
+}

@@ -83,8 +83,8 @@ verdicts, strongest first:
                 unknown
   rewritten     the saved HEAD is unreachable from HEAD and every ref, and a
                 saved patch is not on HEAD (a rebase that kept them is not)
-  stale         more than 30 commits since the save (by committer date: older
-                ones a merge brings in drift, not stale), or saved more than
+  stale         more than 30 commits since the save (those a merge brings in
+                dated before it are drift, not stale), or saved more than
                 14 days ago with work since (age alone is not stale)
   drifted       branch changed, commits ahead or behind (not those that only
                 commit the save's dirty files as saved), key files missing, or

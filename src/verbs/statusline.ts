@@ -4,7 +4,7 @@ import path from "node:path";
 import { hookCwd, hookObject } from "../agents/harness-path.ts";
 import { oursOnly } from "../git/attributes-block.ts";
 import { gitDirOf, gitTopOf } from "../git/git-dir.ts";
-import { commitKind, heldByRef } from "../git/history-rules.ts";
+import { commitKind, heldByRef, listedAncestors } from "../git/history-rules.ts";
 import { maybeStashed } from "../git/saves.ts";
 import { handoffsElsewhere, stashHolds } from "../git/handoff-away.ts";
 import { runGit, type Git } from "../git/run.ts";
@@ -55,14 +55,15 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     // Counted as drift counts (docs/design.md#drift-and-its-verdict): both sides whole, a merge by its first
     // parent's names, so that no merge's other side is simplified away; `%S` gives the side, `%m` `=` a copy.
-    const r = await git(["log", "--left-right", "--cherry-mark", "--source", "--format=%x01%m%S%x04%H", "--name-only",
-      "-z", "--diff-merges=first-parent", "--max-count=2001", `${head}...HEAD`]);
+    const r = await git(["log", "--left-right", "--cherry-mark", "--source", "--format=%x01%m%S%x04%H%x04%P",
+      "--name-only", "-z", "--diff-merges=first-parent", "--max-count=2001", `${head}...HEAD`]);
     if (r.code !== 0) return /Invalid symmetric difference|bad revision/.test(r.stderr) ? "not here" : null;
     const commits = `\0${r.stdout.toString("utf8")}`.split("\0\x01").slice(1).map((rec) => {
       const [header = "", ...rest] = rec.split("\0");
       const names = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
-      const [from = "", id = ""] = header.slice(1).split("\x04");
-      return { mark: header[0], left: from !== "HEAD", id, kind: commitKind(names, memory), empty: names.length === 0 };
+      const [from = "", id = "", parents = ""] = header.slice(1).split("\x04");
+      const kind = commitKind(names, memory);
+      return { mark: header[0], left: from !== "HEAD", id, parents, kind, empty: names.length === 0 };
     });
     // Past drift's 2,000 logged commits its counts are git's, its memory-only ones among the first: left out here.
     if (commits.length > 2000) return null;
@@ -70,10 +71,14 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
     // HEAD or any ref holds is not rewritten: its commits ahead and behind are what the brief counts.
     const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
     const onHead = commits.every((c) => !c.left);
-    const [ours, held] = await Promise.all([
+    // As drift: ancestors of the saved commit that git's walk by date listed are not since it.
+    const ahead = new Map(commits.map((c) => [c.id, c.parents.split(" ").filter((p) => p !== "")]));
+    const [ours, held, listed] = await Promise.all([
       oursOnly(git, attributes), onHead || heldByRef(head, git, top === null ? null : gitDirOf(top)),
+      onHead ? listedAncestors(git, head, ahead) : new Set<string>(),
     ]);
-    const work = commits.filter((c) => c.kind === "work" || (c.kind === "attributes" && !ours.has(c.id)));
+    const work = commits.filter((c) =>
+      !listed.has(c.id) && (c.kind === "work" || (c.kind === "attributes" && !ours.has(c.id))));
     const count = (left: boolean, copies = true) =>
       work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
     if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };

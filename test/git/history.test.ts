@@ -18,7 +18,7 @@ describe("memory-only commits in the history log", () => {
     ["a merge joined the handoffs: its author is not the one named", rec(">", "merger@x\x04a1 b2", [".ai/memory/HANDOFF.md"]) + rec(">", "mate@x\x04c3", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "mate@x" }],
     ["memory and .gitattributes: its id kept, for the check of what changed in that file", rec(">", "me@x\x04p1\x04c1", [".ai/memory/HANDOFF.md", ".gitattributes"]) + rec(">", "me@x\x04p2\x04c2", [".gitattributes", "a.ts"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: "me@x", attributesAhead: ["c1"] }],
   ])("%s", (_name, out, prefix, want) => {
-    const { aheadPaths: _paths, ...counts } = parseHistory(Buffer.from(out, "utf8"), prefix);
+    const { aheadPaths: _paths, since: _since, parents: _parents, ...counts } = parseHistory(Buffer.from(out, "utf8"), prefix);
     expect(counts).toEqual({ emptyBehind: 0, attributesAhead: [], ...want, attributesBehind: [], olderAhead: 0, olderAttributes: [], olderLogged: 0, truncated: false, cutAhead: false });
   });
 
@@ -35,5 +35,21 @@ describe("memory-only commits in the history log", () => {
     expect(parseHistory(Buffer.from(out, "utf8"), ".ai/memory/", 100)).toMatchObject({ ahead: 4, behind: 1, memoryOnlyAhead: 1, attributesAhead: ["c4"], olderAhead: 1, olderAttributes: ["c4"], olderLogged: 3 });
     // With no save time, nothing is older.
     expect(parseHistory(Buffer.from(out, "utf8"), ".ai/memory/")).toMatchObject({ olderAhead: 0, olderAttributes: [] });
+  });
+
+  it("HEAD's first-parent line down to the saved commit is since the save whatever its dates; a side merged in is not", () => {
+    const at = (id: string, parents: string, ct: number) => `me@x\x04${parents}\x04${id}\x04${ct}`;
+    // m merges x (off an older commit o) into c2, c1 and c2 built on the saved s; every date is before the save.
+    const out = rec(">", at("m", "c2 x", 50), ["x.ts"]) + rec(">", at("c2", "c1", 40), ["b.ts"]) +
+      rec(">", at("c1", "s", 30), ["a.ts"]) + rec(">", at("x", "o", 20), ["x.ts"]) + rec(">", at("o", "", 10), ["o.ts"]);
+    const h = parseHistory(Buffer.from(out, "utf8"), ".ai/memory/", 100, undefined, { id: "s", head: "m" });
+    expect(h).toMatchObject({ ahead: 5, olderAhead: 2 });
+    expect([...h.since]).toEqual([["m", true], ["c2", true], ["c1", true], ["x", false], ["o", false]]);
+    expect(h.parents.get("m")).toEqual(["c2", "x"]);
+    // `o` an ancestor of the saved commit that git's walk listed: left out.
+    const without = parseHistory(Buffer.from(out, "utf8"), ".ai/memory/", 100, undefined, { id: "s", head: "m", notAhead: new Set(["o"]) });
+    expect(without).toMatchObject({ ahead: 4, olderAhead: 1 });
+    // Its line not reaching the saved commit (HEAD off it), every commit goes by its date.
+    expect(parseHistory(Buffer.from(out, "utf8"), ".ai/memory/", 100, undefined, { id: "z", head: "m" })).toMatchObject({ olderAhead: 5 });
   });
 });

@@ -167,12 +167,14 @@ async function helper(dir: string, args: string[], input = ""): Promise<{ code: 
 
 /**
  * What git says became of each saved dirty file: the same fates, asked of git another way. `savedSec`: the save's
- * second; a commit or stash entry from then on is since the save.
+ * second; a commit or stash entry from then on is since the save, and so is a commit on HEAD's first-parent line down
+ * to the saved one.
  */
 async function oracleFates(dir: string, saved: string, savedSec: number, dirtyThen: Map<string, string | null>, cloned: boolean): Promise<Fate[]> {
   const status = (await git(dir, "status", "--porcelain", "--untracked-files=normal")).split("\n").filter(Boolean).map((l) => l.slice(3));
   const blobAt = async (rev: string, p: string) => (await tryGitOut(dir, "rev-parse", "-q", "--verify", `${rev}:${p}`)) ?? null;
   const stashes = ((await tryGitOut(dir, "stash", "list", "--format=%gd %ct"))?.split("\n").filter(Boolean) ?? []).map((l) => l.split(" "));
+  const line = await lineOf(dir, saved);
   const out: Fate[] = [];
   for (const [p, blob] of dirtyThen) {
     if (status.includes(p)) {
@@ -194,7 +196,7 @@ async function oracleFates(dir: string, saved: string, savedSec: number, dirtyTh
     const changed = async (c: string) => (await blobAt(c, p)) !== (await blobAt(`${c}^`, p));
     const stashChanged = async (s: string) => (await blobAt(`${s}^3`, p)) !== null || (await blobAt(s, p)) !== (await blobAt(`${s}^1`, p));
     let commit: string[] | undefined;
-    for (const c of onHead) if (!found && !commit && Number(c[1]) >= savedSec && (await changed(c[0]!))) commit = c;
+    for (const c of onHead) if (!found && !commit && (line.has(c[0]!) || Number(c[1]) >= savedSec) && (await changed(c[0]!))) commit = c;
     let stash: string[] | undefined;
     for (const s of stashes) if (!found && !stash && Number(s[1]) >= savedSec && (await stashChanged(s[0]!))) stash = s;
     if (!found && stash && (!commit || Number(stash[1]) > Number(commit[1]))) found = { path: p, fate: "edited", stash: stash[0] };
@@ -202,6 +204,11 @@ async function oracleFates(dir: string, saved: string, savedSec: number, dirtyTh
     out.push(found ?? { path: p, fate: cloned ? "not-here" : "reverted" });
   }
   return out;
+}
+// HEAD's first-parent line down to the saved commit, when it reaches it: since the save by ancestry, whatever the dates.
+async function lineOf(dir: string, saved: string): Promise<Set<string>> {
+  const line = ((await tryGitOut(dir, "rev-list", "--first-parent", "HEAD")) ?? "").split("\n").filter(Boolean);
+  return new Set(line.includes(saved) ? line.slice(0, line.indexOf(saved)) : []);
 }
 async function tryGitOut(dir: string, ...args: string[]): Promise<string | null> {
   try {
@@ -280,9 +287,11 @@ async function oneSeed(seed: number): Promise<void> {
   if (reachable) {
     expect(drift.ahead, context).toBe(Number(await git(dir, "rev-list", "--count", `${saved}..HEAD`)));
     expect(drift.behind, context).toBe(Number(await git(dir, "rev-list", "--count", `HEAD..${saved}`)));
-    // The commits ahead that the 30-commit rule leaves out: committed before the save's second (its `- Date:`).
-    const times = (await git(dir, "log", "--format=%ct", `${saved}..HEAD`)).split("\n").filter(Boolean).map(Number);
-    expect(drift.olderAhead, context).toBe(times.filter((t) => t < savedSec).length);
+    // The commits ahead that the 30-commit rule leaves out: committed before the save's second (its `- Date:`) and not
+    // on HEAD's first-parent line down to the saved commit, which makes a commit since the save whatever its date.
+    const line = await lineOf(dir, saved);
+    const times = (await git(dir, "log", "--format=%H %ct", `${saved}..HEAD`)).split("\n").filter(Boolean).map((l) => l.split(" "));
+    expect(drift.olderAhead, context).toBe(times.filter(([c, t]) => !line.has(c!) && Number(t) < savedSec).length);
   } else if (present) {
     // `git cherry` marks each saved commit HEAD lacks: `-` when HEAD holds a patch-identical copy, `+` when not.
     const marks = (await git(dir, "cherry", "HEAD", saved)).split("\n").filter(Boolean).map((l) => l[0]);
