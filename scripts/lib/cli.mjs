@@ -15662,7 +15662,7 @@ function findLastSave(events, project) {
   let unanswered = null;
   const answered = (text, failed, line) => {
     const token = savedToken(text, failed);
-    if (token !== null && project.accepts(token)) found = { token, line };
+    if (token !== null && project.accepts(token)) found = { token, line, own: true };
   };
   for (const ev of events) {
     for (const r of ev.results) {
@@ -15685,7 +15685,7 @@ function findLastSave(events, project) {
   const savedMs2 = project.current?.savedMs ?? null;
   const at2 = unanswered === null ? null : secondOf(unanswered.ts);
   if (unanswered !== null && savedMs2 !== null && at2 !== null && savedMs2 >= at2) {
-    return { token: project.current.token, line: unanswered.line };
+    return { token: project.current.token, line: unanswered.line, own: false };
   }
   return found;
 }
@@ -16012,9 +16012,10 @@ async function writeCheckpoint(root, hook, notes, o) {
       const same = priorText2 !== null && headerValue(priorText2, "Since-handoff") === since;
       const merge = same && isCheckpointText(priorText2) ? readCheckpointText(priorText2) : null;
       if (nothing && merge === null) {
-        if (priorText2 !== null) rmQuietRegular(file);
-        const line = priorText2 !== null ? CHECKPOINT_LINES.removed(name2) : CHECKPOINT_LINES.nothing(got.save !== null);
-        return [...cleaned, line];
+        if (priorText2 === null) return [...cleaned, CHECKPOINT_LINES.nothing(got.save !== null)];
+        if (got.save?.own !== true) return [...cleaned, CHECKPOINT_LINES.kept(name2)];
+        rmQuietRegular(file);
+        return [...cleaned, CHECKPOINT_LINES.removed(name2)];
       }
       const priorStart = priorText2 === null ? null : headerValue(priorText2, "Session-start");
       const keepStart = timeOf(priorStart, nowMs) !== null ? priorStart : null;
@@ -16106,6 +16107,7 @@ var init_capture2 = __esm({
       unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
       badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
       nothing: (afterSave) => `checkpoint: no tool call ${afterSave ? "since the session's last handoff save" : "in the session"}; nothing written`,
+      kept: (name2) => `checkpoint: no tool call to capture; kept checkpoints/${name2}: no own save supersedes it`,
       removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
       noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
       usage: (what) => `checkpoint: ${what}; nothing was captured`,

@@ -1383,7 +1383,7 @@ function findLastSave(events, project) {
   let unanswered = null;
   const answered = (text, failed, line) => {
     const token = savedToken(text, failed);
-    if (token !== null && project.accepts(token)) found = { token, line };
+    if (token !== null && project.accepts(token)) found = { token, line, own: true };
   };
   for (const ev of events) {
     for (const r of ev.results) {
@@ -1406,7 +1406,7 @@ function findLastSave(events, project) {
   const savedMs = project.current?.savedMs ?? null;
   const at2 = unanswered === null ? null : secondOf(unanswered.ts);
   if (unanswered !== null && savedMs !== null && at2 !== null && savedMs >= at2) {
-    return { token: project.current.token, line: unanswered.line };
+    return { token: project.current.token, line: unanswered.line, own: false };
   }
   return found;
 }

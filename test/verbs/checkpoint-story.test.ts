@@ -200,6 +200,16 @@ describe("checkpoint: after the last save only", () => {
     expect(r.stderr).toContain("removed checkpoints/sess-1.md");
     expect(cpText(root, "sess-1")).toBeNull();
   });
+
+  it("a last save whose result is not recorded, another session's save after it: the checkpoint is kept", () => {
+    const root = project(EARLIER);
+    run(root, SAVE.slice(0, CALL - 3), { hook_event_name: "PreCompact" });
+    // Saved: after the call's second, but nothing in this transcript says this session wrote it.
+    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), HANDOFF);
+    const r = run(root, SAVE.slice(0, CALL + 1));
+    expect(r.stderr).toContain("kept checkpoints/sess-1.md");
+    expect(cpText(root, "sess-1")).toContain("subtract");
+  });
 });
 
 describe("checkpoint: captures of one session merge, never degrade", () => {
