@@ -2528,8 +2528,8 @@ function noteEdit(list2, file) {
   if (at2 >= 0) list2.splice(at2, 1);
   list2.push(file);
 }
-function exitFromText(text) {
-  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
+function exitFromText(part) {
+  const m = [...part.matchAll(/^(?:Process exited with code|Exit [Cc]ode:?) (-?\d{1,4})\r?$/gm)].at(-1);
   return m ? `exit ${Number(m[1])}` : null;
 }
 function versionOf(value) {
@@ -15034,12 +15034,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
 
 // src/agents/transcripts/claude.ts
 function resultStatus(rec, block2) {
-  const text = blockText(block2.content);
-  const tur = rec.toolUseResult;
-  const failed = block2.is_error === true;
-  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "failed";
-  if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text) ?? "ok";
-  return exitFromText(text) ?? "unknown";
+  if (block2.is_error !== true) return obj(rec.toolUseResult)?.interrupted === true ? "unknown" : "ok";
+  return exitFromText(blockText(block2.content).split("\n", 1)[0]) ?? "failed";
 }
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
@@ -15157,7 +15153,7 @@ function commandOf2(name2, args) {
 function outputStatus(output) {
   const o = obj(output);
   const text = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
-  const fromText = exitFromText(text);
+  const fromText = exitFromText(text.split(/^Output:$/m, 1)[0]);
   if (fromText !== null) return fromText;
   const code = obj(parseLine(text)?.metadata)?.exit_code;
   return typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : "unknown";
@@ -15258,8 +15254,9 @@ function codexEvents(rec, line, state) {
   } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const out = p.output;
     const text = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-    const failed = /Process exited with code [1-9]/.test(text);
-    if (str(p.call_id) !== null) ev.results.push({ id: str(p.call_id), text, failed, status: outputStatus(out) });
+    const status = outputStatus(out);
+    const failed = /^exit -?[1-9]/.test(status);
+    if (str(p.call_id) !== null) ev.results.push({ id: str(p.call_id), text, failed, status });
   } else if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
     ev.calls.push(codexCall(p, { ...at2, id }));
   }
@@ -15313,9 +15310,6 @@ var init_codex = __esm({
 });
 
 // src/agents/transcripts/gemini.ts
-function resultText(result) {
-  return typeof result === "string" ? result : orNull(() => JSON.stringify(result ?? "").slice(0, 4096)) ?? "";
-}
 function recordedResult(result) {
   if (result === void 0 || result === null) return null;
   if (typeof result === "string") return result;
@@ -15352,10 +15346,9 @@ function geminiCall(call, ts) {
   const name2 = str(call.name) ?? "";
   const args = obj(call.args) ?? {};
   const out = recordedResult(call.result);
-  const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
-  const shown = resultText(call.result);
-  const ok2 = call.status === "success" && !/Exit Code:/i.test(shown);
-  const status = exitFromText(shown) ?? (ok2 ? "ok" : call.status === "error" ? "failed" : "unknown");
+  const code = exitFromText(out ?? "");
+  const failed = call.status === "error" || /^exit -?[1-9]/.test(code ?? "");
+  const status = code ?? (call.status === "success" ? "ok" : call.status === "error" ? "failed" : "unknown");
   const result = out === null ? null : { text: out, failed, status };
   const made = { id: null, ts, cwd: null, events: [{ kind: "other" }], text: "", result, status };
   if (name2 === "run_shell_command") {
@@ -15373,7 +15366,6 @@ var HOOK_CONTEXT;
 var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
-    init_files();
     init_types2();
     HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
   }

@@ -829,8 +829,8 @@ function noteEdit(list, file) {
   if (at2 >= 0) list.splice(at2, 1);
   list.push(file);
 }
-function exitFromText(text) {
-  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
+function exitFromText(part) {
+  const m = [...part.matchAll(/^(?:Process exited with code|Exit [Cc]ode:?) (-?\d{1,4})\r?$/gm)].at(-1);
   return m ? `exit ${Number(m[1])}` : null;
 }
 function versionOf(value) {
@@ -982,12 +982,8 @@ var SCAFFOLDING = new RegExp(
 var TEXT = /* @__PURE__ */ new Set(["text"]);
 var blockText = (content) => textOf(content, TEXT);
 function resultStatus(rec, block) {
-  const text = blockText(block.content);
-  const tur = rec.toolUseResult;
-  const failed = block.is_error === true;
-  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "failed";
-  if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text) ?? "ok";
-  return exitFromText(text) ?? "unknown";
+  if (block.is_error !== true) return obj(rec.toolUseResult)?.interrupted === true ? "unknown" : "ok";
+  return exitFromText(blockText(block.content).split("\n", 1)[0]) ?? "failed";
 }
 var RECORD_TYPES = /* @__PURE__ */ new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
 var CLAUDE_DEFAULT_WINDOW = 2e5;
@@ -1098,7 +1094,7 @@ function commandOf(name, args) {
 function outputStatus(output) {
   const o = obj(output);
   const text = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
-  const fromText = exitFromText(text);
+  const fromText = exitFromText(text.split(/^Output:$/m, 1)[0]);
   if (fromText !== null) return fromText;
   const code = obj(parseLine(text)?.metadata)?.exit_code;
   return typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : "unknown";
@@ -1200,8 +1196,9 @@ function codexEvents(rec, line, state) {
   } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const out = p.output;
     const text = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-    const failed = /Process exited with code [1-9]/.test(text);
-    if (str(p.call_id) !== null) ev.results.push({ id: str(p.call_id), text, failed, status: outputStatus(out) });
+    const status = outputStatus(out);
+    const failed = /^exit -?[1-9]/.test(status);
+    if (str(p.call_id) !== null) ev.results.push({ id: str(p.call_id), text, failed, status });
   } else if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
     ev.calls.push(codexCall(p, { ...at2, id }));
   }
@@ -1240,9 +1237,6 @@ function codexCall(p, at2) {
 }
 
 // src/agents/transcripts/gemini.ts
-function resultText(result) {
-  return typeof result === "string" ? result : orNull(() => JSON.stringify(result ?? "").slice(0, 4096)) ?? "";
-}
 var HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
 function recordedResult(result) {
   if (result === void 0 || result === null) return null;
@@ -1280,10 +1274,9 @@ function geminiCall(call, ts) {
   const name = str(call.name) ?? "";
   const args = obj(call.args) ?? {};
   const out = recordedResult(call.result);
-  const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
-  const shown = resultText(call.result);
-  const ok2 = call.status === "success" && !/Exit Code:/i.test(shown);
-  const status = exitFromText(shown) ?? (ok2 ? "ok" : call.status === "error" ? "failed" : "unknown");
+  const code = exitFromText(out ?? "");
+  const failed = call.status === "error" || /^exit -?[1-9]/.test(code ?? "");
+  const status = code ?? (call.status === "success" ? "ok" : call.status === "error" ? "failed" : "unknown");
   const result = out === null ? null : { text: out, failed, status };
   const made = { id: null, ts, cwd: null, events: [{ kind: "other" }], text: "", result, status };
   if (name === "run_shell_command") {

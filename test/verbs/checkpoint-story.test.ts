@@ -47,7 +47,7 @@ function run(root: string, transcriptLines: string[] | string, fields: Record<st
 const hook = (root: string, source = "startup", session = "next") =>
   helper(["hook", "--mode", "session"], { input: JSON.stringify({ session_id: session, cwd: root, hook_event_name: "SessionStart", source }) }).stdout;
 
-const WORK_AFTER = [user("one more: run the tests"), bash("toolu_after", "node --test test/"), result("toolu_after", "ok 1\nExit code 0"), said("Tests pass.")];
+const WORK_AFTER = [user("one more: run the tests"), bash("toolu_after", "node --test test/"), result("toolu_after", "ok 1\n# pass 1"), said("Tests pass.")];
 
 describe("checkpoint: after the last save only", () => {
   it("save, then a 'thanks' turn with no tool call: no checkpoint; the next start names none and brief keeps the handoff's plan", () => {
@@ -88,7 +88,7 @@ describe("checkpoint: after the last save only", () => {
     const text = cpText(root, "sess-1")!;
     expect(text).toContain(`Since-handoff: ${TOKEN}\n`);
     expect(text).toContain('## User requests\n- The user wrote: "thanks, that\'s all"\n- The user wrote: "one more: run the tests"\n');
-    expect(text).toContain("## Commands\n- `node --test test/` — exit 0\n");
+    expect(text).toContain("## Commands\n- `node --test test/` — ok\n");
     expect(text).toContain("## Plan state\n- none captured");
     expect(text).not.toMatch(/subtract function|memory_io/);
     expect(hook(root)).toContain("is newer than the parked handoff: it holds 2 requests, 1 command from after the handoff was saved");
@@ -134,13 +134,24 @@ describe("checkpoint: after the last save only", () => {
     const text = cpText(root, "sess-1")!;
     expect(text).toContain(`Since-handoff: ${sha(second)}\n`);
     expect(text).not.toContain("npm run lint");
-    expect(text).toContain("`node --test test/` — exit 0");
+    expect(text).toContain("`node --test test/` — ok");
     // The first save alone (the second not made): its archived token counts.
     const root2 = project(second);
     mkdirSync(path.join(root2, ".ai", "memory", "archive"), { recursive: true });
     writeFileSync(path.join(root2, ".ai", "memory", "archive", "HANDOFF-2026-12-01T18-09-57Z-1-0123abcd.md"), HANDOFF);
     run(root2, [...SAVE, ...WORK_AFTER]);
     expect(cpText(root2, "sess-1")).toContain(`Since-handoff: ${TOKEN}\n`);
+  });
+
+  it("a command is failed only as Claude Code flags it: an output saying `Exit code 1` of a success is ok", () => {
+    const root = project();
+    const retried = result("t9", "Exit code 1\nprevious attempt: Exit code 1\nmigrated");
+    const failed = result("t10", "Exit code 2\nmake: *** [all] Error 2", true);
+    run(root, [...SAVE, user("migrate"), bash("t9", "./migrate.sh"), retried, bash("t10", "make"), failed]);
+    expect(cpText(root, "sess-1")).toContain("- `./migrate.sh` — ok\n- `make` — exit 2\n");
+    const retry = /Do-not-retry: .*/.exec(helper(["brief"], { cwd: root }).stdout)![0];
+    expect(retry).toContain("`make` — exit 2");
+    expect(retry).not.toContain("migrate.sh");
   });
 
   it("a save, a compaction, more work: the work after the save, across the boundary", () => {
@@ -152,7 +163,7 @@ describe("checkpoint: after the last save only", () => {
     run(root, [...SAVE, ...boundary, ...WORK_AFTER]);
     const text = cpText(root, "sess-1")!;
     expect(text).toContain(`Since-handoff: ${TOKEN}\n`);
-    expect(text).toContain("`node --test test/` — exit 0");
+    expect(text).toContain("`node --test test/` — ok");
     expect(text).not.toContain("This session is being continued");
     expect(text).not.toContain("subtract function");
   });
