@@ -16380,7 +16380,7 @@ function contextOffer(root, input, o) {
   }
   const { settings, problems: notes } = readSettings(memDir);
   const quiet = { notes, offer: null };
-  if (!settings.contextOffer || paused || treeUnsafe(root) === true) return quiet;
+  if (!settings.contextOffer || paused || nonEmpty(input.agent_id) !== null || treeUnsafe(root) === true) return quiet;
   if (userHelperWithoutMemory(o.skillDir, homeFolder(o.env), root)) return quiet;
   const usage = readUsage(input.transcript_path);
   const last = usage?.points.at(-1);
@@ -16429,6 +16429,7 @@ var init_offer = __esm({
     init_render();
     init_hook_input();
     init_store();
+    init_capture2();
     init_files();
     init_paths();
     init_inspect();
@@ -16480,8 +16481,9 @@ handoff saved after the crossing silences it. .ai/memory/settings.json sets it
   {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
    "archivesKept": 5}
 Nothing is printed when the offer is off, memory writes are paused,
-SESSION_HANDOFF_DISABLE is set, or the memory tree is unsafe. How usage and the
-window are counted: docs/context-threshold.md.
+SESSION_HANDOFF_DISABLE is set, the memory tree is unsafe, or the input is a
+subagent's (agent_id). How usage and the window are counted:
+docs/context-threshold.md.
 exit: always 0.
 `;
       },

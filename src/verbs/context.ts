@@ -32,8 +32,9 @@ handoff saved after the crossing silences it. .ai/memory/settings.json sets it
   {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
    "archivesKept": 5}
 Nothing is printed when the offer is off, memory writes are paused,
-SESSION_HANDOFF_DISABLE is set, or the memory tree is unsafe. How usage and the
-window are counted: docs/context-threshold.md.
+SESSION_HANDOFF_DISABLE is set, the memory tree is unsafe, or the input is a
+subagent's (agent_id). How usage and the window are counted:
+docs/context-threshold.md.
 exit: always 0.
 `;
   },
