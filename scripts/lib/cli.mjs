@@ -4567,10 +4567,17 @@ function hookCwd(cwd, platform = process.platform) {
   if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
   throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
 }
+function hookStart(cwd, env, format2) {
+  const dir = env[PROJECT_VARS[String(format2)] ?? ""];
+  const got = dir ? harnessPath("the project folder", dir) : null;
+  return got?.ok ? got.path : hookCwd(cwd);
+}
+var PROJECT_VARS;
 var init_harness_path = __esm({
   "src/agents/harness-path.ts"() {
     "use strict";
     init_quote();
+    PROJECT_VARS = { claude: "CLAUDE_PROJECT_DIR", gemini: "GEMINI_PROJECT_DIR" };
   }
 });
 
@@ -12779,8 +12786,9 @@ says so), and nothing at all when SESSION_HANDOFF_DISABLE is set to
 anything but empty, 0, false, no or off. Output stays under 2000 characters. It
 runs no git and follows no link from .ai down. Each sentence starts
 "session-handoff: "; every one: references/verbs/hook.md and
-references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
-harness's JSON on stdin (read for at most one second), else the current folder;
+references/session-start-hook.md. The root: --root DIR, else (claude, gemini)
+CLAUDE_PROJECT_DIR or GEMINI_PROJECT_DIR, else the "cwd" of the harness's JSON
+on stdin (read for at most one second), else the current folder;
 a cwd it cannot use prints nothing and says why on stderr.
 
 formats (each harness's envelope around the same sentences; \`install\` picks it):
@@ -12818,7 +12826,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
         try {
           const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
-          root = rootOption(ctx, given ? null : hookCwd(input.cwd));
+          root = rootOption(ctx, given ? null : hookStart(input.cwd, ctx.env, format2));
         } catch (err) {
           return ok("", [`memory_io hook: ${err.message}; printing nothing`]);
         }
@@ -16141,8 +16149,9 @@ recorded status, the agent's last claim, the harness's compaction summary and
 the environment anchors. Only tool calls after the session's last
 \`write handoff\` count: with none, nothing is written. The 5 newest sessions'
 checkpoints are kept. It waits for the lock at most 1.2 s, then skips. The root
-is --root, else the hook input's cwd walked up, else the current folder. The
-rules: references/verbs/checkpoint.md.
+is --root, else (claude, gemini) CLAUDE_PROJECT_DIR or GEMINI_PROJECT_DIR,
+else the hook input's cwd, walked up, else the current folder. The rules:
+references/verbs/checkpoint.md.
 
   --format NAME  the transcript format when its records do not say
                  (gemini: print {})
@@ -16177,7 +16186,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
         let root;
         try {
           const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
-          root = rootOption(ctx, given ? null : hookCwd(hook.cwd));
+          root = rootOption(ctx, given ? null : hookStart(hook.cwd, ctx.env, format2));
         } catch (err) {
           return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
         }
@@ -16497,7 +16506,7 @@ exit: always 0.
         const say = (line) => `memory_io context: ${line}`;
         let root;
         try {
-          root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+          root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(input.cwd, ctx.env, format2));
         } catch (err) {
           return ok("", [say(`${err.message}; printing nothing`)]);
         }

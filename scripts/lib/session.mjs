@@ -808,6 +808,12 @@ function hookCwd(cwd, platform = process.platform) {
   if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
   throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
 }
+var PROJECT_VARS = { claude: "CLAUDE_PROJECT_DIR", gemini: "GEMINI_PROJECT_DIR" };
+function hookStart(cwd, env, format) {
+  const dir = env[PROJECT_VARS[String(format)] ?? ""];
+  const got = dir ? harnessPath("the project folder", dir) : null;
+  return got?.ok ? got.path : hookCwd(cwd);
+}
 
 // src/agents/hook-input.ts
 import path5 from "node:path";
@@ -4672,7 +4678,7 @@ exit: always 0.
     const say = (line) => `memory_io context: ${line}`;
     let root;
     try {
-      root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+      root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(input.cwd, ctx.env, format));
     } catch (err) {
       return ok("", [say(`${err.message}; printing nothing`)]);
     }
@@ -4850,8 +4856,9 @@ says so), and nothing at all when SESSION_HANDOFF_DISABLE is set to
 anything but empty, 0, false, no or off. Output stays under 2000 characters. It
 runs no git and follows no link from .ai down. Each sentence starts
 "session-handoff: "; every one: references/verbs/hook.md and
-references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
-harness's JSON on stdin (read for at most one second), else the current folder;
+references/session-start-hook.md. The root: --root DIR, else (claude, gemini)
+CLAUDE_PROJECT_DIR or GEMINI_PROJECT_DIR, else the "cwd" of the harness's JSON
+on stdin (read for at most one second), else the current folder;
 a cwd it cannot use prints nothing and says why on stderr.
 
 formats (each harness's envelope around the same sentences; \`install\` picks it):
@@ -4889,7 +4896,7 @@ var hookVerb = {
     const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
     try {
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
-      root = rootOption(ctx, given ? null : hookCwd(input.cwd));
+      root = rootOption(ctx, given ? null : hookStart(input.cwd, ctx.env, format));
     } catch (err) {
       return ok("", [`memory_io hook: ${err.message}; printing nothing`]);
     }

@@ -1,5 +1,5 @@
 // `context` (docs/context-threshold.md): the threshold offer of checkpoint/offer.ts, run by hooks on every turn.
-import { hookCwd } from "../agents/harness-path.ts";
+import { hookStart } from "../agents/harness-path.ts";
 import { readHookJson } from "../agents/hook-input.ts";
 import { contextOffer } from "../checkpoint/offer.ts";
 import { rootOption } from "./common.ts";
@@ -48,7 +48,7 @@ exit: always 0.
     const say = (line: string) => `memory_io context: ${line}`;
     let root: string;
     try {
-      root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+      root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(input.cwd, ctx.env, format));
     } catch (err) {
       return ok("", [say(`${(err as Error).message}; printing nothing`)]);
     }

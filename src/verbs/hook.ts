@@ -9,7 +9,7 @@ import { tokenOf } from "../store/files.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { rootOption } from "./common.ts";
-import { hookCwd } from "../agents/harness-path.ts";
+import { hookStart } from "../agents/harness-path.ts";
 import { readHookJson } from "../agents/hook-input.ts";
 import { isHookFormat, renderHook } from "../agents/render.ts";
 import { ok, type Verb } from "./types.ts";
@@ -110,8 +110,9 @@ says so), and nothing at all when SESSION_HANDOFF_DISABLE is set to
 anything but empty, 0, false, no or off. Output stays under 2000 characters. It
 runs no git and follows no link from .ai down. Each sentence starts
 "session-handoff: "; every one: references/verbs/hook.md and
-references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
-harness's JSON on stdin (read for at most one second), else the current folder;
+references/session-start-hook.md. The root: --root DIR, else (claude, gemini)
+CLAUDE_PROJECT_DIR or GEMINI_PROJECT_DIR, else the "cwd" of the harness's JSON
+on stdin (read for at most one second), else the current folder;
 a cwd it cannot use prints nothing and says why on stderr.
 
 formats (each harness's envelope around the same sentences; \`install\` picks it):
@@ -153,7 +154,7 @@ export const hookVerb: Verb = {
     try {
       // As every verb: a symlinked folder is found through its real path; links from .ai down are refused.
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
-      root = rootOption(ctx, given ? null : hookCwd(input.cwd));
+      root = rootOption(ctx, given ? null : hookStart(input.cwd, ctx.env, format));
     } catch (err) {
       return ok("", [`memory_io hook: ${(err as Error).message}; printing nothing`]);
     }

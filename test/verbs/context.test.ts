@@ -78,6 +78,18 @@ describe("context: the threshold offer (Claude Code transcripts)", () => {
     expect(offer(run(root, transcript).stdout)).toContain("this session's context is 75% full");
   });
 
+  it("after a cd into a nested repository (the input's cwd), the offer's marker and checkpoint are CLAUDE_PROJECT_DIR's", () => {
+    const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000));
+    const lib = path.join(root, "lib");
+    mkdirSync(lib);
+    spawnSync("git", ["init", "-q", lib]);
+    const input = JSON.stringify({ session_id: "sess-ctx", transcript_path: transcript, cwd: lib, hook_event_name: "PostToolUse" });
+    const r = helper(["context", "--format", "claude"], { input, env: { CLAUDE_PROJECT_DIR: root } });
+    expect(offer(r.stdout)).toContain("75% full");
+    expect(existsSync(cp(root))).toBe(true);
+    expect(existsSync(path.join(lib, ".ai"))).toBe(false);
+  });
+
   it("a session with no tool call yet gets the offer without a checkpoint named, as none is written", () => {
     const all = withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000).split("\n");
     const talk = all.filter((l) => l !== "" && !/"tool_use"|"tool_result"/.test(l));
