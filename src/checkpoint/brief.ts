@@ -92,8 +92,9 @@ function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
 // Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.
 async function newestText(root: string, handoff: HandoffOrder | null, now: number) {
   const got = currentCheckpoint(root, handoff, now);
-  if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
-  const age = minutesAgo(got.entry.savedMs, now);
+  if (got === null || !(got.newer === true || got.newer === "unsaved") || got.entry.savedMs === null) return null;
+  const after = got.newer === "unsaved" ? " of work after an earlier save, which the handoff may not hold" : "";
+  const age = `${minutesAgo(got.entry.savedMs, now)}${after}`;
   // An unsafe or racing checkpoint is not a reason to refuse the brief.
   const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root)).catch(() => null);
   return file === null ? null : { text: file.bytes.toString("utf8"), age };

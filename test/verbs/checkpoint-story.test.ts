@@ -154,6 +154,19 @@ describe("checkpoint: after the last save only", () => {
     expect(retry).not.toContain("migrate.sh");
   });
 
+  it("another session saved after this one's save, then this one worked on: its checkpoint is named, not hidden", () => {
+    const minuteAgo = new Date(Date.now() - 60_000).toISOString().slice(0, 19) + "Z";
+    const later = HANDOFF.toString("utf8").replace(/^Saved: .*$/m, `Saved: ${minuteAgo}`).replace(/^- Date: .*$/m, `- Date: ${minuteAgo}`);
+    const root = project(later.replace("subtract", "divide"));
+    mkdirSync(path.join(root, ".ai", "memory", "archive"), { recursive: true });
+    writeFileSync(path.join(root, ".ai", "memory", "archive", "HANDOFF-2026-12-01T18-09-57Z-1-0123abcd.md"), HANDOFF);
+    run(root, [...SAVE, ...WORK_AFTER]);
+    expect(cpText(root, "sess-1")).toContain(`Since-handoff: ${TOKEN}\n`);
+    expect(hook(root)).toContain("from after an earlier handoff save; the parked handoff was saved later");
+    expect(helper(["read", "handoff"], { cwd: root }).stderr).toContain("checkpoint of work after an earlier save");
+    expect(helper(["brief"], { cwd: root }).stdout).toContain("of work after an earlier save, which the handoff may not hold");
+  });
+
   it("a save, a compaction, more work: the work after the save, across the boundary", () => {
     const root = project();
     const boundary = [
