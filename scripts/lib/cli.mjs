@@ -12079,7 +12079,7 @@ var init_brief = __esm({
 
 // src/checkpoint/brief.ts
 function parseCheckpoint(text) {
-  const { items: items2 } = readCheckpointText(text);
+  const { items: items2, dropped } = readCheckpointText(text);
   const of = (heading) => (items2.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
   const plan2 = of("Plan state").flatMap((item) => {
     const m = /^\[([x~ -])\] (.*)$/.exec(item);
@@ -12088,6 +12088,7 @@ function parseCheckpoint(text) {
   return {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
     plan: plan2,
+    planCut: dropped.get("## Plan state") ?? 0,
     failedCommands: of("Commands").filter((c) => / — (exit [1-9]\d*|failed)$/.test(c))
   };
 }
@@ -12097,6 +12098,7 @@ function planStatusOf(cp) {
   const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
   const bits = [`${n2("done")} done`, `${n2("doing")} in progress`, `${n2("open")} todo`];
   if (n2("dropped") > 0) bits.push(`${n2("dropped")} abandoned`);
+  if (cp.planCut > 0) bits.push(`${cp.planCut} older left out of the checkpoint`);
   const at2 = current?.status === "doing" ? "in progress" : "next";
   const where = current ? `; ${at2}: ${flatten(current.text, 160)}` : "";
   return { text: `${bits.join(", ")}${where} ${CAPTURED}`, current: current?.text ?? null };

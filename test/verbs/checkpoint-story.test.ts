@@ -167,6 +167,16 @@ describe("checkpoint: after the last save only", () => {
     expect(helper(["brief"], { cwd: root }).stdout).toContain("of work after an earlier save, which the handoff may not hold");
   });
 
+  it("a plan the 4 KiB cap cut: the brief counts what is left and says how many older steps were left out", () => {
+    const root = project(EARLIER);
+    const todos = Array.from({ length: 40 }, (_, i) => ({ content: `Step ${i + 1}: roll out region ${i + 1} with canary checks, a rollback plan for each cluster and the on-call sign-off`, status: i < 29 ? "completed" : i === 29 ? "in_progress" : "pending" }));
+    const todo = rec({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "td", name: "TodoWrite", input: { todos } }] } });
+    run(root, [user("do the 40-step rollout"), todo, result("td", "ok")]);
+    const left = Number(/- \((\d+) older left out\)/.exec(cpText(root, "sess-1")!)![1]);
+    const plan = /Plan status: .*/.exec(helper(["brief"], { cwd: root }).stdout)![0];
+    expect(plan).toContain(`${29 - left} done, 1 in progress, 10 todo, ${left} older left out of the checkpoint`);
+  });
+
   it("a save, a compaction, more work: the work after the save, across the boundary", () => {
     const root = project();
     const boundary = [
