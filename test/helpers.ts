@@ -85,8 +85,8 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   delete env.SESSION_HANDOFF_PAUSE;
   delete env.SESSION_HANDOFF_DISABLE;
   delete env.MEMORY_IO_FAILPOINT;
-  // A harness's marks (a test run inside an agent): write would record that agent as the saver.
-  for (const k of Object.keys(env)) if (/^(CLAUDECODE|CLAUDE_CODE_ENTRYPOINT|GEMINI_CLI|OPENCODE|SESSION_HANDOFF_AGENT|CODEX_(?!HOME$).*)$/.test(k)) delete env[k];
+  // A harness's marks (a test run inside an agent): write would record that agent as the saver, hooks its project.
+  for (const k of Object.keys(env)) if (/^(CLAUDECODE|CLAUDE_CODE_ENTRYPOINT|CLAUDE_PROJECT_DIR|GEMINI_PROJECT_DIR|GEMINI_CLI|OPENCODE|SESSION_HANDOFF_AGENT|CODEX_(?!HOME$).*)$/.test(k)) delete env[k];
   for (const [k, v] of Object.entries(extra)) env[k] = v;
   return env;
 }

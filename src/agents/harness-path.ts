@@ -67,3 +67,13 @@ export function hookCwd(cwd: unknown, platform: NodeJS.Platform = process.platfo
   if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
   throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
 }
+
+// The project folder Claude Code and Gemini CLI give their hook commands: the input's cwd follows the agent's `cd`.
+const PROJECT_VARS: Record<string, string> = { claude: "CLAUDE_PROJECT_DIR", gemini: "GEMINI_PROJECT_DIR" };
+
+/** The root walk's start for a hook verb: the harness's project folder when it sets one, else `hookCwd(cwd)`. */
+export function hookStart(cwd: unknown, env: Record<string, string | undefined>, format: unknown): string | null {
+  const dir = env[PROJECT_VARS[String(format)] ?? ""];
+  const got = dir ? harnessPath("the project folder", dir) : null;
+  return got?.ok ? got.path : hookCwd(cwd);
+}

@@ -13,7 +13,7 @@ type ParsedCheckpoint = ReturnType<typeof parseCheckpoint>;
 const STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" } as const;
 
 function parseCheckpoint(text: string) {
-  const { items } = readCheckpointText(text);
+  const { items, dropped } = readCheckpointText(text);
   const of = (heading: string) => (items.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
   const plan = of("Plan state").flatMap((item) => {
     const m = /^\[([x~ -])\] (.*)$/.exec(item);
@@ -22,6 +22,7 @@ function parseCheckpoint(text: string) {
   return {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
     plan,
+    planCut: dropped.get("## Plan state") ?? 0,
     failedCommands: of("Commands").filter((c) => / — (exit [1-9]\d*|failed)$/.test(c)),
   };
 }
@@ -32,6 +33,8 @@ function planStatusOf(cp: ParsedCheckpoint): { text: string; current: string | n
   const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
   const bits = [`${n("done")} done`, `${n("doing")} in progress`, `${n("open")} todo`];
   if (n("dropped") > 0) bits.push(`${n("dropped")} abandoned`);
+  // The 4 KiB cap left the oldest steps out: their status is unknown, so they are counted apart.
+  if (cp.planCut > 0) bits.push(`${cp.planCut} older left out of the checkpoint`);
   const at = current?.status === "doing" ? "in progress" : "next";
   const where = current ? `; ${at}: ${flatten(current.text, 160)}` : "";
   return { text: `${bits.join(", ")}${where} ${CAPTURED}`, current: current?.text ?? null };
@@ -91,8 +94,9 @@ function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
 // Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.
 async function newestText(root: string, handoff: HandoffOrder | null, now: number) {
   const got = currentCheckpoint(root, handoff, now);
-  if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
-  const age = minutesAgo(got.entry.savedMs, now);
+  if (got === null || !(got.newer === true || got.newer === "unsaved") || got.entry.savedMs === null) return null;
+  const after = got.newer === "unsaved" ? " of work after an earlier save, which the handoff may not hold" : "";
+  const age = `${minutesAgo(got.entry.savedMs, now)}${after}`;
   // An unsafe or racing checkpoint is not a reason to refuse the brief.
   const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root)).catch(() => null);
   return file === null ? null : { text: file.bytes.toString("utf8"), age };

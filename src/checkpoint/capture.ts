@@ -49,6 +49,7 @@ export const CHECKPOINT_LINES = {
   nothing: (afterSave: boolean) =>
     `checkpoint: no tool call ${afterSave ? "since the session's last handoff save" : "in the session"}; ` +
     "nothing written",
+  kept: (name: string) => `checkpoint: no tool call to capture; kept checkpoints/${name}: no own save supersedes it`,
   removed: (name: string) =>
     `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name}, which it supersedes`,
   noMemory: (root: string) =>
@@ -270,10 +271,12 @@ export async function writeCheckpoint(
       // Only a capture after the same save merges; one from before the last save is replaced.
       const same = priorText !== null && headerValue(priorText, "Since-handoff") === since;
       const merge = same && isCheckpointText(priorText) ? readCheckpointText(priorText) : null;
+      // Only this session's own recorded save removes its checkpoint: another session's save proves nothing.
       if (nothing && merge === null) {
-        if (priorText !== null) rmQuietRegular(file);
-        const line = priorText !== null ? CHECKPOINT_LINES.removed(name) : CHECKPOINT_LINES.nothing(got.save !== null);
-        return [...cleaned, line];
+        if (priorText === null) return [...cleaned, CHECKPOINT_LINES.nothing(got.save !== null)];
+        if (got.save?.own !== true) return [...cleaned, CHECKPOINT_LINES.kept(name)];
+        rmQuietRegular(file);
+        return [...cleaned, CHECKPOINT_LINES.removed(name)];
       }
       const priorStart = priorText === null ? null : headerValue(priorText, "Session-start");
       const keepStart = timeOf(priorStart, nowMs) !== null ? priorStart : null;

@@ -7,6 +7,7 @@ import { recordSavedBy } from "../git/saves.ts";
 import { AGENT_OF_FORMAT } from "../agents/render.ts";
 import { userHelperWithoutMemory } from "../agents/harness-path.ts";
 import { checkpointsDir, rmQuietRegular, sessionFileId } from "./store.ts";
+import { nonEmpty } from "./capture.ts";
 import { createExclusive } from "../store/files.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { treeUnsafe } from "../store/inspect.ts";
@@ -71,7 +72,8 @@ export function contextOffer(root: string, input: Record<string, unknown>, o: Of
   }
   const { settings, problems: notes } = readSettings(memDir);
   const quiet = { notes, offer: null };
-  if (!settings.contextOffer || paused || treeUnsafe(root) === true) return quiet;
+  // A subagent's input (agent_id) names the main transcript: the offer and its marker are the main agent's.
+  if (!settings.contextOffer || paused || nonEmpty(input.agent_id) !== null || treeUnsafe(root) === true) return quiet;
   if (userHelperWithoutMemory(o.skillDir, homeFolder(o.env), root)) return quiet;
   const usage = readUsage(input.transcript_path);
   const last = usage?.points.at(-1);

@@ -34,14 +34,18 @@ export function handoffOrderOf(text: string, now: number, token = tokenOf(Buffer
   };
 }
 
+/** `unsaved`: captured after the handoff's state time, but after an earlier save: the handoff may not hold it. */
+type Newer = boolean | null | "unsaved";
+
 // Newer: `Since-handoff:` names the handoff's token, else `Saved:` is after its state time; null when unknown.
-function newerThanHandoff(entry: CheckpointEntry, handoff: HandoffOrder): boolean | null {
-  if (entry.since !== null) return entry.since === handoff.token;
-  if (handoff.stateMs === null || entry.savedMs === null) return null;
-  return entry.savedMs > handoff.stateMs;
+// Another session's later save does not make this session's work after its own save older.
+function newerThanHandoff(entry: CheckpointEntry, handoff: HandoffOrder): Newer {
+  if (entry.since !== null && entry.since === handoff.token) return true;
+  const after = handoff.stateMs === null || entry.savedMs === null ? null : entry.savedMs > handoff.stateMs;
+  return entry.since === null ? after : after === true && "unsaved";
 }
 
-type Chosen = { entry: CheckpointEntry; newer: boolean | null };
+type Chosen = { entry: CheckpointEntry; newer: Newer };
 
 /** The newest capture (never anchors only) newer than the handoff or of unknown order; with no handoff, the newest. */
 export function currentCheckpoint(root: string, handoff: HandoffOrder | null, now: number): Chosen | null {
@@ -77,6 +81,11 @@ export const CHECKPOINT_SENTENCES = {
     `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and is newer than ` +
     `the parked handoff: it holds ${counts} from after the handoff was saved; the session-handoff skill's resume ` +
     "flow uses both, marking what comes from the checkpoint as captured, not confirmed.",
+  unsaved: (age: string, counts: string) =>
+    `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and holds ${counts} ` +
+    "from after an earlier handoff save; the parked handoff was saved later, by another session or from elsewhere, " +
+    "and may not hold that work: the session-handoff skill's resume flow uses both, marking what comes from the " +
+    "checkpoint as captured, not confirmed.",
   unordered: (age: string, counts: string) =>
     `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and holds ` +
     `${counts}; whether it is newer than the parked handoff is unknown (the handoff has no valid state time).`,
@@ -131,6 +140,7 @@ export async function checkpointHookLines(
     let line: string;
     if (compact) line = say.compacted(age, chosen.entry.session, counts);
     else if (!handoffPresent) line = say.only(age, counts);
+    else if (chosen.newer === "unsaved") line = say.unsaved(age, counts);
     else line = chosen.newer === null ? say.unordered(age, counts) : say.newer(age, counts);
     // With no session id the told token is still recorded (as `unknown`); a compaction's marker needs a real id.
     if (!probe && (known || !compact) && !paused) writeDelivered(root, session, file.token);
@@ -155,14 +165,16 @@ export function checkpointNoteForHandoff(root: string, handoffText: string | nul
     if (handoffText === null) {
       return `note: no handoff exists, but an automatic checkpoint does (${where}); run \`read checkpoint\` to see it`;
     }
-    if (got.newer !== true) return null;
+    if (got.newer !== true && got.newer !== "unsaved") return null;
     const then = "before saving, run `read checkpoint` and start the new handoff from it";
     // Two sessions since the save (two agents, or one resumed elsewhere): the older one's work is named too.
     const others = listCheckpoints(root, now)
       .filter((e) => e.name !== got.entry.name && !e.anchorsOnly && newerThanHandoff(e, order!));
     const ids = others.slice(0, 3).map((e) => `\`read checkpoint --session ${e.session}\``).join(", ");
     const more = others.length === 0 ? "" : `; ${others.length} more since the handoff: ${ids}`;
-    return `note: an automatic checkpoint newer than this handoff exists (${where}); ${then}${more}`;
+    const unsaved = "of work after an earlier save, which this handoff, saved later, may not hold,";
+    const what = got.newer === true ? "newer than this handoff" : unsaved;
+    return `note: an automatic checkpoint ${what} exists (${where}); ${then}${more}`;
   } catch {
     return null;
   }

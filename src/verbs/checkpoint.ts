@@ -1,6 +1,6 @@
 // `checkpoint` (docs/design.md#checkpoints): a hook's capture of the session into checkpoints/<session>.md.
 import { isFormat } from "../agents/transcripts/index.ts";
-import { hookCwd, readHookJson } from "../agents/harness-path.ts";
+import { hookStart, readHookJson } from "../agents/harness-path.ts";
 import { CHECKPOINT_LINES, nonEmpty, writeCheckpoint } from "../checkpoint/capture.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { disabledByEnv } from "../store/pause.ts";
@@ -19,8 +19,9 @@ recorded status, the agent's last claim, the harness's compaction summary and
 the environment anchors. Only tool calls after the session's last
 \`write handoff\` count: with none, nothing is written. The 5 newest sessions'
 checkpoints are kept. It waits for the lock at most 1.2 s, then skips. The root
-is --root, else the hook input's cwd walked up, else the current folder. The
-rules: references/verbs/checkpoint.md.
+is --root, else (claude, gemini) CLAUDE_PROJECT_DIR or GEMINI_PROJECT_DIR,
+else the hook input's cwd, walked up, else the current folder. The rules:
+references/verbs/checkpoint.md.
 
   --format NAME  the transcript format when its records do not say
                  (gemini: print {})
@@ -55,7 +56,7 @@ export const checkpointVerb: Verb = {
     let root: string;
     try {
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
-      root = rootOption(ctx, given ? null : hookCwd(hook.cwd));
+      root = rootOption(ctx, given ? null : hookStart(hook.cwd, ctx.env, format));
     } catch (err) {
       return ok("", [...notes, CHECKPOINT_LINES.skipped((err as Error).message)]);
     }

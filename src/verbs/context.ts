@@ -1,5 +1,5 @@
 // `context` (docs/context-threshold.md): the threshold offer of checkpoint/offer.ts, run by hooks on every turn.
-import { hookCwd, readHookJson } from "../agents/harness-path.ts";
+import { hookStart, readHookJson } from "../agents/harness-path.ts";
 import { contextOffer } from "../checkpoint/offer.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -28,8 +28,9 @@ handoff saved after the crossing silences it. .ai/memory/settings.json sets it
   {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
    "archivesKept": 5}
 Nothing is printed when the offer is off, memory writes are paused,
-SESSION_HANDOFF_DISABLE is set, or the memory tree is unsafe. How usage and the
-window are counted: docs/context-threshold.md.
+SESSION_HANDOFF_DISABLE is set, the memory tree is unsafe, or the input is a
+subagent's (agent_id). How usage and the window are counted:
+docs/context-threshold.md.
 exit: always 0.
 `;
   },
@@ -43,7 +44,7 @@ exit: always 0.
     const say = (line: string) => `memory_io context: ${line}`;
     let root: string;
     try {
-      root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+      root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(input.cwd, ctx.env, format));
     } catch (err) {
       return ok("", [say(`${(err as Error).message}; printing nothing`)]);
     }

@@ -10,7 +10,7 @@ import { tokenOf } from "../store/files.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { rootOption } from "./common.ts";
-import { hookCwd, readHookJson } from "../agents/harness-path.ts";
+import { hookStart, readHookJson } from "../agents/harness-path.ts";
 import { isHookFormat, renderHook } from "../agents/render.ts";
 import { ok, type Verb } from "./types.ts";
 import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines } from "../checkpoint/surface.ts";
@@ -113,8 +113,9 @@ anything but empty, 0, false, no or off. Output stays under 2000 characters. It
 runs git only when this clone's record of saves names one the working tree
 lacks (at most 1 s a run), and follows no link from .ai down. Each sentence
 starts "session-handoff: "; every one: references/verbs/hook.md and
-references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
-harness's JSON on stdin (read for at most one second), else the current folder;
+references/session-start-hook.md. The root: --root DIR, else (claude, gemini)
+CLAUDE_PROJECT_DIR or GEMINI_PROJECT_DIR, else the "cwd" of the harness's JSON
+on stdin (read for at most one second), else the current folder;
 a cwd it cannot use prints nothing and says why on stderr.
 
 formats (each harness's envelope around the same sentences; \`install\` picks it):
@@ -155,7 +156,7 @@ export const hookVerb: Verb = {
     try {
       // As every verb: a symlinked folder is found through its real path; links from .ai down are refused.
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
-      root = rootOption(ctx, given ? null : hookCwd(input.cwd));
+      root = rootOption(ctx, given ? null : hookStart(input.cwd, ctx.env, format));
     } catch (err) {
       return ok("", [`memory_io hook: ${(err as Error).message}; printing nothing`]);
     }

@@ -61,9 +61,9 @@ function parseClaudeInOrder(lines: readonly string[]): Capture {
         const run = pending.get(id);
         if (run !== undefined) {
           const tur = rec.toolUseResult;
-          if (b!.is_error === true) run.status = exitFromText(text) ?? (typeof tur === "string" ? exitFromText(tur) : null) ?? "failed";
-          else if (obj(tur) !== null && obj(tur)!.interrupted !== true) run.status = exitFromText(text) ?? "ok";
-          else run.status = exitFromText(text) ?? "unknown";
+          // Claude Code writes an error's code on its first line; a result not flagged an error succeeded.
+          if (b!.is_error === true) run.status = exitFromText(text.split("\n")[0]!) ?? "failed";
+          else run.status = obj(tur)?.interrupted === true ? "unknown" : "ok";
           pending.delete(id);
         }
         const created = taskCreates.get(id);
@@ -140,7 +140,7 @@ function transcript(rand: (n: number) => number, n: number, odd = false): string
   const side = () => (rand(12) === 0 ? { isSidechain: true } : rand(20) === 0 ? { agentId: "a1" } : {});
   const line = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", ...ts(), ...side(), ...o });
   const result = () => {
-    const text = ["ok", "Exit code 2", "Process exited with code 1", "done\nexit code: 0", `Task #${rand(5)} created`][rand(5)]!;
+    const text = ["ok", "Exit code 2", "Exit code 1\nboom", "done\nExit code 1", "Exit code 3", `Task #${rand(5)} created`][rand(6)]!;
     const block = (bid: string) => ({ type: "tool_result", tool_use_id: bid, content: rand(3) === 0 ? [{ type: "text", text }] : text, ...(rand(4) === 0 ? { is_error: true } : {}) });
     const blocks = Array.from({ length: 1 + (rand(5) === 0 ? 1 + rand(2) : 0) }, () => block(id()));
     const tur = [undefined, { stdout: "ok", interrupted: false }, { interrupted: true }, "Error: Exit code 3", { task: { id: String(rand(5)) } }][rand(5)];
@@ -196,14 +196,14 @@ describe("parseClaude captures what reading every line in order captures", () =>
   it("the transcripts reach what the comparison is about (the test can fail)", () => {
     const caps = cases.map(parseClaudeInOrder);
     const statuses = new Set(caps.flatMap((c) => c.commands.map((r) => r.status)));
-    for (const s of ["ok", "unknown", "exit 1", "exit 2", "exit 3"]) expect(statuses).toContain(s);
+    for (const s of ["ok", "unknown", "failed", "exit 1", "exit 2", "exit 3"]) expect(statuses).toContain(s);
     expect(caps.some((c) => c.commands.length > LISTED_ITEMS)).toBe(true);
     expect(caps.some((c) => c.plan !== null && c.plan.some((p) => p.text.startsWith("task")))).toBe(true);
   });
   it("a listed command keeps the status of the first result after its call, not a later one", () => {
     const l = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T10:00:00Z", ...o });
     const call = (id: string, command: string) => l({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id, name: "Bash", input: { command } }] } });
-    const res = (id: string, text: string) => l({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text }] }, toolUseResult: { interrupted: false } });
+    const res = (id: string, text: string) => l({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text, is_error: true }] }, toolUseResult: `Error: ${text}` });
     const lines = [l({ type: "user", message: { role: "user", content: "go" } }), res("a", "Exit code 9"), call("a", "one"), res("a", "Exit code 1"), res("a", "Exit code 2"), call("a", "two"), call("b", "three")];
     expect(parseClaude(lines).commands).toEqual([
       { command: "one", status: "exit 1" },

@@ -35,7 +35,7 @@ describe("codex rollouts", () => {
 
   it("function tools: the save's output names the token; a failed exit does not count", () => {
     const lines = [call("c1", "ls"), output("c1", "Process exited with code 0\n"), call("c2", SAVE_CMD), output("c2", `Process exited with code 0\nOutput:\n${out(OURS)}`), call("c3", "npm test")];
-    expect(lastSave("codex", lines, project())).toEqual({ token: OURS, line: 3 });
+    expect(lastSave("codex", lines, project())).toEqual({ token: OURS, line: 3, own: true });
     expect(countToolCalls(readEvents("codex", lines.slice(4)))).toBe(1);
     const refused = [call("c2", SAVE_CMD), output("c2", `Process exited with code 2\nOutput:\n${out(OURS)}`)];
     expect(lastSave("codex", refused, project())).toBeNull();
@@ -44,7 +44,7 @@ describe("codex rollouts", () => {
   it("code mode: the completed CommandExecution item is call and result at once", () => {
     const item = (exit: number, token: string) =>
       j({ timestamp: "2026-12-01T18:09:00Z", type: "event_msg", payload: { type: "item_completed", item: { type: "CommandExecution", command: ["/bin/bash", "-lc", SAVE_CMD], status: exit === 0 ? "completed" : "failed", aggregated_output: out(token), exit_code: exit } } });
-    expect(lastSave("codex", [item(0, OURS)], project())).toEqual({ token: OURS, line: 0 });
+    expect(lastSave("codex", [item(0, OURS)], project())).toEqual({ token: OURS, line: 0, own: true });
     expect(lastSave("codex", [item(2, OURS)], project())).toBeNull();
     expect(lastSave("codex", [item(0, OTHER)], project())).toBeNull();
   });
@@ -62,14 +62,14 @@ describe("gemini chat files", () => {
 
   it("a recorded result with the token counts, an archive's token too; Exit Code 2 does not", () => {
     const ok = (t: string) => `<untrusted_context>\nOutput: ${out(t).trimEnd()}\nExit Code: 0\n</untrusted_context>`;
-    expect(lastSave("gemini", [gem([shell(SAVE_CMD, ok(OURS))])], project())).toEqual({ token: OURS, line: 0 });
-    expect(lastSave("gemini", [gem([shell(SAVE_CMD, ok(ARCHIVED))])], project())).toEqual({ token: ARCHIVED, line: 0 });
+    expect(lastSave("gemini", [gem([shell(SAVE_CMD, ok(OURS))])], project())).toEqual({ token: OURS, line: 0, own: true });
+    expect(lastSave("gemini", [gem([shell(SAVE_CMD, ok(ARCHIVED))])], project())).toEqual({ token: ARCHIVED, line: 0, own: true });
     expect(lastSave("gemini", [gem([shell(SAVE_CMD, ok(OURS).replace("Exit Code: 0", "Exit Code: 2"))])], project())).toBeNull();
   });
 
   it("a call not answered yet: counts by the handoff's Saved:, at or after the call's second", () => {
     const lines = [gem([shell(SAVE_CMD)])];
-    expect(lastSave("gemini", lines, project(Date.parse("2026-12-01T18:09:00Z")))).toEqual({ token: OURS, line: 0 });
+    expect(lastSave("gemini", lines, project(Date.parse("2026-12-01T18:09:00Z")))).toEqual({ token: OURS, line: 0, own: false });
     expect(lastSave("gemini", lines, project(Date.parse("2026-12-01T18:08:59Z")))).toBeNull();
     expect(lastSave("gemini", lines, project(null))).toBeNull();
   });
@@ -81,13 +81,13 @@ describe("claude transcripts", () => {
 
   it("the last successful save wins; a later refused one does not replace it; a sidechain's save is not the session's", () => {
     const lines = [use("t1", SAVE_CMD), res("t1", out(ARCHIVED)), use("t2", SAVE_CMD), res("t2", out(OURS)), use("t3", SAVE_CMD), res("t3", "memory operation refused\nExit code 2", true)];
-    expect(lastSave("claude", lines, project())).toEqual({ token: OURS, line: 3 });
+    expect(lastSave("claude", lines, project())).toEqual({ token: OURS, line: 3, own: true });
     const side = j({ type: "assistant", isSidechain: true, message: { content: [{ type: "tool_use", id: "s1", name: "Bash", input: { command: SAVE_CMD } }] } });
     expect(lastSave("claude", [side, res("s1", out(OURS))], project())).toBeNull();
   });
 
   it("an unanswered save followed by another tool call is not a save (its result would have come first)", () => {
     expect(lastSave("claude", [use("t1", SAVE_CMD), use("t2", "ls")], project(Date.parse("2026-12-01T18:10:00Z")))).toBeNull();
-    expect(lastSave("claude", [use("t1", SAVE_CMD)], project(Date.parse("2026-12-01T18:09:57Z")))).toEqual({ token: OURS, line: 0 });
+    expect(lastSave("claude", [use("t1", SAVE_CMD)], project(Date.parse("2026-12-01T18:09:57Z")))).toEqual({ token: OURS, line: 0, own: false });
   });
 });

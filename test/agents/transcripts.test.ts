@@ -61,6 +61,8 @@ describe("Claude Code adapter: neighbours of the golden", () => {
     ["error without a code (recorded as failed)", result("t", "permission denied", true, "Error: permission denied"), "failed"],
     ["success without a code", result("t", "fine", undefined, { stdout: "fine", stderr: "", interrupted: false }), "ok"],
     ["interrupted", result("t", "", undefined, { stdout: "", stderr: "", interrupted: true }), "unknown"],
+    ["success whose output says an exit code", result("t", "retry\nExit code 1", false, { stdout: "x" }), "ok"],
+    ["error whose output says another code", result("t", "Exit code 2\nExit code 0", true, "Error: x"), "exit 2"],
     ["no result yet (the transcript lags)", "", "unknown"],
   ])("Bash status: %s", (_t, res, status) => {
     expect(parseClaude([bash("t", "make"), res].filter(Boolean)).commands).toEqual([{ command: "make", status }]);
@@ -97,6 +99,7 @@ describe("Codex adapter: neighbours of the golden", () => {
     ["metadata.exit_code", JSON.stringify({ output: "x", metadata: { exit_code: 7 } }), "exit 7"],
     ["no code in the output", "some text", "unknown"],
     ["an object output", { content: "Exit code: 4" }, "exit 4"],
+    ["a code the output prints", "Process exited with code 0\nOutput:\nProcess exited with code 1\n", "exit 0"],
   ])("exit status: %s", (_t, output, status) => {
     expect(parseCodex([call("exec_command", { cmd: "x" }), out(output)]).commands).toEqual([{ command: "x", status }]);
   });
@@ -183,6 +186,14 @@ describe("Gemini adapter", () => {
   });
 });
 
+describe("Gemini: the exit code is the harness's line after the output", () => {
+  const shell = (output: string, status = "success") => JSON.stringify({ type: "gemini", timestamp: "2026-11-30T07:00:00Z", content: "", toolCalls: [{ name: "run_shell_command", args: { command: "t" }, status, result: [{ functionResponse: { response: { output } } }] }] });
+  it.each([
+    ["exit 1 after an output saying exit 0", "Output: Exit Code: 0\nExit Code: 1\nProcess Group PGID: 5", "exit 1"],
+    ["no code line", "Output: fine", "ok"],
+  ])("%s", (_t, output, status) => expect(parseGemini([shell(output)]).commands).toEqual([{ command: "t", status }]));
+});
+
 describe("Claude Code's queued messages and Gemini's hook context", () => {
   it("a queued prompt is a request in its place; a queued bash command and the queue's own records are not", () => {
     const queued = (prompt: unknown, extra: Record<string, unknown> = {}) => claudeLine({ type: "attachment", attachment: { type: "queued_command", prompt, ...extra } });
@@ -211,6 +222,8 @@ describe("exit codes from tool output text", () => {
     ["Process exited with code 137", "exit 137"],
     ["Exit Code: 2", "exit 2"],
     ["exit status 1", null],
+    ["the words inside a line: Exit code 1", null],
+    ["Exit code 1\nExit code 0", "exit 0"],
     ["", null],
   ])("%j", (text, want) => expect(exitFromText(text)).toBe(want));
 });

@@ -703,3 +703,27 @@ describe("checkpoint: a project that never used the skill", () => {
     expect(execFileSync("git", ["status", "--porcelain"], { cwd: root, encoding: "utf8" })).toBe("");
   });
 });
+
+describe("checkpoint: the root of a session whose agent cd'd into a nested repository", () => {
+  // Claude Code's hook input cwd follows a `cd` that persists; CLAUDE_PROJECT_DIR (GEMINI_PROJECT_DIR) stays.
+  const nested = () => {
+    const root = gitRepo();
+    const lib = path.join(root, "lib");
+    mkdirSync(lib);
+    execFileSync("git", ["init", "-q", lib]);
+    return { root, lib };
+  };
+  it.each([
+    ["claude", "CLAUDE_PROJECT_DIR"],
+    ["gemini", "GEMINI_PROJECT_DIR"],
+  ])("--format %s: the checkpoint goes to the project %s names, none into the nested repository", (format, name) => {
+    const { root, lib } = nested();
+    const fields = { transcript_path: transcript(root), cwd: lib, hook_event_name: "SessionEnd" };
+    expect(checkpoint(root, fields, ["--format", format], { [name]: root }).code).toBe(0);
+    expect(cpText(root, "sess-1")).toContain("# Session Checkpoint");
+    expect(existsSync(path.join(lib, ".ai"))).toBe(false);
+    // The session-start hook reads the same root: told of the checkpoint there.
+    const hook = helper(["hook", "--mode", "session", "--format", format], { input: JSON.stringify({ session_id: "n", cwd: lib, source: "startup" }), env: { [name]: root } });
+    expect(hook.stdout).toContain("automatic checkpoint");
+  });
+});

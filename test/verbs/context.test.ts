@@ -40,8 +40,9 @@ function world(text: string, name = "t.jsonl"): { root: string; transcript: stri
   return { root, transcript };
 }
 
-function run(root: string, transcript: string, opts: { event?: string; session?: string; format?: string; env?: Record<string, string> } = {}) {
-  const input = JSON.stringify({ session_id: opts.session ?? "sess-ctx", transcript_path: transcript, cwd: root, hook_event_name: opts.event ?? "UserPromptSubmit" });
+function run(root: string, transcript: string, opts: { event?: string; session?: string; format?: string; env?: Record<string, string>; agent?: string } = {}) {
+  const sub = opts.agent === undefined ? {} : { agent_id: opts.agent, agent_type: "Explore" };
+  const input = JSON.stringify({ session_id: opts.session ?? "sess-ctx", transcript_path: transcript, cwd: root, hook_event_name: opts.event ?? "UserPromptSubmit", ...sub });
   return helper(["context", "--format", opts.format ?? "claude"], { input, env: opts.env });
 }
 
@@ -68,6 +69,25 @@ describe("context: the threshold offer (Claude Code transcripts)", () => {
       const again = run(root, transcript, { event });
       expect(again).toMatchObject({ code: 0, stdout: "" });
     }
+  });
+
+  it("a subagent's hook (agent_id) at the crossing neither hears nor uses up the offer: the main agent's next one does", () => {
+    const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000));
+    expect(run(root, transcript, { event: "PostToolUse", agent: "a1b2" })).toMatchObject({ code: 0, stdout: "" });
+    expect(existsSync(path.join(root, ".ai"))).toBe(false);
+    expect(offer(run(root, transcript).stdout)).toContain("this session's context is 75% full");
+  });
+
+  it("after a cd into a nested repository (the input's cwd), the offer's marker and checkpoint are CLAUDE_PROJECT_DIR's", () => {
+    const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000));
+    const lib = path.join(root, "lib");
+    mkdirSync(lib);
+    spawnSync("git", ["init", "-q", lib]);
+    const input = JSON.stringify({ session_id: "sess-ctx", transcript_path: transcript, cwd: lib, hook_event_name: "PostToolUse" });
+    const r = helper(["context", "--format", "claude"], { input, env: { CLAUDE_PROJECT_DIR: root } });
+    expect(offer(r.stdout)).toContain("75% full");
+    expect(existsSync(cp(root))).toBe(true);
+    expect(existsSync(path.join(lib, ".ai"))).toBe(false);
   });
 
   it("a session with no tool call yet gets the offer without a checkpoint named, as none is written", () => {

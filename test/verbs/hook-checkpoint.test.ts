@@ -115,15 +115,21 @@ describe("hook: a checkpoint is named once per session and token, with what it h
     expect(older.stdout).not.toContain("checkpoint");
   });
 
-  it("the token decides, never seconds: Since-handoff: naming an older handoff is not newer, naming the current one is", () => {
+  it("Since-handoff: the current handoff's is newer; an earlier save's is named as work the later handoff may lack", () => {
     const root = gitRepo();
     save(root, aged(handoff("goal"), minutesAgoIso(60)));
     mkdirSync(CP_DIR(root), { recursive: true });
-    const cp = (since: string) => writeFileSync(path.join(CP_DIR(root), "other.md"), plantCheckpoint(root, "other", minutesAgoIso(1)).replace("Source: planted\n", `Source: planted\nSince-handoff: ${since}\n`));
-    cp("0".repeat(64));
+    const cp = (since: string, ago: number) => writeFileSync(path.join(CP_DIR(root), "other.md"), plantCheckpoint(root, "other", minutesAgoIso(ago)).replace("Source: planted\n", `Source: planted\nSince-handoff: ${since}\n`));
+    // Captured before the handoff was saved: the save could hold it.
+    cp("0".repeat(64), 90);
     expect(hook(root, "startup").stdout).not.toContain("checkpoint");
+    cp("0".repeat(64), 1);
+    expect(hook(root, "startup", "sess-2").stdout.split("\n")).toContain(
+      "session-handoff: an automatic checkpoint captured 1 minute ago exists (.ai/memory/checkpoints/) and holds a plan of 1 step from after an earlier handoff save; the parked handoff was saved later, by another session or from elsewhere, and may not hold that work: the session-handoff skill's resume flow uses both, marking what comes from the checkpoint as captured, not confirmed.",
+    );
+    expect(helper(["read", "handoff"], { cwd: root }).stderr).toContain("of work after an earlier save, which this handoff, saved later, may not hold");
     const current = sha(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md")));
-    cp(current);
+    cp(current, 1);
     expect(hook(root, "startup", "sess-3").stdout).toContain("is newer than the parked handoff");
   });
 

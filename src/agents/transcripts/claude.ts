@@ -11,14 +11,11 @@ const SCAFFOLDING = new RegExp(
 const TEXT = new Set(["text"]);
 const blockText = (content: unknown): string => textOf(content, TEXT);
 
-// `exit N` from the output, else `ok` or `failed` as the harness recorded it, else `unknown`.
+// Not flagged an error: `ok` (interrupted: `unknown`). An error: `exit N` from its first line, where Claude Code
+// writes the code ("Exit code 7"), else `failed`; the output below it may say "Exit code" of anything.
 function resultStatus(rec: Rec, block: Rec): string {
-  const text = blockText(block.content);
-  const tur = rec.toolUseResult;
-  const failed = block.is_error === true;
-  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "failed";
-  if (obj(tur) !== null && obj(tur)!.interrupted !== true) return exitFromText(text) ?? "ok";
-  return exitFromText(text) ?? "unknown";
+  if (block.is_error !== true) return obj(rec.toolUseResult)?.interrupted === true ? "unknown" : "ok";
+  return exitFromText(blockText(block.content).split("\n", 1)[0]!) ?? "failed";
 }
 
 const RECORD_TYPES = new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);

@@ -30,7 +30,8 @@ function commandOf(name: string, args: Rec): string | null {
 function outputStatus(output: unknown): string {
   const o = obj(output);
   const text = typeof output === "string" ? output : o !== null ? (str(o.content) ?? str(o.output) ?? "") : "";
-  const fromText = exitFromText(text);
+  // The header above `Output:` is Codex's; the command's own output follows it.
+  const fromText = exitFromText(text.split(/^Output:$/m, 1)[0]!);
   if (fromText !== null) return fromText;
   // Older builds: a JSON string `{"output": …, "metadata": {"exit_code": N}}`.
   const code = obj(parseLine(text)?.metadata)?.exit_code;
@@ -150,8 +151,9 @@ export function codexEvents(rec: Rec, line: number, state: { cwd: string | null 
   } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const out = p.output;
     const text = typeof out === "string" ? out : (str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out));
-    const failed = /Process exited with code [1-9]/.test(text);
-    if (str(p.call_id) !== null) ev.results.push({ id: str(p.call_id)!, text, failed, status: outputStatus(out) });
+    const status = outputStatus(out);
+    const failed = /^exit -?[1-9]/.test(status);
+    if (str(p.call_id) !== null) ev.results.push({ id: str(p.call_id)!, text, failed, status });
   } else if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
     ev.calls.push(codexCall(p, { ...at, id }));
   }

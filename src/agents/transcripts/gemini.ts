@@ -1,11 +1,6 @@
 // Gemini CLI's chat JSONL: a metadata line, messages, `$set`/`$rewindTo` lines.
-import { orNull } from "../../store/files.ts";
 import { EDIT_TOOLS, exitFromText, noEvents, obj, planStatus, str, textOf, type Call,
   type LineEvents } from "./types.ts";
-
-function resultText(result: unknown): string {
-  return typeof result === "string" ? result : (orNull(() => JSON.stringify(result ?? "").slice(0, 4096)) ?? "");
-}
 
 // Gemini prepends the SessionStart hook's context to the first prompt: our text, never the user's words.
 const HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
@@ -50,10 +45,10 @@ function geminiCall(call: Record<string, unknown>, ts: string | null): Call {
   const name = str(call.name) ?? "";
   const args = obj(call.args) ?? {};
   const out = recordedResult(call.result);
-  const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
-  const shown = resultText(call.result);
-  const ok = call.status === "success" && !/Exit Code:/i.test(shown);
-  const status = exitFromText(shown) ?? (ok ? "ok" : call.status === "error" ? "failed" : "unknown");
+  // Gemini writes `Exit Code: N` after the command's output: its last such line is the harness's.
+  const code = exitFromText(out ?? "");
+  const failed = call.status === "error" || /^exit -?[1-9]/.test(code ?? "");
+  const status = code ?? (call.status === "success" ? "ok" : call.status === "error" ? "failed" : "unknown");
   const result = out === null ? null : { text: out, failed, status };
   const made: Call = { id: null, ts, cwd: null, events: [{ kind: "other" }], text: "", result, status };
   if (name === "run_shell_command") {

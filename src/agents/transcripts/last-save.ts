@@ -5,6 +5,8 @@ import type { LineEvents } from "./types.ts";
 export interface LastSave {
   token: string;
   line: number;
+  // Its own recorded result shows it; false for a last call not answered yet, judged by the handoff's `Saved:`.
+  own: boolean;
 }
 
 /** Whether a token is the current HANDOFF.md's or an archive's, and the current one's token and `Saved:` (ms). */
@@ -43,7 +45,7 @@ export function findLastSave(events: readonly LineEvents[], project: ProjectHand
   let unanswered: { line: number; ts: string | null } | null = null;
   const answered = (text: string, failed: boolean, line: number) => {
     const token = savedToken(text, failed);
-    if (token !== null && project.accepts(token)) found = { token, line };
+    if (token !== null && project.accepts(token)) found = { token, line, own: true };
   };
   for (const ev of events) {
     for (const r of ev.results) {
@@ -67,7 +69,7 @@ export function findLastSave(events: readonly LineEvents[], project: ProjectHand
   const savedMs = project.current?.savedMs ?? null;
   const at = unanswered === null ? null : secondOf(unanswered.ts);
   if (unanswered !== null && savedMs !== null && at !== null && savedMs >= at) {
-    return { token: project.current!.token, line: unanswered.line };
+    return { token: project.current!.token, line: unanswered.line, own: false };
   }
   return found;
 }

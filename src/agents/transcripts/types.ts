@@ -32,9 +32,12 @@ export function noteEdit(list: string[], file: string): void {
   list.push(file);
 }
 
-/** `exit N` from the first "Exit code N", "exit code: N" or "Process exited with code N" in an output, or null. */
-export function exitFromText(text: string): string | null {
-  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
+/**
+ * `exit N` from the last whole line "Exit code N", "Exit Code: N" or "Process exited with code N" of `part`, or null.
+ * `part` is only where the harness writes that line: a command's output may print the same words.
+ */
+export function exitFromText(part: string): string | null {
+  const m = [...part.matchAll(/^(?:Process exited with code|Exit [Cc]ode:?) (-?\d{1,4})\r?$/gm)].at(-1);
   return m ? `exit ${Number(m[1])}` : null;
 }
 
