@@ -4,7 +4,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { helper, MARKER, tempDir } from "../helpers.ts";
+import { MARKER, tempDir } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 const PEOPLE = {
   alice: ["Alice Lovelace-Hopper", "alice.lovelace-hopper@engineering.example.com"],
@@ -25,10 +26,11 @@ function clone(home: string, remote: string, who: keyof typeof PEOPLE) {
     execFileSync("git", args, { cwd: dir, env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
   for (const [k, v] of [["user.name", name], ["user.email", email], ["commit.gpgsign", "false"], ["pull.rebase", "false"]])
     git("config", k!, v!);
-  const run = (args: string[], input?: string) => helper([...args, "--root", dir], { env, input });
-  const save = (kind: string, text: string) => {
-    const token = /CURRENT-SHA256: (\S+)/.exec(run(["read", kind]).stdout)![1]!;
-    const r = run(["write", kind, "--expected-current-sha256", token], text);
+  // The verbs run in this process (test/in-process.ts); git's pull still starts the merge driver as a process.
+  const run = (args: string[], input?: string) => inProcess([...args, "--root", dir], { env, input });
+  const save = async (kind: string, text: string) => {
+    const token = /CURRENT-SHA256: (\S+)/.exec((await run(["read", kind])).stdout)![1]!;
+    const r = await run(["write", kind, "--expected-current-sha256", token], text);
     expect(r.code, r.stderr).toBe(0);
   };
   return { dir, git, run, save };
@@ -45,7 +47,7 @@ const LESSONS = `${MARKER}\n# Lessons\n\n## L-0001: Run the app tests\n- When: c
 const driftLine = (out: string) => out.split("\n").find((l) => l.startsWith("Drift & lessons: "))!.slice(17);
 
 describe("brief's Drift & lessons line after two handoffs met in a merge", () => {
-  it("keeps the verdict, the dirty counts and the ledgers; the archive's name goes first", { timeout: 120_000 }, () => {
+  it("keeps the verdict, the dirty counts and the ledgers; the archive's name goes first", { timeout: 120_000 }, async () => {
     const home = tempDir("sh-drift-line-");
     const remote = path.join(home, "remote.git");
     execFileSync("git", ["init", "-q", "--bare", "-b", "main", remote], { stdio: "pipe" });
@@ -56,21 +58,21 @@ describe("brief's Drift & lessons line after two handoffs met in a merge", () =>
     alice.git("commit", "-qm", "initial");
     alice.git("push", "-q", "origin", "HEAD:main");
     const bob = clone(home, remote, "bob");
-    alice.save("lessons", LESSONS);
-    alice.save("handoff", handoffOf("Alice's feature", "wire the app"));
-    expect(alice.run(["publish", "--push"]).code).toBe(0);
+    await alice.save("lessons", LESSONS);
+    await alice.save("handoff", handoffOf("Alice's feature", "wire the app"));
+    expect((await alice.run(["publish", "--push"])).code).toBe(0);
     bob.git("pull", "-q");
-    bob.save("handoff", handoffOf("Bob's refactor", "split the app"));
-    expect(bob.run(["publish"]).code).toBe(0);
+    await bob.save("handoff", handoffOf("Bob's refactor", "split the app"));
+    expect((await bob.run(["publish"])).code).toBe(0);
     // `Saved:` has whole seconds: Alice's save is strictly later, so the driver keeps hers.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
-    alice.save("handoff", handoffOf("Alice's feature", "ship the app"));
-    expect(alice.run(["publish", "--push"]).code).toBe(0);
+    await alice.save("handoff", handoffOf("Alice's feature", "ship the app"));
+    expect((await alice.run(["publish", "--push"])).code).toBe(0);
     writeFileSync(path.join(bob.dir, "notes.txt"), "bob's scratch\n");
     bob.git("pull", "-q", "--no-edit");
     expect(readFileSync(path.join(bob.dir, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(/^Merged-with: archive\//m);
 
-    const merged = driftLine(bob.run(["brief"]).stdout);
+    const merged = driftLine((await bob.run(["brief"])).stdout);
     expect([...merged].length).toBeLessThanOrEqual(400);
     expect(merged).toContain("two handoffs met in a merge");
     expect(merged).toMatch(/(^|; )fresh: /);
@@ -83,7 +85,7 @@ describe("brief's Drift & lessons line after two handoffs met in a merge", () =>
 
     // Amending the merge keeps its parents: the same line.
     bob.git("commit", "-q", "--amend", "-m", "merge alice's handoff");
-    expect(driftLine(bob.run(["brief"]).stdout)).toBe(merged);
+    expect(driftLine((await bob.run(["brief"])).stdout)).toBe(merged);
 
     // A checkpoint newer than the merged handoff: its source joins the ranked clauses, and the merge's notes, put in
     // after the fold, are fitted with them rather than joined on past the limit. The user's request since the save is
@@ -96,7 +98,7 @@ describe("brief's Drift & lessons line after two handoffs met in a merge", () =>
       "## User requests\n- The user wrote: split the app into a router and handlers, keep the public API exactly " +
       "as it is and add tests\n\n" +
       `## Plan state\n- [~] split the app\n\n## Environment anchors\n- Date: ${at}\n`, { mode: 0o600 });
-    const folded = driftLine(bob.run(["brief"]).stdout);
+    const folded = driftLine((await bob.run(["brief"])).stdout);
     expect([...folded].length).toBeLessThanOrEqual(400);
     expect(folded).toMatch(/^two handoffs met in a merge; fresh: /);
     expect(folded).toContain("dirty files: 0 then, 1 now");
@@ -104,16 +106,16 @@ describe("brief's Drift & lessons line after two handoffs met in a merge", () =>
     expect(folded).toContain("; source: checkpoint 0 minutes ago;");
     expect(folded).not.toContain("the other is archive/");
     expect(folded.endsWith("; …")).toBe(true);
-    expect(JSON.parse(bob.run(["brief", "--json"]).stdout).brief.source).toBe("handoff+checkpoint");
+    expect(JSON.parse((await bob.run(["brief", "--json"])).stdout).brief.source).toBe("handoff+checkpoint");
 
     // An amend that changes the saved commit's patch rewrites it: a longer verdict, the same counts kept.
     writeFileSync(path.join(alice.dir, "src/app.js"), "export const app = 2;\n");
     alice.git("commit", "-qam", "app 2");
-    alice.save("handoff", handoffOf("Alice's feature", "ship the app now"));
+    await alice.save("handoff", handoffOf("Alice's feature", "ship the app now"));
     writeFileSync(path.join(alice.dir, "scratch.txt"), "alice's scratch\n");
     writeFileSync(path.join(alice.dir, "src/app.js"), "export const app = 3;\n");
     alice.git("commit", "-q", "--amend", "-m", "app 3", "--", "src/app.js");
-    const amended = driftLine(alice.run(["brief"]).stdout);
+    const amended = driftLine((await alice.run(["brief"])).stdout);
     expect([...amended].length).toBeLessThanOrEqual(400);
     expect(amended).toMatch(/^rewritten: /);
     expect(amended).toContain("dirty files: 0 then, 1 now");
@@ -130,7 +132,7 @@ describe("brief's Drift & lessons line in a teammate's clone with everything at 
   const REQUEST = "make the prerelease comparison follow section eleven of the semver specification exactly, " +
     "build metadata ignored";
 
-  it("keeps the verdict, the changed key file, the fates, the counts and the ledgers", { timeout: 120_000 }, () => {
+  it("keeps the verdict, the changed key file, the fates, the counts and the ledgers", { timeout: 120_000 }, async () => {
     const home = tempDir("sh-drift-newcomer-");
     const remote = path.join(home, "remote.git");
     execFileSync("git", ["init", "-q", "--bare", "-b", "main", remote], { stdio: "pipe" });
@@ -142,15 +144,15 @@ describe("brief's Drift & lessons line in a teammate's clone with everything at 
     alice.git("commit", "-qm", "initial");
     alice.git("push", "-q", "origin", "HEAD:main");
     const bob = clone(home, remote, "bob");
-    alice.save("lessons", LESSONS.replace("src/app.js", KEY));
-    bob.save("handoff", semverHandoff("Bob's range parser", "parse the ranges"));
-    expect(bob.run(["publish"]).code).toBe(0);
+    await alice.save("lessons", LESSONS.replace("src/app.js", KEY));
+    await bob.save("handoff", semverHandoff("Bob's range parser", "parse the ranges"));
+    expect((await bob.run(["publish"])).code).toBe(0);
     // Alice saves with work dirty in her clone only, publishes, then commits a change to a key file.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
     writeFileSync(path.join(alice.dir, "functions/compare.js"), "module.exports = (a, b) => a.localeCompare(b);\n");
     writeFileSync(path.join(alice.dir, "functions/prerelease-notes.md"), "alice's notes\n");
-    alice.save("handoff", semverHandoff("Alice's stable check", "handle prereleases"));
-    expect(alice.run(["publish", "--push"]).code).toBe(0);
+    await alice.save("handoff", semverHandoff("Alice's stable check", "handle prereleases"));
+    expect((await alice.run(["publish", "--push"])).code).toBe(0);
     writeFileSync(path.join(alice.dir, KEY), "module.exports = (v) => v.major > 0 && !v.prerelease.length;\n");
     alice.git("commit", "-qm", "0.x is not stable", "--", KEY);
     alice.git("push", "-q", "origin", "HEAD:main");
@@ -161,7 +163,7 @@ describe("brief's Drift & lessons line in a teammate's clone with everything at 
     bob.git("pull", "-q", "--no-edit");
     expect(readFileSync(path.join(bob.dir, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(/^Merged-with: archive\//m);
 
-    const summary = JSON.parse(bob.run(["drift", "--json"]).stdout).summary as string;
+    const summary = JSON.parse((await bob.run(["drift", "--json"])).stdout).summary as string;
     expect(summary).toContain(`key files changed: "${KEY}"`);
     const kept = (line: string) => {
       expect([...line].length).toBeLessThanOrEqual(400);
@@ -175,7 +177,7 @@ describe("brief's Drift & lessons line in a teammate's clone with everything at 
       for (const c of gone) expect(c).toMatch(/memory-only|^upstream |^its last commit is by |^on "|^saved \d|^a stash /);
       expect(line.endsWith("; …")).toBe(gone.length > 0);
     };
-    kept(driftLine(bob.run(["brief"]).stdout));
+    kept(driftLine((await bob.run(["brief"])).stdout));
 
     // A newer checkpoint with a long request: that it exists stays with the counts; the request goes before them.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
@@ -185,7 +187,7 @@ describe("brief's Drift & lessons line in a teammate's clone with everything at 
       "Session: s\nSession-start: unknown\nTrigger: session-end\nSource: planted\n\n" +
       `## User requests\n- The user wrote: ${REQUEST}\n\n## Plan state\n- [~] handle prereleases\n\n` +
       `## Environment anchors\n- Date: ${at}\n`, { mode: 0o600 });
-    const folded = driftLine(bob.run(["brief"]).stdout);
+    const folded = driftLine((await bob.run(["brief"])).stdout);
     kept(folded);
     expect(folded).not.toContain("after the save the user asked");
     expect(folded).toMatch(/; source: checkpoint 0 minutes ago(;|$)/);

@@ -5,6 +5,7 @@ import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } fr
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { HELPER, cleanEnv, gitRepo, handoff, helper, save, snapshot, tempDir } from "../helpers.ts";
+import { saveIn } from "../in-process.ts";
 
 describe("a repeated flag is a usage error naming the flag", () => {
   it.each([
@@ -21,9 +22,10 @@ describe("a repeated flag is a usage error naming the flag", () => {
     // The verbs a harness runs by itself exit 0 on every path (their help says "always 0").
     ["context", ["context", "--format", "claude", "--root", "A", "--root", "B"], "root", 0],
     ["statusline", ["statusline", "--root", "A", "--root", "B"], "root", 0],
-  ])("%s", (_name, args, flag, code) => {
+  ])("%s", async (_name, args, flag, code) => {
     const root = gitRepo();
-    save(root, handoff("keep me"));
+    // Saved in this process: the usage error, spawned, is the subject.
+    await saveIn(root, handoff("keep me"));
     const before = snapshot(root);
     const r = helper(args.map((a) => a.replace(/^A$/, root).replace(/^B$/, `${root}/sub`).replace("--root=B", `--root=${root}/sub`)), { cwd: root, input: "" });
     expect(r.code).toBe(code);

@@ -8,7 +8,13 @@ import { describe, expect, it } from "vitest";
 import { referenceOf } from "../helpers.ts";
 
 const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/memory_io.mjs");
-const helpOnly = (verb: string) => spawnSync(process.execPath, [BUNDLE, verb, "--help"], { encoding: "utf8" }).stdout.replace(/\s+/g, " ");
+// What the bundle prints for `<args>`, spawned once per spelling: every case below reads the same page.
+const printed = new Map<string, string>();
+const printedBy = (args: string): string => {
+  if (!printed.has(args)) printed.set(args, spawnSync(process.execPath, [BUNDLE, ...args.split(" ")], { encoding: "utf8" }).stdout);
+  return printed.get(args)!;
+};
+const helpOnly = (verb: string) => printedBy(`${verb} --help`).replace(/\s+/g, " ");
 const help = (verb: string) => `${helpOnly(verb)} ${referenceOf(verb)}`;
 const norm = (s: string) => s.replace(/\s+/g, " ");
 
@@ -70,7 +76,7 @@ describe("the root rule's sentences are in references/verbs/ (docs/design.md#the
   });
 
   it("the helper's usage: the kill switch values and sentence", () => {
-    const usage = spawnSync(process.execPath, [BUNDLE, "--help"], { encoding: "utf8" }).stdout.replace(/\s+/g, " ");
+    const usage = printedBy("--help").replace(/\s+/g, " ");
     expect(usage).toContain("SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off");
     expect(usage).toContain("`memory writes are paused: remove <path> to resume`");
   });
@@ -84,15 +90,15 @@ describe("the root rule's sentences are in references/verbs/ (docs/design.md#the
 // Users read --help and the README with nothing else at hand: a number pointing into a document
 // outside them is a reference they cannot follow (a newcomer's run found four).
 describe("user-facing text cites no outside document", () => {
-  const verbs = spawnSync(process.execPath, [BUNDLE, "--help"], { encoding: "utf8" })
-    .stdout.split("\n")
+  const verbs = printedBy("--help")
+    .split("\n")
     .map((l) => /^  ([a-z][a-z-]+) {2,}/.exec(l)?.[1])
     .filter((v): v is string => v !== undefined);
   it("the overview lists the verbs (the test can fail)", () => {
     expect(verbs).toEqual(expect.arrayContaining(["read", "write", "hook", "checkpoint", "brief", "drift", "validate", "install"]));
   });
   it.each(["--help", ...verbs.map((v) => `${v} --help`)])("%s", (args) => {
-    const out = spawnSync(process.execPath, [BUNDLE, ...args.split(" ")], { encoding: "utf8" }).stdout;
+    const out = printedBy(args);
     expect(out.length).toBeGreaterThan(0);
     expect(out).not.toMatch(/§\s*\d|\bruling \d/i);
   });
