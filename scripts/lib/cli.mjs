@@ -3176,11 +3176,16 @@ var init_saves = __esm({
 // src/git/handoff-away.ts
 import path19 from "node:path";
 async function branchRefs(root, env, timeout) {
-  const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
-  const r = await runGit(root, args, env, timeout);
-  const names = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
-  const ok2 = (n2) => !n2.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n2);
-  return names.map((l) => l.slice(2)).filter(ok2).slice(0, 1e3);
+  const format2 = "--format=%(HEAD) %(objectname) %(refname)";
+  const r = await runGit(
+    root,
+    ["for-each-ref", "--sort=-committerdate", format2, "refs/heads", "refs/remotes"],
+    env,
+    timeout
+  );
+  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
+  const all = lines2.map((l) => /^ {2}(\S+) (.+)$/.exec(l)).filter((m) => m !== null && !m[2].endsWith("/HEAD"));
+  return all.slice(0, 1e3).map((m) => ({ id: m[1], name: m[2].replace(/^refs\/(heads|remotes)\//, "") }));
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
@@ -3205,7 +3210,7 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), null) : [];
   if (refs === null || count === 0 && refs.length === 0) return null;
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
-  const revs = [...stashRevs.flat(), ...refs];
+  const revs = [...stashRevs.flat(), ...refs.map((b) => b.id)];
   const input = revs.map((x) => `${x}:${file}
 `).join("");
   const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, timeout, { input }), null);
@@ -3230,8 +3235,8 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
-  const ref = shortName(refs[ranks.indexOf(best)]);
-  return { ref, restore: `git restore --source=${shellWord2(ref)} -- .ai/memory` };
+  const branch = refs[ranks.indexOf(best)];
+  return { ref: branch.name, restore: `git restore --source=${shellWord2(commandRev(branch))} -- .ai/memory` };
 }
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
@@ -3272,20 +3277,20 @@ async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
   const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
   if (refs.length === 0) return null;
-  const input = ["HEAD", ...refs].map((x) => `${x}:${file}
+  const input = ["HEAD", ...refs.map((b) => b.id)].map((x) => `${x}:${file}
 `).join("");
   const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
   if (r === null || r.code !== 0) return null;
   const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
   const seen = /* @__PURE__ */ new Set([ids[0]]);
   const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-  return held.length === 0 ? null : { refs: held.map(shortName), file };
+  return held.length === 0 ? null : { refs: held.map((b) => b.name), file, rev: commandRev(held[0]) };
 }
 function elsewhereSentence(e, helper) {
   const [shown, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
   const more = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
   const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
-  return `a handoff is committed on branch ${shown}${also}, not on this one: brief it with \`git show ${shellWord2(`${e.refs[0]}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
+  return `a handoff is committed on branch ${shown}${also}, not on this one: brief it with \`git show ${shellWord2(`${e.rev}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
 }
 function newestSentence(a, here) {
   if (a.lost === void 0)
@@ -3293,7 +3298,7 @@ function newestSentence(a, here) {
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} put an older one in its place; ${back}`;
 }
-var stampMs2, HANDOFF, shortName, shellWord2, whereAway, restoreNote, awaySentence;
+var commandRev, stampMs2, HANDOFF, shellWord2, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
@@ -3307,9 +3312,9 @@ var init_handoff_away = __esm({
     init_git_dir();
     init_run();
     init_saves();
+    commandRev = (b) => /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id;
     stampMs2 = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     HANDOFF = ".ai/memory/HANDOFF.md";
-    shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
     shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
     whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
     restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;

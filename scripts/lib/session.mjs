@@ -4725,12 +4725,18 @@ function configPipe(root, env) {
 
 // src/git/handoff-away.ts
 async function branchRefs(root, env, timeout) {
-  const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
-  const r = await runGit(root, args, env, timeout);
-  const names = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
-  const ok2 = (n) => !n.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n);
-  return names.map((l) => l.slice(2)).filter(ok2).slice(0, 1e3);
+  const format = "--format=%(HEAD) %(objectname) %(refname)";
+  const r = await runGit(
+    root,
+    ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"],
+    env,
+    timeout
+  );
+  const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
+  const all = lines.map((l) => /^ {2}(\S+) (.+)$/.exec(l)).filter((m) => m !== null && !m[2].endsWith("/HEAD"));
+  return all.slice(0, 1e3).map((m) => ({ id: m[1], name: m[2].replace(/^refs\/(heads|remotes)\//, "") }));
 }
+var commandRev = (b) => /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id;
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
   const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
@@ -4754,7 +4760,7 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), null) : [];
   if (refs === null || count === 0 && refs.length === 0) return null;
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
-  const revs = [...stashRevs.flat(), ...refs];
+  const revs = [...stashRevs.flat(), ...refs.map((b) => b.id)];
   const input = revs.map((x) => `${x}:${file}
 `).join("");
   const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, timeout, { input }), null);
@@ -4779,8 +4785,8 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
-  const ref = shortName(refs[ranks.indexOf(best)]);
-  return { ref, restore: `git restore --source=${shellWord(ref)} -- .ai/memory` };
+  const branch = refs[ranks.indexOf(best)];
+  return { ref: branch.name, restore: `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory` };
 }
 var stampMs2 = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 async function newestSave(root, env, tree, branches = {}, timeout) {
@@ -4813,20 +4819,19 @@ async function stashHolds(root, env, stashes, timeout) {
   const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
   return stashes.some((_, i) => holds(i));
 }
-var shortName = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
 var shellWord = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
 async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
   const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
   if (refs.length === 0) return null;
-  const input = ["HEAD", ...refs].map((x) => `${x}:${file}
+  const input = ["HEAD", ...refs.map((b) => b.id)].map((x) => `${x}:${file}
 `).join("");
   const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
   if (r === null || r.code !== 0) return null;
   const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
   const seen = /* @__PURE__ */ new Set([ids[0]]);
   const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-  return held.length === 0 ? null : { refs: held.map(shortName), file };
+  return held.length === 0 ? null : { refs: held.map((b) => b.name), file, rev: commandRev(held[0]) };
 }
 var whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
 var restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;

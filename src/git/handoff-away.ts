@@ -22,19 +22,23 @@ type Env = Record<string, string | undefined>;
  */
 export type HandoffAway = { stash?: string; ref?: string; lost?: string; restore: string };
 /** The branch list a verb run reads at most once, for `handoffAway` and `handoffsElsewhere` alike. */
-export type Branches = { refs?: Promise<string[]> };
+export type Branches = { refs?: Promise<Branch[]> };
+type Branch = { name: string; id: string };
 
 // Local and remote-tracking branches but the checked-out one (`%(HEAD)` marks it), newest commit first, as git lists
-// them: the ref files, packed-refs and a reftable alike.
-async function branchRefs(root: string, env: Env, timeout?: number): Promise<string[]> {
-  const args = ["for-each-ref", "--sort=-committerdate", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"];
-  const r = await runGit(root, args, env, timeout);
-  const names = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
-  // A name is printed raw inside a command: letters, digits and a few signs only (never a quote, a blank or an
-  // invisible or bidi character); at most 1,000 are asked.
-  const ok = (n: string) => !n.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n);
-  return names.map((l) => l.slice(2)).filter(ok).slice(0, 1000);
+// them: the ref files, packed-refs and a reftable alike; at most 1,000. Git is asked by commit id, never by name.
+async function branchRefs(root: string, env: Env, timeout?: number): Promise<Branch[]> {
+  const format = "--format=%(HEAD) %(objectname) %(refname)";
+  const r = await runGit(root, ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"], env,
+    timeout);
+  const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
+  const all = lines.map((l) => /^ {2}(\S+) (.+)$/.exec(l)).filter((m) => m !== null && !m[2]!.endsWith("/HEAD"));
+  return all.slice(0, 1000).map((m) => ({ id: m![1]!, name: m![2]!.replace(/^refs\/(heads|remotes)\//, "") }));
 }
+
+// A branch inside a printed command: its name when letters, digits and a few signs make it, else its commit id, so
+// that no quote, blank, invisible or bidi character is ever pasted into a shell.
+const commandRev = (b: Branch) => (/^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id);
 
 // The handoff's path from the top of the work tree, as `<rev>:<path>` takes it; null outside git or on a line break.
 function handoffSpec(root: string, env: Env): string | null {
@@ -70,7 +74,7 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), null) : [];
   if (refs === null || (count === 0 && refs.length === 0)) return null;
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
-  const revs = [...stashRevs.flat(), ...refs];
+  const revs = [...stashRevs.flat(), ...refs.map((b) => b.id)];
   const input = revs.map((x) => `${x}:${file}\n`).join("");
   const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, timeout, { input }), null);
   if (r === null) return null;
@@ -98,8 +102,8 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   // The work tree only: staged, the user's next plain `git commit` would commit it (docs/decisions/handoff-restore.md).
-  const ref = shortName(refs[ranks.indexOf(best)]!);
-  return { ref, restore: `git restore --source=${shellWord(ref)} -- .ai/memory` };
+  const branch = refs[ranks.indexOf(best)]!;
+  return { ref: branch.name, restore: `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory` };
 }
 
 // A save's time from its `Saved:` stamp (`savedStampOf`); NaN when it has none.
@@ -164,11 +168,10 @@ export async function stashHolds(root: string, env: Env, stashes: readonly strin
   return stashes.some((_, i) => holds(i));
 }
 
-const shortName = (ref: string) => ref.replace(/^refs\/(heads|remotes)\//, "");
 const shellWord = (w: string) => (/^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`);
 
 /** Branches but this one whose newest commit holds a handoff, newest first, one per handoff; `file`: its path. */
-export type HandoffsElsewhere = { refs: string[]; file: string };
+export type HandoffsElsewhere = { refs: string[]; file: string; rev: string };
 
 /**
  * With no handoff here and none of this clone's away: the branches whose tip commits another (a teammate's, pulled or
@@ -180,14 +183,14 @@ export async function handoffsElsewhere(root: string, env: Env, timeout?: number
   const file = handoffSpec(root, env);
   const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
   if (refs.length === 0) return null;
-  const input = ["HEAD", ...refs].map((x) => `${x}:${file}\n`).join("");
+  const input = ["HEAD", ...refs.map((b) => b.id)].map((x) => `${x}:${file}\n`).join("");
   const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
   if (r === null || r.code !== 0) return null;
   // `<id> blob <size>` or `<rev> missing`, a line each: the names hold no blank.
   const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
   const seen = new Set([ids[0]]);
   const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-  return held.length === 0 ? null : { refs: held.map(shortName), file: file! };
+  return held.length === 0 ? null : { refs: held.map((b) => b.name), file: file!, rev: commandRev(held[0]!) };
 }
 
 /** Which branches hold a handoff (three named) and how to brief one without checking it out. */
@@ -196,7 +199,7 @@ export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string 
   const more = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
   const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
   return `a handoff is committed on branch ${shown}${also}, not on this one: brief it with ` +
-    `\`git show ${shellWord(`${e.refs[0]}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
+    `\`git show ${shellWord(`${e.rev}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
 }
 
 /** `in stash@{n}` or `on branch "<name>"`. */
