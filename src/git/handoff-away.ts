@@ -135,10 +135,15 @@ export async function newestSave(root: string, env: Env, tree: string | null, br
   const archived = names.map((n) => readSmall(path.join(dir, n)));
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
     return null;
-  const ms = stampMs(own.stamp);
-  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   const kept = own.blob ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
   const ok = kept?.stdout.toString("utf8").trim() === "blob";
+  // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss.
+  const file = handoffSpec(root, env);
+  const log = ok && file !== null ? ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file] : null;
+  const held = log === null ? null : await runGit(root, log, env, timeout).catch(() => null);
+  if (held?.code === 0 && held.stdout.length > 0) return null;
+  const ms = stampMs(own.stamp);
+  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   return { lost, restore: ok ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
 }
 

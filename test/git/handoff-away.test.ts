@@ -228,7 +228,9 @@ describe("a handoff away from the working tree", () => {
   it("branch names in these sentences are quoted, an invisible letter marked; a bidi override is never printed", { timeout: 60_000 }, () => {
     const r = repo();
     const file = path.join(r.dir, ".ai", "memory", "HANDOFF.md");
-    for (const name of ["fix\u3164login", "x\u202Ey"]) {
+    // Both branches are looked at; the newest, named first, is the one with the invisible letter.
+    for (const name of ["x\u202Ey", "fix\u3164login"]) {
+      if (name !== "x\u202Ey") Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
       r.git("checkout", "-q", "-b", name, "main");
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, DOC);
