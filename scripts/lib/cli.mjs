@@ -2690,7 +2690,7 @@ function hookStart(cwd, env, format2) {
   const got = dir ? harnessPath("the project folder", dir) : null;
   return got?.ok ? got.path : hookCwd(cwd);
 }
-var PROBE_SESSION_PREFIX, PROJECT_VARS;
+var nonEmpty, PROBE_SESSION_PREFIX, PROJECT_VARS;
 var init_harness_path = __esm({
   "src/agents/harness-path.ts"() {
     "use strict";
@@ -2698,6 +2698,7 @@ var init_harness_path = __esm({
     init_quote();
     init_files();
     init_types2();
+    nonEmpty = (v) => typeof v === "string" && v !== "" ? v : null;
     PROBE_SESSION_PREFIX = "session-handoff-doctor-";
     PROJECT_VARS = { claude: "CLAUDE_PROJECT_DIR", gemini: "GEMINI_PROJECT_DIR" };
   }
@@ -3250,10 +3251,14 @@ async function newestSave(root, env, tree, branches = {}, timeout) {
   const archived = names.map((n2) => readSmall(path19.join(dir, n2)));
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
     return null;
-  const ms = stampMs2(own.stamp);
-  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   const kept = own.blob ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
   const ok2 = kept?.stdout.toString("utf8").trim() === "blob";
+  const file = handoffSpec(root, env);
+  const log = ok2 && file !== null ? ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file] : null;
+  const held = log === null ? null : await runGit(root, log, env, timeout).catch(() => null);
+  if (held?.code === 0 && held.stdout.length > 0) return null;
+  const ms = stampMs2(own.stamp);
+  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
 }
 async function keptBlob(root, env, bytes) {
@@ -16100,7 +16105,7 @@ async function writeCheckpoint(root, hook, notes, o) {
     return [...notes, CHECKPOINT_LINES.skipped(err.message)];
   }
 }
-var CHECKPOINT_LINES, LOCK_BUDGET_MS, ARCHIVES_HASHED, nonEmpty;
+var CHECKPOINT_LINES, LOCK_BUDGET_MS, ARCHIVES_HASHED;
 var init_capture2 = __esm({
   "src/checkpoint/capture.ts"() {
     "use strict";
@@ -16153,7 +16158,6 @@ var init_capture2 = __esm({
     };
     LOCK_BUDGET_MS = 1200;
     ARCHIVES_HASHED = 50;
-    nonEmpty = (v) => typeof v === "string" && v !== "" ? v : null;
   }
 });
 
@@ -16169,6 +16173,7 @@ var init_checkpoint = __esm({
     init_transcripts();
     init_harness_path();
     init_capture2();
+    init_harness_path();
     init_quote();
     init_pause();
     init_common();
@@ -16472,7 +16477,6 @@ var init_offer = __esm({
     init_render();
     init_harness_path();
     init_store();
-    init_capture2();
     init_files();
     init_paths();
     init_inspect();

@@ -851,6 +851,7 @@ function planStatus(s) {
 var num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
 
 // src/agents/harness-path.ts
+var nonEmpty = (v) => typeof v === "string" && v !== "" ? v : null;
 var PROBE_SESSION_PREFIX = "session-handoff-doctor-";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
@@ -1116,8 +1117,8 @@ function scriptCalls(script) {
   const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
   for (const m of script.slice(0, 65536).matchAll(re)) {
     const raw = m[2];
-    const quoted2 = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
-    const text = raw.startsWith("`") ? raw.slice(1, -1) : orNull(() => JSON.parse(quoted2));
+    const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
+    const text = raw.startsWith("`") ? raw.slice(1, -1) : orNull(() => JSON.parse(quoted));
     if (text !== null) out.push({ tool: m[1], text });
   }
   return out;
@@ -1218,8 +1219,8 @@ function codexCall(p, at2) {
   const raw = typeof given === "string" ? given : null;
   const call = { ...at2, events: [{ kind: "other" }], text: raw ?? "", result: null };
   if (name === "update_plan" && Array.isArray(args.plan)) {
-    const steps2 = args.plan.map(obj).filter((s) => s !== null);
-    call.plan = steps2.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
+    const steps = args.plan.map(obj).filter((s) => s !== null);
+    call.plan = steps.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
   } else if (name === "apply_patch") {
     call.events = patchEdits(raw ?? str(args.input) ?? "", at2.cwd);
   } else if (name === "exec" && p.type === "custom_tool_call" && raw !== null) {
@@ -1694,8 +1695,8 @@ function gitArgs(args, hooksAndSigning = false) {
 async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   const base = gitEnv(env);
   if (opts.index !== void 0) base.GIT_INDEX_FILE = opts.index;
-  const plain2 = args[0] === "config" || args[0] === "for-each-ref" || args[0] === "cat-file" && !args.some((a) => /^--(filters|textconv)/.test(a));
-  const named = plain2 ? [] : await namedOverrides(cwd, base, timeoutMs);
+  const plain = args[0] === "config" || args[0] === "for-each-ref" || args[0] === "cat-file" && !args.some((a) => /^--(filters|textconv)/.test(a));
+  const named = plain ? [] : await namedOverrides(cwd, base, timeoutMs);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;
   return spawnGit(cwd, args, runEnv, timeoutMs, opts.input, opts.hooksAndSigning);
 }
@@ -2160,2260 +2161,16 @@ function writeDelivered(root, session, token) {
 `);
 }
 
-// src/schema/grammar.ts
-var ATX = /^#{1,6}(?:[ \t]+|$)/;
-var FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
-var FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
-var SETEXT = /^(?:=+|-+)[ \t]*$/;
-var THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
-var MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-var DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:/;
-var TAG = "[A-Za-z][A-Za-z0-9-]*";
-var ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
-var BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
-var HTML_BLOCK = new RegExp(
-  `^(?:<(?:script|pre|textarea|style)(?:\\s|>|$)|<[?]|<![A-Za-z]|<!\\[CDATA\\[|</?(?:${BLOCK_NAMES})(?:\\s|/?>|$)|(?:<${TAG}${ATTRIBUTE}*\\s*/?>|</${TAG}\\s*>)\\s*$)`,
-  "i"
-);
-var MAX_DEPTH = 32;
-var SAY = {
-  tab: "a tab in the indentation, which Markdown counts as up to 4 columns: indent with spaces",
-  code: "indented 4 or more spaces past its container, which Markdown reads as code: use a ``` fence for code and indent a nested item by its parent's text column",
-  quote: "a block quote (`>`), which this helper does not read: write the text without `>`",
-  html: "an HTML tag opens the line, which Markdown reads as raw HTML: put the tag in backticks",
-  definition: "a link reference definition, which Markdown hides: write the link inline",
-  setext: "a line of `=` or `-` under text makes it a heading Markdown reads (setext): write `## <title>` instead",
-  empty: "an empty list item: write `- none`, or remove the marker",
-  wide: "5 or more spaces after the list marker, which Markdown reads as code: write one space",
-  twoMarkers: "two list markers on one line: put the nested item on its own line, indented",
-  numbered: "a numbered item right after text, which Markdown reads as text unless it is `1.`: put a blank line before the list",
-  deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`,
-  comment: "an HTML comment never closed: end it with -->"
-};
-function parseBlocks(text) {
-  const reader = new LineReader(text.length);
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  for (const line of lines) reader.read(line);
-  if (reader.leaf !== null) reader.unclosed(reader.leaf);
-  close(reader.doc);
-  return reader.doc;
-}
-var LineReader = class {
-  doc;
-  stack;
-  para = null;
-  paraDepth = 0;
-  leaf = null;
-  line = "";
-  lineStart = 0;
-  lineNo = 0;
-  constructor(length) {
-    this.doc = { type: "document", start: 0, end: length, line: 1, children: [], flags: [] };
-    this.stack = [{ block: this.doc, col: 0 }];
-  }
-  read(line) {
-    this.line = line;
-    this.lineNo++;
-    let indent = 0;
-    while (line[indent] === " " || line[indent] === "	") indent++;
-    const blank = indent === line.length;
-    const tab = !blank && line.lastIndexOf("	", indent - 1) >= 0;
-    if (this.leaf === null || !this.inLeaf(this.leaf, indent, blank)) {
-      this.leaf = null;
-      if (tab) this.flag(SAY.tab);
-      if (blank) this.para = null;
-      else {
-        const stack = this.stack;
-        let depth = stack.length - 1;
-        while (depth > 0 && stack[depth].col > indent) depth--;
-        const lazyCol = this.para !== null && this.paraDepth > depth ? stack[this.paraDepth].col : 0;
-        if (lazyCol > 0) this.para = null;
-        stack.length = depth + 1;
-        this.content(depth, indent, stack[depth].col, lazyCol);
-      }
-    } else if (tab && this.stack.length > 1) this.flag(SAY.tab);
-    this.lineStart += line.length + 1;
-  }
-  flag(message, at2 = this.lineNo) {
-    this.doc.flags.push({ line: at2, message });
-  }
-  lineEnd() {
-    return this.lineStart + this.line.length;
-  }
-  unclosed(open) {
-    const fence = open.fence;
-    this.flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
-  }
-  // A block added to the container at `depth`; items open a list, or join the last one of their kind.
-  add(depth, type, start, end = this.lineEnd(), key = "") {
-    let parent = this.stack[depth].block;
-    if (type === "listItem") {
-      const last = parent.children[parent.children.length - 1];
-      const same = last?.type === "list" && last.key === key;
-      const list = same ? last : { type: "list", start, end, line: this.lineNo, children: [], key };
-      if (list !== last) parent.children.push(list);
-      parent = list;
-    }
-    const block = { type, start, end, line: this.lineNo, children: [] };
-    parent.children.push(block);
-    this.para = null;
-    return block;
-  }
-  // Text after a paragraph line of the same container continues it; otherwise it starts one.
-  paragraphLine(depth, from) {
-    if (this.para !== null && this.paraDepth === depth) this.para.end = this.lineEnd();
-    else {
-      this.para = this.add(depth, "paragraph", this.lineStart + from);
-      this.paraDepth = depth;
-    }
-  }
-  // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
-  content(depth, from, base, lazyCol) {
-    const s = this.line.slice(from);
-    const at2 = this.lineStart + from;
-    const open = this.para !== null && this.paraDepth === depth;
-    if (from - base >= 4) {
-      if (!open) this.flag(SAY.code);
-      return this.paragraphLine(depth, from);
-    }
-    const atx = s[0] === "#" ? ATX.exec(s) : null;
-    if (atx) {
-      this.add(depth, "heading", at2).depth = atx[0].trim().length;
-      return;
-    }
-    if (FENCE_OPEN.test(s)) {
-      const fence = /^(`{3,}|~{3,})/.exec(s)[1];
-      this.leaf = { block: this.add(depth, "code", at2), depth, line: this.lineNo, fence };
-      return;
-    }
-    if (s.startsWith("<!--")) {
-      const block = this.add(depth, "html", this.lineStart + base);
-      if (!s.includes("-->")) this.leaf = { block, depth, line: this.lineNo, fence: null };
-      return;
-    }
-    if (open && SETEXT.test(s)) {
-      this.flag(SAY.setext);
-      return this.paragraphLine(depth, from);
-    }
-    if (THEMATIC.test(s)) {
-      this.add(depth, "thematicBreak", at2);
-      return;
-    }
-    const marker = MARKER2.exec(s);
-    if (marker) return this.item(depth, from, marker, open);
-    if (s[0] === ">") this.flag(SAY.quote);
-    else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
-    else if (s[0] === "[" && DEFINITION.test(s)) this.flag(SAY.definition);
-    else if (lazyCol > 0) {
-      this.flag(`text under a list item without its indentation, which Markdown reads as part of the item: indent it by ${lazyCol} spaces, or put a blank line before it`);
-    }
-    this.paragraphLine(depth, from);
-  }
-  // A list item: its content column is after the marker and 1-4 spaces (one when more).
-  item(depth, from, marker, open) {
-    const line = this.line;
-    const width = marker[0].length;
-    let spaces = 0;
-    while (line[from + width + spaces] === " ") spaces++;
-    const rest = from + width + spaces;
-    if (line[rest] === "	") this.flag(SAY.tab);
-    if (rest === line.length) this.flag(SAY.empty);
-    if (open && marker[1] !== void 0 && marker[1] !== "1") {
-      this.flag(SAY.numbered);
-      return this.paragraphLine(depth, from);
-    }
-    if (this.stack.length > MAX_DEPTH) {
-      this.flag(SAY.deep);
-      return this.paragraphLine(depth, from);
-    }
-    const key = marker[1] === void 0 ? marker[0] : marker[0].slice(-1);
-    const block = this.add(depth, "listItem", this.lineStart + from, this.lineStart + rest, key);
-    this.stack.push({ block, col: from + width + (spaces >= 1 && spaces <= 4 ? spaces : 1) });
-    const inner = this.stack.length - 1;
-    if (rest === line.length) return;
-    if (spaces >= 5) this.flag(SAY.wide);
-    if (MARKER2.test(line.slice(rest))) {
-      this.flag(SAY.twoMarkers);
-      return this.paragraphLine(inner, rest);
-    }
-    this.content(inner, rest, rest, 0);
-  }
-  // Whether a line belongs to the open fence or comment: blank, or indented to its container's column.
-  inLeaf(open, indent, blank) {
-    const col = this.stack[open.depth].col;
-    if (!blank && indent < col) {
-      this.unclosed(open);
-      return false;
-    }
-    open.block.end = this.lineEnd();
-    const { fence } = open;
-    const line = this.line;
-    if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) this.leaf = null;
-    return true;
-  }
-};
-function closesFence(s, fence, indent) {
-  const m = indent <= 3 ? FENCE_CLOSE.exec(s) : null;
-  return m !== null && m[1][0] === fence[0] && m[1].length >= fence.length;
-}
-function close(block) {
-  for (const child of block.children) close(child);
-  const last = block.children[block.children.length - 1];
-  if (last && (block.type === "list" || block.type === "listItem")) block.end = last.end;
-}
-
-// src/schema/state-time.ts
-var DAY_MS = 864e5;
-function stateTime(date, saved, nowMs) {
-  let malformed = false;
-  for (const value of [date, saved]) {
-    if (value === null) continue;
-    const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
-    if ("error" in parsed) {
-      malformed = true;
-      continue;
-    }
-    if (parsed.ms > nowMs + CLOCK_SKEW_MS) return { known: false, reason: "future" };
-    return { known: true, time: parsed };
-  }
-  return { known: false, reason: malformed ? "malformed" : "missing" };
-}
-function localDay(ms) {
-  const d = new Date(ms);
-  return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / DAY_MS;
-}
-function ageWords(st, nowMs) {
-  if (!st.known) return "age unknown";
-  const whole = Math.floor(Math.max(0, (nowMs - st.time.ms) / DAY_MS));
-  if (whole === 0) {
-    const back = st.time.ms >= nowMs ? 0 : localDay(nowMs) - localDay(st.time.ms);
-    return back <= 0 ? "today" : back === 1 ? "yesterday" : `${back} days ago`;
-  }
-  return whole === 1 ? "1 day ago" : `${whole} days ago`;
-}
-
-// src/schema/conflicted.ts
-var FENCE = /^ {0,3}(`{3,}|~{3,})/;
-function conflictSides(input) {
-  const ours = [];
-  const theirs = [];
-  let fence = null;
-  let side = "out";
-  let first = 0;
-  let complete = false;
-  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
-    const marker = side === "ours" || side === "base";
-    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
-      side = "ours";
-      first ||= i + 1;
-    } else if (side === "out") {
-      const f = FENCE.exec(line)?.[1];
-      if (fence === null) fence = f ?? null;
-      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
-      ours.push(line);
-      theirs.push(line);
-    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
-    else if (marker && line === "=======") side = "theirs";
-    else if (side === "ours") ours.push(line);
-    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
-      side = "out";
-      complete = true;
-    } else if (side === "theirs") theirs.push(line);
-  }
-  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
-}
-function isConflicted(text) {
-  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
-}
-var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
-
-// src/schema/validate-common.ts
-function ruleOf() {
-  return (id, severity, part, check) => ({
-    id,
-    severity,
-    part,
-    check
-  });
-}
-var at = (line, message, severity) => ({ line, message, severity });
-var BEGIN = `the document must begin with the line ${MARKER}`;
-var titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
-var lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
-var rule = ruleOf();
-var TEXT_RULES = {
-  bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
-  crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-  newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-  markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
-  conflicted: rule("conflicted", "error", null, (c) => {
-    const sides = conflictSides(c.text);
-    return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
-  })
-};
-var QUOTE_CUT = { max: 80 };
-function editDistance(a, b) {
-  const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
-  const d = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_2, j) => i + j));
-  for (let i = 1; i <= s.length; i++) {
-    for (let j = 1; j <= t.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
-      const swapped = i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1];
-      if (swapped) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[s.length][t.length];
-}
-var misspelt = (best) => Math.max(2, Math.floor(best.length / 4));
-function nearest(word, names, limit = misspelt) {
-  let best = null;
-  let bestD = Infinity;
-  for (const n of names) {
-    const d = editDistance(word.toLowerCase(), n.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n];
-  }
-  return best !== null && bestD <= limit(best) ? best : null;
-}
-
-// src/schema/handoff.ts
-var SECTION_TITLES = [
-  "Current goal",
-  "Scope",
-  "Plan",
-  "Verification",
-  "Decisions",
-  "Failed approaches",
-  "Open questions",
-  "Next steps",
-  "Key files",
-  "Environment anchors"
-];
-var KNOWN_SECTIONS = new Set(SECTION_TITLES.map((t) => t.toLowerCase()));
-var LENDABLE = /* @__PURE__ */ new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
-function straySentence(strays) {
-  if (strays.length === 0) return null;
-  const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const names = near.map((n) => `\`## ${n}\``).join(", ");
-  const lent = near.length > 0 ? ` (did you mean ${names}? its items are read as that section's)` : "";
-  const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
-  const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
-  return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
-}
-function normaliseText(text) {
-  return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-}
-var STEP = /^\[([ xX~-])\]\s*/;
-var KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
-var ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
-var ANCHOR_KEY = {
-  branch: "branch",
-  head: "head",
-  "dirty files": "dirty",
-  date: "date",
-  "key file mtimes": "keyFileMtimes",
-  "in progress": "inProgress",
-  "dirty hashes": "dirtyHashes",
-  "dirty modes": "dirtyModes"
-};
-function itemText(text, item) {
-  const first = item.children[0];
-  const last = item.children[item.children.length - 1];
-  return first && last ? text.slice(first.start, last.end) : "";
-}
-function planStep(raw) {
-  const m = STEP.exec(raw);
-  if (!m) return { status: "unmarked", text: raw };
-  const status = m[1] === "~" ? "in-progress" : m[1] === " " ? "todo" : m[1] === "-" ? "abandoned" : "done";
-  return { status, text: raw.slice(m[0].length) };
-}
-function allSteps(text, list, depth, out) {
-  const items = list.children;
-  for (let i = 0; i < items.length; i++) {
-    const children = items[i].children;
-    let own = 0;
-    while (own < children.length && children[own].type !== "list") own++;
-    const step = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
-    if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
-    for (let j = own; j < children.length; j++) {
-      if (children[j].type === "list") allSteps(text, children[j], depth + 1, out);
-    }
-  }
-}
-function keyFile(raw) {
-  const tick = /^`([^`]+)`/.exec(raw);
-  const sep = tick ? null : KEY_SEPARATOR.exec(raw);
-  const pathText = tick ? tick[1].trim() : (sep ? raw.slice(0, sep.index) : raw).trim();
-  return { path: safeRelativePath(pathText) };
-}
-function parseHandoff(input) {
-  const text = normaliseText(input);
-  return readHandoff(text, parseBlocks(text));
-}
-function readHandoff(text, tree, lists = true) {
-  const out = {
-    marker: text.startsWith(`${MARKER}
-`) || text === MARKER,
-    heading: false,
-    saved: null,
-    savedLine: null,
-    goal: "",
-    plan: [],
-    steps: [],
-    decisions: [],
-    failedApproaches: [],
-    openQuestions: [],
-    nextSteps: [],
-    keyFiles: [],
-    anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
-    headings: [],
-    items: [],
-    strays: []
-  };
-  const listOf = {
-    decisions: out.decisions,
-    "failed approaches": out.failedApproaches,
-    "open questions": out.openQuestions,
-    "next steps": out.nextSteps
-  };
-  let section = null;
-  let stray = false;
-  const seen = /* @__PURE__ */ new Set();
-  const goalParts = [];
-  const nodes = tree.children;
-  for (let n = 0; n < nodes.length; n++) {
-    const node = nodes[n];
-    if (node.type === "heading") {
-      const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
-      out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
-      if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
-      if (node.depth !== 2) continue;
-      const key = title.toLowerCase();
-      stray = !KNOWN_SECTIONS.has(key);
-      if (stray) {
-        const near = nearest(title, SECTION_TITLES);
-        out.strays.push({ title, near, line: node.line });
-        section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
-        continue;
-      }
-      section = seen.has(key) ? "(repeated)" : key;
-      seen.add(key);
-      continue;
-    }
-    if (section === null) {
-      if (node.type !== "paragraph" || out.saved !== null) continue;
-      const lines = text.slice(node.start, node.end).split("\n");
-      const i = lines.findIndex((l) => /^Saved:/.test(l.trim()));
-      if (i >= 0) {
-        out.saved = lines[i].trim().slice("Saved:".length).trim();
-        out.savedLine = node.line + i;
-      }
-      continue;
-    }
-    if (section === "current goal") {
-      goalParts.push(text.slice(node.start, node.end));
-      continue;
-    }
-    if (node.type !== "list" || !lists && section !== "environment anchors") continue;
-    const listed = node.children;
-    const items = [];
-    for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
-    if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i], line: listed[i].line });
-    }
-    const into = listOf[section];
-    if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
-    if (section === "plan") {
-      for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
-      allSteps(text, node, 0, out.steps);
-    } else if (section === "key files") {
-      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
-    } else if (section === "environment anchors" && !out.anchors.present) {
-      out.anchors.present = true;
-      for (const item of items) {
-        const m = ANCHOR.exec(item);
-        const key = m ? ANCHOR_KEY[m[1].toLowerCase()] : null;
-        if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m[2];
-      }
-    }
-  }
-  if (seen.has("environment anchors")) out.anchors.present = true;
-  out.goal = goalParts.join("\n\n").trim();
-  return out;
-}
-function handoffStateTime(h, nowMs) {
-  return stateTime(h.anchors.date, h.saved, nowMs);
-}
-function stateTimeOfText(text, nowMs) {
-  return glanceAtHandoff(text, nowMs).stateTime;
-}
-function glanceAtHandoff(text, nowMs) {
-  const normalised = normaliseText(text);
-  const h = readHandoff(normalised, parseBlocks(normalised), false);
-  return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
-}
+// src/store/inspect.ts
+import path15 from "node:path";
 
 // src/guard/file-verdict.ts
 function firstNul(bytes) {
   return bytes.indexOf(0);
 }
 
-// src/guard/partition.ts
-function partitionPoint(n, before) {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = lo + hi >>> 1;
-    if (before(mid)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-// src/guard/redact-kit.ts
-var ESCAPE_END = '(?<!\\\\[ntr"]|%[0-9A-Fa-f]{2})';
-var L = `(?<![A-Za-z0-9_]${ESCAPE_END})`;
-var R = "(?![A-Za-z0-9_])";
-var LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
-var RD = "(?![A-Za-z0-9_-])";
-function newlineOffsets(text) {
-  const out = [];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
-  return out;
-}
-function rule2(id, keywords, source, entropy, extra = {}, flags = "") {
-  let compiled;
-  return {
-    id,
-    keywords: keywords === "" ? void 0 : keywords.split(" "),
-    entropy,
-    ...extra,
-    get pattern() {
-      return compiled ??= new RegExp(source, `gd${flags}`);
-    }
-  };
-}
-var PLACEHOLDER_WORDS = "password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false";
-var PLACEHOLDER = new RegExp(
-  `^(?:\\$.*|%[A-Za-z_(].*|\\{.*\\}|<.*>|\\[.*\\]|\\*+|x+|X+|\\.\\.\\.|\u2026|${PLACEHOLDER_WORDS})$`,
-  "i"
-);
-var VARIABLE_REFERENCE = new RegExp(
-  "^(?:\\$|%[A-Za-z_]|\\{\\{|\\{%|os\\.environ|os\\.getenv|process\\.env|import\\.meta\\.env|env\\.|ENV\\[|ENV\\.fetch|System\\.getenv|getenv\\(|secrets\\.|vars\\.)"
-);
-var WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
-var RARE_PAIR = new RegExp("(?=b[fhqvwxz]|c[bfgnvwxz]|d[kqz]|f[bcdhjkmpqvwxz]|g[jpqvwxz]|h[cfghjpqvxz]|iw|j[bcfghjlmnpqrvwxyz]|k[cjmqvxz]|l[qxz]|m[ghjkqvwxz]|nx|p[jnqvwxz]|q[b-km-tv-z]|r[jx]|sj|t[jkq]|u[qy]|v[bcdfhjkmnpqtvwxyz]|w[bcfgjkmpqtuvwxyz]|x[bdfgjklnoqrsuvwxz]|y[hjkquvxy]|z[bcdfghjkmnpqrstvwx])", "g");
-var KNOWN_RARE = /\b(?:(?:py)?jw[kst]s?|jwe|pkcs|oauth|xsrf|gz(?:ip|tar)?|zlib|cxx|reqs|aspx|wysiwyg)\b/g;
-function isWordy(s, rarePairs = true) {
-  const runs = s.match(WORD_RUNS);
-  if (runs === null || runs.join("").length / runs.length < 3) return false;
-  if (!rarePairs) return true;
-  const rare = rarePairCount(runs);
-  return rare < 2 || rare + runs.filter((w) => w.length <= 2 && /[a-z]/.test(w)).length < 3;
-}
-function rarePairCount(words) {
-  return words.join(" ").toLowerCase().replace(KNOWN_RARE, " ").match(RARE_PAIR)?.length ?? 0;
-}
-var CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
-function looksLikeCode(value) {
-  if (/^[\w$-]+$/.test(value)) {
-    return value.split(/[-_$]+/).every((part) => /^(?:[A-Za-z]*|\d*)$/.test(part)) && isWordy(value);
-  }
-  const m = CODE_PATH.exec(value);
-  if (!m) return false;
-  const tail = m.groups?.["tail"];
-  const path23 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path23, tail === void 0 && !path23.includes("."))) return true;
-  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path23) && /^\([\w$.,]*\)?$/.test(tail)) return true;
-  const parts = path23.split(/\??\.|::|->/);
-  return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
-}
-var PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
-var DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
-var VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
-function shannonEntropy(s) {
-  const counts = /* @__PURE__ */ new Map();
-  let n = 0;
-  for (const ch of s) {
-    counts.set(ch, (counts.get(ch) ?? 0) + 1);
-    n++;
-  }
-  let h = 0;
-  for (const c of counts.values()) h -= c / n * Math.log2(c / n);
-  return h;
-}
-var UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-var DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
-function globallyAllowed(secret, hexNamed = false, uuid = false) {
-  return !hexNamed && DECORATED_HEX.test(secret) || !uuid && UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
-}
-function placeholderOrVariable(v) {
-  return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
-}
-var ARN = /^arn:aws[\w-]*:[\w-]+:/;
-var EMAIL = /^[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
-var FILE_NAME = new RegExp(
-  "^[\\w.@+-]*\\.(?:pem|key|pub|crt|cer|csr|p12|pfx|jks|gpg|asc|age|enc|json|ya?ml|toml|ini|conf|env|txt|md|xml|properties|sh|[jt]sx?|py|rb|go|sql|db|log|csv|lock|t?gz|zip)$",
-  "i"
-);
-function pathOfNames(v) {
-  if (!v.includes("/") || !/^[\w.-]+(?:\/[\w.-]*)+$/.test(v)) return false;
-  const segments = v.split("/").filter((s) => s !== "");
-  const named = segments.every((s) => s.split(/[-_.]+/).every((p) => /^(?:[A-Za-z]*|\d*)$/.test(p)));
-  return named && segments.some((s) => isWordy(s));
-}
-function namesSomething(v) {
-  return v.startsWith("arn:") && ARN.test(v) || v.includes("@") && EMAIL.test(v) || v.includes(".") && FILE_NAME.test(v) || v.includes("/") && pathOfNames(v);
-}
-var PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
-function proseLike(v) {
-  if (!/\s/.test(v)) return false;
-  const words = v.split(/\s+/).filter((w) => w !== "");
-  return words.filter((w) => PLAIN_WORD.test(w)).length * 2 >= words.length;
-}
-var FUNCTION_WORD = /\b(?:the|an?|is|are|in|on|at|to|of|for|from|with|by|see|ask|use|via|not|our|your|this|it)\b/i;
-function sentenceLike(v) {
-  return proseLike(v) && FUNCTION_WORD.test(v);
-}
-function wordList(v) {
-  const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
-  return parts.length > 1 && parts.every((p) => looksLikeCode(p));
-}
-function notAnAssignedSecret(v, passwordNamed2 = false) {
-  const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
-  const code = looksLikeCode(v.replace(/=+$/, "")) && !(passwordNamed2 && /^[a-z]{16,}$/.test(v));
-  return placeholderOrVariable(v) || flag || code || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || (passwordNamed2 ? sentenceLike(v) : proseLike(v));
-}
-
-// src/guard/redact-derived.ts
-var EMPTY = { text: "", original: () => null };
-var Pieces = class {
-  parts = [];
-  list = [];
-  length = 0;
-  groups = 0;
-  add(piece, start, end) {
-    this.list.push([this.length, this.length + piece.length, start, end, this.groups]);
-    this.parts.push(piece);
-    this.length += piece.length;
-  }
-  /** Text that maps to nothing in the original (a name put before a decoded value). */
-  skip(text) {
-    this.parts.push(text);
-    this.length += text.length;
-  }
-  endGroup() {
-    this.parts.push("\n");
-    this.length++;
-    this.groups++;
-  }
-  /** The piece holding derived offset `at`. */
-  at(at2) {
-    const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at2) - 1];
-    return p !== void 0 && at2 < p[1] ? p : void 0;
-  }
-  /** The original of a span crossing from one piece into a later one of its group (or within one, when `one`). */
-  across(a, z, one = false) {
-    const first = this.at(a);
-    const last = this.at(z - 1);
-    if (first === void 0 || last === void 0 || first === last && !one || first[4] !== last[4]) return null;
-    return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-  }
-  derived(original) {
-    return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
-  }
-};
-var BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
-function printable(bytes) {
-  const bad = bytes.filter((b) => b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126).length;
-  return bad * 20 <= bytes.length;
-}
-function decodedRuns(text, covered) {
-  const out = new Pieces();
-  BASE64_RUN.lastIndex = 0;
-  for (const m of text.matchAll(BASE64_RUN)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    if (covered(start, end)) continue;
-    const bytes = Buffer.from(m[0], "base64");
-    if (bytes.length === 0 || !printable(bytes)) continue;
-    out.add(bytes.toString("latin1"), start, end);
-    out.endGroup();
-  }
-  return out.derived((a, b) => {
-    const p = out.at(a);
-    return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
-  });
-}
-var NAMED_BASE64 = /^[ \t]*["']?(?<key>[\w.-]{1,128})["']?[ \t]*[:=][ \t]*["']?(?<value>[A-Za-z0-9+/]{8,}={0,2})["']?,?[ \t]*\r?$/gm;
-var CREDENTIAL_KEY = /pass|pwd|secret|token|credential|auth|dsn|conn|(?:url|uri)$/i;
-function namedBase64(text) {
-  const out = new Pieces();
-  const secret = /^[ \t]*"?kind"?:[ \t]*"?Secret"?,?[ \t]*\r?$/m.test(text);
-  for (const m of text.matchAll(NAMED_BASE64)) {
-    const { key, value } = m.groups;
-    if (!secret && !CREDENTIAL_KEY.test(key)) continue;
-    const bytes = Buffer.from(value, "base64");
-    if (!printable(bytes)) continue;
-    const start = m.index + m[0].lastIndexOf(value);
-    out.skip(`${key}=`);
-    out.add(bytes.toString("latin1"), start, start + value.length);
-    out.endGroup();
-  }
-  return out.derived((a, b) => {
-    const p = out.at(a);
-    return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
-  });
-}
-function decodedJoin(joined) {
-  const decoded = decodedRuns(joined.text, () => false);
-  return { text: decoded.text, original: (a, z) => {
-    const run = decoded.original(a, z);
-    return run === null ? null : joined.original(...run);
-  } };
-}
-var PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
-var MAX_PREFIX = 24;
-function pieceStart(text, a, z) {
-  let b = z;
-  while (b > a && PIECE_CHAR.test(text[b - 1])) b--;
-  return b;
-}
-function linesOf(text) {
-  const lines = [];
-  for (let s = 0; s <= text.length; ) {
-    let e = text.indexOf("\n", s);
-    if (e === -1) e = text.length;
-    let t = e;
-    while (t > s && (text[t - 1] === " " || text[t - 1] === "	" || text[t - 1] === "\r")) t--;
-    lines.push([s, t]);
-    s = e + 1;
-  }
-  return lines;
-}
-function splitRuns(text, covered) {
-  const out = new Pieces();
-  let group = [];
-  let groupPrefix = null;
-  const flush = () => {
-    if (group.length >= 2) {
-      for (const [a, b] of group) out.add(text.slice(a, b), a, b);
-      out.endGroup();
-    }
-    group = [];
-    groupPrefix = null;
-  };
-  for (const [lineStart2, e] of linesOf(text)) {
-    const b = pieceStart(text, lineStart2, e);
-    const prefix = b - lineStart2 <= MAX_PREFIX ? text.slice(lineStart2, b) : null;
-    if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
-    else {
-      if (groupPrefix !== prefix) flush();
-      groupPrefix = prefix;
-      group.push([b, e]);
-    }
-  }
-  flush();
-  return out.derived((a, z) => out.across(a, z));
-}
-var LINE_LEAD = /[ \t]*(?:(?:>|#+|\/\/|\*)[ \t]+)*/y;
-function leadEnd(text, a, z) {
-  LINE_LEAD.lastIndex = a;
-  LINE_LEAD.test(text);
-  return Math.min(LINE_LEAD.lastIndex, z);
-}
-function joinedLines(text) {
-  if (!text.includes("\n")) return { text, original: (a, z) => [a, z] };
-  const out = new Pieces();
-  for (const [a, z] of linesOf(text)) {
-    const b = leadEnd(text, a, z);
-    if (b < z) out.add(text.slice(b, z), b, z);
-    else if (out.list.at(-1)?.[4] === out.groups) out.endGroup();
-  }
-  return out.derived((a, z) => out.across(a, z, true));
-}
-function brokenRuns(text, ended) {
-  const out = new Pieces();
-  const lines = linesOf(text);
-  for (let i = 0; i < lines.length - 1; i++) {
-    const [a, z] = lines[i];
-    const head = pieceStart(text, a, z);
-    let j = i + 1;
-    let joined = 0;
-    for (let last = [head, z]; head < z && j < lines.length && !ended(...last); j++) {
-      const b = leadEnd(text, ...lines[j]);
-      let e = b;
-      while (e < lines[j][1] && PIECE_CHAR.test(text[e])) e++;
-      if (e === b) break;
-      if (joined++ === 0) out.add(text.slice(head, z), head, z);
-      out.add(text.slice(b, e), b, e);
-      last = [b, e];
-      if (e < lines[j][1]) break;
-    }
-    if (joined > 0) {
-      out.endGroup();
-      i = j - 1;
-    }
-  }
-  return out.derived((a, z) => out.across(a, z));
-}
-var MIN_WRAP = 40;
-var WRAP_WIDTHS = /* @__PURE__ */ new Set([64, 76, 80]);
-function wrappedRuns(text) {
-  const out = new Pieces();
-  const lines = linesOf(text);
-  for (let i = 0; i < lines.length - 1; ) {
-    const [a, z] = lines[i];
-    const width = z - a;
-    const head = pieceStart(text, a, z);
-    const next = lines[i + 1];
-    const prefixEnd = pieceStart(text, next[0], next[1]);
-    const prefix = text.slice(next[0], prefixEnd);
-    const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text.startsWith(prefix, a);
-    if (width < MIN_WRAP || head === z || prefixEnd === next[1] || badPrefix) {
-      i++;
-      continue;
-    }
-    const group = [[head, z]];
-    let j = i + 1;
-    for (; j < lines.length; j++) {
-      const [la, lz] = lines[j];
-      const body = la + prefix.length;
-      if (lz - la > width || !text.startsWith(prefix, la) || lz === body || pieceStart(text, la, lz) !== body) break;
-      group.push([body, lz]);
-      if (lz - la < width) {
-        j++;
-        break;
-      }
-    }
-    if (group.length >= 3 || group.length === 2 && WRAP_WIDTHS.has(width)) {
-      for (const [b, e] of group) out.add(text.slice(b, e), b, e);
-      out.endGroup();
-    }
-    i = Math.max(i + 1, j);
-  }
-  return out.derived((x, y) => y === out.at(y - 1)?.[1] ? out.across(x, y) : null);
-}
-function continuedRuns(text) {
-  if (!text.includes("\\\n") && !text.includes("\\\r\n")) return EMPTY;
-  const out = new Pieces();
-  for (const m of text.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
-    if (m[0] === "") break;
-    const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
-    const piece = m[0].slice(0, m[0].length - cut);
-    out.add(piece, m.index, m.index + piece.length);
-  }
-  return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
-}
-
-// src/guard/redact-repeats.ts
-var REPEAT_MIN = 8;
-var REPEAT_VALUES = 32;
-var BODY_MIN = 16;
-function wordLike(v) {
-  return v.length < REPEAT_MIN || v.length < 16 && !/[^\p{L}\s]/u.test(v);
-}
-function formsOf(value, prefixes) {
-  const plus = value.replace(/\+/g, " ");
-  const b64 = Buffer.from(value).toString("base64");
-  const forms = [
-    value,
-    plus,
-    b64,
-    b64.replace(/=+$/, ""),
-    value.replace(/[^\w@%+=:,./-]/g, "\\$&"),
-    value.replace(/[$`"\\!]/g, "\\$&"),
-    value.replaceAll("'", "'\\''"),
-    value.replace(/\\(.)/g, "$1")
-  ];
-  try {
-    const encoded = encodeURIComponent(value);
-    const every = encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-    forms.push(.../%[0-9A-Fa-f]{2}/.test(value) ? [decodeURIComponent(value), decodeURIComponent(plus)] : [encoded, every, every.replaceAll("%20", "+")]);
-  } catch {
-  }
-  const lower = value.toLowerCase();
-  for (const k of prefixes ?? []) {
-    const at2 = lower.indexOf(k);
-    const body = at2 === -1 || at2 > 12 ? "" : value.slice(at2 + k.length);
-    for (const b of [body, body.replace(/^[a-z]{1,8}[_-]/, "")]) if (b.length >= BODY_MIN) forms.push(b);
-  }
-  const phrase = (f) => !/\s/.test(value) && new RegExp("^(?:(?:\\p{L}+|\\d+)(?:-(?:\\p{L}+|\\d+))*\\s+)+(?:\\p{L}+|\\d+)(?:-(?:\\p{L}+|\\d+))*$", "u").test(f);
-  return forms.filter((f, i) => !wordLike(f) && !phrase(f) && (i === 0 || f !== value));
-}
-function repeatedSecrets(text, found, prefixes) {
-  const kinds = /* @__PURE__ */ new Map();
-  const values = /* @__PURE__ */ new Set();
-  for (const s of found) {
-    if (values.size === REPEAT_VALUES) break;
-    const value = joinedLines(text.slice(s.start, s.end)).text;
-    const forms = values.has(value) ? [] : formsOf(value, prefixes(s.kind));
-    if (forms.length > 0) values.add(value);
-    for (const form of forms) if (!kinds.has(form)) kinds.set(form, s.kind);
-  }
-  if (kinds.size === 0) return [];
-  const byHead = /* @__PURE__ */ new Map();
-  for (const v of [...kinds.keys()].sort((x, y) => y.length - x.length)) {
-    byHead.set(v.slice(0, REPEAT_MIN), [...byHead.get(v.slice(0, REPEAT_MIN)) ?? [], v]);
-  }
-  const pairs = new Set([...kinds.keys()].map((v) => v.charCodeAt(0) * 65536 + v.charCodeAt(1)));
-  const joined = joinedLines(text);
-  const at2 = joined.text;
-  const out = [];
-  for (let i = 0; i + REPEAT_MIN <= at2.length; i++) {
-    if (!pairs.has(at2.charCodeAt(i) * 65536 + at2.charCodeAt(i + 1))) continue;
-    const candidates = byHead.get(at2.slice(i, i + REPEAT_MIN));
-    const value = candidates?.find((v) => at2.startsWith(v, i));
-    const original = value === void 0 ? null : joined.original(i, i + value.length);
-    if (original === null) continue;
-    out.push([...original, kinds.get(value)]);
-    i += value.length - 1;
-  }
-  return out;
-}
-
-// src/guard/redact-syntax.ts
-var PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
-var PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
-var PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
-var PEM_JUNK = '(?:[^A-Za-z0-9+/=\\r\\n\\\\<"-]|"(?![ \\t]*,[ \\t]*")|-(?!----)|\\+(?=[ \\t]*\\r?\\n)){0,16}';
-var PEM_SEPARATOR = new RegExp(
-  `(?:${PEM_JUNK}(?:\\r?\\n|\\\\r\\\\n|\\\\n|\\\\\\\\r\\\\\\\\n|\\\\\\\\n|<br[ \\t]*/?>|"[ \\t]*,[ \\t]*"))+${PEM_JUNK}|[ \\t]+`,
-  "y"
-);
-var PEM_NEWLINE = /\r?\n|\\r\\n|\\n/y;
-var PEM_LINE_END = /[\s\\"'`|,<\]]/;
-var PEM_MIN_MATERIAL = 32;
-function sticky(pattern, text, at2) {
-  pattern.lastIndex = at2;
-  const hit = pattern.test(text);
-  return hit ? pattern.lastIndex : -1;
-}
-function linePrefix(text, start) {
-  let k = start;
-  while (k > 0 && start - k < 40 && text[k - 1] !== "\n") k--;
-  if (k > 0 && text[k - 1] !== "\n") return "";
-  return text.slice(k, start).trim();
-}
-function nextLine(text, at2, prefix) {
-  let k = sticky(PEM_SEPARATOR, text, at2);
-  if (k === -1 || prefix === "" || !text.startsWith(prefix, k)) return k;
-  k += prefix.length;
-  while (text[k] === " " || text[k] === "	") k++;
-  return k;
-}
-var endsLine = (text, at2) => PEM_LINE_END.test(at2 < text.length ? text[at2] : "\n");
-function refinePem(text, m, start, end) {
-  if (m[0].startsWith("PuTTY")) return refinePutty(text, start, end);
-  const prefix = linePrefix(text, start);
-  let i = end;
-  let last = end;
-  let material = 0;
-  let headers = true;
-  for (; ; ) {
-    const j = nextLine(text, i, prefix);
-    if (j === -1) break;
-    const endMarker = sticky(PEM_END, text, j);
-    if (endMarker !== -1) {
-      last = endMarker;
-      break;
-    }
-    if (headers) {
-      const h = sticky(PEM_HEADER, text, j);
-      if (h !== -1) {
-        i = last = h;
-        continue;
-      }
-    }
-    const b = sticky(PEM_BODY, text, j);
-    if (b === -1) {
-      if (sticky(PEM_NEWLINE, text, j) !== -1) {
-        i = j;
-        continue;
-      }
-      break;
-    }
-    const line = text.slice(j, b);
-    if (!endsLine(text, b)) break;
-    const next = nextLine(text, b, prefix);
-    const beforeEnd = next !== -1 && sticky(PEM_END, text, next) !== -1;
-    const long = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40;
-    const keyLike = long || /^=|=$/.test(line) || beforeEnd;
-    if (!keyLike) break;
-    material += line.replace(/=/g, "").length;
-    headers = false;
-    i = last = b;
-  }
-  return material >= PEM_MIN_MATERIAL ? [start, last] : null;
-}
-var PUTTY_NAMES = "Encryption|Comment|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+";
-var PUTTY_HEADER = new RegExp(`(?:${PUTTY_NAMES}): ?[^\\r\\n\\\\]{0,200}`, "y");
-function refinePutty(text, start, end) {
-  const prefix = linePrefix(text, start);
-  let i = end;
-  let last = end;
-  let privateMaterial = 0;
-  let inPrivate = false;
-  for (; ; ) {
-    const j = nextLine(text, i, prefix);
-    if (j === -1) break;
-    const h = sticky(PUTTY_HEADER, text, j);
-    if (h !== -1) {
-      const name = text.slice(j, text.indexOf(":", j));
-      inPrivate = name === "Private-Lines";
-      if (name === "Private-MAC") privateMaterial += h - j;
-      i = last = h;
-      continue;
-    }
-    const b = sticky(PEM_BODY, text, j);
-    if (b === -1 || b - j < 16 || !endsLine(text, b)) break;
-    if (inPrivate) privateMaterial += b - j;
-    i = last = b;
-  }
-  return privateMaterial >= PEM_MIN_MATERIAL ? [start, last] : null;
-}
-var GENERIC_VALUE_MAX = 256;
-var SPACE = /\s/;
-var isNameStart = (c) => c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95;
-var isNameChar = (c) => isNameStart(c) || c >= 48 && c <= 57 || c === 46 || c === 45;
-var PLAIN_RUN = /[^\x00-\x20\s"'\\#|&;,)\]}>`]{0,1024}/y;
-var plain = { text: "", from: 0, to: 0 };
-function plainRunEnd(text, start) {
-  const capped = plain.to - plain.from === 1024 && plain.to < text.length;
-  const outside = start < plain.from || start >= plain.to || capped && start + GENERIC_VALUE_MAX > plain.to;
-  if (plain.text !== text || outside) {
-    PLAIN_RUN.lastIndex = start;
-    PLAIN_RUN.test(text);
-    plain = { text, from: start, to: PLAIN_RUN.lastIndex };
-  }
-  return plain.to;
-}
-var OPENERS = [40, 91, 123];
-var CLOSERS = [41, 93, 125];
-function endsValue(text, at2, c, inQuery) {
-  const next = text.charCodeAt(at2 + 1);
-  if (c === 34 || c === 39) return true;
-  if (c === 92) return next === 110 || next === 116 || next === 114 || next === 34;
-  if (c === 35) return inQuery;
-  if (c === 124) return next === 124;
-  if (c === 38 && (inQuery || next === 38)) return true;
-  if (c !== 38 && c !== 59 && c !== 44 || !isNameStart(next)) return false;
-  const cap = Math.min(text.length, at2 + 2 + GENERIC_VALUE_MAX);
-  let k = at2 + 2;
-  while (k < cap && isNameChar(text.charCodeAt(k))) k++;
-  return text.charCodeAt(k) === 61;
-}
-function genericValueEnd(text, start, inQuery) {
-  const limit = Math.min(text.length, start + GENERIC_VALUE_MAX);
-  const run = plainRunEnd(text, start);
-  if (run >= limit) return limit;
-  const stop = text.charCodeAt(run);
-  if (stop <= 32 || stop === 34 || stop === 39 || SPACE.test(text[run])) return run;
-  const depth = [0, 0, 0];
-  let angles = 0;
-  let backticks = 0;
-  let end = start;
-  for (; end < limit; end++) {
-    const c = text.charCodeAt(end);
-    if (c <= 32 || c > 126 && SPACE.test(text[end])) break;
-    const open = OPENERS.indexOf(c);
-    const close2 = CLOSERS.indexOf(c);
-    if (open >= 0) depth[open]++;
-    else if (close2 >= 0 && depth[close2]-- === 0) break;
-    else if (c === 60) angles++;
-    else if (c === 62) angles--;
-    else if (c === 96) backticks++;
-    else if (endsValue(text, end, c, inQuery)) break;
-  }
-  const droppable = (at2) => {
-    const c = text[at2];
-    return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
-  };
-  while (end > start) {
-    const c = text[end - 1];
-    if (!droppable(end - 1) && !(".:!?".includes(c) && end - 2 >= start && droppable(end - 2))) break;
-    end--;
-    if (c === ">") angles++;
-    else if (c === "`") backticks--;
-  }
-  return end;
-}
-function refineGenericValue(text, m, start, end, min = 8) {
-  if (m.groups?.["s4"] !== void 0) {
-    let e = end;
-    while (e > start && (text[e - 1] === " " || text[e - 1] === "	" || text[e - 1] === "\r")) e--;
-    return e - start >= 8 ? [start, e] : null;
-  }
-  if (m.groups?.["s3"] === void 0) return [start, end];
-  const before = text[m.index - 1];
-  const stop = genericValueEnd(text, start, before === "?" || before === "&");
-  let from = start;
-  let eq = start;
-  while (eq < stop && isNameChar(text.charCodeAt(eq))) eq++;
-  const nested = text[eq] === "=" && isNameStart(text.charCodeAt(start)) && looksLikeCode(text.slice(start, eq));
-  if (eq < stop && nested) from = eq + 1;
-  if (stop - from < min) return null;
-  return [from, stop];
-}
-var PART = "(?:[A-Z]?[a-z]*|[A-Z]*)\\d*(?:[a-z]*|[A-Z]*)";
-var NAMED_PARTS = new RegExp(`^(?:${PART}[/+.:-]){1,5}${PART}$`);
-var CODE_PART = /(?:^[A-Za-z]|[A-Z])?\d+(?:[a-z]\d+)*(?:[kK](?![a-z]))?|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
-function codeName(v) {
-  if (!/^[A-Za-z][A-Za-z0-9]*\d[A-Za-z0-9]*$/.test(v) || (v.match(/\d+/g)?.length ?? 0) > 2) return false;
-  const parts = v.match(CODE_PART);
-  const words = [];
-  for (let i = 0; i < parts.length; i++) {
-    const p = parts[i];
-    if (/\d/.test(p)) continue;
-    if (p.length === 1 && !(/[A-Z]/.test(p) && /^[A-Z][a-z]{2}/.test(parts[i + 1] ?? ""))) return false;
-    if (p.length === 1) parts[i + 1] = p + parts[i + 1].toLowerCase();
-    else words.push(p);
-  }
-  const read = v.length <= 16 || words.filter((w) => /^[A-Z]{3,}$/.test(w)).length <= 1;
-  if (/^[a-z]{2}$/.test(words[0] ?? "") && /^[a-z]{2}[A-Z]/.test(v) && words.length > 1) words.shift();
-  return read && words.join("").length / words.length >= 3 && rarePairCount(words) < (v.length <= 16 ? 2 : 1);
-}
-var HASH_SCHEME = /^(?:argon2(?:id?|d)|pbkdf2\w*|[bs]crypt\w*|!{1,2}[a-z]+)$/i;
-var WORDS_AND_YEAR = /^(?:[A-Z][a-z]+){2,}(?!(?:128|256|384|512)\b)\d{3,4}[!#$%&*?@]*$/;
-function namedValueKept(v, password) {
-  if (!password && WORDS_AND_YEAR.test(v)) return false;
-  const name = !/^[A-Za-z0-9]+$/.test(v) || /^[A-Za-z]+$/.test(v) || isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1;
-  const floor = password ? 2.5 : name ? 3.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
-  return shannonEntropy(v) < floor || !password && codeName(v) || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password) || password && (NAMED_PARTS.test(v) || HASH_SCHEME.test(v));
-}
-function keyNameValueKept(v, m) {
-  if (m.groups?.["k"] === void 0) return false;
-  const short = v.length < 16 && !/^(?=.*[a-z])(?=.*[A-Z])[A-Za-z0-9]{10,}$/.test(v);
-  return short || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
-}
-function credentialNamed(m) {
-  const name = /^[A-Za-z0-9_.-]*/.exec(m[0])[0];
-  const hashy = /sha\d|(?:^|[^a-z])sha(?![a-z])|hash|digest|checksum|commit|expected|current|etag/i.test(name);
-  return m.groups?.["k"] === void 0 && !/^token$/i.test(name) && !hashy;
-}
-var PASSWORD_NAME = /(?:^|[ _.-])(?:pass(?:word|wd|phrase)|pwd)$|[_.-]pass$/i;
-var SECRET_NAME = new RegExp(
-  "^(?:[\\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$",
-  "i"
-);
-function cells(text, from, to) {
-  const out = [];
-  let i = from;
-  if (text[i] === "|") i++;
-  let cellStart = i;
-  for (; i <= to; i++) {
-    if (i === to || text[i] === "|" && text[i - 1] !== "\\") {
-      let a = cellStart;
-      let b = i;
-      while (a < b && (text[a] === " " || text[a] === "	")) a++;
-      while (b > a && (text[b - 1] === " " || text[b - 1] === "	" || text[b - 1] === "\r")) b--;
-      if (i < to || a < b) out.push([a, b]);
-      cellStart = i + 1;
-    }
-  }
-  return out;
-}
-function unticked2(text, [a, b]) {
-  return b - a >= 2 && text[a] === "`" && text[b - 1] === "`" ? [a + 1, b - 1] : [a, b];
-}
-function tableSpans(text, m) {
-  const block = m[0];
-  const base = m.index;
-  const lines = [...block.matchAll(/[ \t]*([^\n]+)/g)].map((l) => [
-    base + l.index + l[0].length - l[1].length,
-    base + l.index + l[0].length
-  ]);
-  const end = base + block.length;
-  if (lines.length < 3) return { spans: [], end };
-  const named = (c, name = text.slice(...unticked2(text, c))) => SECRET_NAME.test(name) ? PASSWORD_NAME.test(name) : void 0;
-  const columns = cells(text, ...lines[0]).map((c) => named(c));
-  const out = [];
-  for (const [from, to] of lines.slice(2)) {
-    const row = cells(text, from, to);
-    const first = row.length > 1 ? named(row[0]) : void 0;
-    row.forEach((c, k) => {
-      const password = columns[k] ?? (k > 0 ? first : void 0);
-      if (password === void 0) return;
-      const [a, b] = unticked2(text, c);
-      const v = text.slice(a, b);
-      if (v.length < 8 || /\s/.test(v) || namedValueKept(v, password)) return;
-      out.push([a, b]);
-    });
-  }
-  return { spans: out, end };
-}
-var SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
-var COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
-function cookieSpans(text, m) {
-  const set = /^set-/i.test(m[0]);
-  const out = [];
-  let i = m.index + m[0].length;
-  const stopAt = (k) => {
-    const c = text[k];
-    if (c === "\\") return /[ntr"]/.test(text[k + 1] ?? "");
-    return c === void 0 || c === "\n" || c === "\r" || c === '"' || c === "'";
-  };
-  let first = true;
-  while (i < text.length && !stopAt(i)) {
-    while (text[i] === " " || text[i] === "	") i++;
-    const nameStart = i;
-    while (i < text.length && !stopAt(i) && text[i] !== "=" && text[i] !== ";") i++;
-    const name = text.slice(nameStart, i).trim();
-    if (text[i] !== "=") {
-      if (text[i] === ";") i++;
-      first = false;
-      continue;
-    }
-    i++;
-    const valueStart = i;
-    while (i < text.length && !stopAt(i) && text[i] !== ";" && text[i] !== " " && text[i] !== "	") i++;
-    let a = valueStart;
-    let b = i;
-    const quoted2 = b - a >= 2 && text[a] === '"' && text[b - 1] === '"';
-    const v = quoted2 ? text.slice(++a, --b) : text.slice(a, b);
-    const judged = set ? first && !COOKIE_ATTRIBUTES.test(name) : true;
-    const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
-    const long = v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name);
-    if (judged && long && !numeric && !notAnAssignedSecret(v)) out.push([a, b]);
-    first = false;
-    while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
-    if (text[i] === ";") i++;
-  }
-  return { spans: out, end: i };
-}
-function notACliPassword(v, m) {
-  const prompted = v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]);
-  const word = m[0].startsWith("--passphrase") ? /^(?:string|str|text|value|[A-Z])$/ : /^[A-Za-z][a-z]*$/;
-  const wordOrAddress = word.test(v) || /^[\d.:/-]+$/.test(v);
-  return placeholderOrVariable(v) || PATH_OR_URL.test(v) || prompted || wordOrAddress;
-}
-var FILE_VALUE = `(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'#;]{1,256}))`;
-var CREDENTIAL_FILE_RULES = [
-  // Only at a line's start, after `:` (a registry's scope), `=` or a quote: `self._auth = x` is code.
-  // `npm config set KEY VALUE` and `yarn config set KEY VALUE` write one with a blank; yarn's is `npmAuthToken`.
-  rule2(
-    "npmrc-auth",
-    "_auth _password npmauthident npmauthtoken",
-    `(?<![^\\s:"'=])(?:_authToken|_auth|_password|npmAuth(?:Ident|Token))(?:["']?[ \\t]*[=:]|(?<=\\bconfig[ \\t]+set[ \\t]+\\S*)(?=[ \\t]))[ \\t]*${FILE_VALUE}`,
-    void 0,
-    {
-      hexNamed: () => true,
-      uuidNamed: (m) => /^(?:_authToken|npmAuthToken)/.test(m[0]),
-      allow: (v) => placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v)
-    }
-  ),
-  rule2(
-    "netrc-password",
-    "machine default",
-    `(?<![\\w-])(?:machine[ \\t]+[^\\s]{1,256}|default)(?:\\s{1,64}(?:login|account)[ \\t]+[^\\s]{1,256}){0,2}\\s{1,64}password[ \\t]+${FILE_VALUE}`,
-    void 0,
-    { weakIsSecret: true, hexNamed: () => true, allow: notACliPassword }
-  )
-];
-var AWS_NEAR_LINES = 3;
-var AWS_NEAR_CHARS = 2048;
-var AWS_SECTION_LINES = 40;
-var AWS_SECTION_CHARS = 4096;
-var AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
-var AWS_CREDENTIAL_NAME = /aws_(?:secret_access_key|access_key_id|session_token)/i;
-function awsCandidates(text, from, to) {
-  const out = [];
-  const window = text.slice(from, to);
-  for (const m of window.matchAll(AWS_SECRET)) {
-    const v = m[0];
-    if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v)) out.push([from + m.index, from + m.index + 40]);
-  }
-  return out;
-}
-var AWS_CONTEXT = new RegExp(
-  "(?<id>(?<![A-Za-z0-9_])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9_]))|(?<ini>(?<=^|\\n)[ \\t]*\\[[^\\]\\r\\n]{1,64}\\][ \\t]*(?=\\r?\\n))",
-  "g"
-);
-function awsUnnamedSpans(text) {
-  if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text)) return [];
-  const out = [];
-  let open = null;
-  let newlines;
-  const flush = () => {
-    if (open !== null) out.push(...awsCandidates(text, open[0], open[1]));
-    open = null;
-  };
-  for (const m of text.matchAll(AWS_CONTEXT)) {
-    if (m.groups?.["id"] !== void 0) {
-      if (m[0].endsWith("EXAMPLE")) continue;
-      newlines ??= newlineOffsets(text);
-      const nl = newlines;
-      const after = partitionPoint(nl.length, (i) => nl[i] < m.index + m[0].length);
-      const before = after - 1 - AWS_NEAR_LINES;
-      const from2 = Math.max(before >= 0 ? nl[before] + 1 : 0, m.index - AWS_NEAR_CHARS);
-      const to2 = Math.min(nl[after + AWS_NEAR_LINES] ?? text.length, m.index + AWS_NEAR_CHARS);
-      if (open !== null && from2 <= open[1]) open[1] = Math.max(open[1], to2);
-      else {
-        flush();
-        open = [from2, to2];
-      }
-      continue;
-    }
-    const from = m.index + m[0].length;
-    let to = from;
-    for (let n = 0; to < text.length && to - from < AWS_SECTION_CHARS; to++) {
-      if (text[to] !== "\n") continue;
-      if (++n > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
-    }
-    const section = text.slice(from, to);
-    if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
-  }
-  flush();
-  return out;
-}
-
-// src/guard/redact-transcript.ts
-var WORD_WINDOW = 3;
-var KEYWORD_LIST = "key keys token tokens secret secrets password passwords passwd passphrase pwd apikey";
-var KEYWORDS = new Set(KEYWORD_LIST.split(" "));
-var WORDS_AND_RUNS = /(?<run>(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-]))|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
-var ID_LABEL = /(?:--expected-current-sha256|CURRENT-SHA256|Since-handoff|\bcommit|\bHEAD|\bsha(?:1|256)?)[\s:="'`(]*$/i;
-function secretRun(v) {
-  if (UUID.test(v)) return false;
-  if (/^[0-9a-fA-F]+$/.test(v)) return /\d/.test(v) && /[a-fA-F]/.test(v);
-  if (!/\d/.test(v) || !/[a-z]/.test(v) || !/[A-Z]/.test(v)) return false;
-  return shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
-}
-function proseSpans(text, out) {
-  let words = 0;
-  let lastKeyword = -Infinity;
-  let pending = [];
-  for (const m of text.matchAll(WORDS_AND_RUNS)) {
-    const run = m.groups?.["run"];
-    if (run === void 0) {
-      words++;
-      if (!KEYWORDS.has(m[0].toLowerCase())) {
-        if (pending.length > 0 && words - pending[0][2] > WORD_WINDOW + 1) {
-          pending = pending.filter((p) => words - p[2] <= WORD_WINDOW + 1);
-        }
-        continue;
-      }
-      lastKeyword = words;
-      for (const [a, b, seen] of pending) if (words - seen - 1 <= WORD_WINDOW) out.push([a, b, "secret-in-prose"]);
-      pending = [];
-      continue;
-    }
-    const start = m.index;
-    const value = run.replace(/=+$/, "");
-    const end = start + value.length;
-    if (!secretRun(value)) continue;
-    const objectId = (value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value);
-    if (objectId && ID_LABEL.test(text.slice(Math.max(0, start - 40), start))) continue;
-    if (words - lastKeyword <= WORD_WINDOW) out.push([start, end, "secret-in-prose"]);
-    else pending.push([start, end, words]);
-  }
-}
-var USES = new RegExp(
-  `\\bBearer[ \\t]+\\$\\{?(?<b>[A-Za-z_][A-Za-z0-9_]*)\\}?|(?<![\\w-])(?:-[A-Za-z]*?u|--user)(?:=|[ \\t]*)["']?(?:[^\\s"':$]*:)?\\$\\{?(?<u>[A-Za-z_][A-Za-z0-9_]*)\\}?`,
-  "g"
-);
-var ASSIGNMENTS = /(?<![A-Za-z0-9_$])(?<name>[A-Za-z_][A-Za-z0-9_]*)=(?:"(?<dq>[^"\n]+)"|'(?<sq>[^'\n]+)'|(?<bare>[^\s;&|"'`]+))/dg;
-function variableSpans(text, out) {
-  if (!text.includes("$")) return;
-  const used = /* @__PURE__ */ new Map();
-  for (const m of text.matchAll(USES)) {
-    const name = m.groups?.["b"] ?? m.groups?.["u"];
-    const kind = m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password";
-    if (name !== void 0) used.set(name, { at: m.index, kind });
-  }
-  if (used.size === 0) return;
-  for (const m of text.matchAll(ASSIGNMENTS)) {
-    const use = used.get(m.groups["name"]);
-    if (use === void 0 || m.index >= use.at) continue;
-    const g = m.indices?.groups;
-    const span = g?.["dq"] ?? g?.["sq"] ?? g?.["bare"];
-    if (!span) continue;
-    const value = text.slice(span[0], span[1]);
-    if (placeholderOrVariable(value) || value.startsWith("$(") || value.length < 4) continue;
-    out.push([span[0], span[1], use.kind]);
-  }
-}
-var SAID_PASSWORD = /\b(?:pass(?:word|phrase|wd)?|pw|pin)\b(?:[ \t]+(?:for|of|on|to)[ \t]+(?:the[ \t]+)?[\w.@-]{1,40})?[ \t]*/.source + /(?:\bis\b|\bwas\b|:|=)[ \t]*(?:now[ \t]+)?["'`]?(?<v>[^\s"'`]{1,128})/.source;
-function saidSpans(text, out) {
-  for (const m of text.matchAll(new RegExp(SAID_PASSWORD, "dgi"))) {
-    const [a, z0] = m.indices.groups["v"];
-    let z = z0;
-    while (z > a + 1 && /[.,;!?)]/.test(text[z - 1])) z--;
-    const value = text.slice(a, z);
-    const prose = /^[A-Za-z][a-z]*$/.test(value) || value.startsWith("<") || placeholderOrVariable(value);
-    if (prose || value.length < 4) continue;
-    out.push([a, z, "secret-in-prose"]);
-  }
-}
-function transcriptSpans(text) {
-  const out = [];
-  proseSpans(text, out);
-  variableSpans(text, out);
-  saidSpans(text, out);
-  return out;
-}
-
-// src/guard/redact-vendors.ts
-function notADiscordBotToken(secret, m) {
-  const named = m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0;
-  if (named) return looksLikeCode(secret) || !/\d/.test(secret);
-  const id = secret.slice(0, secret.indexOf("."));
-  const decoded = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
-  return !/^\d{17,20}$/.test(decoded);
-}
-function notADockerAuth(secret) {
-  const decoded = Buffer.from(secret, "base64").toString("latin1");
-  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded);
-}
-var DISCORD_TOKEN = "[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40}";
-var VENDOR_RULES = [
-  // Alone, the first part must decode to a numeric id; named (`DISCORD_TOKEN=`, `Bot <token>`),
-  // any three-part token (gitleaks' discord rules need the word too; docs/design.md#redaction).
-  rule2(
-    "discord-bot-token",
-    "",
-    `${LD}[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,40}${RD}|(?:[Dd]iscord|DISCORD)[^\\n]{0,40}?${LD}(?<s>${DISCORD_TOKEN})${RD}|\\bBot[ \\t]+(?<s1>${DISCORD_TOKEN})${RD}`,
-    3.5,
-    { allow: notADiscordBotToken }
-  ),
-  rule2("databricks-api-token", "dapi", `${L}dapi[a-f0-9]{32}(?:-\\d)?${R}`),
-  // Any length: base64 of `u:p` is four characters, and a weak password is still one.
-  rule2(
-    "docker-config-auth",
-    '"auth"',
-    `"auth"\\s*:\\s*"(?<s>[A-Za-z0-9+/]{4,}={0,2})"`,
-    void 0,
-    { allow: notADockerAuth, weakIsSecret: true }
-  ),
-  rule2(
-    "1password-token",
-    "ops_eyj a3-",
-    `${L}ops_eyJ[A-Za-z0-9+/]{100,}={0,3}|${LD}A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}${RD}`,
-    3.5
-  ),
-  rule2("artifactory-token", "akcp cmvmd", `${L}(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})${R}`, 4),
-  rule2("atlassian-api-token", "atatt3", `${LD}ATATT3[A-Za-z0-9_=-]{186}${RD}`, 3.5),
-  rule2(
-    "azure-ad-client-secret",
-    "q~",
-    `(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])`,
-    3
-  ),
-  rule2("clojars-api-token", "clojars_", `${L}CLOJARS_[A-Za-z0-9]{60}${R}`, void 0, {}, "i"),
-  rule2("clickhouse-cloud-key", "4b1d", `${L}4b1d[A-Za-z0-9]{38}${R}`, 3),
-  rule2("cloudflare-origin-ca-key", "v1.0-", `${LD}v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}${RD}`),
-  rule2("adobe-client-secret", "p8e-", `${LD}p8e-[A-Za-z0-9]{32}${RD}`, 3),
-  rule2("alibaba-access-key-id", "ltai", `${L}LTAI[A-Za-z0-9]{20}${R}`, 3),
-  rule2(
-    "authress-access-key",
-    "sc_ ext_ authress_",
-    `${L}(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}`
-  ),
-  rule2("doppler-token", "dp.", `${LD}dp\\.(?:pt|st|ct|scim|audit|sa)\\.[A-Za-z0-9]{40,44}${R}`, 3),
-  rule2("dynatrace-api-token", "dt0c01.", `${L}dt0c01\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}${R}`),
-  rule2("easypost-api-token", "ezak eztk", `${L}EZ[AT]K[A-Za-z0-9]{54}${R}`, 3),
-  rule2("facebook-token", "eaam eaac |", `${L}(?:EAA[MC][A-Za-z0-9]{100,}|\\d{15,16}\\|[0-9A-Za-z_-]{27,40})${RD}`, 3.5),
-  rule2(
-    "flyio-access-token",
-    "fo1_ fm1 fm2_",
-    `${L}(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})`,
-    3.5
-  ),
-  rule2("frameio-api-token", "fio-u-", `${LD}fio-u-[A-Za-z0-9_=-]{64}${RD}`),
-  rule2("flutterwave-secret-key", "flwseck", `${L}FLWSECK(?:_TEST)?-(?:[a-h0-9]{32}-X|[a-h0-9]{12}${R})`),
-  rule2("duffel-api-token", "duffel_", `${L}duffel_(?:test|live)_[A-Za-z0-9_=-]{43}${RD}`),
-  rule2(
-    "grafana-token",
-    "glc_ glsa_ eyjrijoi",
-    `${L}(?:glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,400}={0,3})`,
-    3
-  ),
-  rule2("harness-api-key", "pat. sat.", `${L}(?:pat|sat)\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}${R}`),
-  rule2("heroku-api-key", "hrku-aa", `${LD}HRKU-AA[A-Za-z0-9_-]{58}${RD}`, 3.5),
-  rule2("huggingface-org-token", "api_org_", `${L}api_org_[A-Za-z]{34}${R}`, 3),
-  rule2("infracost-api-token", "ico-", `${LD}ico-[A-Za-z0-9]{32}${RD}`, 3),
-  rule2("intra42-client-secret", "s-s4t2", `${LD}s-s4t2(?:ud|af)-[a-f0-9]{64}${RD}`),
-  rule2("jwt-base64", "zxlk", `${L}ZXlK[A-Za-z0-9+/]{60,}={0,2}`, 3.5),
-  rule2("maxmind-license-key", "_mmk", `${L}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk${R}`, 3.5),
-  rule2("mapbox-secret-token", "sk.eyj", `${L}sk\\.eyJ[A-Za-z0-9_-]{20,}\\.[A-Za-z0-9_-]{20,}${RD}`),
-  rule2(
-    "microsoft-teams-webhook",
-    "webhookb2",
-    `\\.webhook\\.office\\.com/webhookb2/(?<s>[A-Za-z0-9@-]{40,}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?)`,
-    void 0,
-    {},
-    "i"
-  ),
-  rule2("new-relic-key", "nrak- nrii-", `${LD}(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_-]{32})${RD}`),
-  rule2("notion-api-token", "ntn_", `${L}ntn_\\d{11}[A-Za-z0-9]{35}${R}`, 3.5),
-  rule2("octopus-deploy-api-key", "api-", `${LD}API-[A-Z0-9]{26}${RD}`, 3),
-  rule2("openshift-user-token", "sha256~", `${L}sha256~[A-Za-z0-9_-]{43}${RD}`, 3.5),
-  rule2("perplexity-api-key", "pplx-", `${LD}pplx-[A-Za-z0-9]{48}${RD}`, 3.5),
-  rule2(
-    "plaid-access-token",
-    "access-sandbox- access-development- access-production-",
-    `${LD}access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${RD}`
-  ),
-  rule2("planetscale-token", "pscale_", `${L}pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}${RD}`, 3),
-  rule2("prefect-api-token", "pnu_", `${L}pnu_[A-Za-z0-9]{36}${R}`),
-  rule2("pulumi-api-token", "pul-", `${LD}pul-[a-f0-9]{40}${RD}`),
-  rule2("readme-api-token", "rdme_", `${L}rdme_[a-z0-9]{70}${R}`),
-  rule2("rubygems-api-token", "rubygems_", `${L}rubygems_[a-f0-9]{48}${R}`),
-  rule2("scalingo-api-token", "tk-us-", `${LD}tk-us-[A-Za-z0-9_-]{48}${RD}`),
-  rule2("sendinblue-api-token", "xkeysib-", `${LD}xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}${RD}`),
-  // A DSN's key (and its old secret) before `@` and a host named sentry: it lets anyone send events.
-  rule2(
-    "sentry-token",
-    "sntryu_ sntrys_ sentry",
-    `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}|https?://(?<s>[0-9a-f]{32}(?::[0-9a-f]{32})?)@(?:[A-Za-z0-9-]{1,63}\\.){0,8}sentry[A-Za-z0-9.-]{0,128}(?::\\d{1,5})?/`
-  ),
-  rule2("settlemint-token", "sm_aat_ sm_pat_ sm_sat_", `${L}sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}${R}`, 3),
-  rule2("shippo-api-token", "shippo_", `${L}shippo_(?:live|test)_[a-fA-F0-9]{40}${R}`),
-  rule2(
-    "square-access-token",
-    "sq0atp- sq0csp- eaaa",
-    `${LD}(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60})${RD}`,
-    3.5
-  ),
-  rule2("twitter-bearer-token", "aaaaaaaaaaaaaaaaaaaaaa", `${L}A{22}[A-Za-z0-9%]{80,100}${R}`),
-  rule2("typeform-api-token", "tfp_", `${L}tfp_[A-Za-z0-9_.=-]{59}${RD}`, 3),
-  rule2("yandex-api-key", "aqvn", `${L}AQVN[A-Za-z0-9_-]{35,38}${RD}`, 3.5),
-  rule2("sourcegraph-access-token", "sgp_", `${L}sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}${R}`),
-  rule2("dropbox-token", "sl.", `${L}sl\\.[A-Za-z0-9_=-]{130,160}${RD}`, 3.5),
-  rule2("gitlab-session-cookie", "_gitlab_session=", `_gitlab_session=(?<s>[0-9a-z]{32})${R}`),
-  rule2(
-    "sidekiq-secret",
-    "__contribsys__com",
-    `BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\\s*[=:]\\s*["']?(?<s>[a-f0-9]{8}:[a-f0-9]{8})`,
-    void 0,
-    {},
-    "i"
-  )
-];
-
-// src/guard/redact.ts
-function notABearerToken(v) {
-  return placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v);
-}
-function notAUrlPassword(v) {
-  if (placeholderOrVariable(v)) return true;
-  const cut = v.search(/[/?#]/);
-  if (cut === -1) return false;
-  const head = v.slice(0, cut);
-  return /^\d+$/.test(head) || head !== "" && placeholderOrVariable(head);
-}
-var GENERIC_KEY = "(?:(?<p>pass(?:word|wd|phrase))|(?<=[_.-])(?<q>pass|pwd)|(?<![A-Za-z0-9])(?<b>pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_. -]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?|(?:encryption|signing|master|hmac|jwt|cipher|aes)[_.-]?key|(?<k>[_.-]key))";
-var passwordNamed = (m) => ["p", "q", "e"].some((g) => m.groups?.[g] !== void 0) || m.groups?.["b"] !== void 0 && /^P(?:ASS|WD)/.test(m[0]);
-function notAGluedEnvName(m) {
-  if (m.groups?.["e"] === void 0) return false;
-  const name = /^[A-Za-z0-9_.-]*/.exec(m[0])[0];
-  return !/^[A-Z0-9_]*[A-Z](?:PWD|PASSWD|PASS)$/.test(name) || /(?:BY|COM|SUR|TRES|ENCOM)PASS$/.test(name);
-}
-var CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
-var CLI_ARG = (n) => `(?:"(?<sd${n}>[^"\\n]{1,256})"|'(?<sq${n}>[^'\\n]{1,256})'|(?<s${n}>${CLI_VALUE}))`;
-var CLI_PAIR = (sep, n) => `(?:"[^"\\s${sep}]{1,128}${sep}(?<sd${n}>[^"\\n]{1,256})"|'[^'\\s${sep}]{1,128}${sep}(?<sq${n}>[^'\\n]{1,256})'|[^\\s${sep}"']{1,128}${sep}(?<s${n}>[^\\s"']{1,256}))`;
-var CLI_PASSWORD_FLAGS = [
-  `(?<![\\w-])--(?:password|passwd|passphrase|pass|PASSWORD)(?:=|[ \\t]+)${CLI_ARG(1)}`,
-  `\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p${CLI_ARG(3)}`,
-  `\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))` + CLI_PAIR(":", 4),
-  `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*${CLI_ARG(5)}`,
-  `\\b(?:docker|podman|nerdctl|buildah|helm[ \\t]+registry|oras)[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*${CLI_ARG(6)}`,
-  `\\baz[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*${CLI_ARG(7)}`,
-  `\\bredis-cli\\b[^\\n]{0,256}?[ \\t]-a[ \\t]*${CLI_ARG(8)}`,
-  `\\bldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)\\b[^\\n]{0,256}?[ \\t]-w[ \\t]*${CLI_ARG(9)}`,
-  `\\b(?:sqlcmd|bcp|osql|isql)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*${CLI_ARG(10)}`,
-  `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*${CLI_ARG(11)}`,
-  `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)[ \\t]+${CLI_ARG(12)}`,
-  `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))` + CLI_PAIR("%", 13),
-  `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?${CLI_ARG(14)}[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`,
-  // gpg reads its passphrase from descriptor 0: a here-string, or what `echo` pipes in.
-  `\\bgpg2?\\b[^\\n|<]{0,256}?--passphrase-fd[ =\\t]+0\\b[^\\n|<]{0,256}?<<<[ \\t]*${CLI_ARG(15)}`,
-  `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?${CLI_ARG(16)}[ \\t]*\\|[ \\t]*gpg2?\\b[^\\n|]{0,128}?--passphrase-fd[ =\\t]+0\\b`
-].join("|");
-var CONNECTION_KEYS = "server|host|data source|address|addr|uid|user id|username|user|database|initial catalog";
-var XML_NAMES = "[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key";
-var GENERIC_VALUE = `(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`;
-var SECRET_WORDS = "pass pwd secret token key credential";
-var PROSE_NAME = /^[\w.-]*?(?:pass(?:word|wd|phrase)|token|secret|api[ _.-]?key)[ \t]/i;
-var NPM_TOKEN_NAME = /^[\w.-]*?(?:npm|node)[_.-]?(?:auth[_.-]?)?token["'`]?\s*[:=]/i;
-function genericKept(v, m) {
-  if (UUID.test(v)) return false;
-  if ((m.groups?.["is"] !== void 0 || m.groups?.["for"] !== void 0) && m.groups?.["p"] === void 0) {
-    return !(PROSE_NAME.test(m[0]) && saidSecret(v)) || namedValueKept(v, true);
-  }
-  if (notAGluedEnvName(m)) return true;
-  if (/^(?:[A-Z][a-z]+){3,}$/.test(v) && /^[A-Z0-9_]*(?:PASS(?:WORD|WD|PHRASE)?|PWD|SECRET)["'`]?\s*[:=]/.test(m[0])) {
-    return false;
-  }
-  return namedValueKept(v, passwordNamed(m)) || keyNameValueKept(v, m) || // `PASS=` in backticks: the backtick after `=` closes that code span, the next one opens another.
-  m.groups?.["s2"] !== void 0 && m.input[m.index - 1] === "`" || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0]);
-}
-function saidSecret(v) {
-  const mixed = /^(?=.*[A-Za-z])(?=.*\d)/.test(v);
-  return mixed && (/^(?=.*[^\w.'’-])\S+$/.test(v) || /^[A-Za-z0-9]+$/.test(v) && !codeName(v));
-}
-var SAS_PARAM = `&(?:amp;)?[\\w-]{1,16}=[^&\\s"'<>#]{0,256}`;
-var SAS_SIG = "[A-Za-z0-9%+/=_-]{16,256}";
-var REDACTION_RULES = [
-  rule2(
-    "private-key",
-    "-----begin putty-user-key-file-",
-    "-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\\d+:[^\\r\\n\\\\]{0,80}",
-    void 0,
-    { refine: refinePem }
-  ),
-  rule2("anthropic-api-key", "sk-ant-", `${LD}sk-ant-[a-z]{2,8}\\d{2}-[A-Za-z0-9_-]{80,}${RD}`),
-  // `sk-` collides with prose and branch names: only the real shapes, and kebab-case words are a name.
-  rule2(
-    "openai-api-key",
-    "sk-",
-    `${LD}sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})${RD}`,
-    3.5,
-    { allow: (s) => /^sk-[a-z]+(?:-[a-z]+)+$/.test(s) }
-  ),
-  rule2("github-token", "ghp_", `${L}ghp_[A-Za-z0-9]{36}${R}`),
-  rule2("github-oauth-token", "gho_", `${L}gho_[A-Za-z0-9]{36}${R}`),
-  rule2("github-app-token", "ghu_ ghs_", `${L}gh[us]_[A-Za-z0-9]{36}${R}`),
-  rule2("github-refresh-token", "ghr_", `${L}ghr_[A-Za-z0-9]{36,80}${R}`),
-  rule2("github-fine-grained-token", "github_pat_", `${L}github_pat_[A-Za-z0-9_]{50,120}${R}`),
-  rule2(
-    "gitlab-token",
-    "glpat- gloas- glsoat- glft- glcbt- glimt- glagent- glwt- glffct-",
-    `${LD}gl(?:pat|oas|soat|ft|cbt|imt|agent|wt|ffct)-[A-Za-z0-9_.-]{20,}${RD}`
-  ),
-  rule2("gitlab-deploy-token", "gldt-", `${LD}gldt-[A-Za-z0-9_-]{20,}${RD}`),
-  rule2(
-    "gitlab-runner-token",
-    "glrt- gr1348941",
-    `${LD}(?:glrt-[A-Za-z0-9_.-]{20,}|GR1348941[A-Za-z0-9_-]{20,})${RD}`
-  ),
-  rule2("gitlab-pipeline-token", "glptt-", `${LD}glptt-[0-9a-f]{40}${RD}`),
-  rule2("slack-token", "xox", `${LD}(?:xoxe\\.)?xox[abposre]-\\d+-[A-Za-z0-9-]{10,}${RD}`),
-  rule2("slack-app-token", "xapp-", `${LD}xapp-\\d+-[A-Za-z0-9-]{20,}${RD}`),
-  rule2(
-    "slack-webhook",
-    "hooks.slack.com",
-    "hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[A-Za-z0-9+/_-]{20,})"
-  ),
-  rule2(
-    "discord-webhook",
-    "/api/webhooks/",
-    "discord(?:app)?\\.com/api/webhooks/(?<s>\\d{5,}/[A-Za-z0-9_-]{40,})"
-  ),
-  rule2("stripe-key", "k_live_ k_test_ k_prod_", `${L}[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}${R}`),
-  rule2("stripe-webhook-secret", "whsec_", `${L}whsec_[A-Za-z0-9+/=]{24,}`),
-  rule2("google-api-key", "aiza", `${LD}AIza[0-9A-Za-z_-]{35}${RD}`),
-  rule2("google-oauth-client-secret", "gocspx-", `${LD}GOCSPX-[A-Za-z0-9_-]{28}${RD}`),
-  rule2("google-oauth-token", "ya29.", `${LD}ya29\\.[0-9A-Za-z_-]{30,}${RD}`),
-  rule2("aws-access-key-id", "akia asia abia acca a3t", `${L}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}${R}`),
-  rule2(
-    "aws-secret-access-key",
-    "aws",
-    `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
-    3.5,
-    {},
-    "i"
-  ),
-  // A SAS token's signature is an HMAC under the account key: `sv=<date>&…&sig=` is the order Azure writes; a
-  // hand-built URL may put `sig=` first, and HTML writes `&` as `&amp;`.
-  rule2(
-    "azure-storage-key",
-    "accountkey sharedaccesskey sig=",
-    `(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})|(?<![\\w-])sv=\\d{4}-\\d\\d-\\d\\d(?:${SAS_PARAM}){0,16}?&(?:amp;)?sig=(?<s1>${SAS_SIG})|(?<=[?&;])sig=(?<s2>${SAS_SIG})(?=(?:${SAS_PARAM}){0,16}?&(?:amp;)?sv=\\d{4}-\\d\\d-\\d\\d)`,
-    void 0,
-    { allow: (v, m) => m.groups?.["s"] === void 0 && looksLikeCode(v) },
-    "i"
-  ),
-  rule2("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
-  rule2("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
-  rule2("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
-  rule2("sendgrid-api-key", "sg.", `${LD}SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}${RD}`),
-  rule2("twilio-api-key", "sk", `${L}SK[0-9a-fA-F]{32}${R}`),
-  rule2("digitalocean-token", "_v1_", `${L}do[opr]_v1_[a-f0-9]{64}${R}`),
-  rule2("docker-hub-token", "dckr_pat_", `${L}dckr_pat_[A-Za-z0-9_-]{27,}${RD}`),
-  rule2("vault-token", "hvs. hvb. hvr.", `${LD}hv[sbr]\\.[A-Za-z0-9_-]{24,}${RD}`),
-  rule2("terraform-cloud-token", "atlasv1", `${LD}[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_-]{60,}${RD}`),
-  rule2("shopify-token", "shpat_ shpca_ shppa_ shpss_", `${L}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}${R}`),
-  rule2("linear-api-key", "lin_api_", `${L}lin_api_[A-Za-z0-9]{40}${R}`),
-  rule2("postman-api-key", "pmak-", `${LD}PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}${RD}`),
-  rule2("telegram-bot-token", ":aa", `(?<![0-9])\\d{8,10}:AA[A-Za-z0-9_-]{33}${RD}`),
-  rule2("age-secret-key", "age-secret-key-1", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
-  rule2("jwt", "eyj", `${LD}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]*${RD}`),
-  ...VENDOR_RULES,
-  rule2(
-    "basic-auth",
-    "basic",
-    `authorization["']?\\s*[:=]\\s*["']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})`,
-    void 0,
-    { allow: (s) => looksLikeCode(s) },
-    "i"
-  ),
-  // A header's value with no scheme or GitHub's `token` scheme, alone up to a quote or the line's end.
-  rule2(
-    "bearer-token",
-    "bearer authorization",
-    `(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)|authorization["']?[ \\t]*[:=][ \\t]*["']?(?:token[ \\t]+)?(?<s1>[A-Za-z0-9._~+/-]{16,}=*)(?=["'\\r\\n]|$)`,
-    3,
-    { allow: notABearerToken, hexNamed: () => true },
-    "i"
-  ),
-  rule2(
-    "url-password",
-    "://",
-    "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])",
-    void 0,
-    { weakIsSecret: true, allow: notAUrlPassword }
-  ),
-  // The second form's value is taken whole before `;` (a lookahead and a back-reference): no backtracking.
-  rule2(
-    "connection-string-password",
-    "password pwd",
-    `(?:(?:${CONNECTION_KEYS})\\s*=[^;\\n]{0,256};(?:[^;\\n]{0,256};){0,16}?\\s*(?:password|pwd)\\s*=\\s*(?<s>[^;\\s"'<>]{1,256})|(?<![\\w-])(?:password|pwd)\\s*=\\s*(?=(?<s1>[^;\\s"'<>]{1,256}))\\k<s1>\\s*;[^\\n]{0,512}?(?:server|host|data source|address|uid|user id|database)\\s*=)`,
-    void 0,
-    { weakIsSecret: true, allow: placeholderOrVariable },
-    "i"
-  ),
-  rule2("cli-password", "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf gpg", CLI_PASSWORD_FLAGS, void 0, {
-    weakIsSecret: true,
-    // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
-    refine: (text, m, start, end) => Object.entries(m.groups ?? {}).some(([g, v]) => v !== void 0 && /^s[dq]/.test(g)) ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
-    allow: notACliPassword
-  }),
-  ...CREDENTIAL_FILE_RULES,
-  rule2(
-    "xml-password",
-    "</ <add",
-    `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:${XML_NAMES}))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?<key>[\\w.:-]{0,60}?(?:${XML_NAMES}|[Pp]wd|PWD|(?:[Ss]ecret|[Aa]ccess)[Kk]ey))"\\s+value="(?<s1>[^"\\n]{1,256})"`,
-    void 0,
-    {
-      weakIsSecret: true,
-      // A password element or .NET setting holds a human password (`Summer2024!` reads as code); others are
-      // assignments (`<add key="StripeSecretKey" value="…"`).
-      allow: (v, m) => /pass|pwd/i.test(m.groups?.["tag"] ?? m.groups?.["key"] ?? "") ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || sentenceLike(v) : v.length < 8 || namedValueKept(v, false)
-    }
-  ),
-  rule2("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
-  rule2(
-    "table-secret",
-    SECRET_WORDS,
-    "^[ \\t]*\\|[^\\n]*\\|[ \\t]*\\r?\\n[ \\t]*\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n[ \\t]*\\|[^\\n]*)*",
-    void 0,
-    { spans: tableSpans },
-    "m"
-  ),
-  rule2(
-    "generic-secret",
-    SECRET_WORDS,
-    `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}(?<for>[ \\t]+for[ \\t]+(?:[\\w.-]{1,40}[ \\t]+){0,2}?[\\w.-]{1,40}(?=[ \\t]*[=:]|[ \\t]+(?:is|was)[ \\t]))?["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:|(?<=[\\w.-][ \\t])(?<is>is|was):?(?=[ \\t]))(?![=:>])\\s*${GENERIC_VALUE}`,
-    void 0,
-    {
-      // A sentence's full stop after a value said in prose is not the value's.
-      refine: (text, m, start, end) => {
-        const span = refineGenericValue(text, m, start, end, passwordNamed(m) ? 6 : 8);
-        const said2 = m.groups?.["is"] !== void 0 || m.groups?.["for"] !== void 0;
-        return span !== null && said2 && text[span[1] - 1] === "." ? [span[0], span[1] - 1] : span;
-      },
-      hexNamed: credentialNamed,
-      uuidNamed: (m) => NPM_TOKEN_NAME.test(m[0]),
-      allow: genericKept
-    },
-    "i"
-  )
-];
-function secretSpan(m) {
-  for (const [name, g] of Object.entries(m.indices?.groups ?? {})) if (name.startsWith("s") && g) return g;
-  return [m.index, m.index + m[0].length];
-}
-function codePoints2(text, from, to) {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 56320 || c > 57343 || i === from) n++;
-  }
-  return n;
-}
-var allKeywords;
-var WINDOWS = new Uint32Array(1 << 16);
-function keywordsIn(lower) {
-  allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
-  const indexed = lower.length >= 65536;
-  if (indexed) {
-    WINDOWS.fill(0);
-    for (let i = 0, h = 0; i < lower.length; i++) {
-      h = (h << 7 ^ lower.charCodeAt(i)) & 2097151;
-      WINDOWS[h >>> 5] |= 1 << (h & 31);
-    }
-  }
-  const windowsThere = (k) => {
-    for (let i = 0, h = 0; i < k.length; i++) {
-      h = (h << 7 ^ k.charCodeAt(i)) & 2097151;
-      if (i >= 2 && (WINDOWS[h >>> 5] & 1 << (h & 31)) === 0) return false;
-    }
-    return true;
-  };
-  const found = /* @__PURE__ */ new Set();
-  for (const k of allKeywords) if ((!indexed || windowsThere(k)) && lower.includes(k)) found.add(k);
-  return found;
-}
-function keptByRule(rule4, secret, m) {
-  if (secret === "" || secret.includes("<redacted")) return true;
-  if (globallyAllowed(secret, rule4.hexNamed?.(m), rule4.uuidNamed?.(m))) return true;
-  const entropy = shannonEntropy(secret);
-  if (!rule4.weakIsSecret && entropy < 2.5) return true;
-  return rule4.entropy !== void 0 && entropy < rule4.entropy || rule4.allow?.(secret, m) === true;
-}
-function collectSpans(text, rules, skip, found) {
-  const present = keywordsIn(text.toLowerCase());
-  for (const rule4 of rules) {
-    if (rule4.keywords && !rule4.keywords.some((k) => present.has(k))) continue;
-    const pattern = rule4.pattern;
-    pattern.lastIndex = 0;
-    for (; ; ) {
-      const m = pattern.exec(text);
-      if (m === null) break;
-      if (m[0].length === 0) {
-        pattern.lastIndex++;
-        continue;
-      }
-      if (rule4.spans) {
-        const scan = rule4.spans(text, m);
-        for (const [start, end] of scan.spans) {
-          const kept = end <= start || skip(rule4, start, end) || keptByRule(rule4, text.slice(start, end), m);
-          if (!kept) found(start, end, rule4);
-        }
-        if (scan.end > pattern.lastIndex) pattern.lastIndex = scan.end;
-        continue;
-      }
-      const matched = secretSpan(m);
-      const matchStart = matched[0];
-      const span = rule4.refine ? rule4.refine(text, m, ...matched) : matched;
-      if (span === null || span[1] <= span[0] || skip(rule4, ...span) || keptByRule(rule4, text.slice(...span), m)) {
-        pattern.lastIndex = Math.max(m.index + 1, matchStart);
-        continue;
-      }
-      found(span[0], span[1], rule4);
-      if (span[1] > pattern.lastIndex) pattern.lastIndex = span[1];
-    }
-  }
-}
-var CONTEXT_RULES = new Set(
-  "private-key aws-secret-access-key azure-storage-key docker-config-auth basic-auth bearer-token url-password connection-string-password cli-password npmrc-auth netrc-password xml-password cookie-value table-secret generic-secret gitlab-session-cookie sidekiq-secret".split(" ")
-);
-var SHAPE_RULES = REDACTION_RULES.filter((r) => !CONTEXT_RULES.has(r.id));
-var VENDOR_SHAPE = new Set(SHAPE_RULES.map((r) => r.id));
-var PREFIXES = new Map(SHAPE_RULES.filter((r) => r.id !== "jwt").map((r) => [r.id, r.keywords]));
-var DERIVED_RULES = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
-function hyphenJoinedWords(s) {
-  const parts = s.split("-");
-  return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
-}
-var Spans = class {
-  list = [];
-  firstFrom(start) {
-    return partitionPoint(this.list.length, (i) => this.list[i].start < start);
-  }
-  /** A span overlapping [start, end), if any. */
-  overlap(start, end) {
-    const at2 = this.firstFrom(start);
-    if (this.list[at2 - 1] !== void 0 && this.list[at2 - 1].end > start) return this.list[at2 - 1];
-    return (this.list[at2]?.start ?? end) < end ? this.list[at2] : void 0;
-  }
-  accept(start, end, kind) {
-    if (this.overlap(start, end) === void 0) this.list.splice(this.firstFrom(start), 0, { start, end, kind });
-  }
-  /** The span replaces every span it overlaps, and covers them. */
-  widen(start, end, kind) {
-    let at2 = this.firstFrom(start);
-    if (this.list[at2 - 1] !== void 0 && this.list[at2 - 1].end > start) at2--;
-    let to = at2;
-    while (this.list[to] !== void 0 && this.list[to].start < end) to++;
-    const from = Math.min(start, this.list[at2]?.start ?? start);
-    const until = Math.max(end, to > at2 ? this.list[to - 1].end : end);
-    this.list.splice(at2, to - at2, { start: from, end: until, kind });
-  }
-};
-function redactText(text, options = {}) {
-  const exempt = options.exemptLines?.size ? options.exemptLines : void 0;
-  let lineStarts;
-  const lineOf = (at2) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at2);
-  const onExemptLine = (start, end) => {
-    if (exempt === void 0) return false;
-    lineStarts ??= [0, ...newlineOffsets(text).map((i) => i + 1)];
-    return exempt.has(lineOf(start)) || exempt.has(lineOf(Math.max(start, end - 1)));
-  };
-  const spans = new Spans();
-  const covered = (start, end) => spans.overlap(start, end) !== void 0;
-  const kept = (kind, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(kind) && !hyphenJoinedWords(text.slice(start, end)));
-  collectSpans(text, REDACTION_RULES, (rule4, start, end) => kept(rule4.id, start, end), (start, end, rule4) => spans.accept(start, end, rule4.id));
-  for (const [start, end] of awsUnnamedSpans(text)) {
-    const v = text.slice(start, end);
-    if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) {
-      spans.accept(start, end, "aws-secret-access-key");
-    }
-  }
-  const split = splitRuns(text, covered);
-  const wrapped = wrappedRuns(text);
-  const broken = brokenRuns(text, (start, end) => VENDOR_SHAPE.has(spans.overlap(start, end)?.kind ?? ""));
-  const derivedForms = [
-    [decodedRuns(text, covered), false],
-    [split, false],
-    [continuedRuns(text), false],
-    [decodedJoin(split), true],
-    [wrapped, true],
-    [broken, true],
-    [decodedJoin(wrapped), true],
-    [namedBase64(text), false, REDACTION_RULES]
-  ];
-  for (const [derived, widen, rules = DERIVED_RULES] of derivedForms) {
-    if (derived.text === "") continue;
-    collectSpans(derived.text, rules, () => false, (start, end, rule4) => {
-      const original = derived.original(start, end);
-      if (original === null || onExemptLine(...original)) return;
-      if (widen) spans.widen(original[0], original[1], rule4.id);
-      else spans.accept(original[0], original[1], rule4.id);
-    });
-  }
-  if (options.transcript === true) {
-    for (const [start, end, kind] of transcriptSpans(text)) spans.accept(start, end, kind);
-  }
-  for (const [start, end, kind] of repeatedSecrets(text, spans.list, (kind2) => PREFIXES.get(kind2))) {
-    if (!kept(kind, start, end)) spans.accept(start, end, kind);
-  }
-  return render(text, spans.list);
-}
-function render(text, spans) {
-  if (spans.length === 0) return { text, findings: [] };
-  const lineStarts = [0, ...newlineOffsets(text).map((i) => i + 1)];
-  const findings = [];
-  const out = [];
-  let cursor = 0;
-  let line = 0;
-  let colFrom = 0;
-  let col = 0;
-  for (const s of spans) {
-    while (line + 1 < lineStarts.length && lineStarts[line + 1] <= s.start) {
-      line++;
-      colFrom = lineStarts[line];
-      col = 0;
-    }
-    col += codePoints2(text, colFrom, s.start);
-    colFrom = s.start;
-    const length = codePoints2(text, s.start, s.end);
-    const finding = { kind: s.kind, line: line + 1, column: col + 1, length };
-    let last = line;
-    while (last + 1 < lineStarts.length && lineStarts[last + 1] < s.end) last++;
-    if (last > line) finding.lines = last - line + 1;
-    findings.push(finding);
-    out.push(text.slice(cursor, s.start), `<redacted: ${s.kind}>`);
-    cursor = s.end;
-  }
-  out.push(text.slice(cursor));
-  return { text: out.join(""), findings };
-}
-
-// src/guard/sanitize.ts
-var MARKER3 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
-var segmenter;
-var SIMPLE = /^[\n\x20-\x7e]*$/;
-function units(text, limit) {
-  const simple = SIMPLE.test(text);
-  if (!simple) segmenter ??= new Intl.Segmenter(void 0, { granularity: "grapheme" });
-  const out = [];
-  let at2 = 0;
-  const rest = (end) => {
-    const piece = text.slice(at2, end);
-    for (const c of simple ? piece : segmenter.segment(piece)) {
-      if (out.length > limit) return;
-      out.push(typeof c === "string" ? c : c.segment);
-    }
-  };
-  for (const m of text.matchAll(MARKER3)) {
-    rest(m.index);
-    if (out.length > limit) return out;
-    out.push(m[0]);
-    at2 = m.index + m[0].length;
-  }
-  rest(text.length);
-  return out;
-}
-function sanitize(text, opts = {}) {
-  const out = markText(opts.redact === false ? text : redactText(text).text);
-  const max = opts.max;
-  if (max === void 0 || out.length <= max || [...out].length <= max) return out;
-  const all = units(out, max);
-  if (all.length <= max) return out;
-  return showRefused(`${all.slice(0, Math.max(0, max - 1)).join("").trimEnd()}\u2026`).text;
-}
-function quoted(text, opts = {}) {
-  return inQuotes(sanitize(text, opts));
-}
-
-// templates/handoff.md?raw
-var handoff_default = "<!-- memory-schema: v1 -->\n# Session Handoff\n\n## Current goal\n<the outcome the user asked for, one or two sentences>\n\n## Scope\n<optional: what is authorised; what needs the user's decision first. Nothing to say: leave this heading out>\n\n## Plan\n- [x] <done: implemented, not necessarily verified>\n- [~] <in progress: where it stopped>\n- [ ] <to do>\n- [-] <abandoned on purpose> \u2014 dropped: <why>\n\n## Verification\n<optional, like Scope: left out, the score does not count it; each check apart from the plan:>\n- <check>: <command> -> <result> @ <revision>\n- <check>: not run, <why>\n- Accepted: <who, what, revision> or not yet, <what awaits review>\n\n## Decisions\n- [user-directed] <the user stated it>: <why>\n- [user-approved] <proposed, then examined and accepted by the user>: <why>\n- [agent-proposed] <not yet examined by the user>: <why>\n- [user-approved] <a replaced choice> (superseded by <what>)\n\n## Failed approaches\n- <what was tried>: <why it failed, what ruled it out>\n\n## Open questions\n- <unknown, or what waits on the user; a required section with nothing in it keeps its heading and `- none`>\n\n## Next steps\n1. <first action, concrete enough to start cold: a path, a command or a named check> \u2014 done when <acceptance criteria>\n\n## Key files\n- `<relative path>` \u2014 <why it matters>\n\n## Environment anchors\n<leave empty, like Saved:, which is not written at all: the helper fills both>\n\n<!-- Worked example below, as saved (the helper added Saved: and the anchors): not part of a handoff. -->\n\n```markdown\n<!-- memory-schema: v1 -->\n# Session Handoff\n\nSaved: 2026-11-28T17:42:10Z\n\n## Current goal\nMake the CSV importer skip duplicate rows without holding the whole file in memory.\n\n## Plan\n- [x] Stream rows with a line reader instead of readFileSync\n- [~] Dedupe by row hash: hashing done, the seen-set still grows without bound\n- [ ] Add a 2 GB fixture test\n- [-] Load rows into SQLite to dedupe \u2014 dropped: the user wants no new dependency\n\n## Verification\n- Unit tests: npm test -- csv -> 14 passed @ 29f1aece6c77b1ed4ebc70f1daee560f924fdf58\n- 2 GB import: not run, fixture not written yet\n- Accepted: not yet, the user wants to review the hashing choice\n\n## Decisions\n- [user-directed] Keep the first of two duplicate rows: the audit log expects it\n- [agent-proposed] SHA-1 of the normalised row as the key: fast, collisions negligible here\n\n## Failed approaches\n- Sorting first (sort -u): breaks row order, which the audit log needs\n\n## Open questions\n- May the seen-set spill to disk past 1 GB? Waiting on the user.\n\n## Next steps\n1. Bound the seen-set in src/import/dedupe.ts (LRU or spill, per the answer) \u2014 done when test/import/dedupe.test.ts passes\n2. Write test/import/big-file.test.ts with a generated 2 GB fixture\n\n## Key files\n- `src/import/csv.ts` \u2014 the streaming reader\n- `src/import/dedupe.ts` \u2014 row hashing and the seen-set\n\n## Environment anchors\n- Branch: feat/csv-dedupe\n- HEAD: 29f1aece6c77b1ed4ebc70f1daee560f924fdf58\n- Dirty files: src/import/dedupe.ts\n- Date: 2026-11-28T17:42:10Z\n```\n";
-
-// src/schema/validate.ts
-var OPTIONAL_SECTIONS = /* @__PURE__ */ new Set(["Scope", "Verification"]);
-var SKELETON = handoff_default.slice(0, handoff_default.indexOf("## Environment anchors")).split("\n");
-var TEMPLATE_PLACEHOLDERS = new Set(SKELETON.filter((l) => /<[^<>\n]+>/.test(l) && !l.startsWith("<!--")));
-var PLACEHOLDER2 = "the template's placeholder text, unfilled: write this session's own words or delete the line";
-var LINE_CAP = 150;
-var TITLE = "# Session Handoff";
-var LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
-var CAUSE = /:\s+\S|\s[—–-]\s+\S|\bbecause\b|\bso\b.+\bfailed\b/i;
-var TOOLS = "tests?|check|lint|build|typecheck|benchmark|bench|CI|npm|git|make|run";
-var PATH = String.raw`\x60[^\x60]+\x60|[\w.-]*\/[\w./-]+|\b[\w-]+\.[A-Za-z]{1,6}\b`;
-var CONCRETE = new RegExp(String.raw`${PATH}|\b(${TOOLS})\b`, "i");
-var ACCEPTANCE = /\b(done when|accepted? when|acceptance( criteria)?:|passes when)\b/i;
-var VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
-var NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
-var ACCEPTED = /^Accepted:\s*\S/i;
-var PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-var SECTION_INDEX = new Map(SECTION_TITLES.map((n, i) => [n.toLowerCase(), i]));
-var SECTION_ORDER = SECTION_TITLES.map((n) => `## ${n}`).join(", ");
-var sectionIndex = (title) => SECTION_INDEX.get(title.toLowerCase());
-var rule3 = ruleOf();
-var onAnchors = (c, when, message) => c.anchorLines !== null && when ? [at(c.anchorsAt.line, message)] : [];
-var HANDOFF_RULES = [
-  TEXT_RULES.bom,
-  TEXT_RULES.crlf,
-  rule3("marker", "error", "sections", (c) => {
-    if (c.lines[0] === MARKER) return [];
-    const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
-    const version = seen && `the marker says schema ${quoted(seen[1], QUOTE_CUT)}; this helper reads v1 only: `;
-    return [at(1, version ? `${version}${BEGIN}` : `${BEGIN}; start from templates/handoff.md`)];
-  }),
-  rule3("heading", "error", "sections", (c) => c.layout.titleIndex < 0 ? [at(1, titleMissing(TITLE))] : []),
-  TEXT_RULES.newline,
-  TEXT_RULES.conflicted,
-  rule3("placeholder", "error", null, (c) => c.lines.flatMap((line, i) => TEMPLATE_PLACEHOLDERS.has(line) ? [at(i + 1, PLACEHOLDER2)] : [])),
-  TEXT_RULES.markdown,
-  rule3("saved", "error or finding", "saved", (c) => {
-    const { saved, savedLine } = c.model;
-    const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
-    if (saved === null || savedLine === null) {
-      const line = Math.max(1, c.layout.titleIndex + 2);
-      return [at(line, "no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", form)];
-    }
-    const st = stateTime(null, saved, c.opts.nowMs);
-    if (st.known) return [];
-    const value = quoted(unticked(saved), QUOTE_CUT);
-    if (st.reason === "future") return [at(savedLine, `Saved: ${value} is in the future`, "finding")];
-    return [at(savedLine, `Saved: ${value} is not an ISO-8601 time with a zone (write stamps it)`, form)];
-  }),
-  rule3("heading-case", "finding", null, (c) => {
-    const misspelt2 = c.sections.filter((s) => s.heading.title !== s.name);
-    return misspelt2.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
-  }),
-  rule3("section-repeated", "error or finding", "sections", (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, name, key }) => {
-    const message = `\`## ${name}\` appears again (first at line ${c.first.get(key).line}); merge the two`;
-    return at(heading.line, message, OPTIONAL_SECTIONS.has(name) ? "finding" : "error");
-  })),
-  rule3("section-order", "error", "sections", (c) => {
-    const out = [];
-    let highest = -1;
-    for (const { heading, index, name, key } of c.sections) {
-      if (c.first.get(key) !== heading) continue;
-      const message = `\`## ${name}\` comes after \`## ${SECTION_TITLES[highest]}\`; the order is ${SECTION_ORDER}`;
-      if (index < highest) out.push(at(heading.line, message));
-      else highest = index;
-    }
-    return out;
-  }),
-  rule3("section-missing", "error", "sections", (c) => c.missing.map(({ name, look }) => {
-    if (look) {
-      const raw = `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1`;
-      return at(look.line, `${raw} and \`## ${name}\` is missing: did you mean \`## ${name}\`?`);
-    }
-    const index = sectionIndex(name);
-    const next = c.model.headings.find((h) => h.depth === 2 && (sectionIndex(h.title) ?? -1) > index);
-    const keep = "keep its heading, with `- none` when there is nothing to say";
-    return at(next ? next.line : c.lines.length, `required section \`## ${name}\` is missing; ${keep}`);
-  })),
-  rule3("unknown-section", "finding", null, (c) => c.strays.map((s) => {
-    const near = nearest(s.title, SECTION_TITLES);
-    const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
-    return at(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
-  })),
-  rule3("anchors-empty", "finding", null, (c) => {
-    const message = "the anchors section is empty; write fills it with what `anchors` prints";
-    return c.anchorsEmpty ? [at(c.anchorsAt.line, message)] : [];
-  }),
-  rule3("anchor-line", "error", "anchors", (c) => (c.anchorLines ?? []).filter((a) => a.error !== null && !a.unknown).map((a) => at(a.line, a.error))),
-  rule3("anchor-unknown", "finding", null, (c) => (c.anchorLines ?? []).filter((a) => a.unknown).map((a) => at(a.line, a.error))),
-  rule3("anchor-missing", "finding", "anchors", (c) => c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`))),
-  rule3("anchor-mixed", "finding", null, (c) => {
-    const mixed = c.gitForm && c.model.anchors.keyFileMtimes !== null;
-    return onAnchors(c, mixed, "`- Key file mtimes:` is for handoffs saved outside git");
-  }),
-  // A future `- Date:` makes the age unknown.
-  rule3("anchor-date", "finding", null, (c) => {
-    const date = c.model.anchors.date;
-    const st = date === null ? null : stateTime(date, null, c.opts.nowMs);
-    if (c.anchorLines === null || st === null || st.known || st.reason !== "future") return [];
-    const shown = quoted(unticked(date), QUOTE_CUT);
-    return onAnchors(c, true, `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`);
-  }),
-  rule3("plan-step", "finding", null, (c) => c.items("Plan").flatMap((step) => {
-    const m = PLAN_BOX.exec(step.text);
-    if (!m) return [at(step.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
-    const reasonless = m[1] === "-" && !/\bdropped:\s*\S/i.test(step.text);
-    return reasonless ? [at(step.line, "a `[-]` step without `\u2014 dropped: <why>`")] : [];
-  })),
-  rule3("decision-label", "finding", "decisions", (c) => {
-    const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
-    return c.items("Decisions").flatMap((d) => LABELS.some((l) => d.text.includes(l)) ? [] : [at(d.line, message)]);
-  }),
-  rule3("failed-cause", "finding", "failed", (c) => {
-    const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
-    return c.items("Failed approaches").flatMap((f) => CAUSE.test(f.text) ? [] : [at(f.line, message)]);
-  }),
-  rule3("next-step", "finding", "nextSteps", (c) => {
-    const message = "a next step naming no path, command or check: too vague to start cold";
-    const out = steps(c).flatMap((n) => CONCRETE.test(n.text) ? [] : [at(n.line, message)]);
-    const heading = c.first.get("next steps");
-    if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
-    return out;
-  }),
-  rule3("next-action", "finding", "nextAction", (c) => {
-    const first = steps(c)[0];
-    const message = "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)";
-    return first && !ACCEPTANCE.test(first.text) ? [at(first.line, message)] : [];
-  }),
-  // Implemented, verified and accepted kept apart; on the section's own line the missing acceptance comes first.
-  rule3("accepted", "finding", "verification", (c) => {
-    const heading = c.first.get("verification");
-    const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
-    const accepted = c.items("Verification").some((v) => ACCEPTED.test(v.text));
-    return heading && !accepted ? [at(heading.line, message)] : [];
-  }),
-  // Optional, as the template says: a handoff without the section is not judged on it.
-  rule3("verification", "finding", "verification", (c) => {
-    const heading = c.first.get("verification");
-    if (!heading) return [];
-    const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
-    const checks = c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
-    const loose = checks.filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
-    const out = loose.map((v) => at(v.line, `a verification line that is not ${form}`));
-    if (checks.length === 0) out.push(at(heading.line, "no check recorded"));
-    return out;
-  }),
-  rule3("key-file", "finding", "keyFiles", (c) => {
-    const message = "a key file that is not `- <relative path> \u2014 <why>` inside the root";
-    return c.keyFiles.filter((k) => k.path === null).map((k) => at(k.line, message));
-  }),
-  rule3("key-file-missing", "finding", "keyFiles", (c) => {
-    const existing = c.opts.existingKeyFiles;
-    const gone = existing ? c.keyFiles.filter((k) => k.path !== null && !existing.has(k.path)) : [];
-    return gone.map((k) => at(k.line, `key file ${quotedPath(k.path)} does not exist`));
-  }),
-  rule3("line-cap", "finding", "size", (c) => {
-    const over = `${lineCount(c)} lines, over the ${LINE_CAP}-line cap`;
-    const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
-    return lineCount(c) > LINE_CAP ? [at(LINE_CAP + 1, message)] : [];
-  }),
-  rule3("secret", "finding", "secrets", (c) => {
-    const done = c.opts.redacted ? ", redacted by write" : "; write redacts it";
-    return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done}`));
-  }),
-  rule3("dropped", "finding", "dropped", (c) => (c.dropped ?? []).map((i) => {
-    const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
-    const lost = i.section === "Failed approaches" ? "is not carried over" : "is neither carried over nor closed";
-    return at(0, `${item} of the previous handoff ${lost}`);
-  }))
-];
-var steps = (c) => c.items("Next steps");
-
-// src/store/settings.ts
-import path14 from "node:path";
-var SETTINGS_FILE = "settings.json";
-var MAX_SETTINGS_BYTES = 16 * 1024;
-var DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
-var isInt = (lo, hi) => (v) => Number.isInteger(v) && Number(v) >= lo && Number(v) <= hi;
-var RULES = {
-  contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
-  contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-  contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
-  archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
-};
-function readSettings(memDir) {
-  const settings = { ...DEFAULT_SETTINGS };
-  const file = path14.join(memDir, SETTINGS_FILE);
-  const text = readSmall(file, MAX_SETTINGS_BYTES);
-  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
-  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
-  if (text === null) return { settings, problems: unread };
-  const parsed = orNull(() => JSON.parse(text.replace(/^\uFEFF/, "")));
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
-  }
-  const problems = [];
-  for (const [key, value] of Object.entries(parsed)) {
-    const rule4 = RULES[key];
-    if (!Object.hasOwn(RULES, key)) {
-      problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
-    } else if (!rule4.ok(value)) {
-      const def = JSON.stringify(DEFAULT_SETTINGS[key]);
-      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule4.want}, got ${got}; using ${def}`);
-    } else {
-      settings[key] = value;
-    }
-  }
-  return { settings, problems };
-}
-
-// src/journal/entry.ts
-var ENTRY_LABELS = [
-  "Branch",
-  "HEAD",
-  "Goal",
-  "Finished",
-  "Decision",
-  "Superseded",
-  "Failed approach",
-  "Dropped",
-  "Resumed",
-  "Handoff score",
-  "Next step followed",
-  "Failed approach retried",
-  "Calls to first edit"
-];
-var LABELS2 = new Set(ENTRY_LABELS);
-
-// src/journal/outcome.ts
-var PATH_PART = String.raw`(?:\.{0,2}\/)?[\w@.-]+`;
-var WITH_EXT = String.raw`${PATH_PART}(?:\/[\w@.-]+)*\.[A-Za-z0-9]{1,8}`;
-var WITH_DIR = String.raw`${PATH_PART}(?:\/[\w@.-]+)+`;
-var PATHISH = new RegExp(String.raw`(?:^|[\s(\x60"'])(${WITH_EXT}|${WITH_DIR})(?=$|[\s),:;\x60"'])`, "g");
-var OPTIONS = String.raw`((?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*)`;
-var BRIEF_REST = String.raw`\s+brief\b(?![^\n|;&]*--stdin)([^\n|;&]*)`;
-var BRIEF = new RegExp(String.raw`memory_io\.mjs\\?["']?` + OPTIONS + BRIEF_REST);
-
-// src/store/publish.ts
-var EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-
-// src/store/pause.ts
-import path15 from "node:path";
-function disabledByEnv(env) {
-  const v = env.SESSION_HANDOFF_DISABLE;
-  return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
-}
-function pauseSwitch(memDir, env) {
-  if (disabledByEnv(env)) {
-    const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
-    return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
-  }
-  const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path15.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path15.join(memDir, "PAUSE"), home, path15.join(userDir(env), "PAUSE")];
-  return files.find((p) => p !== null && exists(p)) ?? null;
-}
-
-// src/store/drafts.ts
-var LEFT_BEHIND_MS = 60 * 60 * 1e3;
-
 // src/store/recover.ts
-import path16 from "node:path";
+import path14 from "node:path";
 var MEMORY_FILES = new Set(Object.values(FILE_OF));
 var ROOT_FILES = new Set(TARGETS);
 function pendingRepairs(root) {
@@ -4426,7 +2183,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path16.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path14.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -4443,7 +2200,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path16.join(path16.dirname(e.path), e.file);
+    const key = path14.join(path14.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -4460,11 +2217,7 @@ function plantedPrivate(root) {
   return out;
 }
 
-// src/checkpoint/capture.ts
-var nonEmpty = (v) => typeof v === "string" && v !== "" ? v : null;
-
 // src/store/inspect.ts
-import path17 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -4475,7 +2228,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path17.join(memDir, file);
+  const filePath = path15.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe" };
@@ -4525,6 +2278,62 @@ function interruptedSave(root) {
   const unsafe = treeUnsafe(root);
   if (unsafe === true || pendingRepairs(root).length === 0 || plantedPrivate(root).length > 0) return false;
   return unsafe === null || !liveWriter(memoryDir(root));
+}
+
+// src/store/pause.ts
+import path16 from "node:path";
+function disabledByEnv(env) {
+  const v = env.SESSION_HANDOFF_DISABLE;
+  return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
+}
+function pauseSwitch(memDir, env) {
+  if (disabledByEnv(env)) {
+    const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
+    return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
+  }
+  const named = env.SESSION_HANDOFF_PAUSE || null;
+  const home = named !== null && /^~(\/|$)/.test(named) ? path16.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path16.join(memDir, "PAUSE"), home, path16.join(userDir(env), "PAUSE")];
+  return files.find((p) => p !== null && exists(p)) ?? null;
+}
+
+// src/store/settings.ts
+import path17 from "node:path";
+var SETTINGS_FILE = "settings.json";
+var MAX_SETTINGS_BYTES = 16 * 1024;
+var DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+var isInt = (lo, hi) => (v) => Number.isInteger(v) && Number(v) >= lo && Number(v) <= hi;
+var RULES = {
+  contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
+  contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
+  contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
+  archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
+};
+function readSettings(memDir) {
+  const settings = { ...DEFAULT_SETTINGS };
+  const file = path17.join(memDir, SETTINGS_FILE);
+  const text = readSmall(file, MAX_SETTINGS_BYTES);
+  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
+  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
+  if (text === null) return { settings, problems: unread };
+  const parsed = orNull(() => JSON.parse(text.replace(/^\uFEFF/, "")));
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
+  }
+  const problems = [];
+  for (const [key, value] of Object.entries(parsed)) {
+    const rule2 = RULES[key];
+    if (!Object.hasOwn(RULES, key)) {
+      problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
+    } else if (!rule2.ok(value)) {
+      const def = JSON.stringify(DEFAULT_SETTINGS[key]);
+      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule2.want}, got ${got}; using ${def}`);
+    } else {
+      settings[key] = value;
+    }
+  }
+  return { settings, problems };
 }
 
 // src/checkpoint/offer.ts
@@ -4801,10 +2610,14 @@ async function newestSave(root, env, tree, branches = {}, timeout) {
   const archived = names.map((n) => readSmall(path20.join(dir, n)));
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
     return null;
-  const ms = stampMs2(own.stamp);
-  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   const kept = own.blob ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
   const ok2 = kept?.stdout.toString("utf8").trim() === "blob";
+  const file = handoffSpec(root, env);
+  const log = ok2 && file !== null ? ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file] : null;
+  const held = log === null ? null : await runGit(root, log, env, timeout).catch(() => null);
+  if (held?.code === 0 && held.stdout.length > 0) return null;
+  const ms = stampMs2(own.stamp);
+  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
 }
 var HANDOFF = ".ai/memory/HANDOFF.md";
@@ -4841,6 +2654,496 @@ function newestSentence(a, here) {
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} put an older one in its place; ${back}`;
+}
+
+// src/schema/conflicted.ts
+var FENCE = /^ {0,3}(`{3,}|~{3,})/;
+function conflictSides(input) {
+  const ours = [];
+  const theirs = [];
+  let fence = null;
+  let side = "out";
+  let first = 0;
+  let complete = false;
+  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
+    const marker = side === "ours" || side === "base";
+    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
+      side = "ours";
+      first ||= i + 1;
+    } else if (side === "out") {
+      const f = FENCE.exec(line)?.[1];
+      if (fence === null) fence = f ?? null;
+      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
+      ours.push(line);
+      theirs.push(line);
+    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
+    else if (marker && line === "=======") side = "theirs";
+    else if (side === "ours") ours.push(line);
+    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
+      side = "out";
+      complete = true;
+    } else if (side === "theirs") theirs.push(line);
+  }
+  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
+}
+function isConflicted(text) {
+  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
+}
+var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
+
+// src/schema/state-time.ts
+var DAY_MS = 864e5;
+function stateTime(date, saved, nowMs) {
+  let malformed = false;
+  for (const value of [date, saved]) {
+    if (value === null) continue;
+    const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
+    if ("error" in parsed) {
+      malformed = true;
+      continue;
+    }
+    if (parsed.ms > nowMs + CLOCK_SKEW_MS) return { known: false, reason: "future" };
+    return { known: true, time: parsed };
+  }
+  return { known: false, reason: malformed ? "malformed" : "missing" };
+}
+function localDay(ms) {
+  const d = new Date(ms);
+  return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / DAY_MS;
+}
+function ageWords(st, nowMs) {
+  if (!st.known) return "age unknown";
+  const whole = Math.floor(Math.max(0, (nowMs - st.time.ms) / DAY_MS));
+  if (whole === 0) {
+    const back = st.time.ms >= nowMs ? 0 : localDay(nowMs) - localDay(st.time.ms);
+    return back <= 0 ? "today" : back === 1 ? "yesterday" : `${back} days ago`;
+  }
+  return whole === 1 ? "1 day ago" : `${whole} days ago`;
+}
+
+// src/schema/grammar.ts
+var ATX = /^#{1,6}(?:[ \t]+|$)/;
+var FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
+var FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
+var SETEXT = /^(?:=+|-+)[ \t]*$/;
+var THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
+var MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
+var DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:/;
+var TAG = "[A-Za-z][A-Za-z0-9-]*";
+var ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
+var BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
+var HTML_BLOCK = new RegExp(
+  `^(?:<(?:script|pre|textarea|style)(?:\\s|>|$)|<[?]|<![A-Za-z]|<!\\[CDATA\\[|</?(?:${BLOCK_NAMES})(?:\\s|/?>|$)|(?:<${TAG}${ATTRIBUTE}*\\s*/?>|</${TAG}\\s*>)\\s*$)`,
+  "i"
+);
+var MAX_DEPTH = 32;
+var SAY = {
+  tab: "a tab in the indentation, which Markdown counts as up to 4 columns: indent with spaces",
+  code: "indented 4 or more spaces past its container, which Markdown reads as code: use a ``` fence for code and indent a nested item by its parent's text column",
+  quote: "a block quote (`>`), which this helper does not read: write the text without `>`",
+  html: "an HTML tag opens the line, which Markdown reads as raw HTML: put the tag in backticks",
+  definition: "a link reference definition, which Markdown hides: write the link inline",
+  setext: "a line of `=` or `-` under text makes it a heading Markdown reads (setext): write `## <title>` instead",
+  empty: "an empty list item: write `- none`, or remove the marker",
+  wide: "5 or more spaces after the list marker, which Markdown reads as code: write one space",
+  twoMarkers: "two list markers on one line: put the nested item on its own line, indented",
+  numbered: "a numbered item right after text, which Markdown reads as text unless it is `1.`: put a blank line before the list",
+  deep: `lists nested more than ${MAX_DEPTH} deep: flatten them`,
+  comment: "an HTML comment never closed: end it with -->"
+};
+function parseBlocks(text) {
+  const reader = new LineReader(text.length);
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  for (const line of lines) reader.read(line);
+  if (reader.leaf !== null) reader.unclosed(reader.leaf);
+  close(reader.doc);
+  return reader.doc;
+}
+var LineReader = class {
+  doc;
+  stack;
+  para = null;
+  paraDepth = 0;
+  leaf = null;
+  line = "";
+  lineStart = 0;
+  lineNo = 0;
+  constructor(length) {
+    this.doc = { type: "document", start: 0, end: length, line: 1, children: [], flags: [] };
+    this.stack = [{ block: this.doc, col: 0 }];
+  }
+  read(line) {
+    this.line = line;
+    this.lineNo++;
+    let indent = 0;
+    while (line[indent] === " " || line[indent] === "	") indent++;
+    const blank = indent === line.length;
+    const tab = !blank && line.lastIndexOf("	", indent - 1) >= 0;
+    if (this.leaf === null || !this.inLeaf(this.leaf, indent, blank)) {
+      this.leaf = null;
+      if (tab) this.flag(SAY.tab);
+      if (blank) this.para = null;
+      else {
+        const stack = this.stack;
+        let depth = stack.length - 1;
+        while (depth > 0 && stack[depth].col > indent) depth--;
+        const lazyCol = this.para !== null && this.paraDepth > depth ? stack[this.paraDepth].col : 0;
+        if (lazyCol > 0) this.para = null;
+        stack.length = depth + 1;
+        this.content(depth, indent, stack[depth].col, lazyCol);
+      }
+    } else if (tab && this.stack.length > 1) this.flag(SAY.tab);
+    this.lineStart += line.length + 1;
+  }
+  flag(message, at2 = this.lineNo) {
+    this.doc.flags.push({ line: at2, message });
+  }
+  lineEnd() {
+    return this.lineStart + this.line.length;
+  }
+  unclosed(open) {
+    const fence = open.fence;
+    this.flag(fence ? `a ${fence} fence never closed: close it with ${fence}` : SAY.comment, open.line);
+  }
+  // A block added to the container at `depth`; items open a list, or join the last one of their kind.
+  add(depth, type, start, end = this.lineEnd(), key = "") {
+    let parent = this.stack[depth].block;
+    if (type === "listItem") {
+      const last = parent.children[parent.children.length - 1];
+      const same = last?.type === "list" && last.key === key;
+      const list = same ? last : { type: "list", start, end, line: this.lineNo, children: [], key };
+      if (list !== last) parent.children.push(list);
+      parent = list;
+    }
+    const block = { type, start, end, line: this.lineNo, children: [] };
+    parent.children.push(block);
+    this.para = null;
+    return block;
+  }
+  // Text after a paragraph line of the same container continues it; otherwise it starts one.
+  paragraphLine(depth, from) {
+    if (this.para !== null && this.paraDepth === depth) this.para.end = this.lineEnd();
+    else {
+      this.para = this.add(depth, "paragraph", this.lineStart + from);
+      this.paraDepth = depth;
+    }
+  }
+  // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
+  content(depth, from, base, lazyCol) {
+    const s = this.line.slice(from);
+    const at2 = this.lineStart + from;
+    const open = this.para !== null && this.paraDepth === depth;
+    if (from - base >= 4) {
+      if (!open) this.flag(SAY.code);
+      return this.paragraphLine(depth, from);
+    }
+    const atx = s[0] === "#" ? ATX.exec(s) : null;
+    if (atx) {
+      this.add(depth, "heading", at2).depth = atx[0].trim().length;
+      return;
+    }
+    if (FENCE_OPEN.test(s)) {
+      const fence = /^(`{3,}|~{3,})/.exec(s)[1];
+      this.leaf = { block: this.add(depth, "code", at2), depth, line: this.lineNo, fence };
+      return;
+    }
+    if (s.startsWith("<!--")) {
+      const block = this.add(depth, "html", this.lineStart + base);
+      if (!s.includes("-->")) this.leaf = { block, depth, line: this.lineNo, fence: null };
+      return;
+    }
+    if (open && SETEXT.test(s)) {
+      this.flag(SAY.setext);
+      return this.paragraphLine(depth, from);
+    }
+    if (THEMATIC.test(s)) {
+      this.add(depth, "thematicBreak", at2);
+      return;
+    }
+    const marker = MARKER2.exec(s);
+    if (marker) return this.item(depth, from, marker, open);
+    if (s[0] === ">") this.flag(SAY.quote);
+    else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
+    else if (s[0] === "[" && DEFINITION.test(s)) this.flag(SAY.definition);
+    else if (lazyCol > 0) {
+      this.flag(`text under a list item without its indentation, which Markdown reads as part of the item: indent it by ${lazyCol} spaces, or put a blank line before it`);
+    }
+    this.paragraphLine(depth, from);
+  }
+  // A list item: its content column is after the marker and 1-4 spaces (one when more).
+  item(depth, from, marker, open) {
+    const line = this.line;
+    const width = marker[0].length;
+    let spaces = 0;
+    while (line[from + width + spaces] === " ") spaces++;
+    const rest = from + width + spaces;
+    if (line[rest] === "	") this.flag(SAY.tab);
+    if (rest === line.length) this.flag(SAY.empty);
+    if (open && marker[1] !== void 0 && marker[1] !== "1") {
+      this.flag(SAY.numbered);
+      return this.paragraphLine(depth, from);
+    }
+    if (this.stack.length > MAX_DEPTH) {
+      this.flag(SAY.deep);
+      return this.paragraphLine(depth, from);
+    }
+    const key = marker[1] === void 0 ? marker[0] : marker[0].slice(-1);
+    const block = this.add(depth, "listItem", this.lineStart + from, this.lineStart + rest, key);
+    this.stack.push({ block, col: from + width + (spaces >= 1 && spaces <= 4 ? spaces : 1) });
+    const inner = this.stack.length - 1;
+    if (rest === line.length) return;
+    if (spaces >= 5) this.flag(SAY.wide);
+    if (MARKER2.test(line.slice(rest))) {
+      this.flag(SAY.twoMarkers);
+      return this.paragraphLine(inner, rest);
+    }
+    this.content(inner, rest, rest, 0);
+  }
+  // Whether a line belongs to the open fence or comment: blank, or indented to its container's column.
+  inLeaf(open, indent, blank) {
+    const col = this.stack[open.depth].col;
+    if (!blank && indent < col) {
+      this.unclosed(open);
+      return false;
+    }
+    open.block.end = this.lineEnd();
+    const { fence } = open;
+    const line = this.line;
+    if (fence === null ? line.includes("-->") : closesFence(line.slice(indent), fence, indent - col)) this.leaf = null;
+    return true;
+  }
+};
+function closesFence(s, fence, indent) {
+  const m = indent <= 3 ? FENCE_CLOSE.exec(s) : null;
+  return m !== null && m[1][0] === fence[0] && m[1].length >= fence.length;
+}
+function close(block) {
+  for (const child of block.children) close(child);
+  const last = block.children[block.children.length - 1];
+  if (last && (block.type === "list" || block.type === "listItem")) block.end = last.end;
+}
+
+// src/schema/validate-common.ts
+function ruleOf() {
+  return (id, severity, part, check) => ({
+    id,
+    severity,
+    part,
+    check
+  });
+}
+var at = (line, message, severity) => ({ line, message, severity });
+var BEGIN = `the document must begin with the line ${MARKER}`;
+var rule = ruleOf();
+var TEXT_RULES = {
+  bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
+  crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
+  newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
+  markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
+  conflicted: rule("conflicted", "error", null, (c) => {
+    const sides = conflictSides(c.text);
+    return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
+  })
+};
+function editDistance(a, b) {
+  const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
+  const d = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_2, j) => i + j));
+  for (let i = 1; i <= s.length; i++) {
+    for (let j = 1; j <= t.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+      const swapped = i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1];
+      if (swapped) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[s.length][t.length];
+}
+var misspelt = (best) => Math.max(2, Math.floor(best.length / 4));
+function nearest(word, names, limit = misspelt) {
+  let best = null;
+  let bestD = Infinity;
+  for (const n of names) {
+    const d = editDistance(word.toLowerCase(), n.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n];
+  }
+  return best !== null && bestD <= limit(best) ? best : null;
+}
+
+// src/schema/handoff.ts
+var SECTION_TITLES = [
+  "Current goal",
+  "Scope",
+  "Plan",
+  "Verification",
+  "Decisions",
+  "Failed approaches",
+  "Open questions",
+  "Next steps",
+  "Key files",
+  "Environment anchors"
+];
+var KNOWN_SECTIONS = new Set(SECTION_TITLES.map((t) => t.toLowerCase()));
+var LENDABLE = /* @__PURE__ */ new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
+function straySentence(strays) {
+  if (strays.length === 0) return null;
+  const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
+  const names = near.map((n) => `\`## ${n}\``).join(", ");
+  const lent = near.length > 0 ? ` (did you mean ${names}? its items are read as that section's)` : "";
+  const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
+  const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
+  return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
+}
+function normaliseText(text) {
+  return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+}
+var STEP = /^\[([ xX~-])\]\s*/;
+var KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
+var ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+var ANCHOR_KEY = {
+  branch: "branch",
+  head: "head",
+  "dirty files": "dirty",
+  date: "date",
+  "key file mtimes": "keyFileMtimes",
+  "in progress": "inProgress",
+  "dirty hashes": "dirtyHashes",
+  "dirty modes": "dirtyModes"
+};
+function itemText(text, item) {
+  const first = item.children[0];
+  const last = item.children[item.children.length - 1];
+  return first && last ? text.slice(first.start, last.end) : "";
+}
+function planStep(raw) {
+  const m = STEP.exec(raw);
+  if (!m) return { status: "unmarked", text: raw };
+  const status = m[1] === "~" ? "in-progress" : m[1] === " " ? "todo" : m[1] === "-" ? "abandoned" : "done";
+  return { status, text: raw.slice(m[0].length) };
+}
+function allSteps(text, list, depth, out) {
+  const items = list.children;
+  for (let i = 0; i < items.length; i++) {
+    const children = items[i].children;
+    let own = 0;
+    while (own < children.length && children[own].type !== "list") own++;
+    const step = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
+    if (step.status !== "unmarked" || depth === 0) out.push({ status: step.status, text: step.text, depth });
+    for (let j = own; j < children.length; j++) {
+      if (children[j].type === "list") allSteps(text, children[j], depth + 1, out);
+    }
+  }
+}
+function keyFile(raw) {
+  const tick = /^`([^`]+)`/.exec(raw);
+  const sep = tick ? null : KEY_SEPARATOR.exec(raw);
+  const pathText = tick ? tick[1].trim() : (sep ? raw.slice(0, sep.index) : raw).trim();
+  return { path: safeRelativePath(pathText) };
+}
+function parseHandoff(input) {
+  const text = normaliseText(input);
+  return readHandoff(text, parseBlocks(text));
+}
+function readHandoff(text, tree, lists = true) {
+  const out = {
+    marker: text.startsWith(`${MARKER}
+`) || text === MARKER,
+    heading: false,
+    saved: null,
+    savedLine: null,
+    goal: "",
+    plan: [],
+    steps: [],
+    decisions: [],
+    failedApproaches: [],
+    openQuestions: [],
+    nextSteps: [],
+    keyFiles: [],
+    anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
+    headings: [],
+    items: [],
+    strays: []
+  };
+  const listOf = {
+    decisions: out.decisions,
+    "failed approaches": out.failedApproaches,
+    "open questions": out.openQuestions,
+    "next steps": out.nextSteps
+  };
+  let section = null;
+  let stray = false;
+  const seen = /* @__PURE__ */ new Set();
+  const goalParts = [];
+  const nodes = tree.children;
+  for (let n = 0; n < nodes.length; n++) {
+    const node = nodes[n];
+    if (node.type === "heading") {
+      const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
+      out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
+      if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
+      if (node.depth !== 2) continue;
+      const key = title.toLowerCase();
+      stray = !KNOWN_SECTIONS.has(key);
+      if (stray) {
+        const near = nearest(title, SECTION_TITLES);
+        out.strays.push({ title, near, line: node.line });
+        section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
+        continue;
+      }
+      section = seen.has(key) ? "(repeated)" : key;
+      seen.add(key);
+      continue;
+    }
+    if (section === null) {
+      if (node.type !== "paragraph" || out.saved !== null) continue;
+      const lines = text.slice(node.start, node.end).split("\n");
+      const i = lines.findIndex((l) => /^Saved:/.test(l.trim()));
+      if (i >= 0) {
+        out.saved = lines[i].trim().slice("Saved:".length).trim();
+        out.savedLine = node.line + i;
+      }
+      continue;
+    }
+    if (section === "current goal") {
+      goalParts.push(text.slice(node.start, node.end));
+      continue;
+    }
+    if (node.type !== "list" || !lists && section !== "environment anchors") continue;
+    const listed = node.children;
+    const items = [];
+    for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
+    if (section !== "(repeated)" && !stray && lists) {
+      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i], line: listed[i].line });
+    }
+    const into = listOf[section];
+    if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
+    if (section === "plan") {
+      for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
+      allSteps(text, node, 0, out.steps);
+    } else if (section === "key files") {
+      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
+    } else if (section === "environment anchors" && !out.anchors.present) {
+      out.anchors.present = true;
+      for (const item of items) {
+        const m = ANCHOR.exec(item);
+        const key = m ? ANCHOR_KEY[m[1].toLowerCase()] : null;
+        if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m[2];
+      }
+    }
+  }
+  if (seen.has("environment anchors")) out.anchors.present = true;
+  out.goal = goalParts.join("\n\n").trim();
+  return out;
+}
+function handoffStateTime(h, nowMs) {
+  return stateTime(h.anchors.date, h.saved, nowMs);
+}
+function stateTimeOfText(text, nowMs) {
+  return glanceAtHandoff(text, nowMs).stateTime;
+}
+function glanceAtHandoff(text, nowMs) {
+  const normalised = normaliseText(text);
+  const h = readHandoff(normalised, parseBlocks(normalised), false);
+  return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 
 // src/checkpoint/surface.ts

@@ -5,6 +5,9 @@ import { quotedPath, quotedValue } from "../guard/quote.ts";
 import { orNull } from "../store/files.ts";
 import { obj } from "./transcripts/types.ts";
 
+/** A hook input's string field, or null when it is missing or empty. */
+export const nonEmpty = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
+
 // doctor's session id for the hooks it runs: the hook keeps no delivered-once marker for it, so doctor changes nothing.
 export const PROBE_SESSION_PREFIX = "session-handoff-doctor-";
 

@@ -7,7 +7,7 @@ import { captureSource, countToolCalls, FORMATS, isFormat, readEvents,
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, openTranscript, readFailure, TAIL_BYTES, tailPart,
   type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
-import { userHelperWithoutMemory } from "../agents/harness-path.ts";
+import { nonEmpty, userHelperWithoutMemory } from "../agents/harness-path.ts";
 import { findLastSave, lineOfSavedTime, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { recordResume } from "../journal/record.ts";
 import { findLastResume, type ResumeCall } from "../journal/outcome.ts";
@@ -92,8 +92,6 @@ function projectHandoffs(root: string): ProjectHandoffs {
     },
   };
 }
-
-export const nonEmpty = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
 
 // The anchor lines: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes, an untracked folder as one entry
 // (no file is hashed here, and the hook need not walk a folder of build output).

@@ -5,9 +5,8 @@ import { readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents
 import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
 import { recordSavedBy } from "../git/saves.ts";
 import { AGENT_OF_FORMAT } from "../agents/render.ts";
-import { userHelperWithoutMemory } from "../agents/harness-path.ts";
+import { nonEmpty, userHelperWithoutMemory } from "../agents/harness-path.ts";
 import { checkpointsDir, rmQuietRegular, sessionFileId } from "./store.ts";
-import { nonEmpty } from "./capture.ts";
 import { createExclusive } from "../store/files.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { treeUnsafe } from "../store/inspect.ts";

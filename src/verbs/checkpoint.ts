@@ -1,7 +1,8 @@
 // `checkpoint` (docs/design.md#checkpoints): a hook's capture of the session into checkpoints/<session>.md.
 import { isFormat } from "../agents/transcripts/index.ts";
 import { hookStart, readHookJson } from "../agents/harness-path.ts";
-import { CHECKPOINT_LINES, nonEmpty, writeCheckpoint } from "../checkpoint/capture.ts";
+import { CHECKPOINT_LINES, writeCheckpoint } from "../checkpoint/capture.ts";
+import { nonEmpty } from "../agents/harness-path.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { disabledByEnv } from "../store/pause.ts";
 import { failpointOf, rootOption } from "./common.ts";

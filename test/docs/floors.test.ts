@@ -62,4 +62,9 @@ describe("built-ins a session start does not import", () => {
     const imported = new Set([...bundle.matchAll(/^import\s[^;]*?from\s+["'](node:[^"']+)["']/gm)].map((m) => m[1]));
     expect([...imported].sort()).toEqual(["node:module", "node:os", "node:path"]);
   });
+  it("the session bundle carries no redaction, capture, journal or save code: every session start parses it", () => {
+    const bundle = readFileSync(path.resolve(SRC, "..", "scripts", "lib", "session.mjs"), "utf8");
+    const heavy = ["guard/redact.ts", "checkpoint/capture.ts", "journal/entry.ts", "store/publish.ts", "save/save.ts"];
+    expect(heavy.filter((m) => bundle.includes(`// src/${m}\n`))).toEqual([]);
+  });
 });
