@@ -1468,7 +1468,7 @@ var init_store = __esm({
     WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
     MARKERS_KEPT = 20;
     CHECKPOINT_KEEP = 5;
-    RECENT_MS = 7 * 864e5;
+    RECENT_MS = 6048e5;
     CHECKPOINTS_MAX = 50;
     OFFER_MARKER_DAYS = 7;
   }

@@ -2159,7 +2159,6 @@ function writeDelivered(root, session, token) {
   return createExclusive(p, `${token}
 `);
 }
-var RECENT_MS = 7 * 864e5;
 
 // src/schema/grammar.ts
 var ATX = /^#{1,6}(?:[ \t]+|$)/;

@@ -143,7 +143,7 @@ export function writeDelivered(root: string, session: string, token: string): bo
 
 const MARKERS_KEPT = 20;
 const CHECKPOINT_KEEP = 5;
-const RECENT_MS = 7 * 86_400_000;
+const RECENT_MS = 604_800_000; // 7 days
 const CHECKPOINTS_MAX = 50;
 
 // Work a later save may not hold: a file edited or a command failed.
