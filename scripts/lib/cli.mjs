@@ -1379,14 +1379,25 @@ function writeDelivered(root, session, token) {
   return createExclusive(p, `${token}
 `);
 }
+function holdsWork(root, e) {
+  const { items: items2 } = readCheckpointText(readHead(path11.join(checkpointsDir(root), e.name), 8192)?.toString() ?? "");
+  const failed = (line) => /— (?:exit -?[1-9]\d*|failed)$/.test(line);
+  return (items2.get("## Files edited")?.length ?? 0) > 0 || (items2.get("## Commands")?.some(failed) ?? false);
+}
 function pruneCheckpoints(root, keep) {
-  const list2 = listCheckpoints(root);
-  const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
-  survivors.add(keep);
-  let deleted = 0;
+  const now = Date.now();
+  const list2 = listCheckpoints(root, now);
+  const recent = list2.slice(CHECKPOINT_KEEP).filter((e) => e.savedMs !== null && now - e.savedMs <= RECENT_MS);
+  const room = CHECKPOINTS_MAX - CHECKPOINT_KEEP;
+  if (recent.length > room) {
+    const work = new Map(recent.map((e) => [e, holdsWork(root, e)]));
+    recent.sort((a, b) => Number(work.get(b)) - Number(work.get(a)));
+  }
+  const kept = [...list2.slice(0, CHECKPOINT_KEEP), ...recent.slice(0, room)];
+  const survivors = /* @__PURE__ */ new Set([keep, ...kept.map((e) => e.name)]);
   for (const e of list2) {
-    if (survivors.has(e.name) || deleted >= list2.length - CHECKPOINT_KEEP) continue;
-    if (succeeds(() => unlinkSync(path11.join(checkpointsDir(root), e.name)))) deleted++;
+    if (survivors.has(e.name)) continue;
+    orNull(() => unlinkSync(path11.join(checkpointsDir(root), e.name)));
     rmQuietRegular(path11.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
 }
@@ -1439,7 +1450,7 @@ function pruneOfferMarkers(dir, nowMs) {
   } catch {
   }
 }
-var CHECKPOINT_HEADING, CHECKPOINT_NAME, CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
+var CHECKPOINT_HEADING, CHECKPOINT_NAME, CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, MARKERS_KEPT, CHECKPOINT_KEEP, RECENT_MS, CHECKPOINTS_MAX, OFFER_MARKER_DAYS;
 var init_store = __esm({
   "src/checkpoint/store.ts"() {
     "use strict";
@@ -1457,6 +1468,8 @@ var init_store = __esm({
     WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
     MARKERS_KEPT = 20;
     CHECKPOINT_KEEP = 5;
+    RECENT_MS = 6048e5;
+    CHECKPOINTS_MAX = 50;
     OFFER_MARKER_DAYS = 7;
   }
 });
@@ -16189,7 +16202,9 @@ the last user requests, the latest plan, files edited, commands with their
 recorded status, the agent's last claim, the harness's compaction summary and
 the environment anchors. Only tool calls after the session's last
 \`write handoff\` count: with none, nothing is written. The 5 newest sessions'
-checkpoints are kept. It waits for the lock at most 1.2 s, then skips. The root
+checkpoints are kept, and any other saved in the last 7 days, up to 50 files
+(past 50, those with no file edited and no failed command go first). It waits
+for the lock at most 1.2 s, then skips. The root
 is --root, else (claude, gemini) CLAUDE_PROJECT_DIR or GEMINI_PROJECT_DIR,
 else the hook input's cwd, walked up, else the current folder. The rules:
 references/verbs/checkpoint.md.

@@ -143,17 +143,34 @@ export function writeDelivered(root: string, session: string, token: string): bo
 
 const MARKERS_KEPT = 20;
 const CHECKPOINT_KEEP = 5;
+const RECENT_MS = 604_800_000; // 7 days
+const CHECKPOINTS_MAX = 50;
 
-/** Keeps the checkpoints of the five newest sessions by `Saved:`, and `keep`; deletes the rest and their markers. */
+// Work a later save may not hold: a file edited or a command failed.
+function holdsWork(root: string, e: CheckpointEntry): boolean {
+  const { items } = readCheckpointText(readHead(path.join(checkpointsDir(root), e.name), 8192)?.toString() ?? "");
+  const failed = (line: string) => /— (?:exit -?[1-9]\d*|failed)$/.test(line);
+  return (items.get("## Files edited")?.length ?? 0) > 0 || (items.get("## Commands")?.some(failed) ?? false);
+}
+
+/** Keeps the five newest sessions' checkpoints, `keep`, and others saved in the last 7 days up to 50 files. */
 export function pruneCheckpoints(root: string, keep: string): void {
-  const list = listCheckpoints(root);
-  const survivors = new Set(list.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
-  survivors.add(keep);
-  let deleted = 0;
+  const now = Date.now();
+  const list = listCheckpoints(root, now);
+  // Count alone must not delete recent unsaved work (a loop of scripted sessions); 50 keeps the hook's listing small.
+  const recent = list.slice(CHECKPOINT_KEEP).filter((e) => e.savedMs !== null && now - e.savedMs <= RECENT_MS);
+  const room = CHECKPOINTS_MAX - CHECKPOINT_KEEP;
+  if (recent.length > room) {
+    // Past the bound, those holding work outlast those that don't; newer first within each (a stable sort).
+    const work = new Map(recent.map((e) => [e, holdsWork(root, e)]));
+    recent.sort((a, b) => Number(work.get(b)) - Number(work.get(a)));
+  }
+  const kept = [...list.slice(0, CHECKPOINT_KEEP), ...recent.slice(0, room)];
+  const survivors = new Set([keep, ...kept.map((e) => e.name)]);
   for (const e of list) {
-    if (survivors.has(e.name) || deleted >= list.length - CHECKPOINT_KEEP) continue;
+    if (survivors.has(e.name)) continue;
     // Gone meanwhile, or not ours to delete: retention is best effort.
-    if (succeeds(() => unlinkSync(path.join(checkpointsDir(root), e.name)))) deleted++;
+    orNull(() => unlinkSync(path.join(checkpointsDir(root), e.name)));
     rmQuietRegular(path.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
 }

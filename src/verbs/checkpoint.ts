@@ -19,7 +19,9 @@ the last user requests, the latest plan, files edited, commands with their
 recorded status, the agent's last claim, the harness's compaction summary and
 the environment anchors. Only tool calls after the session's last
 \`write handoff\` count: with none, nothing is written. The 5 newest sessions'
-checkpoints are kept. It waits for the lock at most 1.2 s, then skips. The root
+checkpoints are kept, and any other saved in the last 7 days, up to 50 files
+(past 50, those with no file edited and no failed command go first). It waits
+for the lock at most 1.2 s, then skips. The root
 is --root, else (claude, gemini) CLAUDE_PROJECT_DIR or GEMINI_PROJECT_DIR,
 else the hook input's cwd, walked up, else the current folder. The rules:
 references/verbs/checkpoint.md.

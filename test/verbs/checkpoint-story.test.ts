@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { gitRepo, helper, helperAsync, sha } from "../helpers.ts";
-import { CP_DIR, cpText } from "./support.ts";
+import { CP_DIR, cpText, minutesAgoIso, plantCheckpoint } from "./support.ts";
 
 // One story of a session (docs/design.md#checkpoints): a checkpoint covers exactly the work after
 // the session's last successful save of this project's handoff, nothing captured writes
@@ -309,5 +309,33 @@ describe("checkpoint: concurrent sessions keep their checkpoints", () => {
     // Each waits for the lock at most what remains of 1.2 s; on a loaded test machine the
     // node start-ups dominate, so the bound here is loose.
     expect(elapsed).toBeLessThan(10_000);
+  });
+});
+
+// docs/decisions/checkpoint-retention.md: recent unsaved work outlasts a loop of short scripted sessions.
+describe("checkpoint: retention keeps recent work, within a bound", () => {
+  const edit = (id: string, file: string) =>
+    rec({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id, name: "Edit", input: { file_path: file, old_string: "a", new_string: "b" } }] } });
+  const WORK = [user("now implement the prod migration"), edit("e1", "/x/src/migration.ts"), result("e1", "ok"), bash("b1", "npm run migrate -- --prod"), result("b1", "Exit code 0"), said("Migration applied to prod; do not rerun it.")];
+  const SCRIPTED = [user("run the nightly report"), bash("b1", "./report.sh"), result("b1", "done"), said("Report done.")];
+
+  it("five scripted sessions ending after it leave a session's checkpoint of unsaved work in place", () => {
+    const root = project(EARLIER);
+    run(root, WORK, { session_id: "sess-a" });
+    for (let i = 0; i < 5; i++) run(root, SCRIPTED, { session_id: `script-${i}` });
+    expect(cpText(root, "sess-a")).toContain("src/migration.ts");
+    expect([0, 1, 2, 3, 4].every((i) => cpText(root, `script-${i}`) !== null)).toBe(true);
+  });
+
+  it("at most 50 files: past the bound those holding no edit or failed command go first; past 7 days, beyond five", () => {
+    const root = project(EARLIER);
+    run(root, WORK, { session_id: "sess-a" });
+    plantCheckpoint(root, "stale", minutesAgoIso(8 * 1440));
+    for (let i = 0; i < 50; i++) plantCheckpoint(root, `idle-${i}`, minutesAgoIso(0));
+    run(root, SCRIPTED, { session_id: "script" });
+    const names = readdirSync(CP_DIR(root)).filter((n) => n.endsWith(".md"));
+    expect(names).toHaveLength(50);
+    expect(names).toEqual(expect.arrayContaining(["sess-a.md", "script.md"]));
+    expect(names).not.toContain("stale.md");
   });
 });

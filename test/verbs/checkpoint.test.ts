@@ -278,10 +278,10 @@ describe("checkpoint: sessions, rewrites and retention", () => {
     expect(text).toContain("Trigger: session-end");
   });
 
-  it("keeps the checkpoints of the 5 newest sessions by Saved:, deleting only names of the checkpoint pattern", async () => {
+  it("past 7 days keeps the checkpoints of the 5 newest sessions by Saved:, deleting only names of the checkpoint pattern", async () => {
     const root = gitRepo();
     mkdirSync(CP_DIR(root), { recursive: true });
-    for (let i = 0; i < 6; i++) plantCheckpoint(root, `old-${i}`, minutesAgoIso(100 + i));
+    for (let i = 0; i < 6; i++) plantCheckpoint(root, `old-${i}`, minutesAgoIso(8 * 1440 + i));
     writeFileSync(path.join(CP_DIR(root), "notes.txt"), "the user's own file\n");
     writeFileSync(path.join(CP_DIR(root), "mine.md"), "# not a checkpoint\n");
     writeFileSync(path.join(CP_DIR(root), ".delivered-old-5"), "x\n");
