@@ -3154,12 +3154,6 @@ function savedByOf(root, env, token) {
   const p = beside(root, env, "saved-by");
   return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
 }
-function maybeStashed(root, env) {
-  const gitDir = gitDirAt(root, env);
-  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE2);
-  if (gitDir === null || own.length === 0 && (savesRecord(root, env) ?? []).length === 0) return [];
-  return stashesSince(gitDir, own.length > 0 ? stampMs(own[0][2]) : NaN);
-}
 function gitDirAt(root, env) {
   const top = gitTopOf(root, env);
   return top === null ? null : gitDirOf(top);
@@ -3169,7 +3163,7 @@ async function trackedArchives(root, env) {
   if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
-var KEPT, LINE2, CLONE_MARK, BLOB_LINE, ownRecord, stampMs, SAVED_BY_LINE;
+var KEPT, LINE2, CLONE_MARK, BLOB_LINE, ownRecord, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
@@ -3182,7 +3176,6 @@ var init_saves = __esm({
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     BLOB_LINE = /^([0-9a-f]{64}) ([0-9a-f]{40,64})$/;
     ownRecord = (gitDir, name2) => path18.join(gitDir, "session-handoff", name2);
-    stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
@@ -3254,7 +3247,7 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
 }
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
-  const holds = (text, save2) => save2 === void 0 || text !== null && (tokenOf(Buffer.from(text)) === save2.token || savedStampOf(text) === save2.stamp || stampMs2(savedStampOf(text)) > stampMs2(save2.stamp));
+  const holds = (text, save2) => save2 === void 0 || text !== null && (tokenOf(Buffer.from(text)) === save2.token || savedStampOf(text) === save2.stamp || stampMs(savedStampOf(text)) > stampMs(save2.stamp));
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   if (configPipe(root, env) !== null) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
@@ -3270,7 +3263,7 @@ async function newestSave(root, env, tree, branches = {}, timeout) {
   const log = ok2 && file !== null ? ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file] : null;
   const held = log === null ? null : await runGit(root, log, env, timeout).catch(() => null);
   if (held?.code === 0 && held.stdout.length > 0) return null;
-  const ms = stampMs2(own.stamp);
+  const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
 }
@@ -3279,17 +3272,6 @@ async function keptBlob(root, env, bytes) {
   const r = await runGit(root, ["hash-object", "-w", "--stdin"], env, void 0, { input: bytes }).catch(() => null);
   const id = r?.code === 0 ? r.stdout.toString("utf8").trim() : "";
   return /^[0-9a-f]{40,64}$/.test(id) ? id : void 0;
-}
-async function stashHolds(root, env, stashes, timeout) {
-  const file = handoffSpec(root, env);
-  if (file === null || stashes.length === 0) return false;
-  const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}
-`).join("");
-  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
-  if (r === null || r.code !== 0) return false;
-  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-  const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
-  return stashes.some((_, i) => holds(i));
 }
 async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
@@ -3316,7 +3298,7 @@ function newestSentence(a, here) {
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} put an older one in its place; ${back}`;
 }
-var commandRev, stampMs2, HANDOFF, shellWord2, whereAway, restoreNote, awaySentence;
+var commandRev, stampMs, HANDOFF, shellWord2, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
@@ -3331,7 +3313,7 @@ var init_handoff_away = __esm({
     init_run();
     init_saves();
     commandRev = (b) => /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id;
-    stampMs2 = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+    stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     HANDOFF = ".ai/memory/HANDOFF.md";
     shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
     whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
@@ -16256,7 +16238,7 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import path52 from "node:path";
-function statusText(handoff, since, stashed, pct, now, none = "handoff: none") {
+function statusText(handoff, since, newest, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
   else {
@@ -16267,7 +16249,8 @@ function statusText(handoff, since, stashed, pct, now, none = "handoff: none") {
     if (since !== null && since !== "not here" && since.lost > 0) {
       parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
     } else if (since !== null && since !== "not here" && since.copied) parts.push("saved HEAD rewritten, patches kept");
-    if (stashed) parts.push("a stash holds another handoff (run brief)");
+    if (newest?.lost !== void 0) parts.push("newest save lost (run check)");
+    else if (newest !== null) parts.push(`a newer save ${whereAway(newest)} (run check)`);
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" \xB7 ");
@@ -16318,12 +16301,10 @@ async function commitsSince(root, handoff, env) {
     return null;
   }
 }
-async function noneHere(root, env, missing) {
-  if (!missing) return void 0;
-  if (interruptedSave(root)) return "handoff: an interrupted save (run recover)";
-  if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
-  const other = await handoffsElsewhere(root, env, 500);
-  return other === null ? void 0 : `handoff: none here, one on branch ${branchWords(other.refs[0])} (run brief)`;
+async function noneHere(root, env, newest, branches) {
+  if (newest?.stash !== void 0) return `handoff: in ${newest.stash} (run check)`;
+  const ref = newest?.ref ?? (await handoffsElsewhere(root, env, 500, branches))?.refs[0];
+  return ref === void 0 ? void 0 : `handoff: none here, one on branch ${branchWords(ref)} (run brief)`;
 }
 var statuslineVerb;
 var init_statusline = __esm({
@@ -16334,10 +16315,10 @@ var init_statusline = __esm({
     init_attributes_block();
     init_git_dir();
     init_history_rules();
-    init_saves();
     init_handoff_away();
     init_run();
     init_words();
+    init_conflicted();
     init_state_time();
     init_handoff();
     init_fs();
@@ -16357,11 +16338,10 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
-(run recover)" when a killed save left it in recovery); "handoff: maybe in a
-stash (run check)" when this clone saved one and a stash made since this
-worktree's last save holds a handoff (git, at most 500 ms); "handoff: none
-here, one on branch "<name>" (run brief)" when another branch holds a committed
-one (git, at most 500 ms).
+(run recover)" when a killed save left it in recovery); "handoff: in
+stash@{N} (run check)" when a stash entry of this worktree holds it; "handoff:
+none here, one on branch "<name>" (run brief)" when another branch holds this
+clone's save or a committed one (git, at most 500 ms each).
 Commits since (and "\xB7 N saved commits not on this branch") are the brief's
 commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
 merge's other side counted (git, at most 500 ms; left out when unknown or past
@@ -16369,8 +16349,10 @@ merge's other side counted (git, at most 500 ms; left out when unknown or past
 commit, saved ones with no copy on HEAD, or "\xB7 saved HEAD rewritten, patches
 kept" when there are none; "\xB7 saved HEAD not in this clone (run brief)" when
 git lacks it.
-"\xB7 a stash holds another handoff (run brief)" when a stash since this
-worktree's last save does.
+Where this worktree's newest save is, as check says it: "\xB7 a newer save in
+stash@{N} (run check)" (or on branch "<name>"), "\xB7 newest save lost (run
+check)" when a reset put an older handoff in its place; no git when the
+handoff here is that save (git, at most 500 ms each, when it is not).
 Always exit 0.
 `,
       async run(ctx) {
@@ -16390,10 +16372,15 @@ Always exit 0.
           const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-          const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-          const stashes = handoff === null ? [] : maybeStashed(root, ctx.env);
-          const stashed = stashes.length > 0 && await stashHolds(root, ctx.env, stashes, 500);
-          ours = statusText(handoff, commits, stashed, pct, Date.now(), await noneHere(root, ctx.env, handoff === null));
+          const interrupted = interruptedSave(root);
+          const tree = interrupted || handoff !== null && isConflicted(handoff) ? void 0 : handoff;
+          const branches = {};
+          const [commits, newest] = await Promise.all([
+            handoff === null ? null : commitsSince(root, handoff, ctx.env),
+            tree === void 0 ? null : newestSave(root, ctx.env, tree, branches, 500)
+          ]);
+          const none = handoff !== null ? void 0 : interrupted ? "handoff: an interrupted save (run recover)" : await noneHere(root, ctx.env, newest, branches);
+          ours = statusText(handoff, commits, newest, pct, Date.now(), none);
         } catch {
         }
         return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}

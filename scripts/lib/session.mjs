@@ -2011,24 +2011,12 @@ function savedHere(root, env, text, token) {
   const tok = token();
   return saves.some((s) => s.token === tok);
 }
-var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-function stashesSince(gitDir, savedMs) {
-  const sec = Math.floor(savedMs / 1e3);
-  const since = (s) => s !== null && (Number.isNaN(sec) || s >= sec);
-  return stashEntries(gitDir).flatMap((e, n) => e.own && since(e.sec) ? [`stash@{${n}}`] : []);
-}
 var SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
 function recordSavedBy(root, env, token, agent) {
   const p = beside(root, env, "saved-by");
   const line = `${token} ${agent}`;
   if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
   addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
-}
-function maybeStashed(root, env) {
-  const gitDir = gitDirAt(root, env);
-  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE);
-  if (gitDir === null || own.length === 0 && (savesRecord(root, env) ?? []).length === 0) return [];
-  return stashesSince(gitDir, own.length > 0 ? stampMs(own[0][2]) : NaN);
 }
 function gitDirAt(root, env) {
   const top = gitTopOf(root, env);
@@ -2597,10 +2585,10 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const branch = refs[ranks.indexOf(best)];
   return { ref: branch.name, restore: `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory` };
 }
-var stampMs2 = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
-  const holds = (text, save) => save === void 0 || text !== null && (tokenOf(Buffer.from(text)) === save.token || savedStampOf(text) === save.stamp || stampMs2(savedStampOf(text)) > stampMs2(save.stamp));
+  const holds = (text, save) => save === void 0 || text !== null && (tokenOf(Buffer.from(text)) === save.token || savedStampOf(text) === save.stamp || stampMs(savedStampOf(text)) > stampMs(save.stamp));
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   if (configPipe(root, env) !== null) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
@@ -2616,22 +2604,11 @@ async function newestSave(root, env, tree, branches = {}, timeout) {
   const log = ok2 && file !== null ? ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file] : null;
   const held = log === null ? null : await runGit(root, log, env, timeout).catch(() => null);
   if (held?.code === 0 && held.stdout.length > 0) return null;
-  const ms = stampMs2(own.stamp);
+  const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
 }
 var HANDOFF = ".ai/memory/HANDOFF.md";
-async function stashHolds(root, env, stashes, timeout) {
-  const file = handoffSpec(root, env);
-  if (file === null || stashes.length === 0) return false;
-  const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}
-`).join("");
-  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
-  if (r === null || r.code !== 0) return false;
-  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-  const holds = (i) => ids[3 * i] || ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2];
-  return stashes.some((_, i) => holds(i));
-}
 var shellWord = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
 async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
@@ -3441,7 +3418,7 @@ async function listedAncestors(git, saved, ahead) {
 }
 
 // src/verbs/statusline.ts
-function statusText(handoff, since, stashed, pct, now, none = "handoff: none") {
+function statusText(handoff, since, newest, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
   else {
@@ -3452,7 +3429,8 @@ function statusText(handoff, since, stashed, pct, now, none = "handoff: none") {
     if (since !== null && since !== "not here" && since.lost > 0) {
       parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
     } else if (since !== null && since !== "not here" && since.copied) parts.push("saved HEAD rewritten, patches kept");
-    if (stashed) parts.push("a stash holds another handoff (run brief)");
+    if (newest?.lost !== void 0) parts.push("newest save lost (run check)");
+    else if (newest !== null) parts.push(`a newer save ${whereAway(newest)} (run check)`);
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" \xB7 ");
@@ -3503,12 +3481,10 @@ async function commitsSince(root, handoff, env) {
     return null;
   }
 }
-async function noneHere(root, env, missing) {
-  if (!missing) return void 0;
-  if (interruptedSave(root)) return "handoff: an interrupted save (run recover)";
-  if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
-  const other = await handoffsElsewhere(root, env, 500);
-  return other === null ? void 0 : `handoff: none here, one on branch ${branchWords(other.refs[0])} (run brief)`;
+async function noneHere(root, env, newest, branches) {
+  if (newest?.stash !== void 0) return `handoff: in ${newest.stash} (run check)`;
+  const ref = newest?.ref ?? (await handoffsElsewhere(root, env, 500, branches))?.refs[0];
+  return ref === void 0 ? void 0 : `handoff: none here, one on branch ${branchWords(ref)} (run brief)`;
 }
 var statuslineVerb = {
   options: { then: { type: "string" }, root: { type: "string" } },
@@ -3522,11 +3498,10 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
-(run recover)" when a killed save left it in recovery); "handoff: maybe in a
-stash (run check)" when this clone saved one and a stash made since this
-worktree's last save holds a handoff (git, at most 500 ms); "handoff: none
-here, one on branch "<name>" (run brief)" when another branch holds a committed
-one (git, at most 500 ms).
+(run recover)" when a killed save left it in recovery); "handoff: in
+stash@{N} (run check)" when a stash entry of this worktree holds it; "handoff:
+none here, one on branch "<name>" (run brief)" when another branch holds this
+clone's save or a committed one (git, at most 500 ms each).
 Commits since (and "\xB7 N saved commits not on this branch") are the brief's
 commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
 merge's other side counted (git, at most 500 ms; left out when unknown or past
@@ -3534,8 +3509,10 @@ merge's other side counted (git, at most 500 ms; left out when unknown or past
 commit, saved ones with no copy on HEAD, or "\xB7 saved HEAD rewritten, patches
 kept" when there are none; "\xB7 saved HEAD not in this clone (run brief)" when
 git lacks it.
-"\xB7 a stash holds another handoff (run brief)" when a stash since this
-worktree's last save does.
+Where this worktree's newest save is, as check says it: "\xB7 a newer save in
+stash@{N} (run check)" (or on branch "<name>"), "\xB7 newest save lost (run
+check)" when a reset put an older handoff in its place; no git when the
+handoff here is that save (git, at most 500 ms each, when it is not).
 Always exit 0.
 `,
   async run(ctx) {
@@ -3555,10 +3532,15 @@ Always exit 0.
       const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-      const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-      const stashes = handoff === null ? [] : maybeStashed(root, ctx.env);
-      const stashed = stashes.length > 0 && await stashHolds(root, ctx.env, stashes, 500);
-      ours = statusText(handoff, commits, stashed, pct, Date.now(), await noneHere(root, ctx.env, handoff === null));
+      const interrupted = interruptedSave(root);
+      const tree = interrupted || handoff !== null && isConflicted(handoff) ? void 0 : handoff;
+      const branches = {};
+      const [commits, newest] = await Promise.all([
+        handoff === null ? null : commitsSince(root, handoff, ctx.env),
+        tree === void 0 ? null : newestSave(root, ctx.env, tree, branches, 500)
+      ]);
+      const none = handoff !== null ? void 0 : interrupted ? "handoff: an interrupted save (run recover)" : await noneHere(root, ctx.env, newest, branches);
+      ours = statusText(handoff, commits, newest, pct, Date.now(), none);
     } catch {
     }
     return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}

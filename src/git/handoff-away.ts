@@ -157,22 +157,6 @@ export async function keptBlob(root: string, env: Env, bytes: Buffer): Promise<s
   return /^[0-9a-f]{40,64}$/.test(id) ? id : undefined;
 }
 
-/**
- * Whether one of `stashes` (`stash@{n}`) holds a handoff: in its untracked tree, or in its tree other than in the
- * commit it was made on; one `cat-file --batch-check`, none for no stash.
- */
-export async function stashHolds(root: string, env: Env, stashes: readonly string[], timeout?: number) {
-  const file = handoffSpec(root, env);
-  if (file === null || stashes.length === 0) return false;
-  const input = stashes.flatMap((s) => [`${s}^3`, s, `${s}^1`]).map((x) => `${x}:${file}\n`).join("");
-  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
-  if (r === null || r.code !== 0) return false;
-  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-  // `stash@{n}^3` (what `git stash -u` took), `stash@{n}` (its tree) and `stash@{n}^1` (the commit it was made on).
-  const holds = (i: number) => ids[3 * i] || (ids[3 * i + 1] && ids[3 * i + 1] !== ids[3 * i + 2]);
-  return stashes.some((_, i) => holds(i));
-}
-
 const shellWord = (w: string) => (/^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`);
 
 /** Branches but this one whose newest commit holds a handoff, newest first, one per handoff; `file`: its path. */

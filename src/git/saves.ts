@@ -147,9 +147,6 @@ export function savedHere(root: string, env: Env, text: string | null, token: ()
   return saves.some((s) => s.token === tok);
 }
 
-// A save's time from its `savedStampOf` stamp; NaN when it has none.
-const stampMs = (stamp: string | null | undefined) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-
 /**
  * This worktree's stash entries (`stash@{n}`) made since a save stamped `savedMs` (NaN: every one): those of its
  * second or a later one, as whole seconds cannot order an entry of the save's own second
@@ -176,17 +173,6 @@ export function recordSavedBy(root: string, env: Env, token: string, agent: stri
 export function savedByOf(root: string, env: Env, token: string): string | null {
   const p = beside(root, env, "saved-by");
   return p === null ? null : (recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null);
-}
-
-// This worktree's stash entries (`stash@{n}`) made since its last save, which may hold the handoff the tree lacks;
-// one from before cannot. A worktree with no record of its own (an older version saved, or it was added after its
-// branch's save) counts them all once the clone has saved: the clone's last save may be another worktree's, later
-// than the stash. Files only, as the hook runs no git.
-export function maybeStashed(root: string, env: Env): string[] {
-  const gitDir = gitDirAt(root, env);
-  const own = gitDir === null ? [] : recordLines(ownRecord(gitDir, "last-save"), LINE);
-  if (gitDir === null || (own.length === 0 && (savesRecord(root, env) ?? []).length === 0)) return [];
-  return stashesSince(gitDir, own.length > 0 ? stampMs(own[0]![2]) : NaN);
 }
 
 function gitDirAt(root: string, env: Env): string | null {

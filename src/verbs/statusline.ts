@@ -5,10 +5,10 @@ import { hookCwd, hookObject } from "../agents/harness-path.ts";
 import { oursOnly } from "../git/attributes-block.ts";
 import { gitDirOf, gitTopOf } from "../git/git-dir.ts";
 import { commitKind, heldByRef, listedAncestors } from "../git/history-rules.ts";
-import { maybeStashed } from "../git/saves.ts";
-import { handoffsElsewhere, stashHolds } from "../git/handoff-away.ts";
+import { handoffsElsewhere, newestSave, whereAway, type Branches, type HandoffAway } from "../git/handoff-away.ts";
 import { runGit, type Git } from "../git/run.ts";
 import { branchWords, plural } from "../guard/words.ts";
+import { isConflicted } from "../schema/conflicted.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
 import { readHead } from "../store/fs.ts";
@@ -20,11 +20,11 @@ import { ok, type Verb, type VerbContext } from "./types.ts";
 type Since = { commits: number; lost: number; copied: boolean } | "not here";
 
 /**
- * The state part of the line, from the handoff's text, the commits since its HEAD anchor, whether a stash made since
- * the save holds another handoff, and the percent used.
+ * The state part of the line, from the handoff's text, the commits since its HEAD anchor, where this worktree's newest
+ * save is when the tree lacks it (`newestSave`, as check says it), and the percent used.
  */
-function statusText(handoff: string | null, since: Since | null, stashed: boolean, pct: number | null, now: number,
-  none = "handoff: none"): string {
+function statusText(handoff: string | null, since: Since | null, newest: HandoffAway | null, pct: number | null,
+  now: number, none = "handoff: none"): string {
   const parts: string[] = [];
   if (handoff === null) parts.push(none);
   else {
@@ -37,7 +37,8 @@ function statusText(handoff: string | null, since: Since | null, stashed: boolea
     if (since !== null && since !== "not here" && since.lost > 0) {
       parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
     } else if (since !== null && since !== "not here" && since.copied) parts.push("saved HEAD rewritten, patches kept");
-    if (stashed) parts.push("a stash holds another handoff (run brief)");
+    if (newest?.lost !== undefined) parts.push("newest save lost (run check)");
+    else if (newest !== null) parts.push(`a newer save ${whereAway(newest)} (run check)`);
   }
   if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" · ");
@@ -90,15 +91,12 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
   }
 }
 
-// Without a handoff here, where one may be: a stash made since the save that holds one, else a branch (git, within
-// the line's 500 ms each), so that "none" is never said of a teammate's handoff on another branch.
-async function noneHere(root: string, env: VerbContext["env"], missing: boolean): Promise<string | undefined> {
-  if (!missing) return undefined;
-  // A save killed midway leaves the handoff under a private name: `recover` brings it back, as the hook says.
-  if (interruptedSave(root)) return "handoff: an interrupted save (run recover)";
-  if (await stashHolds(root, env, maybeStashed(root, env), 500)) return "handoff: maybe in a stash (run check)";
-  const other = await handoffsElsewhere(root, env, 500);
-  return other === null ? undefined : `handoff: none here, one on branch ${branchWords(other.refs[0]!)} (run brief)`;
+// Without a handoff here, where one is: this worktree's newest save in a stash or on a branch, else a teammate's on a
+// branch (git, within the line's 500 ms each), so that "none" is never said while one is on file.
+async function noneHere(root: string, env: VerbContext["env"], newest: HandoffAway | null, branches: Branches) {
+  if (newest?.stash !== undefined) return `handoff: in ${newest.stash} (run check)`;
+  const ref = newest?.ref ?? (await handoffsElsewhere(root, env, 500, branches))?.refs[0];
+  return ref === undefined ? undefined : `handoff: none here, one on branch ${branchWords(ref)} (run brief)`;
 }
 
 export const statuslineVerb: Verb = {
@@ -113,11 +111,10 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today · 3 commits since · context 45%
 "handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
-(run recover)" when a killed save left it in recovery); "handoff: maybe in a
-stash (run check)" when this clone saved one and a stash made since this
-worktree's last save holds a handoff (git, at most 500 ms); "handoff: none
-here, one on branch "<name>" (run brief)" when another branch holds a committed
-one (git, at most 500 ms).
+(run recover)" when a killed save left it in recovery); "handoff: in
+stash@{N} (run check)" when a stash entry of this worktree holds it; "handoff:
+none here, one on branch "<name>" (run brief)" when another branch holds this
+clone's save or a committed one (git, at most 500 ms each).
 Commits since (and "· N saved commits not on this branch") are the brief's
 commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
 merge's other side counted (git, at most 500 ms; left out when unknown or past
@@ -125,8 +122,10 @@ merge's other side counted (git, at most 500 ms; left out when unknown or past
 commit, saved ones with no copy on HEAD, or "· saved HEAD rewritten, patches
 kept" when there are none; "· saved HEAD not in this clone (run brief)" when
 git lacks it.
-"· a stash holds another handoff (run brief)" when a stash since this
-worktree's last save does.
+Where this worktree's newest save is, as check says it: "· a newer save in
+stash@{N} (run check)" (or on branch "<name>"), "· newest save lost (run
+check)" when a reset put an older handoff in its place; no git when the
+handoff here is that save (git, at most 500 ms each, when it is not).
 Always exit 0.
 `,
   async run(ctx) {
@@ -147,12 +146,16 @@ Always exit 0.
       const handoff = readHead(path.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window as Record<string, unknown> | undefined;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-      const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
-      // A stash made since this worktree's last save holding a handoff other than the one now here (read from files;
-      // git only when there is such a stash).
-      const stashes = handoff === null ? [] : maybeStashed(root, ctx.env);
-      const stashed = stashes.length > 0 && await stashHolds(root, ctx.env, stashes, 500);
-      ours = statusText(handoff, commits, stashed, pct, Date.now(), await noneHere(root, ctx.env, handoff === null));
+      // A save killed midway leaves the handoff under a private name: `recover` brings it back, as the hook says.
+      const interrupted = interruptedSave(root);
+      // Where this worktree's newest save is, as check decides it: files first, git only when the tree lacks it.
+      const tree = interrupted || (handoff !== null && isConflicted(handoff)) ? undefined : handoff;
+      const branches: Branches = {};
+      const [commits, newest] = await Promise.all([handoff === null ? null : commitsSince(root, handoff, ctx.env),
+        tree === undefined ? null : newestSave(root, ctx.env, tree, branches, 500)]);
+      const none = handoff !== null ? undefined : interrupted ? "handoff: an interrupted save (run recover)"
+        : await noneHere(root, ctx.env, newest, branches);
+      ours = statusText(handoff, commits, newest, pct, Date.now(), none);
     } catch {
       // no root: their part alone
     }

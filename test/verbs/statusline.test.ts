@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, gitRepo, helper, save as saveHandoff, tempDir } from "../helpers.ts";
+import { gitCalls, loggingGit } from "../git/repo.ts";
 import { inProcess } from "../in-process.ts";
 
 const USER_SETTINGS = `{\n  "model": "opus",\n  "statusLine": {\n    "type": "command",\n    "command": "echo 'my line'",\n    "padding": 0\n  }\n}\n`;
@@ -82,7 +83,7 @@ describe("statusline", () => {
     expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
     const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout;
     git(root, "stash", "-u", "-q");
-    expect(line()).toBe("handoff: maybe in a stash (run check)\n");
+    expect(line()).toBe("handoff: in stash@{0} (run check)\n");
     git(root, "stash", "pop", "-q");
     expect(line()).toBe("handoff: saved today · 0 commits since\n");
     // A stash made since the save that holds no handoff, the memory dir deleted: nothing to send the user after.
@@ -107,7 +108,7 @@ describe("statusline", () => {
     nextSecond();
     // The clone's last save is now the main worktree's, a second after the stash.
     expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
-    expect(helper(["statusline"], { input: JSON.stringify({ cwd: wt }) }).stdout).toBe("handoff: maybe in a stash (run check)\n");
+    expect(helper(["statusline"], { input: JSON.stringify({ cwd: wt }) }).stdout).toBe("handoff: in stash@{0} (run check)\n");
     expect(helper(["hook", "--mode", "session", "--root", wt]).stdout).toContain("a handoff is parked in stash@{0}, not in the working tree");
     expect(helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout).toBe("handoff: saved today · 0 commits since\n");
   });
@@ -124,7 +125,7 @@ describe("statusline", () => {
       if (move === "orphan") git(wt, "checkout", "-q", "--orphan", "fresh");
       else git(wt, "switch", "-q", "-c", "feat");
       const line = helper(["statusline"], { input: JSON.stringify({ cwd: wt }) }).stdout;
-      expect(line, move).toBe("handoff: maybe in a stash (run check)\n");
+      expect(line, move).toBe("handoff: in stash@{0} (run check)\n");
       expect(helper(["check", "--root", wt]).stdout, move).toContain("a handoff is parked in stash@{0}");
     }
   });
@@ -153,7 +154,7 @@ describe("statusline", () => {
     let at = await attempt();
     for (let n = 0; n < 3 && !at.same; n++) at = await attempt();
     expect(at.same).toBe(true);
-    expect(helper(["statusline"], { input: JSON.stringify({ cwd: at.wt }) }).stdout).toBe("handoff: maybe in a stash (run check)\n");
+    expect(helper(["statusline"], { input: JSON.stringify({ cwd: at.wt }) }).stdout).toBe("handoff: in stash@{0} (run check)\n");
   });
 
   it("a stash since the save holding a newer handoff, and a teammate's handoff whose commit is not here, are said", () => {
@@ -166,13 +167,15 @@ describe("statusline", () => {
     const newer = doc.replace("A goal", "A newer goal");
     expect(helper(["write", "handoff", "--expected-current-sha256", tok], { input: newer, cwd: root }).code).toBe(0);
     git(root, "stash", "-q");
-    expect(line()).toBe("handoff: saved today · 0 commits since · a stash holds another handoff (run brief)\n");
+    expect(line()).toBe("handoff: saved today · 0 commits since · a newer save in stash@{0} (run check)\n");
     git(root, "stash", "pop", "-q");
     expect(line()).toBe("handoff: saved today · 0 commits since\n");
     // A handoff saved at a commit this clone has never had (a teammate's, pasted or pulled without it).
     const text = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
     writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), text.replace(/- HEAD: [0-9a-f]+/, `- HEAD: ${"1".repeat(40)}`));
-    expect(line()).toBe("handoff: saved today · saved HEAD not in this clone (run brief)\n");
+    // The edit changed the save's stamp (its `- HEAD:` digits): check too calls this clone's save lost.
+    expect(line()).toBe("handoff: saved today · saved HEAD not in this clone (run brief) · newest save lost (run check)\n");
+    expect(JSON.parse(helper(["check", "--json"], { cwd: root }).stdout).lost).toMatch(/^\d{4}-/);
   });
 
   it("a stash made in a save's own second counts as since it, made before the save or after, for drift too", { timeout: 60_000 }, async () => {
@@ -199,15 +202,47 @@ describe("statusline", () => {
     const { root, env, stash } = at;
     const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: root }), env }).stdout;
     const since = () => JSON.parse(helper(["drift", "--json", "--root", root], { env }).stdout).stashesSince;
-    // Whole seconds cannot order it: the stash that took the earlier handoff is named, once more than it should be.
-    expect(line()).toBe("handoff: saved today · 0 commits since · a stash holds another handoff (run brief)\n");
+    // Whole seconds cannot order it: drift names the stash that took the earlier handoff, once more than it should be;
+    // the line, as check, names none, as the tree holds the newest save.
+    expect(line()).toBe("handoff: saved today · 0 commits since\n");
     expect(since()).toEqual(["stash@{0}"]);
     // Stashes made after the save, in its second: drift names them, and the status line sees the handoff one took.
     writeFileSync(path.join(root, "README.md"), "an edit after the save\n");
     stash();
     expect(since()).toEqual(["stash@{0}", "stash@{1}"]);
     stash("-u");
-    expect(line()).toBe("handoff: maybe in a stash (run check)\n");
+    expect(line()).toBe("handoff: in stash@{0} (run check)\n");
+  });
+
+  it("a save a `git reset --hard` discarded is said as check says it; no git of newestSave's while the tree holds it", { timeout: 60_000 }, () => {
+    const root = gitRepo();
+    expect(helper(["install", "--agent", "claude-code", "--root", root]).code).toBe(0);
+    const save = (text: string) => {
+      const tok = /CURRENT-SHA256: (\S+)/.exec(helper(["read", "handoff"], { cwd: root }).stdout)![1]!;
+      expect(helper(["write", "handoff", "--expected-current-sha256", tok], { input: text, cwd: root }).code).toBe(0);
+    };
+    save(doc);
+    expect(helper(["publish"], { cwd: root }).code).toBe(0);
+    writeFileSync(path.join(root, "a.txt"), "work\n");
+    git(root, "add", "a.txt");
+    git(root, "commit", "-qm", "code");
+    save(doc.replace("A goal", "A newer goal"));
+    // As installed, every turn: while the tree holds this worktree's newest save, only the count's git runs (its
+    // `log`, and the `config` the runner reads first).
+    const { bin, log } = loggingGit();
+    const s = JSON.parse(readFileSync(path.join(root, ".claude", "settings.json"), "utf8"));
+    const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}` };
+    const input = JSON.stringify({ cwd: root, context_window: { used_percentage: 45 } });
+    const r = spawnSync("sh", ["-c", s.statusLine.command], { input, encoding: "utf8", env });
+    expect(r.stdout).toBe("handoff: saved today · 0 commits since · context 45%\n");
+    expect(gitCalls(log).map((c) => c[0])).toEqual(["config", "log"]);
+    git(root, "reset", "-q", "--hard", "HEAD~1");
+    const check = JSON.parse(helper(["check", "--json"], { cwd: root }).stdout);
+    expect(check.lost).toMatch(/^\d{4}-/);
+    expect(statusOf(root)).toBe("handoff: saved today · 0 commits since · newest save lost (run check) · context 45%\n");
+    // Its command brings the save back: nothing is lost, and the reset's commit is counted as the brief counts it.
+    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), git(root, "cat-file", "blob", check.restore.split(" ")[3]));
+    expect(statusOf(root)).toBe("handoff: saved today · 0 commits since · 1 saved commit not on this branch · context 45%\n");
   });
 
   it("a save killed after its claim (HANDOFF.md under a private name) is said as the hook says it, not 'none'", () => {
