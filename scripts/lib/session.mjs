@@ -2601,8 +2601,8 @@ async function newestSave(root, env, tree, branches = {}, timeout) {
   const kept = own.blob ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
   const ok2 = kept?.stdout.toString("utf8").trim() === "blob";
   const file = handoffSpec(root, env);
-  const log = ok2 && file !== null ? ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file] : null;
-  const held = log === null ? null : await runGit(root, log, env, timeout).catch(() => null);
+  const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
+  const held = ok2 && file !== null ? await runGit(root, log, env, timeout).catch(() => null) : null;
   if (held?.code === 0 && held.stdout.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);

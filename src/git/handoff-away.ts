@@ -139,8 +139,8 @@ export async function newestSave(root: string, env: Env, tree: string | null, br
   const ok = kept?.stdout.toString("utf8").trim() === "blob";
   // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss.
   const file = handoffSpec(root, env);
-  const log = ok && file !== null ? ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file] : null;
-  const held = log === null ? null : await runGit(root, log, env, timeout).catch(() => null);
+  const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
+  const held = ok && file !== null ? await runGit(root, log, env, timeout).catch(() => null) : null;
   if (held?.code === 0 && held.stdout.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
