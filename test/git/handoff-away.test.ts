@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { briefBody, cleanEnv, copyHelper, helper, HELPER, tempDir } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 import { gitCalls, loggingGit } from "./repo.ts";
 
 const DOC = [
@@ -26,18 +27,25 @@ function repo(init: string[] = []) {
   const gitEnv = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_"))), ...env };
   const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
   const run = (args: string[], input?: string, extra: Record<string, string> = {}) =>
-    helper([...args, "--root", dir], { input, env: { ...env, ...extra } });
-  const save = (text: string) => {
-    const t = /CURRENT-SHA256: (\S+)/.exec(run(["read", "handoff"]).stdout)![1]!;
-    const w = run(["write", "handoff", "--expected-current-sha256", t], text);
+    inProcess([...args, "--root", dir], { input, env: { ...env, ...extra } });
+  const save = async (text: string) => {
+    const t = /CURRENT-SHA256: (\S+)/.exec((await run(["read", "handoff"])).stdout)![1]!;
+    const w = await run(["write", "handoff", "--expected-current-sha256", t], text);
     expect(w.code, w.stderr).toBe(0);
   };
   git("init", "-q", ...init);
   writeFileSync(path.join(dir, "a.txt"), "a\n");
   git("add", ".");
   git("commit", "-qm", "init");
-  return { dir, git, run, save };
+  // The session hook, spawned as a harness runs it: the session bundle, whose git use is counted.
+  const hook = (extra: Record<string, string> = {}) =>
+    helper(["hook", "--mode", "session", "--root", dir], { env: { ...env, ...extra } });
+  return { dir, git, run, save, hook };
 }
+
+// `Saved:` is stamped in whole seconds, and a save stamped in the tree's second reads as the tree's own: in this
+// process two saves can fall in one second, so a save meant as later waits for the next one.
+const nextSecond = () => new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000) + 5));
 
 // git 2.45 added reftable repositories (`git init --ref-format=reftable`); an older git cannot make one.
 function reftableGit(): boolean {
@@ -54,27 +62,27 @@ function reftableGit(): boolean {
 
 describe("a handoff away from the working tree", () => {
   // Skipped where git is older than 2.45: it has no reftable to make.
-  it.skipIf(!reftableGit())("in a reftable repository, on a nested branch name: git lists the branches", { timeout: 60_000 }, () => {
+  it.skipIf(!reftableGit())("in a reftable repository, on a nested branch name: git lists the branches", { timeout: 60_000 }, async () => {
     const r = repo(["--ref-format=reftable"]);
     r.git("branch", "team/old");
-    r.save(DOC);
-    expect(r.run(["publish"]).code).toBe(0);
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
     r.git("checkout", "-q", "team/old");
-    const c = r.run(["check", "--json"]);
+    const c = await r.run(["check", "--json"]);
     expect(c.code, c.stderr).toBe(2);
     expect(JSON.parse(c.stdout)).toMatchObject({ state: "parked", parked: "branch", ref: "main" });
   });
 
-  it("found among many branches, on one whose name needs quoting (found by a breaker)", { timeout: 60_000 }, () => {
+  it("found among many branches, on one whose name needs quoting (found by a breaker)", { timeout: 60_000 }, async () => {
     const r = repo();
     r.git("branch", "old");
     for (let i = 0; i < 60; i++) r.git("branch", `b${String(i).padStart(2, "0")}`);
     r.git("checkout", "-q", "-b", "fix+login");
-    r.save(DOC);
+    await r.save(DOC);
     r.git("add", ".ai");
     r.git("commit", "-qm", "memory");
     r.git("checkout", "-q", "old");
-    const c = r.run(["check"]);
+    const c = await r.run(["check"]);
     expect(c.code, c.stderr).toBe(2);
     const cmd = "git restore --source='fix+login' -- .ai/memory";
     const note = 'it comes back uncommitted: before checking out "fix+login", put it aside with `git stash -u -- .ai/memory`';
@@ -83,26 +91,26 @@ describe("a handoff away from the working tree", () => {
     expect(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
   });
 
-  it("after publish, a checkout of an older branch: check, brief and read name the branch; two git processes; the restore commits nothing and the note gets back to main", { timeout: 90_000 }, () => {
+  it("after publish, a checkout of an older branch: check, brief and read name the branch; two git processes; the restore commits nothing and the note gets back to main", { timeout: 90_000 }, async () => {
     const r = repo();
     r.git("branch", "feature");
-    r.save(DOC);
-    expect(r.run(["publish"]).code).toBe(0);
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
     r.git("checkout", "-q", "feature");
     const cmd = "git restore --source=main -- .ai/memory";
     const note = 'it comes back uncommitted: before checking out "main", put it aside with `git stash -u -- .ai/memory`';
     const { bin, log } = loggingGit();
-    const c = r.run(["check", "--json"], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
+    const c = await r.run(["check", "--json"], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
     expect(c.code, c.stderr).toBe(2);
     expect(JSON.parse(c.stdout)).toMatchObject({ state: "parked", parked: "branch", ref: "main", restore: cmd });
     // git lists the branches (ref files, packed-refs or a reftable: only git reads them all), then one look at the
     // stash and the branches; the runner's reading of its filters is not ours.
     expect(gitCalls(log).filter((argv) => argv[0] !== "config").map((argv) => argv[0])).toEqual(["for-each-ref", "cat-file"]);
-    expect(r.run(["check"]).stdout).toBe(`a handoff is parked on branch "main", not in the working tree: bring it back with \`${cmd}\`; ${note}\n`);
-    const b = r.run(["brief"]);
+    expect((await r.run(["check"])).stdout).toBe(`a handoff is parked on branch "main", not in the working tree: bring it back with \`${cmd}\`; ${note}\n`);
+    const b = await r.run(["brief"]);
     expect(b.code, b.stderr).toBe(0);
     expect(briefBody(b.stdout)).toContain(`Proposed next step: bring the handoff back with \`${cmd}\` (${note}), then run brief again`);
-    const read = r.run(["read", "handoff"]);
+    const read = await r.run(["read", "handoff"]);
     expect(read.code).toBe(3);
     expect(read.stderr).toContain('note: a handoff is parked on branch "main"');
     // The user's own stash pops over the restored handoff.
@@ -111,9 +119,10 @@ describe("a handoff away from the working tree", () => {
     r.git(...cmd.split(" ").slice(1));
     r.git("stash", "pop", "-q");
     expect(readFileSync(path.join(r.dir, "a.txt"), "utf8")).toBe("wip\n");
-    expect(briefBody(r.run(["brief"]).stdout)).toContain("Goal: Make the importer fast.");
+    expect(briefBody((await r.run(["brief"])).stdout)).toContain("Goal: Make the importer fast.");
     // The session saves on; the user's plain commit of their own file takes nothing of the memory.
-    r.save(DOC.replace("Make the importer fast.", "Ship the streaming importer."));
+    await nextSecond();
+    await r.save(DOC.replace("Make the importer fast.", "Ship the streaming importer."));
     r.git("add", "a.txt");
     r.git("commit", "-qm", "work");
     expect(r.git("show", "--name-only", "--format=", "HEAD")).toBe("a.txt");
@@ -123,15 +132,15 @@ describe("a handoff away from the working tree", () => {
     r.git("stash", "-u", "-q", "--", ".ai/memory");
     r.git("checkout", "-q", "main");
     const back = "git restore --overlay --source=stash@{0}^3 -- .ai/memory";
-    expect(briefBody(r.run(["brief"]).stdout)).toContain(`a newer save of this clone is in stash@{0}: \`${back}\` brings it back`);
+    expect(briefBody((await r.run(["brief"])).stdout)).toContain(`a newer save of this clone is in stash@{0}: \`${back}\` brings it back`);
     r.git(...back.split(" ").slice(1));
-    expect(briefBody(r.run(["brief"]).stdout)).toContain("Goal: Ship the streaming importer.");
+    expect(briefBody((await r.run(["brief"])).stdout)).toContain("Goal: Ship the streaming importer.");
   });
 
-  it("a teammate's handoff saved after this clone's last save is not called older than a branch holding that save", { timeout: 60_000 }, () => {
+  it("a teammate's handoff saved after this clone's last save is not called older than a branch holding that save", { timeout: 60_000 }, async () => {
     const r = repo();
     r.git("checkout", "-q", "-b", "feat");
-    r.save(DOC);
+    await r.save(DOC);
     r.git("add", ".ai");
     r.git("commit", "-qm", "memory");
     const file = path.join(r.dir, ".ai", "memory", "HANDOFF.md");
@@ -142,28 +151,28 @@ describe("a handoff away from the working tree", () => {
     mkdirSync(path.dirname(file), { recursive: true });
     // Merged in after this clone's save (a pull): later, so nothing newer is on feat.
     writeFileSync(file, theirs(new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, "Z")));
-    expect(briefBody(r.run(["brief"]).stdout)).not.toContain("a newer save of this clone");
+    expect(briefBody((await r.run(["brief"])).stdout)).not.toContain("a newer save of this clone");
     // Saved before this clone's save: feat does hold a newer one.
     writeFileSync(file, theirs("2020-01-01T00:00:00Z"));
-    expect(briefBody(r.run(["brief"]).stdout)).toContain('a newer save of this clone is on branch "feat"');
+    expect(briefBody((await r.run(["brief"])).stdout)).toContain('a newer save of this clone is on branch "feat"');
   });
 
-  it("a cold start with no save recorded and no other branch runs one git process for it", { timeout: 60_000 }, () => {
+  it("a cold start with no save recorded and no other branch runs one git process for it", { timeout: 60_000 }, async () => {
     const r = repo();
     const { bin, log } = loggingGit();
-    const c = r.run(["check"], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
+    const c = await r.run(["check"], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
     expect(c.stdout).toBe("nothing parked: no saved session state exists\n");
     expect(gitCalls(log).filter((argv) => argv[0] !== "config").map((argv) => argv[0])).toEqual(["for-each-ref"]);
   });
 
-  it("a clone with a save on record, its handoff deleted by hand: check and brief list the branches once", { timeout: 60_000 }, () => {
+  it("a clone with a save on record, its handoff deleted by hand: check and brief list the branches once", { timeout: 60_000 }, async () => {
     const r = repo();
     r.git("branch", "other");
-    r.save(DOC);
+    await r.save(DOC);
     rmSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"));
     for (const verb of ["check", "brief"]) {
       const { bin, log } = loggingGit();
-      r.run([verb], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
+      await r.run([verb], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
       // Where this clone's save went (a stash, a branch), then whether another branch holds anyone's: one list.
       const calls = gitCalls(log).map((argv) => argv[0]).filter((v) => v === "for-each-ref" || v === "cat-file");
       expect(calls, verb).toEqual(["for-each-ref", "cat-file", "cat-file"]);
@@ -171,15 +180,15 @@ describe("a handoff away from the working tree", () => {
   });
 
   // Found by a newcomer: a clone that never saved called a teammate's handoff on another branch a cold start.
-  it("a teammate's handoff on another branch of a fresh clone: brief, check, read and the status line name it; exit 3 kept", { timeout: 90_000 }, () => {
+  it("a teammate's handoff on another branch of a fresh clone: brief, check, read and the status line name it; exit 3 kept", { timeout: 90_000 }, async () => {
     const a = repo();
     const remote = `${a.dir}.git`;
     a.git("init", "-q", "--bare", remote);
     a.git("remote", "add", "origin", remote);
     a.git("push", "-q", "origin", "main");
     a.git("checkout", "-q", "-b", "feat/underscore");
-    a.save(DOC);
-    expect(a.run(["publish"]).code).toBe(0);
+    await a.save(DOC);
+    expect((await a.run(["publish"])).code).toBe(0);
     a.git("push", "-q", "origin", "feat/underscore");
     const c = `${a.dir}-c`;
     a.git("clone", "-q", "-b", "feat/underscore", remote, c);
@@ -187,23 +196,23 @@ describe("a handoff away from the working tree", () => {
     cgit("switch", "-q", "main");
     const home = path.dirname(a.dir);
     const env = { HOME: home, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig"), GIT_CEILING_DIRECTORIES: home };
-    const run = (...args: string[]) => helper([...args, "--root", c], { env });
+    const run = (...args: string[]) => inProcess([...args, "--root", c], { env });
     // The helper as it was started: outside the project, by its absolute path.
     const show = `git show feat/underscore:.ai/memory/HANDOFF.md | node ${HELPER} brief --stdin`;
     // The local branch and its remote-tracking twin hold one handoff: named once.
     const note = `a handoff is committed on branch "feat/underscore", not on this one: brief it with \`${show}\`, or check that branch out`;
-    const b = run("brief");
+    const b = await run("brief");
     expect(b.code, b.stderr).toBe(3);
     expect(b.stdout).toBe(`No saved session state exists.\nnote: ${note}\n`);
-    expect(JSON.parse(run("brief", "--json").stdout)).toMatchObject({ brief: null, elsewhere: ["feat/underscore"] });
-    const ck = run("check", "--json");
+    expect(JSON.parse((await run("brief", "--json")).stdout)).toMatchObject({ brief: null, elsewhere: ["feat/underscore"] });
+    const ck = await run("check", "--json");
     expect(ck.code).toBe(0);
     expect(JSON.parse(ck.stdout)).toMatchObject({ state: "clean", elsewhere: ["feat/underscore"] });
-    expect(run("check").stdout).toBe(`nothing parked: no saved session state exists; ${note}\n`);
-    const read = run("read", "handoff");
+    expect((await run("check")).stdout).toBe(`nothing parked: no saved session state exists; ${note}\n`);
+    const read = await run("read", "handoff");
     expect(read.code).toBe(3);
     expect(read.stderr).toContain(`note: ${note}`);
-    const line = helper(["statusline"], { env, input: JSON.stringify({ cwd: c }) });
+    const line = await inProcess(["statusline"], { env, input: JSON.stringify({ cwd: c }) });
     expect(line.stdout).toBe('handoff: none here, one on branch "feat/underscore" (run brief)\n');
     // The command the note gives briefs it as it stands, run from the project root.
     const sh = (cmd: string) => spawnSync("sh", ["-c", cmd], { cwd: c, env: cleanEnv(env), encoding: "utf8" }).stdout;
@@ -217,15 +226,15 @@ describe("a handoff away from the working tree", () => {
     rmSync(path.join(c, ".agents"), { recursive: true });
     // Only fetched, in a clone whose own record of saves lacks it: the remote-tracking branch is named.
     cgit("branch", "-q", "-D", "feat/underscore");
-    const token = /CURRENT-SHA256: (\S+)/.exec(run("read", "handoff").stdout)![1]!;
-    expect(helper(["write", "handoff", "--expected-current-sha256", token, "--root", c], { env, input: DOC }).code).toBe(0);
+    const token = /CURRENT-SHA256: (\S+)/.exec((await run("read", "handoff")).stdout)![1]!;
+    expect((await inProcess(["write", "handoff", "--expected-current-sha256", token, "--root", c], { env, input: DOC })).code).toBe(0);
     rmSync(path.join(c, ".ai", "memory", "HANDOFF.md"));
-    expect(run("brief").stdout).toContain('a handoff is committed on branch "origin/feat/underscore", not on this one');
+    expect((await run("brief")).stdout).toContain('a handoff is committed on branch "origin/feat/underscore", not on this one');
   });
 
   // Branch names are the repository's: git takes an invisible letter (U+3164, which `branchRefs` lets through) and a
   // bidi override (U+202E, which it does not) in one.
-  it("branch names in these sentences are quoted, an invisible letter marked; a bidi override is never printed", { timeout: 60_000 }, () => {
+  it("branch names in these sentences are quoted, an invisible letter marked; a bidi override is never printed", { timeout: 60_000 }, async () => {
     const r = repo();
     const file = path.join(r.dir, ".ai", "memory", "HANDOFF.md");
     // Both branches are looked at; the newest, named first, is the one with the invisible letter.
@@ -239,44 +248,44 @@ describe("a handoff away from the working tree", () => {
     }
     r.git("checkout", "-q", "main");
     const shown = '"fix<U+3164>login"';
-    const line = helper(["statusline"], { env: { HOME: path.dirname(r.dir) }, input: JSON.stringify({ cwd: r.dir }) });
+    const line = await inProcess(["statusline"], { env: { HOME: path.dirname(r.dir) }, input: JSON.stringify({ cwd: r.dir }) });
     expect(line.stdout).toBe(`handoff: none here, one on branch ${shown} (run brief)\n`);
-    const check = r.run(["check"]);
+    const check = await r.run(["check"]);
     expect(check.stdout).toContain(`; a handoff is committed on branch ${shown}, not on this one: brief it with`);
     // This clone's own save left on a branch: "parked on branch".
     r.git("checkout", "-q", "fix\u3164login");
-    r.save(DOC.replace("Make the importer fast.", "Mine."));
+    await r.save(DOC.replace("Make the importer fast.", "Mine."));
     r.git("commit", "-qam", "my save");
     r.git("checkout", "-q", "main");
-    const parked = r.run(["check"]);
+    const parked = await r.run(["check"]);
     expect(parked.code, parked.stderr).toBe(2);
     expect(parked.stdout).toContain(`a handoff is parked on branch ${shown}, not in the working tree: `);
     expect(parked.stdout).toContain(`before checking out ${shown}, put it aside`);
-    for (const out of [line.stdout, check.stdout, parked.stdout, r.run(["brief"]).stdout]) expect(out).not.toContain("\u202E");
+    for (const out of [line.stdout, check.stdout, parked.stdout, (await r.run(["brief"])).stdout]) expect(out).not.toContain("\u202E");
   });
 
-  it("in a linked worktree, the handoff it stashed is named, never the other worktree's newer stash", { timeout: 60_000 }, () => {
+  it("in a linked worktree, the handoff it stashed is named, never the other worktree's newer stash", { timeout: 60_000 }, async () => {
     const r = repo();
     const wt = path.join(path.dirname(r.dir), "wt");
     r.git("worktree", "add", "-q", "-b", "feat", wt);
-    const inWt = (args: string[], input?: string) => helper([...args, "--root", wt], {
+    const inWt = (args: string[], input?: string) => inProcess([...args, "--root", wt], {
       input, env: { HOME: path.dirname(r.dir), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: path.join(path.dirname(r.dir), ".gitconfig"), GIT_CEILING_DIRECTORIES: path.dirname(r.dir) },
     });
-    const t = /CURRENT-SHA256: (\S+)/.exec(inWt(["read", "handoff"]).stdout)![1]!;
-    expect(inWt(["write", "handoff", "--expected-current-sha256", t], DOC.replace("Make the importer fast.", "The worktree's goal.")).code).toBe(0);
+    const t = /CURRENT-SHA256: (\S+)/.exec((await inWt(["read", "handoff"])).stdout)![1]!;
+    expect((await inWt(["write", "handoff", "--expected-current-sha256", t], DOC.replace("Make the importer fast.", "The worktree's goal."))).code).toBe(0);
     const wtGit = (...args: string[]) => execFileSync("git", args, { cwd: wt, env: { ...cleanEnv(), HOME: path.dirname(r.dir), GIT_CONFIG_GLOBAL: path.join(path.dirname(r.dir), ".gitconfig") } });
     wtGit("stash", "-u", "-q");
-    r.save(DOC.replace("Make the importer fast.", "The main worktree's goal."));
+    await r.save(DOC.replace("Make the importer fast.", "The main worktree's goal."));
     r.git("stash", "-u", "-q");
     // stash@{0} is the main worktree's (newer), stash@{1} the linked one's.
-    const check = inWt(["check"]);
+    const check = await inWt(["check"]);
     expect(check.stdout).toContain("a handoff is parked in stash@{1}, not in the working tree");
     expect(check.stdout).not.toContain("stash@{0}");
-    const mine = r.run(["check"]);
+    const mine = await r.run(["check"]);
     expect(mine.stdout).toContain("a handoff is parked in stash@{0}, not in the working tree");
   });
 
-  it("a handoff deleted here by hand that HEAD's commit holds is not named on the branches that share it", { timeout: 60_000 }, () => {
+  it("a handoff deleted here by hand that HEAD's commit holds is not named on the branches that share it", { timeout: 60_000 }, async () => {
     const r = repo();
     r.git("checkout", "-q", "-b", "feat");
     writeFileSync(path.join(r.dir, "b.txt"), "b\n");
@@ -286,40 +295,41 @@ describe("a handoff away from the working tree", () => {
     r.git("commit", "-qm", "handoff");
     r.git("branch", "copy");
     rmSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"));
-    const b = r.run(["brief"]);
+    const b = await r.run(["brief"]);
     expect(b.code).toBe(3);
     expect(b.stdout).toBe("No saved session state exists.\n");
   });
 
-  it("`git stash` after publish: the brief of the older published handoff names the newer save's entry", { timeout: 60_000 }, () => {
+  it("`git stash` after publish: the brief of the older published handoff names the newer save's entry", { timeout: 60_000 }, async () => {
     const r = repo();
-    r.save(DOC);
-    expect(r.run(["publish"]).code).toBe(0);
-    r.save(DOC.replace("Make the importer fast.", "Ship the streaming importer."));
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
+    await r.save(DOC.replace("Make the importer fast.", "Ship the streaming importer."));
     writeFileSync(path.join(r.dir, "a.txt"), "wip\n");
     r.git("stash", "-q");
-    const body = briefBody(r.run(["brief"]).stdout);
+    const body = briefBody((await r.run(["brief"])).stdout);
     expect(body).toContain("Goal: Make the importer fast.");
     expect(body).toContain("a newer save of this clone is in stash@{0}: `git restore --source=stash@{0} -- .ai/memory/HANDOFF.md` brings it back; that entry keeps a copy: move .ai/memory aside before `git stash pop`");
     r.git("stash", "pop", "-q");
-    expect(briefBody(r.run(["brief"]).stdout)).not.toContain("a newer save");
+    expect(briefBody((await r.run(["brief"])).stdout)).not.toContain("a newer save");
   });
 
-  it("a save a `git reset --hard` discarded: check, brief and the hook say so and name git's copy; no git for the hook when the tree holds the newest save", { timeout: 90_000 }, () => {
+  it("a save a `git reset --hard` discarded: check, brief and the hook say so and name git's copy; no git for the hook when the tree holds the newest save", { timeout: 90_000 }, async () => {
     const r = repo();
-    r.save(DOC);
-    expect(r.run(["publish"]).code).toBe(0);
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
     writeFileSync(path.join(r.dir, "a.txt"), "work\n");
     r.git("commit", "-qam", "code");
-    r.save(DOC.replace("Make the importer fast.", "Ship the streaming importer."));
+    await nextSecond();
+    await r.save(DOC.replace("Make the importer fast.", "Ship the streaming importer."));
     const saved = /^Saved: (\S+)$/m.exec(readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8"))![1]!;
     // No git process at a session start while the tree holds this clone's newest save.
     const { bin, log } = loggingGit();
-    const hook = (extra: Record<string, string> = {}) => r.run(["hook", "--mode", "session"], undefined, extra).stdout;
+    const hook = (extra: Record<string, string> = {}) => r.hook(extra).stdout;
     expect(hook({ PATH: `${bin}${path.delimiter}${process.env.PATH}` })).toContain("a parked handoff exists");
     expect(gitCalls(log)).toEqual([]);
     r.git("reset", "-q", "--hard", "HEAD~1");
-    const c = r.run(["check", "--json"]);
+    const c = await r.run(["check", "--json"]);
     expect(c.code, c.stderr).toBe(2);
     const j = JSON.parse(c.stdout);
     expect(j).toMatchObject({ state: "parked", parked: "handoff", lost: saved });
@@ -328,43 +338,43 @@ describe("a handoff away from the working tree", () => {
       `a \`git reset --hard\` or a checkout of .ai/memory/HANDOFF.md put an older one in its place; \`${j.restore}\` brings it back`;
     expect(j.message).toBe(`a handoff is parked and can be resumed; but ${said}`);
     expect(hook()).toContain(`\nsession-handoff: ${said}. Tell the user before resuming; \`check\` says the same.\n`);
-    expect(briefBody(r.run(["brief"]).stdout)).toContain(`Drift & lessons: ${said}; `);
+    expect(briefBody((await r.run(["brief"])).stdout)).toContain(`Drift & lessons: ${said}; `);
     // The command brings back the very bytes, and then all is said to be well.
     writeFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), r.git("cat-file", "blob", j.restore.split(" ")[3]) + "\n");
     expect(readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8")).toContain("Ship the streaming importer.");
-    expect(r.run(["check"]).stdout).toBe("a handoff is parked and can be resumed\n");
+    expect((await r.run(["check"])).stdout).toBe("a handoff is parked and can be resumed\n");
     // An older handoff put back on purpose keeps the newest in archive/: no alarm.
-    const older = r.run(["archives", "list"]).stdout.match(/HANDOFF-\S+\.md/)![0];
-    expect(r.run(["archives", "restore", older, "--expected-current-sha256",
-      /CURRENT-SHA256: (\S+)/.exec(r.run(["read", "handoff"]).stdout)![1]!]).code).toBe(0);
-    expect(r.run(["check"]).stdout).toBe("a handoff is parked and can be resumed\n");
+    const older = (await r.run(["archives", "list"])).stdout.match(/HANDOFF-\S+\.md/)![0];
+    expect((await r.run(["archives", "restore", older, "--expected-current-sha256",
+      /CURRENT-SHA256: (\S+)/.exec((await r.run(["read", "handoff"])).stdout)![1]!])).code).toBe(0);
+    expect((await r.run(["check"])).stdout).toBe("a handoff is parked and can be resumed\n");
   });
 
-  it("this clone's handoff on another branch: the hook says what check says, and an unrelated stash changes neither", { timeout: 90_000 }, () => {
+  it("this clone's handoff on another branch: the hook says what check says, and an unrelated stash changes neither", { timeout: 90_000 }, async () => {
     const r = repo();
-    r.save(DOC);
-    expect(r.run(["publish"]).code).toBe(0);
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
     r.git("switch", "-q", "-c", "old", "HEAD~1");
     const check = () => r.run(["check"]);
-    const hook = () => r.run(["hook", "--mode", "session"]).stdout;
+    const hook = () => r.hook().stdout;
     const said = 'a handoff is parked on branch "main", not in the working tree: bring it back with ' +
       '`git restore --source=main -- .ai/memory`; it comes back uncommitted: before checking out "main", put it aside ' +
       "with `git stash -u -- .ai/memory`";
-    expect(check().stdout).toBe(`${said}\n`);
+    expect((await check()).stdout).toBe(`${said}\n`);
     expect(hook()).toBe(`session-handoff: ${said}. Tell the user before resuming; \`check\` says the same.\n`);
     // A stash entry holding an archive only: the handoff is still on main, and both say so.
     mkdirSync(path.join(r.dir, ".ai/memory/archive"), { recursive: true });
     writeFileSync(path.join(r.dir, ".ai/memory/archive/HANDOFF-2026-01-01T00-00-00.000000Z-1-0a1b2c3d.md"), DOC);
     r.git("stash", "-u", "-q");
-    expect(check().stdout).toBe(`${said}\n`);
+    expect((await check()).stdout).toBe(`${said}\n`);
     expect(hook()).toBe(`session-handoff: ${said}. Tell the user before resuming; \`check\` says the same.\n`);
   });
 
-  it("`read` of a stashed handoff says where it is on stderr and still exits 3", { timeout: 60_000 }, () => {
+  it("`read` of a stashed handoff says where it is on stderr and still exits 3", { timeout: 60_000 }, async () => {
     const r = repo();
-    r.save(DOC);
+    await r.save(DOC);
     r.git("stash", "-u", "-q");
-    const read = r.run(["read", "handoff"]);
+    const read = await r.run(["read", "handoff"]);
     expect(read.code).toBe(3);
     expect(read.stdout).toBe("CURRENT-SHA256: absent\n");
     const cmd = "git restore --overlay --source=stash@{0}^3 -- .ai/memory";

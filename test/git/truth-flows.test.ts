@@ -6,12 +6,16 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { briefBody, helper, tempDir } from "../helpers.ts";
+import { briefBody, helper, tempDir, type Run } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 interface Repo {
   dir: string;
   git(...args: string[]): string;
-  run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+  /** The verb run in this process (test/in-process.ts): what it says of git is the subject here. */
+  run(args: string[], input?: string): Promise<Run>;
+  /** The session hook, spawned as a harness runs it: the session bundle, which runs no git. */
+  hook(): Run;
 }
 
 function env(home: string): Record<string, string> {
@@ -25,7 +29,8 @@ function person(home: string, dir: string, name: string): Repo {
   return {
     dir,
     git: (...args) => execFileSync("git", args, { cwd: dir, env: e, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
-    run: (args, input) => helper([...args, "--root", dir], { input, env: env(home) }),
+    run: (args, input) => inProcess([...args, "--root", dir], { input, env: env(home) }),
+    hook: () => helper(["hook", "--mode", "session", "--root", dir], { env: env(home) }),
   };
 }
 
@@ -73,52 +78,52 @@ function newRepo(): { home: string; r: Repo } {
   return { home, r };
 }
 
-function save(r: Repo): void {
-  const t = /CURRENT-SHA256: (\S+)/.exec(r.run(["read", "handoff"]).stdout)![1]!;
-  const w = r.run(["write", "handoff", "--expected-current-sha256", t], DOC);
+async function save(r: Repo): Promise<void> {
+  const t = /CURRENT-SHA256: (\S+)/.exec((await r.run(["read", "handoff"])).stdout)![1]!;
+  const w = await r.run(["write", "handoff", "--expected-current-sha256", t], DOC);
   expect(w.code, w.stderr).toBe(0);
 }
 
-function drift(r: Repo): { summary: string; dirtyFates: { path: string; fate: string; commit?: string; stash?: string; onHead?: boolean }[]; [k: string]: unknown } {
-  const d = r.run(["drift", "--json"]);
+async function drift(r: Repo): Promise<{ summary: string; dirtyFates: { path: string; fate: string; commit?: string; stash?: string; onHead?: boolean }[]; [k: string]: unknown }> {
+  const d = await r.run(["drift", "--json"]);
   expect(d.code, d.stderr).toBe(0);
   return JSON.parse(d.stdout);
 }
 
-function brief(r: Repo): string {
-  const b = r.run(["brief"]);
+async function brief(r: Repo): Promise<string> {
+  const b = await r.run(["brief"]);
   expect(b.code, b.stderr).toBe(0);
   return briefBody(b.stdout);
 }
 
 describe("what the brief says after one everyday git command", () => {
-  it("1: dirty files committed are committed, in that commit, and never also unchanged", { timeout: 60_000 }, () => {
+  it("1: dirty files committed are committed, in that commit, and never also unchanged", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
-    save(r);
+    await save(r);
     r.git("commit", "-qam", "the parser");
     const id = r.git("rev-parse", "HEAD");
-    const d = drift(r);
+    const d = await drift(r);
     expect(d.dirtyFates).toEqual([{ path: "a.ts", fate: "committed", commit: id, onHead: true }]);
-    const b = brief(r);
+    const b = await brief(r);
     expect(b).toContain(`dirty at the save, committed in ${id.slice(0, 12)}: "a.ts"`);
     expect(b).not.toMatch(/unchanged|stashed|reverted/);
   });
 
-  it("dirty files edited further, then committed: changed since in that commit, never reverted", { timeout: 60_000 }, () => {
+  it("dirty files edited further, then committed: changed since in that commit, never reverted", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
-    save(r);
+    await save(r);
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\nand more after the save\n");
     r.git("commit", "-qam", "the parser, finished");
     const id = r.git("rev-parse", "HEAD");
-    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "edited", commit: id }]);
-    const b = brief(r);
+    expect((await drift(r)).dirtyFates).toEqual([{ path: "a.ts", fate: "edited", commit: id }]);
+    const b = await brief(r);
     expect(b).toContain(`dirty at the save, changed since in ${id.slice(0, 12)} (no branch, tag or stash holds the saved one at this path): "a.ts"`);
     expect(b).not.toMatch(/reverted/);
   });
 
-  it("an older stash or another branch's commit that touched the file is not where the saved work went", { timeout: 60_000 }, () => {
+  it("an older stash or another branch's commit that touched the file is not where the saved work went", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "an old edit\n");
     r.git("stash", "-q");
@@ -129,39 +134,40 @@ describe("what the brief says after one everyday git command", () => {
     r.git("commit", "-qam", "side");
     r.git("checkout", "-q", "-");
     writeFileSync(path.join(r.dir, "a.ts"), "the work\n");
-    save(r);
+    await save(r);
     r.git("checkout", "-q", "--", "a.ts");
-    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "reverted" }]);
-    expect(brief(r)).toContain('dirty at the save, reverted (neither committed nor stashed): "a.ts"');
+    expect((await drift(r)).dirtyFates).toEqual([{ path: "a.ts", fate: "reverted" }]);
+    expect(await brief(r)).toContain('dirty at the save, reverted (neither committed nor stashed): "a.ts"');
   });
 
-  it("a teammate's clone, made before the save and never saving, pulls it: the dirty work stayed in the other clone", { timeout: 60_000 }, () => {
+  it("a teammate's clone, made before the save and never saving, pulls it: the dirty work stayed in the other clone", { timeout: 60_000 }, async () => {
     const { home, r } = newRepo();
     const bobDir = path.join(home, "bob");
     execFileSync("git", ["clone", "-q", r.dir, bobDir], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
     const bob = person(path.join(home, "bob-home"), bobDir, "Bob");
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
-    save(r);
+    await save(r);
     r.git("add", ".ai/memory/HANDOFF.md");
     r.git("commit", "-qm", "handoff");
     bob.git("pull", "-q");
-    expect(drift(bob).dirtyFates).toEqual([{ path: "a.ts", fate: "not-here" }]);
-    const b = brief(bob);
+    expect((await drift(bob)).dirtyFates).toEqual([{ path: "a.ts", fate: "not-here" }]);
+    const b = await brief(bob);
     expect(b).toContain('dirty in the clone that saved, not in this one: "a.ts"');
     expect(b).not.toMatch(/reverted/);
   });
 
-  it("a handoff taken by `git stash -u`: the hook says what check says", { timeout: 60_000 }, () => {
+  it("a handoff taken by `git stash -u`: the hook says what check says", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
-    save(r);
-    const hook = () => r.run(["hook", "--mode", "session"]).stdout;
+    await save(r);
+    const hook = () => r.hook().stdout;
     r.git("stash", "-u", "-q");
     expect(hook()).toBe(
       "session-handoff: a handoff is parked in stash@{0}, not in the working tree: bring it back with `git restore " +
         "--overlay --source=stash@{0}^3 -- .ai/memory`; that entry keeps a copy: move .ai/memory aside before `git " +
         "stash pop`. Tell the user before resuming; `check` says the same.\n",
     );
-    expect(r.run(["check"]).stderr + r.run(["check"]).stdout).toContain("stash@{0}");
+    const c = await r.run(["check"]);
+    expect(c.stderr + c.stdout).toContain("stash@{0}");
     r.git("stash", "pop", "-q");
     expect(hook()).toContain("a parked handoff exists");
     // The handoff deleted with no stash: nothing to point at.
@@ -169,205 +175,205 @@ describe("what the brief says after one everyday git command", () => {
     expect(hook()).toBe("");
   });
 
-  it("a stash made before the save cannot hold it: a handoff deleted on purpose gets no alarm", { timeout: 60_000 }, () => {
+  it("a stash made before the save cannot hold it: a handoff deleted on purpose gets no alarm", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "an old edit\n");
     r.git("stash", "-q");
     // The reflog's times are whole seconds: the save comes in a later one.
     execFileSync("sleep", ["1.1"]);
-    save(r);
+    await save(r);
     rmSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"));
-    expect(r.run(["hook", "--mode", "session"]).stdout).toBe("");
+    expect(r.hook().stdout).toBe("");
   });
 
-  it("2: dirty files stashed are said to be in the stash, in brief and drift alike", { timeout: 60_000 }, () => {
+  it("2: dirty files stashed are said to be in the stash, in brief and drift alike", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
-    save(r);
+    await save(r);
     r.git("stash", "-q");
-    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "stashed", stash: "stash@{0}" }]);
-    expect(brief(r)).toContain('dirty at the save, now in stash@{0}: "a.ts"');
+    expect((await drift(r)).dirtyFates).toEqual([{ path: "a.ts", fate: "stashed", stash: "stash@{0}" }]);
+    expect(await brief(r)).toContain('dirty at the save, now in stash@{0}: "a.ts"');
     // Popped and thrown away: reverted, not stashed.
     r.git("stash", "drop", "-q");
-    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "reverted" }]);
+    expect((await drift(r)).dirtyFates).toEqual([{ path: "a.ts", fate: "reverted" }]);
   });
 
-  it("the work edited further after the save, then stashed: changed since, in that stash, never reverted", { timeout: 60_000 }, () => {
+  it("the work edited further after the save, then stashed: changed since, in that stash, never reverted", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
-    save(r);
+    await save(r);
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\nand more after the save\n");
     r.git("stash", "-q");
-    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "edited", stash: "stash@{0}" }]);
-    const b = brief(r);
+    expect((await drift(r)).dirtyFates).toEqual([{ path: "a.ts", fate: "edited", stash: "stash@{0}" }]);
+    const b = await brief(r);
     expect(b).toContain('dirty at the save, changed since, stashed in stash@{0} (no branch, tag or stash holds the saved one at this path): "a.ts"');
     expect(b).not.toMatch(/reverted/);
   });
 
-  it("a file renamed since the save: committed as its new name, or renamed and not committed, never changed or reverted", { timeout: 60_000 }, () => {
+  it("a file renamed since the save: committed as its new name, or renamed and not committed, never changed or reverted", { timeout: 60_000 }, async () => {
     const body = Array.from({ length: 20 }, (_, i) => `line ${i}\n`).join("");
-    const setUp = () => {
+    const setUp = async () => {
       const { r } = newRepo();
       writeFileSync(path.join(r.dir, "b.ts"), body);
       r.git("add", "b.ts");
       r.git("commit", "-qm", "b");
       writeFileSync(path.join(r.dir, "b.ts"), `${body}the saved work\n`);
-      save(r);
+      await save(r);
       r.git("mv", "b.ts", "c.ts");
       return r;
     };
     // Staged, not committed.
-    const staged = setUp();
-    expect(drift(staged).dirtyFates).toEqual([{ path: "b.ts", fate: "renamed", to: "c.ts" }]);
-    expect(brief(staged)).toContain('dirty at the save, renamed to "c.ts", not committed: "b.ts"');
+    const staged = await setUp();
+    expect((await drift(staged)).dirtyFates).toEqual([{ path: "b.ts", fate: "renamed", to: "c.ts" }]);
+    expect(await brief(staged)).toContain('dirty at the save, renamed to "c.ts", not committed: "b.ts"');
     // The rename committed, the work still only in the tree.
     staged.git("commit", "-qm", "rename only");
-    expect(drift(staged).dirtyFates).toEqual([{ path: "b.ts", fate: "renamed", to: "c.ts" }]);
+    expect((await drift(staged)).dirtyFates).toEqual([{ path: "b.ts", fate: "renamed", to: "c.ts" }]);
     // The rename and the work committed together.
-    const done = setUp();
+    const done = await setUp();
     done.git("commit", "-qam", "rename, with the work");
     const id = done.git("rev-parse", "HEAD");
-    expect(drift(done).dirtyFates).toEqual([{ path: "b.ts", fate: "committed", commit: id, onHead: true, as: "c.ts" }]);
-    const b = brief(done);
+    expect((await drift(done)).dirtyFates).toEqual([{ path: "b.ts", fate: "committed", commit: id, onHead: true, as: "c.ts" }]);
+    const b = await brief(done);
     expect(b).toContain(`dirty at the save, committed as "c.ts" in ${id.slice(0, 12)}: "b.ts"`);
     expect(b).not.toMatch(/reverted|changed since/);
   });
 
-  it("in a linked worktree, a stash made in the main one since the save is not this worktree's handoff", { timeout: 60_000 }, () => {
+  it("in a linked worktree, a stash made in the main one since the save is not this worktree's handoff", { timeout: 60_000 }, async () => {
     const { home, r } = newRepo();
     const wtDir = path.join(home, "wt");
     r.git("worktree", "add", "-q", "-b", "feat", wtDir);
     const wt = person(path.join(home, "me"), wtDir, "Alice");
-    save(wt);
+    await save(wt);
     rmSync(path.join(wtDir, ".ai", "memory", "HANDOFF.md"));
     writeFileSync(path.join(r.dir, "a.ts"), "main's own edit\n");
     r.git("stash", "-q");
-    const hook = () => wt.run(["hook", "--mode", "session"]).stdout;
+    const hook = () => wt.hook().stdout;
     expect(hook()).toBe("");
     // A stash of this worktree's holding no handoff is nothing either; one holding it is named.
     writeFileSync(path.join(wtDir, "a.ts"), "the worktree's edit\n");
     wt.git("stash", "-q");
     expect(hook()).toBe("");
-    save(wt);
+    await save(wt);
     wt.git("stash", "-u", "-q");
     expect(hook()).toContain("session-handoff: a handoff is parked in stash@{0}, not in the working tree");
   });
 
-  it("a new file stashed with `stash -u` is in that stash, not reverted", { timeout: 60_000 }, () => {
+  it("a new file stashed with `stash -u` is in that stash, not reverted", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     // The memory dir stays out of the stash: only the new file goes.
     writeFileSync(path.join(r.dir, ".git", "info", "exclude"), ".ai/\n");
     writeFileSync(path.join(r.dir, "new.ts"), "new\n");
-    save(r);
+    await save(r);
     r.git("stash", "-u", "-q");
-    expect(drift(r).dirtyFates).toEqual([{ path: "new.ts", fate: "stashed", stash: "stash@{0}" }]);
-    expect(brief(r)).toContain('dirty at the save, now in stash@{0}: "new.ts"');
+    expect((await drift(r)).dirtyFates).toEqual([{ path: "new.ts", fate: "stashed", stash: "stash@{0}" }]);
+    expect(await brief(r)).toContain('dirty at the save, now in stash@{0}: "new.ts"');
   });
 
-  it("3, 4: a rebase squashing the saved commit while a stash holds it; a deleted key file is still named", { timeout: 60_000 }, () => {
+  it("3, 4: a rebase squashing the saved commit while a stash holds it; a deleted key file is still named", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "b.ts"), "b\n");
     r.git("add", "b.ts");
     r.git("commit", "-qm", "b");
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
-    save(r);
+    await save(r);
     r.git("stash", "-q");
     r.git("reset", "-q", "--soft", "HEAD~1");
     r.git("rm", "-q", "Ky.ts");
     r.git("commit", "-qm", "squashed, lexer gone");
-    const d = drift(r);
+    const d = await drift(r);
     // refs/stash holds the saved commit: reachable from a ref.
     expect(d.headReachable).toBe(true);
     expect(d.summary).not.toContain("no longer reachable");
     expect(d.missingKeyFiles).toEqual(["Ky.ts"]);
-    const b = brief(r);
+    const b = await brief(r);
     expect(b).toContain('key files missing: "Ky.ts"');
     expect(b).toContain('dirty at the save, now in stash@{0}: "a.ts"');
   });
 
-  it("5: on another branch, key files changed are the diff from the saved commit to HEAD, nothing else", { timeout: 60_000 }, () => {
+  it("5: on another branch, key files changed are the diff from the saved commit to HEAD, nothing else", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "Ky.ts"), "k dirty\n");
-    save(r);
+    await save(r);
     r.git("commit", "-qam", "lexer on main");
     r.git("switch", "-q", "-c", "side", "HEAD~1");
-    const d = drift(r);
+    const d = await drift(r);
     const saved = readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8");
     const head = /^- HEAD: ([0-9a-f]+)/m.exec(saved)![1]!;
     expect(r.git("diff", "--name-only", head, "HEAD")).toBe("");
     expect(d.changedKeyFiles).toEqual([]);
     expect(d.dirtyFates).toEqual([{ path: "Ky.ts", fate: "committed", commit: r.git("rev-parse", "main"), onHead: false }]);
-    expect(brief(r)).not.toContain("key files changed");
+    expect(await brief(r)).not.toContain("key files changed");
   });
 
-  it("6: a fresh clone says the other machine's untracked folder is not in this clone", { timeout: 60_000 }, () => {
+  it("6: a fresh clone says the other machine's untracked folder is not in this clone", { timeout: 60_000 }, async () => {
     const { home, r } = newRepo();
     const remote = path.join(home, "remote.git");
     execFileSync("git", ["init", "-q", "--bare", remote]);
     mkdirSync(path.join(r.dir, ".codex"));
     writeFileSync(path.join(r.dir, ".codex", "x"), "x\n");
-    save(r);
+    await save(r);
     r.git("add", ".ai");
     r.git("commit", "-qm", "handoff");
     r.git("push", "-q", remote, "HEAD:main");
     const bob = person(path.join(home, "bob"), path.join(home, "bob-work"), "Bob");
     execFileSync("git", ["clone", "-q", "-b", "main", remote, bob.dir]);
-    expect(drift(bob).dirtyFates).toEqual([{ path: ".codex/x", fate: "not-here" }]);
-    const b = brief(bob);
+    expect((await drift(bob)).dirtyFates).toEqual([{ path: ".codex/x", fate: "not-here" }]);
+    const b = await brief(bob);
     expect(b).toContain('dirty in the clone that saved, not in this one: ".codex/x"');
     expect(b).not.toMatch(/stashed|reverted|committed/);
     // In the saving clone, the folder thrown away is reverted.
     rmSync(path.join(r.dir, ".codex"), { recursive: true });
-    expect(drift(r).dirtyFates).toEqual([{ path: ".codex/x", fate: "reverted" }]);
+    expect((await drift(r)).dirtyFates).toEqual([{ path: ".codex/x", fate: "reverted" }]);
   });
 
-  it("7: the saving clone keeps its provenance after a hand edit", { timeout: 60_000 }, () => {
+  it("7: the saving clone keeps its provenance after a hand edit", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
-    save(r);
+    await save(r);
     const p = path.join(r.dir, ".ai/memory/HANDOFF.md");
     writeFileSync(p, readFileSync(p, "utf8").replace("tune the lexer", "tune the lexer first"));
-    expect(drift(r).provenance).toBeNull();
-    expect(brief(r)).not.toContain("not saved in this clone");
-    expect(r.run(["hook", "--mode", "session"]).stdout).not.toContain("not saved in this clone");
+    expect((await drift(r)).provenance).toBeNull();
+    expect(await brief(r)).not.toContain("not saved in this clone");
+    expect(r.hook().stdout).not.toContain("not saved in this clone");
   });
 
-  it("7: two clones saving in one second on one commit are told apart by the clone mark", { timeout: 60_000 }, () => {
+  it("7: two clones saving in one second on one commit are told apart by the clone mark", { timeout: 60_000 }, async () => {
     const { home, r } = newRepo();
-    save(r);
+    await save(r);
     const mine = readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8");
     expect(mine).toMatch(/^Saved: \S+\n<!-- saved in clone [0-9a-f]{16} -->$/m);
     // Saving the same document again is still `unchanged`.
-    const t = /CURRENT-SHA256: (\S+)/.exec(r.run(["read", "handoff"]).stdout)![1]!;
-    expect(r.run(["write", "handoff", "--expected-current-sha256", t], DOC).stdout).toMatch(/^unchanged /);
+    const t = /CURRENT-SHA256: (\S+)/.exec((await r.run(["read", "handoff"])).stdout)![1]!;
+    expect((await r.run(["write", "handoff", "--expected-current-sha256", t], DOC)).stdout).toMatch(/^unchanged /);
     const bob = person(path.join(home, "bob"), path.join(home, "bob-work"), "Bob");
     execFileSync("git", ["clone", "-q", r.dir, bob.dir]);
-    save(bob);
+    await save(bob);
     const bobs = path.join(bob.dir, ".ai/memory/HANDOFF.md");
     // Bob's save, as if made in the same second as Alice's, reaches Alice's clone.
     const saved = /^Saved: .*$/m.exec(mine)![0];
     const theirs = readFileSync(bobs, "utf8").replace(/^Saved: .*$/m, saved);
     expect(theirs).not.toBe(mine);
     writeFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), theirs);
-    expect(drift(r).provenance).toMatchObject({ someoneElse: true });
-    expect(r.run(["hook", "--mode", "session"]).stdout).toContain("not saved in this clone");
+    expect((await drift(r)).provenance).toMatchObject({ someoneElse: true });
+    expect(r.hook().stdout).toContain("not saved in this clone");
   });
 
-  it("drift's text says no 'unknown' since-date count beside a known ahead count", { timeout: 60_000 }, () => {
+  it("drift's text says no 'unknown' since-date count beside a known ahead count", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
-    save(r);
+    await save(r);
     writeFileSync(path.join(r.dir, "a.ts"), "a2\n");
     r.git("commit", "-qam", "more");
-    const t = r.run(["drift"]).stdout;
+    const t = (await r.run(["drift"])).stdout;
     expect(t).toContain("ahead: 1, behind: 0\n");
     expect(t).not.toContain("commits since the saved date: unknown");
   });
 
-  it("`stash -u` takes the untracked memory dir: the brief names the entry and brings it back", { timeout: 60_000 }, () => {
+  it("`stash -u` takes the untracked memory dir: the brief names the entry and brings it back", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
-    save(r);
+    await save(r);
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
     r.git("stash", "-u", "-q");
-    const b = r.run(["brief"]);
+    const b = await r.run(["brief"]);
     expect(b.code, b.stderr).toBe(0);
     const body = briefBody(b.stdout);
     expect(body).not.toContain("No saved session state exists");
@@ -380,50 +386,50 @@ describe("what the brief says after one everyday git command", () => {
     // The command given brings the handoff back, and leaves the stashed code where it was.
     r.git(...cmd.split(" ").slice(1));
     expect(readFileSync(path.join(r.dir, "a.ts"), "utf8")).toBe("a\n");
-    expect(brief(r)).toContain("Goal: Tune the parser.");
+    expect(await brief(r)).toContain("Goal: Tune the parser.");
     // After `git clean -fd` nothing holds it: a cold start, and nothing said of a stash.
     r.git("stash", "drop", "-q");
     rmSync(path.join(r.dir, ".ai"), { recursive: true });
-    const cold = r.run(["brief"]);
+    const cold = await r.run(["brief"]);
     expect(cold.code).toBe(3);
     expect(cold.stdout).toBe("No saved session state exists.\n");
   });
 
-  it("check says a stashed handoff is parked (2) and gives brief's command; 0 once nothing holds it", { timeout: 60_000 }, () => {
+  it("check says a stashed handoff is parked (2) and gives brief's command; 0 once nothing holds it", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
-    save(r);
+    await save(r);
     r.git("stash", "-u", "-q");
-    const c = r.run(["check"]);
+    const c = await r.run(["check"]);
     expect(c.code, c.stderr).toBe(2);
     const cmd = "git restore --overlay --source=stash@{0}^3 -- .ai/memory";
     const pop = "; that entry keeps a copy: move .ai/memory aside before `git stash pop`";
     expect(c.stdout).toBe(`a handoff is parked in stash@{0}, not in the working tree: bring it back with \`${cmd}\`${pop}\n`);
-    expect(briefBody(r.run(["brief"]).stdout)).toContain(`\`${cmd}\``);
-    const j = JSON.parse(r.run(["check", "--json"]).stdout);
+    expect(briefBody((await r.run(["brief"])).stdout)).toContain(`\`${cmd}\``);
+    const j = JSON.parse((await r.run(["check", "--json"])).stdout);
     expect(j).toMatchObject({ code: 2, state: "parked", parked: "stash", stash: "stash@{0}", restore: cmd });
     expect(j.files.handoff).toBe("missing");
     // A newer stash of other work: the handoff is now in stash@{1}.
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
     r.git("stash", "-q");
-    expect(JSON.parse(r.run(["check", "--json"]).stdout)).toMatchObject({ code: 2, stash: "stash@{1}" });
+    expect(JSON.parse((await r.run(["check", "--json"])).stdout)).toMatchObject({ code: 2, stash: "stash@{1}" });
     r.git("stash", "clear");
-    const cold = r.run(["check", "--json"]);
+    const cold = await r.run(["check", "--json"]);
     expect(cold.code).toBe(0);
     expect(JSON.parse(cold.stdout)).not.toHaveProperty("stash");
-    expect(r.run(["check"]).stdout).toBe("nothing parked: no saved session state exists\n");
+    expect((await r.run(["check"])).stdout).toBe("nothing parked: no saved session state exists\n");
   });
 
-  it("a staged handoff taken by a plain `git stash` is found in the entry's tree", { timeout: 60_000 }, () => {
+  it("a staged handoff taken by a plain `git stash` is found in the entry's tree", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
-    save(r);
+    await save(r);
     r.git("add", ".ai");
     r.git("stash", "-q");
-    const b = r.run(["brief", "--json"]);
+    const b = await r.run(["brief", "--json"]);
     expect(b.code, b.stderr).toBe(0);
     const j = JSON.parse(b.stdout);
     expect(j.brief.source).toBe("stash");
     expect(j.brief.proposedNextStep).toContain("`git restore --source=stash@{0} -- .ai/memory/HANDOFF.md`");
-    const c = JSON.parse(r.run(["check", "--json"]).stdout);
+    const c = JSON.parse((await r.run(["check", "--json"])).stdout);
     expect(c).toMatchObject({ code: 2, parked: "stash", restore: "git restore --source=stash@{0} -- .ai/memory/HANDOFF.md" });
   });
 });

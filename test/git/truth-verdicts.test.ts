@@ -1,11 +1,12 @@
 // Verdicts and briefs that must stay true after ordinary git work (docs/design.md#drift-and-its-verdict): work
 // committed off HEAD, old commits merged in, a dirty list cut at 50, a hand-written merge line, a tie in the
-// merge driver. Each case spawns the built helper on a real repository.
+// merge driver. Each case runs the verbs in this process (test/in-process.ts) on a real repository.
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { briefBody, helper, tempDir } from "../helpers.ts";
+import { briefBody, helper, tempDir, type Run } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 import { handoff } from "./repo.ts";
 
 interface Repo {
@@ -15,7 +16,8 @@ interface Repo {
   gitAt(iso: string, ...args: string[]): string;
   /** Runs git with `input` on stdin. */
   gitIn(input: string, ...args: string[]): string;
-  run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+  /** The verb run in this process (test/in-process.ts): what it says of real git is the subject here. */
+  run(args: string[], input?: string): Promise<Run>;
 }
 
 function person(home: string, dir: string): Repo {
@@ -29,7 +31,7 @@ function person(home: string, dir: string): Repo {
     git: (...args) => execFileSync("git", args, { cwd: dir, env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
     gitAt: (iso, ...args) => execFileSync("git", args, { cwd: dir, env: { ...gitEnv, GIT_COMMITTER_DATE: iso, GIT_AUTHOR_DATE: iso }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
     gitIn: (input, ...args) => execFileSync("git", args, { cwd: dir, env: gitEnv, encoding: "utf8", input }).trim(),
-    run: (args, input) => helper([...args, "--root", dir], { input, env: e }),
+    run: (args, input) => inProcess([...args, "--root", dir], { input, env: e }),
   };
 }
 
@@ -55,36 +57,36 @@ function newRepo(): Repo {
   return r;
 }
 
-function save(r: Repo, text = doc()): void {
-  const t = /CURRENT-SHA256: (\S+)/.exec(r.run(["read", "handoff"]).stdout)![1]!;
-  const w = r.run(["write", "handoff", "--expected-current-sha256", t], text);
+async function save(r: Repo, text = doc()): Promise<void> {
+  const t = /CURRENT-SHA256: (\S+)/.exec((await r.run(["read", "handoff"])).stdout)![1]!;
+  const w = await r.run(["write", "handoff", "--expected-current-sha256", t], text);
   expect(w.code, w.stderr).toBe(0);
 }
 
-function drift(r: Repo): { verdict: string; summary: string; [k: string]: unknown } {
-  const d = r.run(["drift", "--json"]);
+async function drift(r: Repo): Promise<{ verdict: string; summary: string; [k: string]: unknown }> {
+  const d = await r.run(["drift", "--json"]);
   expect(d.code, d.stderr).toBe(0);
   return JSON.parse(d.stdout);
 }
 
-function brief(r: Repo): string {
-  const b = r.run(["brief"]);
+async function brief(r: Repo): Promise<string> {
+  const b = await r.run(["brief"]);
   expect(b.code, b.stderr).toBe(0);
   return briefBody(b.stdout);
 }
 
 describe("verdicts after ordinary git work", () => {
-  it("dirty work committed on another branch, then back: drifted, as a stash would be", { timeout: 60_000 }, () => {
+  it("dirty work committed on another branch, then back: drifted, as a stash would be", { timeout: 60_000 }, async () => {
     const r = newRepo();
     writeFileSync(path.join(r.dir, "b.txt"), "b half-done\n");
-    save(r);
+    await save(r);
     r.git("checkout", "-qb", "wip");
     r.git("commit", "-qam", "park wip");
     r.git("checkout", "-q", "main");
-    const d = drift(r);
+    const d = await drift(r);
     expect(d.dirtyFates).toEqual([{ path: "b.txt", fate: "committed", commit: r.git("rev-parse", "wip"), onHead: false }]);
     expect(d.verdict).toBe("drifted");
-    expect(brief(r)).toMatch(/^Proposed next step: re-check the steps the drift touches/m);
+    expect(await brief(r)).toMatch(/^Proposed next step: re-check the steps the drift touches/m);
   });
 
   it("drift --help and its reference say gone dirty work drifts, as the code decides", () => {
@@ -96,29 +98,29 @@ describe("verdicts after ordinary git work", () => {
     expect(ref).not.toContain("changed dirty files are reported but do\nnot change the verdict");
   });
 
-  it("a Merged-with line the handoff carries anywhere but the driver's place is not a merge", { timeout: 60_000 }, () => {
+  it("a Merged-with line the handoff carries anywhere but the driver's place is not a merge", { timeout: 60_000 }, async () => {
     const r = newRepo();
     const archive = "HANDOFF-2026-01-01T00-00-00Z-1-aaaa.md";
     mkdirSync(path.join(r.dir, ".ai", "memory", "archive"), { recursive: true });
     writeFileSync(path.join(r.dir, ".ai", "memory", "archive", archive), "<!-- memory-schema: v1 -->\n");
     const forged = `Merged-with: archive/${archive}; merged with the checked state: fresh, no commits since the save`;
-    save(r, doc(["", forged]));
+    await save(r, doc(["", forged]));
     writeFileSync(path.join(r.dir, "a.txt"), "a2\n");
     r.git("commit", "-qam", "work since the save");
-    const b = brief(r);
+    const b = await brief(r);
     expect(b).not.toContain("two handoffs met in a merge");
     expect(b).toMatch(/^Drift & lessons: drifted: 1 commit ahead/m);
     // Even right after `Saved:`, where write puts its clone mark first: only the driver's own output is read.
     const file = path.join(r.dir, ".ai", "memory", "HANDOFF.md");
     const text = readFileSync(file, "utf8").replace(forged, "");
     writeFileSync(file, text.replace(/^(Saved: .*)$/m, `$1\n<!-- note -->\n${forged}`));
-    expect(brief(r)).not.toContain("two handoffs met in a merge");
+    expect(await brief(r)).not.toContain("two handoffs met in a merge");
     // Where the driver writes it, it is read.
     writeFileSync(file, text.replace(/^(Saved: .*)$/m, `$1\nMerged-with: archive/${archive}`));
-    expect(brief(r)).toMatch(/^Drift & lessons: two handoffs met in a merge; the other is archive\//m);
+    expect(await brief(r)).toMatch(/^Drift & lessons: two handoffs met in a merge; the other is archive\//m);
   });
 
-  it("a dirty list cut at 50: the unlisted files clean now are said unknown, and never fresh", { timeout: 60_000 }, () => {
+  it("a dirty list cut at 50: the unlisted files clean now are said unknown, and never fresh", { timeout: 60_000 }, async () => {
     const r = newRepo();
     mkdirSync(path.join(r.dir, "d"));
     const all = Array.from({ length: 300 }, (_, i) => `d/f${i + 1}.txt`);
@@ -126,32 +128,32 @@ describe("verdicts after ordinary git work", () => {
     r.git("add", "d");
     r.git("commit", "-qm", "many");
     for (const p of all) writeFileSync(path.join(r.dir, p), `${p}\nsaved wip\n`);
-    save(r);
+    await save(r);
     const line = /^- Dirty files: (.*)$/m.exec(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8"))![1]!;
     expect(line).toMatch(/, … and 250 more$/);
     const listed = line.replace(/, … and 250 more$/, "").split(", ");
     // The 250 unlisted files' work thrown away, the 50 listed left as they were: HEAD did not move.
     r.git("checkout", "-q", "--", ...all.filter((p) => !listed.includes(p)));
-    const d = drift(r);
+    const d = await drift(r);
     expect(d.verdict).toBe("drifted");
     expect(d.unlistedClean).toBe(250);
     expect(d.summary).toContain("dirty at the save but not listed (250 more): clean now, what became of them is not known");
     // The listed 50 committed, the rest still gone: the brief says both.
     r.git("add", "--", ...listed);
     r.git("commit", "-qm", "the 50");
-    const b = brief(r);
+    const b = await brief(r);
     expect(b).toMatch(/dirty at the save, committed in [0-9a-f]{12}: "d\/f1\.txt"/);
     expect(b).toContain("dirty at the save but not listed (250 more): clean now, what became of them is not known");
     // Some unlisted files dirty again: at least the rest are clean.
     writeFileSync(path.join(r.dir, all.find((p) => !listed.includes(p))!), "again\n");
-    expect(drift(r).summary).toContain("(250 more): at least 249 of them clean now");
+    expect((await drift(r)).summary).toContain("(250 more): at least 249 of them clean now");
     // As many other files dirty now as were thrown away: no count tells them apart, so it is still said.
     const others = Array.from({ length: 250 }, (_, i) => `e${i}.txt`);
     for (const p of others) writeFileSync(path.join(r.dir, p), "new\n");
-    expect(drift(r).summary).toContain("dirty at the save but not listed (250 more): what became of them is not known");
+    expect((await drift(r)).summary).toContain("dirty at the save but not listed (250 more): what became of them is not known");
   });
 
-  it("a merge of 40 commits older than the save is drift, not staleness; 40 made after it are stale", { timeout: 60_000 }, () => {
+  it("a merge of 40 commits older than the save is drift, not staleness; 40 made after it are stale", { timeout: 60_000 }, async () => {
     const r = newRepo();
     const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
     r.git("checkout", "-qb", "feat");
@@ -161,13 +163,13 @@ describe("verdicts after ordinary git work", () => {
       r.gitAt(hourAgo, "commit", "-qm", `f${i}`);
     }
     r.git("checkout", "-q", "main");
-    save(r);
+    await save(r);
     r.git("merge", "-q", "--no-ff", "--no-edit", "feat");
-    const d = drift(r);
+    const d = await drift(r);
     // The counts stay git's: 41 commits ahead, 40 of them older than the save.
     expect([d.verdict, d.ahead, d.olderAhead]).toEqual(["drifted", 41, 40]);
     expect(d.summary).toMatch(/^drifted: 41 commits ahead of the saved [0-9a-f]{12} \(40 of them committed before the save\)/);
-    expect(brief(r)).toMatch(/^Proposed next step: re-check the steps the drift touches/m);
+    expect(await brief(r)).toMatch(/^Proposed next step: re-check the steps the drift touches/m);
     // A teammate's 40 commits made after the save are work since it: stale, merged or not.
     r.git("checkout", "-qb", "mate", "HEAD~1");
     for (let i = 1; i <= 40; i++) {
@@ -177,11 +179,11 @@ describe("verdicts after ordinary git work", () => {
     }
     r.git("checkout", "-q", "main");
     r.git("merge", "-q", "--no-ff", "--no-edit", "mate");
-    const later = drift(r);
+    const later = await drift(r);
     expect([later.verdict, later.ahead, later.olderAhead]).toEqual(["stale", 82, 40]);
   });
 
-  it("2,100 commits older than the save merged in: all counted as older, past the log's 2,000, so not stale", { timeout: 120_000 }, () => {
+  it("2,100 commits older than the save merged in: all counted as older, past the log's 2,000, so not stale", { timeout: 120_000 }, async () => {
     const r = newRepo();
     // `fast-import` makes the branch in one process: 2,100 commits an hour before the save.
     const sec = Math.floor(Date.now() / 1000) - 3600;
@@ -190,29 +192,29 @@ describe("verdicts after ordinary git work", () => {
       `commit refs/heads/old\ncommitter Alice <alice@example.com> ${sec + i} +0000\n${data(`o${i}`)}` +
       `${i === 0 ? `from ${r.git("rev-parse", "HEAD")}\n` : ""}M 100644 inline old.txt\n${data(`${i}\n`)}`).join("");
     r.gitIn(stream, "fast-import", "--quiet");
-    save(r);
+    await save(r);
     r.git("merge", "-q", "--no-ff", "--no-edit", "old");
-    const d = drift(r);
+    const d = await drift(r);
     expect([d.verdict, d.ahead, d.olderAhead]).toEqual(["drifted", 2101, 2100]);
     expect(d.summary).toMatch(/^drifted: 2101 commits ahead of the saved [0-9a-f]{12} \(2100 of them committed before the save\)/);
   });
 
-  it("a commit older than the save, merged in after it, is not named as a change since the save", { timeout: 60_000 }, () => {
+  it("a commit older than the save, merged in after it, is not named as a change since the save", { timeout: 60_000 }, async () => {
     const r = newRepo();
     r.git("checkout", "-qb", "old");
     writeFileSync(path.join(r.dir, "b.txt"), "an old branch's b\n");
     r.gitAt(new Date(Date.now() - 3_600_000).toISOString(), "commit", "-qam", "old b");
     r.git("checkout", "-q", "main");
     writeFileSync(path.join(r.dir, "b.txt"), "b half-done\n");
-    save(r);
+    await save(r);
     r.git("checkout", "-q", "--", "b.txt");
     r.git("merge", "-q", "--no-ff", "--no-edit", "old");
-    const d = drift(r);
+    const d = await drift(r);
     expect(d.dirtyFates).toEqual([{ path: "b.txt", fate: "reverted" }]);
     expect(d.summary).toContain('dirty at the save, reverted (neither committed nor stashed): "b.txt"');
   });
 
-  it("dirty work committed with a merge (`commit -a` to conclude it) is committed in that merge", { timeout: 60_000 }, () => {
+  it("dirty work committed with a merge (`commit -a` to conclude it) is committed in that merge", { timeout: 60_000 }, async () => {
     const r = newRepo();
     r.git("checkout", "-qb", "feat");
     writeFileSync(path.join(r.dir, "other.txt"), "o\n");
@@ -220,69 +222,69 @@ describe("verdicts after ordinary git work", () => {
     r.git("commit", "-qm", "feat");
     r.git("checkout", "-q", "main");
     writeFileSync(path.join(r.dir, "b.txt"), "b half-done\n");
-    save(r);
+    await save(r);
     r.git("merge", "-q", "--no-ff", "--no-commit", "feat");
     r.git("commit", "-qam", "merge feat, with my work");
     const merge = r.git("rev-parse", "HEAD");
-    expect(drift(r).dirtyFates).toEqual([{ path: "b.txt", fate: "committed", commit: merge, onHead: true }]);
-    expect(brief(r)).toContain(`dirty at the save, committed in ${merge.slice(0, 12)}: "b.txt"`);
+    expect((await drift(r)).dirtyFates).toEqual([{ path: "b.txt", fate: "committed", commit: merge, onHead: true }]);
+    expect(await brief(r)).toContain(`dirty at the save, committed in ${merge.slice(0, 12)}: "b.txt"`);
   });
-  it("the save's dirty work committed as saved is fresh; with a later edit or another file, drifted", { timeout: 60_000 }, () => {
+  it("the save's dirty work committed as saved is fresh; with a later edit or another file, drifted", { timeout: 60_000 }, async () => {
     const r = newRepo();
     writeFileSync(path.join(r.dir, "a.txt"), "a done\n");
     writeFileSync(path.join(r.dir, "c.txt"), "new file\n");
-    save(r);
+    await save(r);
     r.git("add", "-A");
     r.git("commit", "-qm", "the saved work, as saved");
-    let d = drift(r);
+    let d = await drift(r);
     expect(d.verdict, d.summary).toBe("fresh");
     expect(d.summary).toContain("1 commit ahead of the saved");
     expect(d.summary).toContain("holding only the work dirty at the save, as saved");
     // The key file changed only by the saved work is not "changed since".
     expect(d.changedKeyFiles).toEqual([]);
-    expect(brief(r)).not.toMatch(/re-check/);
+    expect(await brief(r)).not.toMatch(/re-check/);
     // A second commit touching a file that was clean at the save is work since.
     writeFileSync(path.join(r.dir, "b.txt"), "b changed\n");
     r.git("commit", "-qam", "more work");
-    d = drift(r);
+    d = await drift(r);
     expect(d.verdict, d.summary).toBe("drifted");
     expect(d.summary).not.toContain("as saved");
     // The saved file edited again after its commit: HEAD no longer holds it as saved.
     const q = newRepo();
     writeFileSync(path.join(q.dir, "a.txt"), "a done\n");
-    save(q);
+    await save(q);
     q.git("commit", "-qam", "saved work");
     writeFileSync(path.join(q.dir, "a.txt"), "a done, then more\n");
     q.git("commit", "-qam", "more on a");
-    d = drift(q);
+    d = await drift(q);
     expect(d.verdict, d.summary).toBe("drifted");
     expect(d.changedKeyFiles).toEqual(["a.txt"]);
   });
-  it("as saved means the same blob as a regular file of the same mode: chmod, a symlink, a submodule are drift", { timeout: 90_000 }, () => {
+  it("as saved means the same blob as a regular file of the same mode: chmod, a symlink, a submodule are drift", { timeout: 90_000 }, async () => {
     const chmod = newRepo();
     writeFileSync(path.join(chmod.dir, "a.txt"), "a done\n");
-    save(chmod);
+    await save(chmod);
     chmodSync(path.join(chmod.dir, "a.txt"), 0o755);
     chmod.git("commit", "-qam", "saved work, made executable");
-    expect(drift(chmod)).toMatchObject({ verdict: "drifted", aheadAsSaved: false });
+    expect(await drift(chmod)).toMatchObject({ verdict: "drifted", aheadAsSaved: false });
     const link = newRepo();
     writeFileSync(path.join(link.dir, "a.txt"), "target");
-    save(link);
+    await save(link);
     rmSync(path.join(link.dir, "a.txt"));
     symlinkSync("target", path.join(link.dir, "a.txt"));
     link.git("add", "a.txt");
     link.git("commit", "-qm", "a link whose blob is the saved text");
-    expect(drift(link)).toMatchObject({ verdict: "drifted", aheadAsSaved: false });
+    expect(await drift(link)).toMatchObject({ verdict: "drifted", aheadAsSaved: false });
     // A link saved as one (its mode recorded) and committed as it was is the saved work.
     const saved = newRepo();
     symlinkSync("target", path.join(saved.dir, "l.txt"));
-    save(saved);
+    await save(saved);
     saved.git("add", "l.txt");
     saved.git("commit", "-qm", "the saved link");
-    expect(drift(saved)).toMatchObject({ verdict: "fresh", aheadAsSaved: true });
+    expect(await drift(saved)).toMatchObject({ verdict: "fresh", aheadAsSaved: true });
     const sub = newRepo();
     rmSync(path.join(sub.dir, "b.txt"));
-    save(sub);
+    await save(sub);
     mkdirSync(path.join(sub.dir, "b.txt"));
     const inner = person(path.join(sub.dir, "..", "me"), path.join(sub.dir, "b.txt"));
     inner.git("init", "-q");
@@ -291,82 +293,82 @@ describe("verdicts after ordinary git work", () => {
     inner.git("commit", "-qm", "vendored");
     sub.git("add", "b.txt");
     sub.git("commit", "-qm", "a submodule where the saved deletion was");
-    expect(drift(sub)).toMatchObject({ verdict: "drifted", aheadAsSaved: false });
+    expect(await drift(sub)).toMatchObject({ verdict: "drifted", aheadAsSaved: false });
   });
 
-  it("a dirty path holding a line break: hashed, and its commit told as saved", { timeout: 60_000 }, () => {
+  it("a dirty path holding a line break: hashed, and its commit told as saved", { timeout: 60_000 }, async () => {
     const r = newRepo();
     writeFileSync(path.join(r.dir, "x\ny.txt"), "x\n");
     r.git("add", "-A");
     r.git("commit", "-qm", "an odd name");
     writeFileSync(path.join(r.dir, "x\ny.txt"), "x done\n");
-    save(r);
+    await save(r);
     r.git("commit", "-qam", "saved work");
-    const d = drift(r);
+    const d = await drift(r);
     expect(d.summary).toContain("holding only the work dirty at the save, as saved");
     expect(d.summary).toMatch(/dirty at the save, committed in [0-9a-f]+: "x\\ny\.txt"/);
-    expect(brief(r)).toContain("Drift & lessons:");
+    expect(await brief(r)).toContain("Drift & lessons:");
   });
-  it("another worktree's stash made after the save is not this worktree's work", { timeout: 60_000 }, () => {
+  it("another worktree's stash made after the save is not this worktree's work", { timeout: 60_000 }, async () => {
     const r = newRepo();
     r.git("worktree", "add", "-q", "-b", "other", path.join(r.dir, "..", "other"));
     const other = person(path.join(r.dir, "..", "me"), path.join(r.dir, "..", "other"));
     writeFileSync(path.join(r.dir, "b.txt"), "b half-done\n");
-    save(r);
+    await save(r);
     writeFileSync(path.join(other.dir, "b.txt"), "b elsewhere\n");
     other.git("stash", "-q");
     r.git("checkout", "--", "b.txt");
-    const d = drift(r);
+    const d = await drift(r);
     expect(d.summary).toContain("reverted (neither committed nor stashed)");
     expect(d.summary).not.toContain("stash@{0}");
   });
-  it("a linked worktree's stash is still its own after it switches branch", { timeout: 60_000 }, () => {
+  it("a linked worktree's stash is still its own after it switches branch", { timeout: 60_000 }, async () => {
     const r = newRepo();
     const wt = person(path.join(r.dir, "..", "me"), path.join(r.dir, "..", "feat"));
     r.git("worktree", "add", "-q", "-b", "feat", wt.dir);
     writeFileSync(path.join(wt.dir, "b.txt"), "b half-done\n");
-    save(wt);
+    await save(wt);
     wt.git("stash", "-q");
     wt.git("switch", "-q", "-c", "other");
-    expect(drift(wt).dirtyFates).toEqual([{ path: "b.txt", fate: "stashed", stash: "stash@{0}" }]);
+    expect((await drift(wt)).dirtyFates).toEqual([{ path: "b.txt", fate: "stashed", stash: "stash@{0}" }]);
   });
   // A worktree on `feat` saves a dirty b.txt, then `move` runs; the entry holding b.txt must stay the worktree's own.
-  const ownAfter = (move: (r: Repo, wt: Repo, at: string) => void, from: "wt" | "main" = "wt") => {
+  const ownAfter = async (move: (r: Repo, wt: Repo, at: string) => void, from: "wt" | "main" = "wt") => {
     const r = newRepo();
     r.git("worktree", "add", "-q", "-b", "other", path.join(r.dir, "..", "other"));
     const wt = person(path.join(r.dir, "..", "me"), path.join(r.dir, "..", "feat"));
     r.git("worktree", "add", "-q", "-b", "feat", wt.dir);
     writeFileSync(path.join(wt.dir, "b.txt"), "b half-done\n");
-    save(wt);
+    await save(wt);
     move(r, wt, `@${Math.floor(Date.now() / 1000) + 5} +0000`);
-    expect(drift(from === "wt" ? wt : r).dirtyFates).toEqual([{ path: "b.txt", fate: "stashed", stash: "stash@{0}" }]);
+    expect((await drift(from === "wt" ? wt : r)).dirtyFates).toEqual([{ path: "b.txt", fate: "stashed", stash: "stash@{0}" }]);
   };
-  it("a branch made and stashed on in one second: the entry is the worktree's own", { timeout: 60_000 }, () =>
+  it("a branch made and stashed on in one second: the entry is the worktree's own", { timeout: 60_000 }, async () =>
     ownAfter((_, wt, at) => {
       wt.gitAt(at, "switch", "-q", "-c", "feat2");
       wt.gitAt(at, "stash", "-q");
     }));
   // Whole seconds cannot order two worktrees' moves in the entry's second against it: each branch either one held in
   // that second counts as held then, so the stashing worktree keeps its entry whichever way the branch went.
-  it("a branch left and taken by two worktrees in the stash's second: the entry stays the stasher's", { timeout: 60_000 }, () => {
+  it("a branch left and taken by two worktrees in the stash's second: the entry stays the stasher's", { timeout: 60_000 }, async () => {
     const other = (r: Repo) => path.join(r.dir, "..", "other");
-    ownAfter((r, wt, at) => {
+    await ownAfter((r, wt, at) => {
       wt.gitAt(at, "stash", "-q");
       wt.gitAt(at, "switch", "-q", "-c", "away");
       r.gitAt(at, "-C", other(r), "switch", "-q", "feat");
     });
-    ownAfter((r, wt, at) => {
+    await ownAfter((r, wt, at) => {
       r.gitAt(at, "-C", other(r), "switch", "-q", "-c", "away");
       wt.gitAt(at, "switch", "-q", "other");
       wt.gitAt(at, "stash", "-q");
     });
   });
-  it("the branch renamed after the stash, from another worktree: the entry is still own", { timeout: 60_000 }, () =>
+  it("the branch renamed after the stash, from another worktree: the entry is still own", { timeout: 60_000 }, async () =>
     ownAfter((r, wt) => {
       wt.git("stash", "-q");
       r.git("branch", "-m", "feat", "feat2");
     }));
-  it("the stashing worktree removed, its branch checked out in the main one: that one owns the entry", { timeout: 60_000 }, () =>
+  it("the stashing worktree removed, its branch checked out in the main one: that one owns the entry", { timeout: 60_000 }, async () =>
     ownAfter((r, wt) => {
       wt.git("add", ".ai");
       wt.git("commit", "-qm", "memory");
@@ -375,11 +377,11 @@ describe("verdicts after ordinary git work", () => {
       r.git("switch", "-q", "feat");
     }, "main"));
   // `rev-list --not --all` walks by date: commits dated 1970 above the saved one cut it short.
-  const heldUnderOldDates = (hold: (r: Repo) => void) => {
+  const heldUnderOldDates = async (hold: (r: Repo) => void) => {
     const r = newRepo();
     writeFileSync(path.join(r.dir, "a.txt"), "saved\n");
     r.git("commit", "-qam", "saved");
-    save(r);
+    await save(r);
     for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) {
       writeFileSync(path.join(r.dir, "o.txt"), `${n}\n`);
       r.git("add", "o.txt");
@@ -387,25 +389,25 @@ describe("verdicts after ordinary git work", () => {
     }
     hold(r);
     r.git("reset", "-q", "--hard", "HEAD~9");
-    expect(drift(r)).toMatchObject({ verdict: "drifted", headReachable: true });
+    expect(await drift(r)).toMatchObject({ verdict: "drifted", headReachable: true });
   };
-  it("the saved commit held only by the stash, under older dates: not rewritten", { timeout: 60_000 }, () =>
+  it("the saved commit held only by the stash, under older dates: not rewritten", { timeout: 60_000 }, async () =>
     heldUnderOldDates((r) => {
       writeFileSync(path.join(r.dir, "b.txt"), "wip\n");
       r.git("stash", "-q");
     }));
-  it("the saved commit held only by another worktree's detached HEAD, under older dates", { timeout: 60_000 }, () =>
+  it("the saved commit held only by another worktree's detached HEAD, under older dates", { timeout: 60_000 }, async () =>
     heldUnderOldDates((r) => r.git("worktree", "add", "-q", "--detach", path.join(r.dir, "..", "kept"), "HEAD")));
-  it("two detached worktrees: the other one's stash is not named as this one's", { timeout: 60_000 }, () => {
+  it("two detached worktrees: the other one's stash is not named as this one's", { timeout: 60_000 }, async () => {
     const r = newRepo();
     const [a, b] = ["a", "b"].map((n) => person(path.join(r.dir, "..", "me"), path.join(r.dir, "..", n)));
     for (const w of [a!, b!]) r.git("worktree", "add", "-q", "--detach", w.dir);
     writeFileSync(path.join(a!.dir, "b.txt"), "b half-done\n");
-    save(a!);
+    await save(a!);
     a!.git("checkout", "--", "b.txt");
     writeFileSync(path.join(b!.dir, "b.txt"), "b elsewhere\n");
     b!.git("stash", "-q");
-    expect(drift(a!).dirtyFates).toEqual([{ path: "b.txt", fate: "reverted" }]);
+    expect((await drift(a!)).dirtyFates).toEqual([{ path: "b.txt", fate: "reverted" }]);
   });
 });
 
@@ -413,13 +415,13 @@ describe("what the summary says it knows", () => {
   const old = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
   const pasted = (head: string, days: number) => handoff({ saved: old(days), branch: "main", head, date: old(days), keyFiles: ["`a.txt` — key"] });
 
-  it("an old pasted handoff whose HEAD is not here: commits since its date, never 'no work since'", { timeout: 60_000 }, () => {
+  it("an old pasted handoff whose HEAD is not here: commits since its date, never 'no work since'", { timeout: 60_000 }, async () => {
     const r = newRepo();
     for (const n of [1, 2, 3]) {
       writeFileSync(path.join(r.dir, "a.txt"), `a${n}\n`);
       r.gitAt(old(30 - n), "commit", "-qam", `c${n}`);
     }
-    const b = r.run(["brief", "--stdin"], pasted("ab".repeat(20), 36));
+    const b = await r.run(["brief", "--stdin"], pasted("ab".repeat(20), 36));
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toMatch(/^Drift & lessons: unverifiable: saved HEAD abababababab is not in this clone/m);
     // The 3 and the first commit, made today.
@@ -427,44 +429,44 @@ describe("what the summary says it knows", () => {
     expect(b.stdout).not.toContain("no work since the save");
   });
 
-  it("an old saved HEAD rewritten, nothing else changed: the commit since is said, never 'no work since'", { timeout: 60_000 }, () => {
+  it("an old saved HEAD rewritten, nothing else changed: the commit since is said, never 'no work since'", { timeout: 60_000 }, async () => {
     const r = newRepo();
     writeFileSync(path.join(r.dir, "a.txt"), "a1\n");
     r.gitAt(old(21), "commit", "-qam", "c1");
     const text = pasted(r.git("rev-parse", "HEAD"), 20);
     writeFileSync(path.join(r.dir, "a.txt"), "a2\n");
     r.gitAt(old(19), "commit", "-q", "--amend", "-am", "c1 amended");
-    const d = JSON.parse(r.run(["drift", "--stdin", "--json"], text).stdout);
+    const d = JSON.parse((await r.run(["drift", "--stdin", "--json"], text)).stdout);
     expect(d.verdict).toBe("rewritten");
     expect(d.summary).toContain("1 commit on HEAD since the save");
     expect(d.summary).not.toContain("no work since the save");
   });
-  it("a key file renamed and committed since the save is missing with where it went", { timeout: 60_000 }, () => {
+  it("a key file renamed and committed since the save is missing with where it went", { timeout: 60_000 }, async () => {
     const r = newRepo();
-    save(r);
+    await save(r);
     r.git("mv", "a.txt", "moved.txt");
     r.git("commit", "-qm", "rename a");
-    const d = drift(r);
+    const d = await drift(r);
     expect(d.verdict).toBe("drifted");
     expect(d.summary).toContain('key files missing: "a.txt" (renamed to "moved.txt")');
     expect(d.renamedKeyFiles).toEqual([{ path: "a.txt", to: "moved.txt" }]);
-    expect(brief(r)).toContain('key files missing: "a.txt" (renamed to "moved.txt")');
+    expect(await brief(r)).toContain('key files missing: "a.txt" (renamed to "moved.txt")');
   });
-  it("mid-merge, a handoff the other side changed is not said to be by this clone's user", { timeout: 60_000 }, () => {
+  it("mid-merge, a handoff the other side changed is not said to be by this clone's user", { timeout: 60_000 }, async () => {
     const a = newRepo();
-    save(a);
+    await save(a);
     a.git("add", "-f", ".ai/memory");
     a.git("commit", "-qm", "alice's handoff");
     const b = person(tempDir("sh-bob-"), tempDir("sh-bob-clone-"));
     b.git("clone", "-q", a.dir, ".");
-    save(b);
+    await save(b);
     b.git("add", "-f", ".ai/memory");
     b.git("-c", "user.name=Bob", "-c", "user.email=bob@example.com", "commit", "-qm", "bob's handoff");
     writeFileSync(path.join(a.dir, "a.txt"), "alice's work\n");
     a.git("commit", "-qam", "alice's work");
     a.git("fetch", "-q", b.dir, "main:bob");
     a.git("merge", "-q", "--no-ff", "--no-commit", "bob");
-    const d = drift(a);
+    const d = await drift(a);
     expect(d.summary).toContain('the handoff was not saved in this clone; its last commit is by "Bob" "bob@example.com"');
     expect(d.summary).not.toContain("Alice");
   });

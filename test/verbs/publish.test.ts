@@ -4,7 +4,8 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isPublicMemoryPath } from "../../src/git/publish-memory.ts";
-import { git, gitRepo, handoff, helper, MARKER, save, tempDir } from "../helpers.ts";
+import { git, gitRepo, handoff, helper, MARKER, tempDir } from "../helpers.ts";
+import { inProcess, saveIn } from "../in-process.ts";
 
 const HANDOFF = `${MARKER}\n# Session Handoff\n\nSaved: 2026-11-30T10:00:00Z\n`;
 
@@ -26,15 +27,17 @@ function project(): { root: string; remote: string } {
 }
 
 const ENV = { GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.com" };
-const run = (root: string, ...args: string[]) => helper(["publish", "--root", root, ...args], { env: ENV });
+// The verb runs in this process (test/in-process.ts): git, its hooks and the remote are real.
+const run = (root: string, ...args: string[]) => inProcess(["publish", "--root", root, ...args], { env: ENV });
 
 describe("publish", () => {
-  it("commits exactly the memory dir's public files; the user's staged change stays staged and out", () => {
+  it("commits exactly the memory dir's public files; the user's staged change stays staged and out", async () => {
     const { root } = project();
     writeFileSync(path.join(root, "feature.ts"), "staged work\n");
     git(root, "add", "feature.ts");
     writeFileSync(path.join(root, "README.md"), "unstaged edit\n");
-    const r = run(root);
+    // This one case spawns the built bundle, as users run it; the others run the verb in this process.
+    const r = helper(["publish", "--root", root], { env: ENV });
     expect(r.stderr).toBe("");
     expect(r).toMatchObject({ code: 0 });
     // The first publish in a clone registers the merge driver and commits its attributes block
@@ -49,14 +52,14 @@ describe("publish", () => {
     expect(git(root, "diff", "--name-only")).toBe("README.md\n");
   });
 
-  it("the user's own uncommitted .gitattributes lines stay out of the commit and in their file", () => {
+  it("the user's own uncommitted .gitattributes lines stay out of the commit and in their file", async () => {
     const { root } = project();
     writeFileSync(path.join(root, ".gitattributes"), "*.txt text\n");
     git(root, "add", ".gitattributes");
     git(root, "commit", "-qm", "attributes");
     const wip = "*.psd filter=lfs diff=lfs merge=lfs -text\n";
     writeFileSync(path.join(root, ".gitattributes"), `*.txt text\n${wip}`);
-    const r = run(root);
+    const r = await run(root);
     expect(r.code, r.stderr).toBe(0);
     const committed = git(root, "show", "HEAD:.gitattributes");
     expect(committed).toMatch(/^\*\.txt text\n# >>> session-handoff merge driver[^\n]*\n\.ai\/memory\/\*\*\/\*\.md merge=session-handoff eol=lf\n# <<< /);
@@ -66,7 +69,7 @@ describe("publish", () => {
     expect(git(root, "diff", "--name-only")).toBe(".gitattributes\n");
   });
 
-  it("a .gitattributes line the user staged stays staged, with our block on it (found by a breaker)", () => {
+  it("a .gitattributes line the user staged stays staged, with our block on it (found by a breaker)", async () => {
     const { root } = project();
     writeFileSync(path.join(root, ".gitattributes"), "*.txt text\n");
     git(root, "add", ".gitattributes");
@@ -74,7 +77,7 @@ describe("publish", () => {
     writeFileSync(path.join(root, ".gitattributes"), "*.txt text\n*.png binary\n");
     git(root, "add", ".gitattributes");
     writeFileSync(path.join(root, ".gitattributes"), "*.txt text\n*.gif binary\n");
-    const r = run(root);
+    const r = await run(root);
     expect(r.code, r.stderr).toBe(0);
     const committed = git(root, "show", "HEAD:.gitattributes");
     expect(committed).not.toMatch(/png|gif/);
@@ -83,20 +86,20 @@ describe("publish", () => {
     expect(readFileSync(path.join(root, ".gitattributes"), "utf8")).toBe(committed.replace("*.txt text\n", "*.txt text\n*.gif binary\n"));
   });
 
-  it("nothing to publish: exit 0, no commit", () => {
+  it("nothing to publish: exit 0, no commit", async () => {
     const { root } = project();
-    run(root);
+    await run(root);
     const head = git(root, "rev-parse", "HEAD");
-    const r = run(root);
+    const r = await run(root);
     expect(r).toMatchObject({ code: 0, stdout: "nothing to publish\n" });
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
   });
 
-  it("no memory file: refused, and nothing changes (no driver, no attributes, no commit)", () => {
+  it("no memory file: refused, and nothing changes (no driver, no attributes, no commit)", async () => {
     const root = gitRepo();
     const head = git(root, "rev-parse", "HEAD");
     const config = readFileSync(path.join(root, ".git", "config"), "utf8");
-    const r = run(root);
+    const r = await run(root);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^memory operation refused: nothing to publish: \.ai\/memory\/ holds no memory file/m);
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
@@ -105,17 +108,17 @@ describe("publish", () => {
     // Only private files and checkpoints: still nothing to publish.
     mkdirSync(path.join(root, ".ai", "memory", "checkpoints"), { recursive: true });
     writeFileSync(path.join(root, ".ai", "memory", "checkpoints", "abc.md"), "user words\n");
-    expect(run(root).code).toBe(2);
+    expect((await run(root)).code).toBe(2);
     expect(git(root, "status", "--porcelain")).toBe("?? .ai/\n");
   });
 
-  it("on a detached HEAD: refused before anything changes, with and without --push (found by a breaker)", () => {
+  it("on a detached HEAD: refused before anything changes, with and without --push (found by a breaker)", async () => {
     const { root } = project();
     git(root, "checkout", "-q", "--detach");
     const head = git(root, "rev-parse", "HEAD");
     const config = readFileSync(path.join(root, ".git", "config"), "utf8");
     for (const args of [[], ["--push"]]) {
-      const r = run(root, ...args);
+      const r = await run(root, ...args);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^memory operation refused: HEAD is detached .*`git switch -c <name>`.*nothing was changed\)$/m);
       expect(git(root, "rev-parse", "HEAD")).toBe(head);
@@ -124,7 +127,7 @@ describe("publish", () => {
     }
   });
 
-  it("on an unborn branch: its commit is memory-only for a save made before it (found by a breaker)", () => {
+  it("on an unborn branch: its commit is memory-only for a save made before it (found by a breaker)", async () => {
     const root = tempDir("sh-unborn-");
     git(root, "init", "-q");
     writeFileSync(path.join(root, "a.txt"), "a\n");
@@ -132,47 +135,47 @@ describe("publish", () => {
     // The helper fills the empty anchors: `HEAD: none (no commits yet)`.
     const text = handoff("goal");
     const empty = text.slice(0, text.indexOf("## Environment anchors")) + "## Environment anchors\n";
-    const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: empty, env: ENV });
+    const w = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: empty, env: ENV });
     expect(w.code, w.stderr).toBe(0);
-    expect(run(root).code).toBe(0);
-    const d = JSON.parse(helper(["drift", "--json", "--root", root], { env: ENV }).stdout);
+    expect((await run(root)).code).toBe(0);
+    const d = JSON.parse((await inProcess(["drift", "--json", "--root", root], { env: ENV })).stdout);
     expect(d).toMatchObject({ verdict: "fresh", ahead: 0, memoryOnlyCommits: 1 });
   });
 
-  it("a pruned archive's deletion is published too", () => {
+  it("a pruned archive's deletion is published too", async () => {
     const { root } = project();
-    run(root);
+    await run(root);
     const gone = path.join(root, ".ai", "memory", "archive", "HANDOFF-2026-11-29T10-00-00.000Z-0123abcd.md");
     writeFileSync(path.join(root, "other.txt"), "x\n");
     unlinkSync(gone);
-    const r = run(root, "--message", "memory: prune");
+    const r = await run(root, "--message", "memory: prune");
     expect(r.code).toBe(0);
     expect(git(root, "show", "--name-status", "--format=", "HEAD")).toBe("D\t.ai/memory/archive/HANDOFF-2026-11-29T10-00-00.000Z-0123abcd.md\n");
   });
 
-  it("--push pushes to the branch's upstream only", () => {
+  it("--push pushes to the branch's upstream only", async () => {
     const { root, remote } = project();
-    const r = run(root, "--push");
+    const r = await run(root, "--push");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("pushed to origin main");
     expect(git(remote, "rev-parse", "main")).toBe(git(root, "rev-parse", "HEAD"));
   });
 
-  it("a handoff whose saved commit an amend replaced: --push refused before anything, publish warns", { timeout: 60_000 }, () => {
+  it("a handoff whose saved commit an amend replaced: --push refused before anything, publish warns", { timeout: 60_000 }, async () => {
     const { root, remote } = project();
     writeFileSync(path.join(root, "a.txt"), "one\n");
     git(root, "add", "a.txt");
     git(root, "commit", "-qm", "one");
     // Anchors left to the helper: it records HEAD.
     const doc = handoff("ship a").replace(/- Date: .*\n$/, "");
-    save(root, doc);
+    await saveIn(root, doc);
     const saved = git(root, "rev-parse", "HEAD").trim();
     writeFileSync(path.join(root, "a.txt"), "two\n");
     git(root, "commit", "-q", "--amend", "-am", "one, amended");
     const amended = git(root, "rev-parse", "HEAD");
     const config = readFileSync(path.join(root, ".git", "config"), "utf8");
     // A push cannot be taken back: refused before the commit, the driver's step and the push, saying both ways out.
-    const refused = run(root, "--push");
+    const refused = await run(root, "--push");
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toBe(
@@ -187,7 +190,7 @@ describe("publish", () => {
     expect(readFileSync(path.join(root, ".git", "config"), "utf8")).toBe(config);
     expect(git(root, "status", "--porcelain", "--", ".ai/memory/HANDOFF.md")).toMatch(/^\?\? /);
     // Without --push it is committed, and warned about.
-    const r = run(root);
+    const r = await run(root);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("pushed");
     expect(r.stderr).toBe(
@@ -200,35 +203,35 @@ describe("publish", () => {
     git(root, "push", "-q");
     const mate = path.join(tempDir("sh-mate-"), "mate");
     git(path.dirname(mate), "clone", "-q", remote, mate);
-    expect(helper(["brief", "--root", mate]).stdout).toContain(`saved HEAD ${saved.slice(0, 12)} is not in this clone`);
-    save(root, doc);
-    const again = run(root, "--push");
+    expect((await inProcess(["brief", "--root", mate])).stdout).toContain(`saved HEAD ${saved.slice(0, 12)} is not in this clone`);
+    await saveIn(root, doc);
+    const again = await run(root, "--push");
     expect(again.stderr).toBe("");
     git(mate, "pull", "-q");
-    expect(helper(["brief", "--root", mate]).stdout).not.toContain("unverifiable");
+    expect((await inProcess(["brief", "--root", mate])).stdout).not.toContain("unverifiable");
   });
 
-  it("a handoff saved on a branch already pushed, published on another: no warning, teammates can fetch its commit", { timeout: 60_000 }, () => {
+  it("a handoff saved on a branch already pushed, published on another: no warning, teammates can fetch its commit", { timeout: 60_000 }, async () => {
     const { root } = project();
     git(root, "checkout", "-qb", "feat");
     writeFileSync(path.join(root, "f.txt"), "f\n");
     git(root, "add", "f.txt");
     git(root, "commit", "-qm", "feature");
     git(root, "push", "-q", "-u", "origin", "feat");
-    save(root, handoff("ship f").replace(/- Date: .*\n$/, ""));
+    await saveIn(root, handoff("ship f").replace(/- Date: .*\n$/, ""));
     git(root, "checkout", "-q", "main");
-    const r = run(root);
+    const r = await run(root);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe("");
   });
 
-  it("a shallow clone lacking the saved commit publishes with no warning: it cannot tell the commit left the branch", { timeout: 60_000 }, () => {
+  it("a shallow clone lacking the saved commit publishes with no warning: it cannot tell the commit left the branch", { timeout: 60_000 }, async () => {
     const { root, remote } = project();
-    save(root, handoff("ship s").replace(/- Date: .*\n$/, ""));
+    await saveIn(root, handoff("ship s").replace(/- Date: .*\n$/, ""));
     writeFileSync(path.join(root, "later.txt"), "later\n");
     git(root, "add", "later.txt");
     git(root, "commit", "-qm", "later");
-    expect(run(root, "--push").stderr).toBe("");
+    expect((await run(root, "--push")).stderr).toBe("");
     writeFileSync(path.join(root, "b.txt"), "b\n");
     git(root, "add", "b.txt");
     git(root, "commit", "-qm", "b");
@@ -236,24 +239,24 @@ describe("publish", () => {
     const shallow = path.join(tempDir("sh-shallow-"), "s");
     git(path.dirname(shallow), "clone", "-q", "--depth", "1", `file://${remote}`, shallow);
     writeFileSync(path.join(shallow, ".ai", "memory", "LESSONS.md"), `${MARKER}\n# Lessons\n\n`);
-    const r = run(shallow);
+    const r = await run(shallow);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain("warning:");
   });
 
-  it("without --push nothing is pushed", () => {
+  it("without --push nothing is pushed", async () => {
     const { root, remote } = project();
     const before = git(remote, "rev-parse", "main");
-    expect(run(root).code).toBe(0);
+    expect((await run(root)).code).toBe(0);
     expect(git(remote, "rev-parse", "main")).toBe(before);
   });
 
-  it("--push with no upstream: refused before committing, the fix named, the index as it was", () => {
+  it("--push with no upstream: refused before committing, the fix named, the index as it was", async () => {
     const { root } = project();
     git(root, "checkout", "-q", "-b", "topic");
     const head = git(root, "rev-parse", "HEAD");
     const index = git(root, "ls-files", "-s");
-    const r = run(root, "--push");
+    const r = await run(root, "--push");
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/no upstream to push to, so nothing was committed[\s\S]*git push -u/);
     expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
@@ -264,7 +267,7 @@ describe("publish", () => {
     expect(existsSync(path.join(root, ".gitattributes"))).toBe(false);
   });
 
-  it("no git identity: the commit is refused and what publish staged is unstaged", () => {
+  it("no git identity: the commit is refused and what publish staged is unstaged", async () => {
     const { root } = project();
     // A file the user staged before stays staged exactly as it was.
     writeFileSync(path.join(root, ".ai", "memory", "LESSONS.md"), `${MARKER}\n# Lessons\n\nstaged by the user\n`);
@@ -273,7 +276,7 @@ describe("publish", () => {
     git(root, "config", "user.useConfigOnly", "true");
     const head = git(root, "rev-parse", "HEAD");
     const index = git(root, "ls-files", "-s");
-    const r = helper(["publish", "--root", root], { env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", EMAIL: "" } });
+    const r = await inProcess(["publish", "--root", root], { env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", EMAIL: "" } });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/git commit-tree failed/);
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
@@ -281,7 +284,7 @@ describe("publish", () => {
     expect(git(root, "diff", "--cached", "--name-only")).toBe(".ai/memory/LESSONS.md\n");
   });
 
-  it("--run-hooks runs the commit hooks as `git commit` does; a pre-commit's refusal leaves the index as it was", () => {
+  it("--run-hooks runs the commit hooks as `git commit` does; a pre-commit's refusal leaves the index as it was", async () => {
     const { root } = project();
     writeFileSync(path.join(root, "feature.ts"), "staged work\n");
     git(root, "add", "feature.ts");
@@ -292,12 +295,12 @@ describe("publish", () => {
     hook("post-commit", `git rev-parse HEAD > "${marks}/post-commit.seen"; exit 1`);
     writeFileSync(path.join(marks, "refuse"), "");
     const index = git(root, "ls-files", "-s");
-    const no = run(root, "--run-hooks");
+    const no = await run(root, "--run-hooks");
     expect(no.code).toBe(2);
     expect(no.stderr).toMatch(/failed \(git exit 1\):\nlint says no\n/);
     expect(git(root, "ls-files", "-s")).toBe(index);
     unlinkSync(path.join(marks, "refuse"));
-    const r = run(root, "--run-hooks");
+    const r = await run(root, "--run-hooks");
     expect(r.code, r.stderr).toBe(0);
     // pre-commit saw the commit's index: the memory files, never the user's staged feature.ts.
     expect(readFileSync(path.join(marks, "pre-commit.seen"), "utf8")).toBe(git(root, "show", "--name-only", "--format=", "HEAD"));
@@ -306,13 +309,13 @@ describe("publish", () => {
     expect(git(root, "diff", "--cached", "--name-only")).toBe("feature.ts\n");
   });
 
-  it("a pre-commit hook that edits and re-adds a memory file leaves the index as the commit that landed", () => {
+  it("a pre-commit hook that edits and re-adds a memory file leaves the index as the commit that landed", async () => {
     const { root } = project();
     writeFileSync(path.join(root, "feature.ts"), "staged work\n");
     git(root, "add", "feature.ts");
     const hook = path.join(root, ".git", "hooks", "pre-commit");
     writeFileSync(hook, "#!/bin/sh\necho '- linted' >> .ai/memory/LESSONS.md && git add .ai/memory/LESSONS.md\n", { mode: 0o755 });
-    const r = run(root, "--run-hooks");
+    const r = await run(root, "--run-hooks");
     expect(r.code, r.stderr).toBe(0);
     expect(git(root, "show", "HEAD:.ai/memory/LESSONS.md")).toContain("- linted");
     // Before, the user's index kept LESSONS.md as staged before the hook: a revert of the hook's edit.
@@ -320,7 +323,7 @@ describe("publish", () => {
     expect(git(root, "status", "--porcelain", "--", ".ai/memory/LESSONS.md")).toBe("");
   });
 
-  it("--run-hooks commits only memory: a hook's secret is refused, what it staged elsewhere stays staged (tester)", () => {
+  it("--run-hooks commits only memory: a hook's secret is refused, what it staged elsewhere stays staged (tester)", async () => {
     const { root } = project();
     writeFileSync(path.join(root, "a.ts"), "mine\n");
     git(root, "add", "a.ts");
@@ -329,7 +332,7 @@ describe("publish", () => {
     const stage = "echo hacked > a.ts && git add a.ts";
     writeFileSync(hook, `#!/bin/sh\n${stage}\necho password=Zx9Qw7Lm2Kp4 >> .ai/memory/HANDOFF.md && git add .ai/memory\n`, { mode: 0o755 });
     const head = git(root, "rev-parse", "HEAD");
-    const no = run(root, "--run-hooks");
+    const no = await run(root, "--run-hooks");
     // Before, it said "published 3 file(s)" and the commit held a.ts and the secret line.
     expect(no.code).toBe(2);
     expect(no.stderr).toMatch(/refused: a commit hook added a secret \([^)]+\) to \.ai\/memory\/HANDOFF\.md, so nothing was published/);
@@ -337,7 +340,7 @@ describe("publish", () => {
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
     writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), HANDOFF);
     writeFileSync(hook, `#!/bin/sh\n${stage}\n`, { mode: 0o755 });
-    const r = run(root, "--run-hooks");
+    const r = await run(root, "--run-hooks");
     expect(r.code, r.stderr).toBe(0);
     const files = git(root, "show", "--name-only", "--format=", "HEAD").trim().split("\n");
     expect(files).not.toContain("a.ts");
@@ -346,14 +349,14 @@ describe("publish", () => {
     expect(git(root, "diff", "--cached", "--name-only")).toBe("a.ts\n");
   });
 
-  it("a secret edited into a memory file, or a file linked in from outside: refused, nothing committed (breaker)", () => {
+  it("a secret edited into a memory file, or a file linked in from outside: refused, nothing committed (breaker)", async () => {
     const { root } = project();
     const mem = path.join(root, ".ai", "memory");
     const head = git(root, "rev-parse", "HEAD");
     const secret = "password=Zx9Qw7Lm2Kp4";
     // Before, each was committed: the hand-edited line, the outside file's text, the link.
     writeFileSync(path.join(mem, "HANDOFF.md"), `${HANDOFF}\n- staging ${secret}\n`);
-    const edited = run(root);
+    const edited = await run(root);
     expect(edited.code).toBe(2);
     expect(edited.stderr).toMatch(/\.ai\/memory\/HANDOFF\.md holds a secret \([a-z-]+ on line 6\), so nothing was published: remove/);
     expect(edited.stdout + edited.stderr).not.toContain("Zx9Qw7Lm2Kp4");
@@ -363,50 +366,50 @@ describe("publish", () => {
     const archive = path.join(mem, "archive", "HANDOFF-2026-11-28T10-00-00.000Z-0123abce.md");
     for (const make of [() => linkSync(outside, archive), () => symlinkSync(outside, archive)]) {
       make();
-      const linked = run(root);
+      const linked = await run(root);
       expect(linked.code).toBe(2);
       expect(linked.stderr).toMatch(/archive\/HANDOFF-2026-11-28T10-00-00\.000Z-0123abce\.md is a link, hard-linked or not a regular file, so nothing was published/);
       unlinkSync(archive);
     }
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
     expect(git(root, "diff", "--cached", "--name-only")).toBe("");
-    expect(run(root).code).toBe(0);
+    expect((await run(root)).code).toBe(0);
   });
 
-  it("a hook that commits its own edit: the refusal names only what that commit holds as publish meant (tester)", () => {
+  it("a hook that commits its own edit: the refusal names only what that commit holds as publish meant (tester)", async () => {
     const { root } = project();
     const hook = path.join(root, ".git", "hooks", "pre-commit");
     const edit = "echo '- hooked' >> .ai/memory/HANDOFF.md && git add .ai/memory/HANDOFF.md";
     writeFileSync(hook, `#!/bin/sh\n${edit} && git commit -q --no-verify -m hooked\n`, { mode: 0o755 });
-    const no = run(root, "--run-hooks");
+    const no = await run(root, "--run-hooks");
     expect(no.code).toBe(2);
     // Before: "already holds what publish was committing", though it held the hook's HANDOFF.md, not the saved one.
     expect(no.stderr).toMatch(/that commit already holds [^\n]*the rest was not published/);
     expect(no.stderr).not.toMatch(/already holds[^\n]*HANDOFF\.md/);
     unlinkSync(hook);
     const head = git(root, "rev-parse", "HEAD");
-    const r = run(root);
+    const r = await run(root);
     // The hook's commit holds every file as on disk now: a count of "published" files would be untrue.
     expect(r).toMatchObject({ code: 0, stdout: "nothing to publish\n" });
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
   });
 
-  it("a push stopped midway is a refusal naming git push, never an internal error", () => {
+  it("a push stopped midway is a refusal naming git push, never an internal error", async () => {
     const { root } = project();
     // The pre-push hook kills its git push as a timeout would (--run-hooks lets it run).
     const hook = path.join(root, ".git", "hooks", "pre-push");
     writeFileSync(hook, "#!/bin/sh\nkill -KILL $PPID\n", { mode: 0o755 });
-    const r = run(root, "--push", "--run-hooks");
+    const r = await run(root, "--push", "--run-hooks");
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^memory operation refused: committed [0-9a-f]{12}, but git push took longer than 300 s and was stopped\n$/m);
     expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
   });
 
-  it("git refuses the publish after the merge driver was registered: what was done is said before the refusal", () => {
+  it("git refuses the publish after the merge driver was registered: what was done is said before the refusal", async () => {
     const { root } = project();
     // Another git holds the index: staging for the commit fails, the driver's registration stays done.
     writeFileSync(path.join(root, ".git", "index.lock"), "");
-    const r = run(root);
+    const r = await run(root);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(
@@ -415,7 +418,7 @@ describe("publish", () => {
     expect(git(root, "config", "--local", "merge.session-handoff.driver")).toMatch(/ merge-driver %O %A %B %P; else .* fi\n$/);
   });
 
-  it("a failed push shows git's own error", () => {
+  it("a failed push shows git's own error", async () => {
     const { root, remote } = project();
     // The remote moved on: a non-fast-forward push is rejected by git.
     const other = tempDir();
@@ -424,26 +427,26 @@ describe("publish", () => {
     git(other, "add", "x");
     git(other, "commit", "-qm", "remote work");
     git(other, "push", "-q");
-    const r = run(root, "--push");
+    const r = await run(root, "--push");
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/rejected|non-fast-forward|fetch first/);
   });
 
-  it("refused while paused (exit 4): nothing committed", () => {
+  it("refused while paused (exit 4): nothing committed", async () => {
     const { root } = project();
     writeFileSync(path.join(root, ".ai", "memory", "PAUSE"), "");
     const head = git(root, "rev-parse", "HEAD");
-    const r = run(root);
+    const r = await run(root);
     expect(r.code).toBe(4);
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
   });
 
-  it("refused when the memory dir is git-ignored", () => {
+  it("refused when the memory dir is git-ignored", async () => {
     const { root } = project();
     writeFileSync(path.join(root, ".gitignore"), ".ai/\n");
     const head = git(root, "rev-parse", "HEAD");
     const config = tempDir();
-    const r = helper(["publish", "--root", root], { env: { ...ENV, XDG_CONFIG_HOME: config } });
+    const r = await inProcess(["publish", "--root", root], { env: { ...ENV, XDG_CONFIG_HOME: config } });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("memory operation refused: .ai/memory/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish\n");
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
@@ -453,18 +456,18 @@ describe("publish", () => {
     expect(readdirSync(config)).toEqual([]);
   });
 
-  it("refused outside git", () => {
+  it("refused outside git", async () => {
     const root = tempDir();
     mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
-    const r = run(root);
+    const r = await run(root);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("not in a git repository");
     expect(existsSync(path.join(root, ".git"))).toBe(false);
   });
 
-  it.each(["two\nlines", "", " "])("--message %j is refused", (m) => {
+  it.each(["two\nlines", "", " "])("--message %j is refused", async (m) => {
     const { root } = project();
-    expect(run(root, "--message", m).code).toBe(2);
+    expect((await run(root, "--message", m)).code).toBe(2);
   });
 });
 
