@@ -3247,7 +3247,7 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
 }
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
-  const holds = (text, save2) => save2 === void 0 || text !== null && (tokenOf(Buffer.from(text)) === save2.token || savedStampOf(text) === save2.stamp || stampMs(savedStampOf(text)) > stampMs(save2.stamp));
+  const holds = (text, save2) => save2 === void 0 || text !== null && (savedStampOf(text) === save2.stamp || stampMs(savedStampOf(text)) > stampMs(save2.stamp) || tokenOf(Buffer.from(text)) === save2.token);
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   if (configPipe(root, env) !== null) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);

@@ -2588,7 +2588,7 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
 var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
-  const holds = (text, save) => save === void 0 || text !== null && (tokenOf(Buffer.from(text)) === save.token || savedStampOf(text) === save.stamp || stampMs(savedStampOf(text)) > stampMs(save.stamp));
+  const holds = (text, save) => save === void 0 || text !== null && (savedStampOf(text) === save.stamp || stampMs(savedStampOf(text)) > stampMs(save.stamp) || tokenOf(Buffer.from(text)) === save.token);
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   if (configPipe(root, env) !== null) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);

@@ -119,9 +119,10 @@ const stampMs = (stamp: string | null | undefined) => Date.parse(stamp?.replace(
 export async function newestSave(root: string, env: Env, tree: string | null, branches: Branches = {},
   timeout?: number): Promise<HandoffAway | null> {
   const own = lastSave(root, env);
+  // The stamp first: the token's hash loads node:crypto, which every session start would pay for.
   const holds = (text: string | null, save: { token: string; stamp: string | null } | undefined) =>
-    save === undefined || (text !== null && (tokenOf(Buffer.from(text)) === save.token ||
-      savedStampOf(text) === save.stamp || stampMs(savedStampOf(text)) > stampMs(save.stamp)));
+    save === undefined || (text !== null && (savedStampOf(text) === save.stamp ||
+      stampMs(savedStampOf(text)) > stampMs(save.stamp) || tokenOf(Buffer.from(text)) === save.token));
   // A worktree an older version saved in has no record of its own: the clone's newest save stands for it.
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   // A named pipe in git's config holds every git run for its whole timeout (docs/decisions/config-pipe.md).
