@@ -3340,15 +3340,16 @@ ${paused ? `${SENTENCES.paused()}
     const files = kinds.map((k) => inspectFile(root, k, true, { text: k === "handoff" }));
     const now = Date.now();
     if (mode === "lessons") {
-      const interrupted = interruptedSave(root) && pendingRepairs(root).some((e) => e.file === FILE_OF.lessons);
-      return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now));
+      const interrupted2 = interruptedSave(root) && pendingRepairs(root).some((e) => e.file === FILE_OF.lessons);
+      return wrap(composeHookText(root, ctx.env, files, interrupted2, paused, now));
     }
     const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
     const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
     const text = files[0].status === "missing" ? null : files[0].text;
-    const tree = interruptedSave(root) ? void 0 : typeof text === "string" && !isConflicted(text) ? text : text === null ? null : void 0;
+    const interrupted = interruptedSave(root);
+    const tree = interrupted ? void 0 : typeof text === "string" && !isConflicted(text) ? text : text === null ? null : void 0;
     const newest = tree === void 0 ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
-    return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint, newest));
+    return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now, checkpoint, newest));
   }
 };
 

@@ -175,9 +175,10 @@ export const hookVerb: Verb = {
     const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
     // Where this clone's newest save is, as check decides it: git runs only when the files say the tree lacks it.
     const text = files[0]!.status === "missing" ? null : files[0]!.text;
-    const tree = interruptedSave(root) ? undefined : typeof text === "string" && !isConflicted(text) ? text
+    const interrupted = interruptedSave(root);
+    const tree = interrupted ? undefined : typeof text === "string" && !isConflicted(text) ? text
       : text === null ? null : undefined;
     const newest = tree === undefined ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
-    return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint, newest));
+    return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now, checkpoint, newest));
   },
 };
