@@ -3214,6 +3214,7 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const count = own.length;
   const file = handoffSpec(root, env);
   if (count === 0 && saves.length === 0 || file === null) return null;
+  if (configPipe(root, env) !== null) return null;
   const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), null) : [];
   if (refs === null || count === 0 && refs.length === 0) return null;
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
@@ -3249,7 +3250,6 @@ async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
   const holds = (text, save2) => save2 === void 0 || text !== null && (savedStampOf(text) === save2.stamp || stampMs(savedStampOf(text)) > stampMs(save2.stamp) || tokenOf(Buffer.from(text)) === save2.token);
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
-  if (configPipe(root, env) !== null) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
   if (away !== null || own === null || tree === null || holds(tree, own)) return away;
   const dir = archiveDir(root);
@@ -3257,7 +3257,8 @@ async function newestSave(root, env, tree, branches = {}, timeout) {
   const archived = names.map((n2) => readSmall(path19.join(dir, n2)));
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
     return null;
-  const kept = own.blob ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
+  const git = own.blob !== null && configPipe(root, env) === null;
+  const kept = git ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
   const ok2 = kept?.stdout.toString("utf8").trim() === "blob";
   const file = handoffSpec(root, env);
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];

@@ -71,6 +71,8 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const count = own.length;
   const file = handoffSpec(root, env);
   if ((count === 0 && saves.length === 0) || file === null) return null;
+  // A named pipe in git's config holds every git run for its whole timeout (docs/decisions/config-pipe.md).
+  if (configPipe(root, env) !== null) return null;
   const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), null) : [];
   if (refs === null || (count === 0 && refs.length === 0)) return null;
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
@@ -125,8 +127,6 @@ export async function newestSave(root: string, env: Env, tree: string | null, br
       stampMs(savedStampOf(text)) > stampMs(save.stamp) || tokenOf(Buffer.from(text)) === save.token));
   // A worktree an older version saved in has no record of its own: the clone's newest save stands for it.
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
-  // A named pipe in git's config holds every git run for its whole timeout (docs/decisions/config-pipe.md).
-  if (configPipe(root, env) !== null) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
   // A handoff deleted on purpose is no alarm: only an older one in its place (a reset, a checkout) says it was lost.
   if (away !== null || own === null || tree === null || holds(tree, own)) return away;
@@ -136,7 +136,8 @@ export async function newestSave(root: string, env: Env, tree: string | null, br
   const archived = names.map((n) => readSmall(path.join(dir, n)));
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
     return null;
-  const kept = own.blob ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
+  const git = own.blob !== null && configPipe(root, env) === null;
+  const kept = git ? await runGit(root, ["cat-file", "-t", own.blob!], env, timeout).catch(() => null) : null;
   const ok = kept?.stdout.toString("utf8").trim() === "blob";
   // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss.
   const file = handoffSpec(root, env);
