@@ -48,7 +48,9 @@ describe("archive/ through git flows", () => {
     // The two new archives stay (untracked) beside the five committed ones.
     expect(archives(dir).length).toBeGreaterThan(5);
     const check = run(dir, ["check"]);
-    expect(check.stdout).toBe("a handoff is parked and can be resumed\n");
+    // The stash took save 9: check names it (the tree holds save 7), and no interrupted save.
+    expect(check.stdout).toMatch(/^a handoff is parked and can be resumed; but a newer save of this clone is in stash@\{0\}: /);
+    expect(check.stdout).not.toContain("interrupted");
     expect(check.code).toBe(2);
     expect(run(dir, ["hook", "--mode", "session"]).stdout).not.toContain("interrupted");
     expect(run(dir, ["doctor"]).stdout).not.toContain("interrupted");
