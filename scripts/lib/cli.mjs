@@ -12648,6 +12648,10 @@ exit: 0 brief printed
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);
         if (newer !== null) brief = withDriftNote(brief, newestSentence(newer, true));
+        if (newer !== null && newer.restore !== "") {
+          const proposedNextStep = `bring this clone's newer save back with \`${newer.restore}\`, then run brief again (the fields above are from the older handoff) \u2014 Confirm?`;
+          brief = withLines({ ...brief, proposedNextStep });
+        }
         const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
         if (merged && existsSync(path40.join(archiveDir(root), merged[1]))) {
           const [met, archive, note] = mergedClauses(merged[1], merged[2] ?? null);

@@ -126,10 +126,15 @@ exit: 0 brief printed
     let brief = loaded.pasted
       ? draftBrief(parsed, report, ledgers)
       : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
-    // A newer save of this clone than the tree's, in a stash or on a branch (`git stash` after `publish`).
-    // A newer save of this clone than the tree's in a stash or on a branch (`git stash` after `publish`), or gone.
+    // A newer save of this clone than the tree's in a stash or on a branch (`git stash` after `publish`), or gone:
+    // the tree's plan is the older one, so the step is to bring the newer back, as when the tree has none.
     const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);
     if (newer !== null) brief = withDriftNote(brief, newestSentence(newer, true));
+    if (newer !== null && newer.restore !== "") {
+      const proposedNextStep = `bring this clone's newer save back with \`${newer.restore}\`, then run brief ` +
+        "again (the fields above are from the older handoff) — Confirm?";
+      brief = withLines({ ...brief, proposedNextStep });
+    }
     const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
     // Only an archive that exists is named (a hand-written line names nothing).
     if (merged && existsSync(path.join(archiveDir(root), merged[1]!))) {

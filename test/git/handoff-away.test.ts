@@ -310,6 +310,8 @@ describe("a handoff away from the working tree", () => {
     const body = briefBody((await r.run(["brief"])).stdout);
     expect(body).toContain("Goal: Make the importer fast.");
     expect(body).toContain("a newer save of this clone is in stash@{0}: `git restore --source=stash@{0} -- .ai/memory/HANDOFF.md` brings it back; that entry keeps a copy: move .ai/memory aside before `git stash pop`");
+    expect(body).toContain("Proposed next step: bring this clone's newer save back with " +
+      "`git restore --source=stash@{0} -- .ai/memory/HANDOFF.md`, then run brief again");
     r.git("stash", "pop", "-q");
     expect(briefBody((await r.run(["brief"])).stdout)).not.toContain("a newer save");
   });
@@ -338,7 +340,11 @@ describe("a handoff away from the working tree", () => {
       `a \`git reset --hard\` or a checkout of .ai/memory/HANDOFF.md put an older one in its place; \`${j.restore}\` brings it back`;
     expect(j.message).toBe(`a handoff is parked and can be resumed; but ${said}`);
     expect(hook()).toContain(`\nsession-handoff: ${said}. Tell the user before resuming; \`check\` says the same.\n`);
-    expect(briefBody((await r.run(["brief"])).stdout)).toContain(`Drift & lessons: ${said}; `);
+    const lostBrief = briefBody((await r.run(["brief"])).stdout);
+    expect(lostBrief).toContain(`Drift & lessons: ${said}; `);
+    // The older handoff's own step is not proposed: the newer save comes back first.
+    expect(lostBrief).toContain(`Proposed next step: bring this clone's newer save back with \`${j.restore}\`, then run ` +
+      "brief again (the fields above are from the older handoff) — Confirm?");
     // The command brings back the very bytes, and then all is said to be well.
     writeFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), r.git("cat-file", "blob", j.restore.split(" ")[3]) + "\n");
     expect(readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8")).toContain("Ship the streaming importer.");
