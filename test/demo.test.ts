@@ -19,6 +19,8 @@ it("npm run demo saves, moves the repository on, and resumes with measured drift
   expect(r.stdout).not.toContain("session-handoff-demo-");
   expect(r.stdout).toMatch(/ahead: 4, behind: 0/);
   expect(r.stdout).toMatch(/key files missing: "build\.mjs"/);
+  // Deleted is said once, as missing, not also as changed.
+  expect(r.stdout).toMatch(/key files changed: none/);
   for (const label of ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Drift & lessons:", "Proposed next step:"]) {
     expect(r.stdout).toContain(`\n${label} `);
   }

@@ -11028,7 +11028,7 @@ function assessDrift(f) {
   const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
   const parts = headClauses(f, verdict, notHereReason, memoryOnly, older);
   if (memoryOnly > 0 && (reachable === true || verdict === "rewritten" || kept))
-    parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
+    parts.push(`${plural(memoryOnly, "memory-only commit")} (saves of .ai/memory) not counted`);
   const bw = (b) => b === null ? "none" : branchWords(b, withoutTokens);
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
   else if (branchChanged === true) parts.push(`branch moved from ${bw(savedBranch)} to ${bw(currentBranch)}`);
@@ -11047,7 +11047,8 @@ function assessDrift(f) {
   const named = new Set(fates.flatMap((x) => "stash" in x ? [x.stash] : []));
   const stashes = (f.stashesSince ?? []).filter((s) => !named.has(s));
   const which = stashes.length === 1 ? "a stash" : "stashes";
-  if (stashes.length > 0) parts.push(`${which} made since the save, not read: ${listed(stashes, (s) => s)}`);
+  const stashed = `${which} made since the save, its changes not counted`;
+  if (stashes.length > 0) parts.push(`${stashed}: ${listed(stashes, (s) => s)}`);
   const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;
   const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;
   if (savedMore > 0 && !fromElsewhere) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
@@ -11711,7 +11712,8 @@ function renderDrift(r) {
     `key files not created yet (absent at the save too): ${paths(r.keyFilesNotYetCreated, "none")}`,
     `dirty files: ${dirtyThen} then, ${r.current.dirty?.length ?? "unknown"} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
-    `key files changed: ${paths(r.changedKeyFiles)}`,
+    // One deleted since is said missing above.
+    `key files changed: ${paths(r.changedKeyFiles.filter((p) => !r.missingKeyFiles.includes(p)))}`,
     `dirty at the save: ${fates.length === 0 ? "none" : fates.join(", ")}`,
     `key files with uncommitted changes, clean at the save: ${paths(r.dirtyKeyFiles)}`,
     `git operation in progress (rebase, merge\u2026): saved ${op.saved ?? "none"}, now ${op.current ?? "none"}`,

@@ -285,7 +285,7 @@ export function assessDrift(f: DriftFacts) {
 
   const parts = headClauses(f, verdict, notHereReason, memoryOnly, older);
   if (memoryOnly > 0 && (reachable === true || verdict === "rewritten" || kept))
-    parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
+    parts.push(`${plural(memoryOnly, "memory-only commit")} (saves of .ai/memory) not counted`);
   // Branch names are file-controlled (the handoff's) or repository-controlled (git's): quoted.
   const bw = (b: string | null): string => (b === null ? "none" : branchWords(b, withoutTokens));
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
@@ -308,7 +308,8 @@ export function assessDrift(f: DriftFacts) {
   const named = new Set(fates.flatMap((x) => ("stash" in x ? [x.stash] : [])));
   const stashes = (f.stashesSince ?? []).filter((s) => !named.has(s));
   const which = stashes.length === 1 ? "a stash" : "stashes";
-  if (stashes.length > 0) parts.push(`${which} made since the save, not read: ${listed(stashes, (s) => s)}`);
+  const stashed = `${which} made since the save, its changes not counted`;
+  if (stashes.length > 0) parts.push(`${stashed}: ${listed(stashes, (s) => s)}`);
   // Said whenever the list was cut: other files dirty now can hide unlisted ones cleaned (a count is no name).
   const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;
   const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;

@@ -50,7 +50,8 @@ export function renderDrift(r: DriftReport): string {
     `key files not created yet (absent at the save too): ${paths(r.keyFilesNotYetCreated, "none")}`,
     `dirty files: ${dirtyThen} then, ${r.current.dirty?.length ?? "unknown"} now${r.dirtyChanged ? " (changed)" : ""}`,
     `memory-only commits (not counted): ${r.memoryOnlyCommits}`,
-    `key files changed: ${paths(r.changedKeyFiles)}`,
+    // One deleted since is said missing above.
+    `key files changed: ${paths(r.changedKeyFiles.filter((p) => !r.missingKeyFiles.includes(p)))}`,
     `dirty at the save: ${fates.length === 0 ? "none" : fates.join(", ")}`,
     `key files with uncommitted changes, clean at the save: ${paths(r.dirtyKeyFiles)}`,
     `git operation in progress (rebase, merge…): saved ${op.saved ?? "none"}, now ${op.current ?? "none"}`,

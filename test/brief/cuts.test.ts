@@ -77,7 +77,7 @@ describe("the brief's fields", () => {
   it("golden, Drift & lessons: memory-only go first, then upstream, the other facts; verdict, key files, counts, ledgers last", () => {
     const summary = [
       "drifted: 3 commits ahead of the saved abc123def456",
-      "2 memory-only commits (the handoff itself) not counted",
+      "2 memory-only commits (saves of .ai/memory) not counted",
       "branch moved from main to feature/a-very-long-branch-name-for-testing",
       `upstream: ${"origin/feature ".repeat(6).trim()} is 4 ahead`,
       `saved ${"1".repeat(1)} days ago`,
@@ -107,7 +107,7 @@ describe("the brief's fields", () => {
       ["1 saved commit with no patch-identical copy on HEAD", 85],
       ["2 commits on HEAD since the save, rewritten copies left out", 85],
       ["plan statuses are unverified", 40],
-      ["2 memory-only commits (the handoff itself) not counted", 10],
+      ["2 memory-only commits (saves of .ai/memory) not counted", 10],
       ["on \"main\"", 40],
       ['branch moved from "main" to "docs"', 92],
       ['branch "feat" is not in this clone', 92],
@@ -122,7 +122,7 @@ describe("the brief's fields", () => {
       ["dirty files: 2 then, 1 now", 85],
       ['dirty at the save, now in stash@{0}: "d.js"', 94],
       ['dirty in the clone that saved, not in this one: "e.js"', 94],
-      ["a stash made since the save, not read: stash@{1}", 70],
+      ["a stash made since the save, its changes not counted: stash@{1}", 70],
       ["the handoff was not saved in this clone", 90],
       ['its last commit is by "Teammate" "tm@example.com"', 90],
     ];
@@ -132,7 +132,7 @@ describe("the brief's fields", () => {
   it("who committed a handoff saved elsewhere outlasts the other clauses: the session-start hook says the brief names them", () => {
     const summary = [
       "drifted: 7 commits ahead of the saved 1b6a981a485b",
-      "3 memory-only commits (the handoff itself) not counted",
+      "3 memory-only commits (saves of .ai/memory) not counted",
       `dirty at the save, still dirty and changed since: ${'"src/some/deeply/nested/module/file.ts", '.repeat(6).trim()}`,
       `key files changed: ${"src/other/module/file.ts, ".repeat(6).trim()}`,
       "the handoff was not saved in this clone",

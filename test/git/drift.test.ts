@@ -489,7 +489,7 @@ describe("drift over scripted histories", () => {
     expect(report.sinceSaved).toBe(1);
     expect(report.memoryOnlyCommits).toBe(1);
     expect(report.summary).toContain("with its patches kept (whitespace aside): the saved commit is on HEAD as a new commit; 1 other commit on HEAD since the save");
-    expect(report.summary).toContain("1 memory-only commit (the handoff itself) not counted");
+    expect(report.summary).toContain("1 memory-only commit (saves of .ai/memory) not counted");
   });
 
   it("says git is missing in the summary", async () => {

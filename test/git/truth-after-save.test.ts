@@ -144,7 +144,7 @@ describe("a stash made since the save", () => {
     const d = drift(r) as Drift & { stashesSince: string[] };
     expect(d.verdict).toBe("fresh");
     expect(d.stashesSince).toEqual(["stash@{0}"]);
-    expect(brief(r)).toContain("; a stash made since the save, not read: stash@{0};");
+    expect(brief(r)).toContain("; a stash made since the save, its changes not counted: stash@{0};");
   });
 });
 

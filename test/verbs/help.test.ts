@@ -45,7 +45,7 @@ describe("the root rule's sentences are in references/verbs/ (docs/design.md#the
 
   it.each([
     "no commits since the saved <id> but memory-only ones",
-    "N memory-only commits (the handoff itself) not counted",
+    "N memory-only commits (saves of .ai/memory) not counted",
     "(rebase, amend, reset, squash merge or force-push)",
     "<operation> was in progress at the save[, finished or aborted since]",
     "<operation> in progress now",

@@ -116,7 +116,7 @@ describe("case 3: memory-only commits are not drift", () => {
     const d = await drift(root);
     expect(d).toMatchObject({ verdict: "fresh", ahead: 0, behind: 0, memoryOnlyCommits: 1 });
     expect(d.summary).toContain("no commits since the saved");
-    expect(d.summary).toContain("1 memory-only commit (the handoff itself) not counted");
+    expect(d.summary).toContain("1 memory-only commit (saves of .ai/memory) not counted");
     expect((await brief(root))[4]).toMatch(/^Drift & lessons: fresh: /);
   });
 
