@@ -3206,7 +3206,8 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const saves = savesRecord(root, env) ?? [];
   const rank = (text, token) => {
     const stamp = savedStampOf(text) ?? "no stamp";
-    return saves.findLastIndex((s) => s.token === token || s.stamp === stamp);
+    const byToken = saves.findLastIndex((s) => s.token === token);
+    return byToken !== -1 ? byToken : saves.findLastIndex((s) => s.stamp === stamp);
   };
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
@@ -3248,14 +3249,21 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
 }
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
-  const holds = (text, save2) => save2 === void 0 || text !== null && (savedStampOf(text) === save2.stamp || stampMs(savedStampOf(text)) > stampMs(save2.stamp) || tokenOf(Buffer.from(text)) === save2.token);
+  const twice = (stamp) => (savesRecord(root, env) ?? []).filter((s) => stampMs(s.stamp) === stampMs(stamp)).length > 1;
+  const holds = (text, save2) => {
+    if (save2 === void 0 || text === null) return save2 === void 0;
+    const [at2, ms2] = [stampMs(savedStampOf(text)), stampMs(save2.stamp)];
+    const same = savedStampOf(text) === save2.stamp || at2 === ms2;
+    return at2 > ms2 || same && !twice(save2.stamp) || tokenOf(Buffer.from(text)) === save2.token;
+  };
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
   if (away !== null || own === null || tree === null || holds(tree, own)) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n2) => /^HANDOFF-.*\.md$/.test(n2)) : [];
   const archived = names.map((n2) => readSmall(path19.join(dir, n2)));
-  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
+  const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
+  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
   const git = own.blob !== null && configPipe(root, env) === null;
   const kept = git ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;

@@ -2546,7 +2546,8 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const saves = savesRecord(root, env) ?? [];
   const rank = (text, token) => {
     const stamp = savedStampOf(text) ?? "no stamp";
-    return saves.findLastIndex((s) => s.token === token || s.stamp === stamp);
+    const byToken = saves.findLastIndex((s) => s.token === token);
+    return byToken !== -1 ? byToken : saves.findLastIndex((s) => s.stamp === stamp);
   };
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
@@ -2589,14 +2590,21 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
 var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
-  const holds = (text, save) => save === void 0 || text !== null && (savedStampOf(text) === save.stamp || stampMs(savedStampOf(text)) > stampMs(save.stamp) || tokenOf(Buffer.from(text)) === save.token);
+  const twice = (stamp) => (savesRecord(root, env) ?? []).filter((s) => stampMs(s.stamp) === stampMs(stamp)).length > 1;
+  const holds = (text, save) => {
+    if (save === void 0 || text === null) return save === void 0;
+    const [at2, ms2] = [stampMs(savedStampOf(text)), stampMs(save.stamp)];
+    const same = savedStampOf(text) === save.stamp || at2 === ms2;
+    return at2 > ms2 || same && !twice(save.stamp) || tokenOf(Buffer.from(text)) === save.token;
+  };
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
   if (away !== null || own === null || tree === null || holds(tree, own)) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
   const archived = names.map((n) => readSmall(path20.join(dir, n)));
-  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
+  const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
+  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
   const git = own.blob !== null && configPipe(root, env) === null;
   const kept = git ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
