@@ -3436,9 +3436,11 @@ function statusText(handoff, since, newest, pct, now, none = "handoff: none") {
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
     if (since === "not here") parts.push("saved HEAD not in this clone (run brief)");
     else if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
-    if (since !== null && since !== "not here" && since.lost > 0) {
+    if (since !== null && since !== "not here" && since.rewritten) {
+      const changed = `${plural(since.lost, "saved commit")} changed or dropped`;
+      parts.push(`saved HEAD rewritten, ${since.lost > 0 ? changed : "patches kept"}`);
+    } else if (since !== null && since !== "not here" && since.lost > 0)
       parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
-    } else if (since !== null && since !== "not here" && since.copied) parts.push("saved HEAD rewritten, patches kept");
     if (newest?.lost !== void 0) parts.push("newest save lost (run check)");
     else if (newest !== null) parts.push(`a newer save ${whereAway(newest)} (run check)`);
   }
@@ -3484,9 +3486,9 @@ async function commitsSince(root, handoff, env) {
     ]);
     const work = commits.filter((c) => !listed.has(c.id) && (c.kind === "work" || c.kind === "attributes" && !ours.has(c.id)));
     const count = (left, copies = true) => work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
-    if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };
+    if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), rewritten: false };
     const lost = work.filter((c) => c.left && (c.mark !== "=" || c.empty)).length;
-    return { commits: count(false, false), lost, copied: lost === 0 };
+    return { commits: count(false, false), lost, rewritten: true };
   } catch {
     return null;
   }
@@ -3515,10 +3517,10 @@ clone's save or a committed one (git, at most 500 ms each).
 Commits since (and "\xB7 N saved commits not on this branch") are the brief's
 commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
 merge's other side counted (git, at most 500 ms; left out when unknown or past
-2,000). A saved HEAD no ref holds is rewritten: commits since that copy no saved
-commit, saved ones with no copy on HEAD, or "\xB7 saved HEAD rewritten, patches
-kept" when there are none; "\xB7 saved HEAD not in this clone (run brief)" when
-git lacks it.
+2,000). A saved HEAD no ref holds is rewritten (an amend, a rebase, a reset):
+commits since that copy no saved commit, then "\xB7 saved HEAD rewritten, N saved
+commits changed or dropped", or "patches kept" when every one has a copy;
+"\xB7 saved HEAD not in this clone (run brief)" when git lacks it.
 Where this worktree's newest save is, as check says it: "\xB7 a newer save in
 stash@{N} (run check)" (or on branch "<name>"), "\xB7 newest save lost (run
 check)" when a reset put an older handoff in its place; no git when the
