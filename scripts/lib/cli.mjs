@@ -2812,9 +2812,11 @@ function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
     const order = handoffText === null ? null : handoffOrderOf(handoffText, now);
     const got = currentCheckpoint(root, order, now);
     if (got === null || got.entry.savedMs === null) return null;
-    const where = `checkpoints/${got.entry.name}, captured ${minutesAgo(got.entry.savedMs, now)}`;
+    const name2 = got.entry.name;
+    const where = `checkpoints/${name2}, captured ${minutesAgo(got.entry.savedMs, now)}`;
     if (handoffText === null) {
-      return `note: no handoff exists, but an automatic checkpoint does (${where}); run \`read checkpoint\` to see it`;
+      const text = `no handoff exists, but an automatic checkpoint does (${where}); run \`read checkpoint\` to see it`;
+      return { text, name: name2 };
     }
     if (got.newer !== true && got.newer !== "unsaved") return null;
     const then = "before saving, run `read checkpoint` and start the new handoff from it";
@@ -2823,7 +2825,7 @@ function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
     const more = others.length === 0 ? "" : `; ${others.length} more since the handoff: ${ids}`;
     const unsaved = "of work after an earlier save, which this handoff, saved later, may not hold,";
     const what = got.newer === true ? "newer than this handoff" : unsaved;
-    return `note: an automatic checkpoint ${what} exists (${where}); ${then}${more}`;
+    return { text: `an automatic checkpoint ${what} exists (${where}); ${then}${more}`, name: name2 };
   } catch {
     return null;
   }
@@ -5230,7 +5232,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
         if (kind === "handoff") {
           const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
-          if (note !== null) out.stderr.push(note);
+          if (note !== null) out.stderr.push(`note: ${note.text}`);
           const branches = {};
           const away = got === null ? await handoffAway(root, ctx.env, null, branches) : null;
           const other = got === null && away === null ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
@@ -10463,7 +10465,10 @@ exit: 0 nothing parked
         "\u2026; a handoff is committed on branch "<name>", not on this one: \u2026")
         A handoff older than this clone's newest save adds where that is, or
         that a reset or checkout discarded it, with git's copy: "\u2026; but this
-        clone's newest save (Saved: <time>) is in neither \u2026" ("lost")
+        clone's newest save (Saved: <time>) is in neither \u2026" ("lost"); and a
+        checkpoint of work after its save: "\u2026; an automatic checkpoint newer
+        than this handoff exists (checkpoints/<name>, \u2026); before saving, run
+        \`read checkpoint\` \u2026" ("checkpoint")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
@@ -10471,7 +10476,7 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
-"stash", "ref", "lost", "restore", "elsewhere", "conflicted",
+"stash", "ref", "lost", "restore", "checkpoint", "elsewhere", "conflicted",
 "mergeDriverMissing" and "unknownSections": references/verbs/check.md. When the
 kill switch is on, the paused sentence is printed too and the code is kept.
 `,
@@ -10514,11 +10519,14 @@ kill switch is on, the paused sentence is printed too and the code is kept.
         else if (stashed) message = newestSentence(stashed, false);
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
         if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
+        const newer = parked === "handoff" ? checkpointNoteForHandoff(root, inspections[0].text) : null;
+        if (newer !== null) message = `${message}; ${newer.text}`;
         const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
         if (other !== null) message = `${message}; ${elsewhereSentence(other, helperShown(ctx, root))}`;
         const { restore: restore2, ...at2 } = newest ?? {};
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...at2 };
         if (restore2) result.restore = restore2;
+        if (newer !== null) result.checkpoint = newer.name;
         if (other !== null) result.elsewhere = other.refs;
         if (state === "conflicted") result.conflicted = conflicted;
         const md = pipe ?? await mergeDriverMissing(root, ctx.env);
