@@ -2812,9 +2812,11 @@ function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
     const order = handoffText === null ? null : handoffOrderOf(handoffText, now);
     const got = currentCheckpoint(root, order, now);
     if (got === null || got.entry.savedMs === null) return null;
-    const where = `checkpoints/${got.entry.name}, captured ${minutesAgo(got.entry.savedMs, now)}`;
+    const name2 = got.entry.name;
+    const where = `checkpoints/${name2}, captured ${minutesAgo(got.entry.savedMs, now)}`;
     if (handoffText === null) {
-      return `note: no handoff exists, but an automatic checkpoint does (${where}); run \`read checkpoint\` to see it`;
+      const text = `no handoff exists, but an automatic checkpoint does (${where}); run \`read checkpoint\` to see it`;
+      return { text, name: name2 };
     }
     if (got.newer !== true && got.newer !== "unsaved") return null;
     const then = "before saving, run `read checkpoint` and start the new handoff from it";
@@ -2823,7 +2825,7 @@ function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
     const more = others.length === 0 ? "" : `; ${others.length} more since the handoff: ${ids}`;
     const unsaved = "of work after an earlier save, which this handoff, saved later, may not hold,";
     const what = got.newer === true ? "newer than this handoff" : unsaved;
-    return `note: an automatic checkpoint ${what} exists (${where}); ${then}${more}`;
+    return { text: `an automatic checkpoint ${what} exists (${where}); ${then}${more}`, name: name2 };
   } catch {
     return null;
   }
@@ -3206,7 +3208,8 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const saves = savesRecord(root, env) ?? [];
   const rank = (text, token) => {
     const stamp = savedStampOf(text) ?? "no stamp";
-    return saves.findLastIndex((s) => s.token === token || s.stamp === stamp);
+    const byToken = saves.findLastIndex((s) => s.token === token);
+    return byToken !== -1 ? byToken : saves.findLastIndex((s) => s.stamp === stamp);
   };
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
@@ -3248,14 +3251,21 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
 }
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
-  const holds = (text, save2) => save2 === void 0 || text !== null && (savedStampOf(text) === save2.stamp || stampMs(savedStampOf(text)) > stampMs(save2.stamp) || tokenOf(Buffer.from(text)) === save2.token);
+  const twice = (stamp) => (savesRecord(root, env) ?? []).filter((s) => stampMs(s.stamp) === stampMs(stamp)).length > 1;
+  const holds = (text, save2) => {
+    if (save2 === void 0 || text === null) return save2 === void 0;
+    const [at2, ms2] = [stampMs(savedStampOf(text)), stampMs(save2.stamp)];
+    const same = savedStampOf(text) === save2.stamp || at2 === ms2;
+    return at2 > ms2 || same && !twice(save2.stamp) || tokenOf(Buffer.from(text)) === save2.token;
+  };
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
   if (away !== null || own === null || tree === null || holds(tree, own)) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n2) => /^HANDOFF-.*\.md$/.test(n2)) : [];
   const archived = names.map((n2) => readSmall(path19.join(dir, n2)));
-  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
+  const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
+  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
   const git = own.blob !== null && configPipe(root, env) === null;
   const kept = git ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
@@ -5222,7 +5232,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
         if (kind === "handoff") {
           const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
-          if (note !== null) out.stderr.push(note);
+          if (note !== null) out.stderr.push(`note: ${note.text}`);
           const branches = {};
           const away = got === null ? await handoffAway(root, ctx.env, null, branches) : null;
           const other = got === null && away === null ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
@@ -10455,7 +10465,10 @@ exit: 0 nothing parked
         "\u2026; a handoff is committed on branch "<name>", not on this one: \u2026")
         A handoff older than this clone's newest save adds where that is, or
         that a reset or checkout discarded it, with git's copy: "\u2026; but this
-        clone's newest save (Saved: <time>) is in neither \u2026" ("lost")
+        clone's newest save (Saved: <time>) is in neither \u2026" ("lost"); and a
+        checkpoint of work after its save: "\u2026; an automatic checkpoint newer
+        than this handoff exists (checkpoints/<name>, \u2026); before saving, run
+        \`read checkpoint\` \u2026" ("checkpoint")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
@@ -10463,7 +10476,7 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
-"stash", "ref", "lost", "restore", "elsewhere", "conflicted",
+"stash", "ref", "lost", "restore", "checkpoint", "elsewhere", "conflicted",
 "mergeDriverMissing" and "unknownSections": references/verbs/check.md. When the
 kill switch is on, the paused sentence is printed too and the code is kept.
 `,
@@ -10506,11 +10519,14 @@ kill switch is on, the paused sentence is printed too and the code is kept.
         else if (stashed) message = newestSentence(stashed, false);
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
         if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
+        const newer = parked === "handoff" ? checkpointNoteForHandoff(root, inspections[0].text) : null;
+        if (newer !== null) message = `${message}; ${newer.text}`;
         const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
         if (other !== null) message = `${message}; ${elsewhereSentence(other, helperShown(ctx, root))}`;
         const { restore: restore2, ...at2 } = newest ?? {};
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...at2 };
         if (restore2) result.restore = restore2;
+        if (newer !== null) result.checkpoint = newer.name;
         if (other !== null) result.elsewhere = other.refs;
         if (state === "conflicted") result.conflicted = conflicted;
         const md = pipe ?? await mergeDriverMissing(root, ctx.env);
@@ -10930,9 +10946,11 @@ function headClauses(f, verdict, notHere, memoryOnly, older) {
     const n3 = f.savedCopied ?? null;
     const copies = n3 === 1 ? "the saved commit is on HEAD as a new commit" : `the ${n3 === null ? "" : `${n3} `}saved commits are on HEAD as new commits`;
     const since = f.sinceSaved ?? 0;
+    const brought = "committed before the save and brought in by the rebase";
+    const others = older === 0 ? `${plural(since, "other commit")} on HEAD since the save` : older === since ? `${plural(since, "other commit")} now on HEAD, ${brought}` : `${plural(since, "other commit")} now on HEAD: ${since - older} committed since the save, ${older} ${brought}`;
     return [
       `saved HEAD ${head} was rewritten with its patches kept (whitespace aside): ${copies}`,
-      since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save${pre}`
+      since === 0 ? "no other commits since the save" : others
     ];
   }
   if (verdict === "rewritten") {
@@ -16254,9 +16272,11 @@ function statusText(handoff, since, newest, pct, now, none = "handoff: none") {
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
     if (since === "not here") parts.push("saved HEAD not in this clone (run brief)");
     else if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
-    if (since !== null && since !== "not here" && since.lost > 0) {
+    if (since !== null && since !== "not here" && since.rewritten) {
+      const changed = `${plural(since.lost, "saved commit")} changed or dropped`;
+      parts.push(`saved HEAD rewritten, ${since.lost > 0 ? changed : "patches kept"}`);
+    } else if (since !== null && since !== "not here" && since.lost > 0)
       parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
-    } else if (since !== null && since !== "not here" && since.copied) parts.push("saved HEAD rewritten, patches kept");
     if (newest?.lost !== void 0) parts.push("newest save lost (run check)");
     else if (newest !== null) parts.push(`a newer save ${whereAway(newest)} (run check)`);
   }
@@ -16302,9 +16322,9 @@ async function commitsSince(root, handoff, env) {
     ]);
     const work = commits.filter((c) => !listed2.has(c.id) && (c.kind === "work" || c.kind === "attributes" && !ours.has(c.id)));
     const count = (left, copies = true) => work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
-    if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };
+    if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), rewritten: false };
     const lost = work.filter((c) => c.left && (c.mark !== "=" || c.empty)).length;
-    return { commits: count(false, false), lost, copied: lost === 0 };
+    return { commits: count(false, false), lost, rewritten: true };
   } catch {
     return null;
   }
@@ -16353,10 +16373,10 @@ clone's save or a committed one (git, at most 500 ms each).
 Commits since (and "\xB7 N saved commits not on this branch") are the brief's
 commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
 merge's other side counted (git, at most 500 ms; left out when unknown or past
-2,000). A saved HEAD no ref holds is rewritten: commits since that copy no saved
-commit, saved ones with no copy on HEAD, or "\xB7 saved HEAD rewritten, patches
-kept" when there are none; "\xB7 saved HEAD not in this clone (run brief)" when
-git lacks it.
+2,000). A saved HEAD no ref holds is rewritten (an amend, a rebase, a reset):
+commits since that copy no saved commit, then "\xB7 saved HEAD rewritten, N saved
+commits changed or dropped", or "patches kept" when every one has a copy;
+"\xB7 saved HEAD not in this clone (run brief)" when git lacks it.
 Where this worktree's newest save is, as check says it: "\xB7 a newer save in
 stash@{N} (run check)" (or on branch "<name>"), "\xB7 newest save lost (run
 check)" when a reset put an older handoff in its place; no git when the

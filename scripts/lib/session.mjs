@@ -2546,7 +2546,8 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const saves = savesRecord(root, env) ?? [];
   const rank = (text, token) => {
     const stamp = savedStampOf(text) ?? "no stamp";
-    return saves.findLastIndex((s) => s.token === token || s.stamp === stamp);
+    const byToken = saves.findLastIndex((s) => s.token === token);
+    return byToken !== -1 ? byToken : saves.findLastIndex((s) => s.stamp === stamp);
   };
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
@@ -2589,14 +2590,21 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
 var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
-  const holds = (text, save) => save === void 0 || text !== null && (savedStampOf(text) === save.stamp || stampMs(savedStampOf(text)) > stampMs(save.stamp) || tokenOf(Buffer.from(text)) === save.token);
+  const twice = (stamp) => (savesRecord(root, env) ?? []).filter((s) => stampMs(s.stamp) === stampMs(stamp)).length > 1;
+  const holds = (text, save) => {
+    if (save === void 0 || text === null) return save === void 0;
+    const [at2, ms2] = [stampMs(savedStampOf(text)), stampMs(save.stamp)];
+    const same = savedStampOf(text) === save.stamp || at2 === ms2;
+    return at2 > ms2 || same && !twice(save.stamp) || tokenOf(Buffer.from(text)) === save.token;
+  };
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
   if (away !== null || own === null || tree === null || holds(tree, own)) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
   const archived = names.map((n) => readSmall(path20.join(dir, n)));
-  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
+  const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
+  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
   const git = own.blob !== null && configPipe(root, env) === null;
   const kept = git ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
@@ -3428,9 +3436,11 @@ function statusText(handoff, since, newest, pct, now, none = "handoff: none") {
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
     if (since === "not here") parts.push("saved HEAD not in this clone (run brief)");
     else if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
-    if (since !== null && since !== "not here" && since.lost > 0) {
+    if (since !== null && since !== "not here" && since.rewritten) {
+      const changed = `${plural(since.lost, "saved commit")} changed or dropped`;
+      parts.push(`saved HEAD rewritten, ${since.lost > 0 ? changed : "patches kept"}`);
+    } else if (since !== null && since !== "not here" && since.lost > 0)
       parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
-    } else if (since !== null && since !== "not here" && since.copied) parts.push("saved HEAD rewritten, patches kept");
     if (newest?.lost !== void 0) parts.push("newest save lost (run check)");
     else if (newest !== null) parts.push(`a newer save ${whereAway(newest)} (run check)`);
   }
@@ -3476,9 +3486,9 @@ async function commitsSince(root, handoff, env) {
     ]);
     const work = commits.filter((c) => !listed.has(c.id) && (c.kind === "work" || c.kind === "attributes" && !ours.has(c.id)));
     const count = (left, copies = true) => work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
-    if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };
+    if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), rewritten: false };
     const lost = work.filter((c) => c.left && (c.mark !== "=" || c.empty)).length;
-    return { commits: count(false, false), lost, copied: lost === 0 };
+    return { commits: count(false, false), lost, rewritten: true };
   } catch {
     return null;
   }
@@ -3507,10 +3517,10 @@ clone's save or a committed one (git, at most 500 ms each).
 Commits since (and "\xB7 N saved commits not on this branch") are the brief's
 commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
 merge's other side counted (git, at most 500 ms; left out when unknown or past
-2,000). A saved HEAD no ref holds is rewritten: commits since that copy no saved
-commit, saved ones with no copy on HEAD, or "\xB7 saved HEAD rewritten, patches
-kept" when there are none; "\xB7 saved HEAD not in this clone (run brief)" when
-git lacks it.
+2,000). A saved HEAD no ref holds is rewritten (an amend, a rebase, a reset):
+commits since that copy no saved commit, then "\xB7 saved HEAD rewritten, N saved
+commits changed or dropped", or "patches kept" when every one has a copy;
+"\xB7 saved HEAD not in this clone (run brief)" when git lacks it.
 Where this worktree's newest save is, as check says it: "\xB7 a newer save in
 stash@{N} (run check)" (or on branch "<name>"), "\xB7 newest save lost (run
 check)" when a reset put an older handoff in its place; no git when the

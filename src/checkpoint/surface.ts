@@ -155,15 +155,18 @@ function toldToAnySession(root: string, token: string): boolean {
   return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 
-/** `read handoff`'s stderr note: only for a capture newer than the handoff, or with no handoff. Never throws. */
-export function checkpointNoteForHandoff(root: string, handoffText: string | null, now = Date.now()): string | null {
+/** `read handoff`'s stderr note, `check`'s clause, and the checkpoint's file: only for a capture newer than the
+ * handoff, or with no handoff. Never throws. */
+export function checkpointNoteForHandoff(root: string, handoffText: string | null, now = Date.now()) {
   try {
     const order = handoffText === null ? null : handoffOrderOf(handoffText, now);
     const got = currentCheckpoint(root, order, now);
     if (got === null || got.entry.savedMs === null) return null;
-    const where = `checkpoints/${got.entry.name}, captured ${minutesAgo(got.entry.savedMs, now)}`;
+    const name = got.entry.name;
+    const where = `checkpoints/${name}, captured ${minutesAgo(got.entry.savedMs, now)}`;
     if (handoffText === null) {
-      return `note: no handoff exists, but an automatic checkpoint does (${where}); run \`read checkpoint\` to see it`;
+      const text = `no handoff exists, but an automatic checkpoint does (${where}); run \`read checkpoint\` to see it`;
+      return { text, name };
     }
     if (got.newer !== true && got.newer !== "unsaved") return null;
     const then = "before saving, run `read checkpoint` and start the new handoff from it";
@@ -174,7 +177,7 @@ export function checkpointNoteForHandoff(root: string, handoffText: string | nul
     const more = others.length === 0 ? "" : `; ${others.length} more since the handoff: ${ids}`;
     const unsaved = "of work after an earlier save, which this handoff, saved later, may not hold,";
     const what = got.newer === true ? "newer than this handoff" : unsaved;
-    return `note: an automatic checkpoint ${what} exists (${where}); ${then}${more}`;
+    return { text: `an automatic checkpoint ${what} exists (${where}); ${then}${more}`, name };
   } catch {
     return null;
   }

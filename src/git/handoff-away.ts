@@ -58,10 +58,12 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const saves = savesRecord(root, env) ?? [];
-  // The newest save of this clone a text is, by token or `Saved:` stamp; -1: none of them.
+  // The newest save of this clone a text is, by token, else by `Saved:` stamp (two saves in one second share one);
+  // -1: none of them.
   const rank = (text: string, token: string) => {
     const stamp = savedStampOf(text) ?? "no stamp";
-    return saves.findLastIndex((s) => s.token === token || s.stamp === stamp);
+    const byToken = saves.findLastIndex((s) => s.token === token);
+    return byToken !== -1 ? byToken : saves.findLastIndex((s) => s.stamp === stamp);
   };
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   // Nothing newer can be found when the tree holds this clone's newest save.
@@ -121,10 +123,17 @@ const stampMs = (stamp: string | null | undefined) => Date.parse(stamp?.replace(
 export async function newestSave(root: string, env: Env, tree: string | null, branches: Branches = {},
   timeout?: number): Promise<HandoffAway | null> {
   const own = lastSave(root, env);
-  // The stamp first: the token's hash loads node:crypto, which every session start would pay for.
-  const holds = (text: string | null, save: { token: string; stamp: string | null } | undefined) =>
-    save === undefined || (text !== null && (savedStampOf(text) === save.stamp ||
-      stampMs(savedStampOf(text)) > stampMs(save.stamp) || tokenOf(Buffer.from(text)) === save.token));
+  // Two saves of this clone stamped in one second: only their bytes tell the older from the newer.
+  const twice = (stamp: string | null) =>
+    (savesRecord(root, env) ?? []).filter((s) => stampMs(s.stamp) === stampMs(stamp)).length > 1;
+  // The `Saved:` time first, whatever the `- HEAD:` line says (a hand edit): the token's hash loads node:crypto,
+  // which every session start would pay for, so it is asked only when the time cannot tell.
+  const holds = (text: string | null, save: { token: string; stamp: string | null } | undefined) => {
+    if (save === undefined || text === null) return save === undefined;
+    const [at, ms] = [stampMs(savedStampOf(text)), stampMs(save.stamp)];
+    const same = savedStampOf(text) === save.stamp || at === ms;
+    return at > ms || (same && !twice(save.stamp)) || tokenOf(Buffer.from(text)) === save.token;
+  };
   // A worktree an older version saved in has no record of its own: the clone's newest save stands for it.
   if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
@@ -134,7 +143,8 @@ export async function newestSave(root: string, env: Env, tree: string | null, br
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
   const archived = names.map((n) => readSmall(path.join(dir, n)));
-  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
+  const stamped = (a: string) => savedStampOf(a) === own.stamp && !twice(own.stamp);
+  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
   const git = own.blob !== null && configPipe(root, env) === null;
   const kept = git ? await runGit(root, ["cat-file", "-t", own.blob!], env, timeout).catch(() => null) : null;

@@ -161,9 +161,14 @@ function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOn
     const copies = n === 1 ? "the saved commit is on HEAD as a new commit"
       : `the ${n === null ? "" : `${n} `}saved commits are on HEAD as new commits`;
     const since = f.sinceSaved ?? 0;
+    // Commits older than the save that the rebase put under the saved work are not "since the save".
+    const brought = "committed before the save and brought in by the rebase";
+    const others = older === 0 ? `${plural(since, "other commit")} on HEAD since the save`
+      : older === since ? `${plural(since, "other commit")} now on HEAD, ${brought}`
+      : `${plural(since, "other commit")} now on HEAD: ${since - older} committed since the save, ${older} ${brought}`;
     return [
       `saved HEAD ${head} was rewritten with its patches kept (whitespace aside): ${copies}`,
-      since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save${pre}`,
+      since === 0 ? "no other commits since the save" : others,
     ];
   }
   if (verdict === "rewritten") {

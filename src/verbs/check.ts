@@ -9,7 +9,7 @@ import { configPipe } from "../git/config-pipe.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
-import { checkpointParked } from "../checkpoint/surface.ts";
+import { checkpointNoteForHandoff, checkpointParked } from "../checkpoint/surface.ts";
 import { helperShown } from "../agents/target.ts";
 
 /** The result of `check` (docs/design.md#check); `--json` prints it. */
@@ -26,6 +26,8 @@ export interface CheckResult {
   ref?: string;
   lost?: string;
   restore?: string;
+  /** A parked handoff, and the checkpoint (its file in checkpoints/) holding work from after its save. */
+  checkpoint?: string;
   /** Nothing parked here, but these other branches hold a committed handoff (a teammate's), newest first. */
   elsewhere?: string[];
   conflicted?: string[];
@@ -77,7 +79,10 @@ exit: 0 nothing parked
         "…; a handoff is committed on branch "<name>", not on this one: …")
         A handoff older than this clone's newest save adds where that is, or
         that a reset or checkout discarded it, with git's copy: "…; but this
-        clone's newest save (Saved: <time>) is in neither …" ("lost")
+        clone's newest save (Saved: <time>) is in neither …" ("lost"); and a
+        checkpoint of work after its save: "…; an automatic checkpoint newer
+        than this handoff exists (checkpoints/<name>, …); before saving, run
+        \`read checkpoint\` …" ("checkpoint")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
@@ -85,7 +90,7 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
-"stash", "ref", "lost", "restore", "elsewhere", "conflicted",
+"stash", "ref", "lost", "restore", "checkpoint", "elsewhere", "conflicted",
 "mergeDriverMissing" and "unknownSections": references/verbs/check.md. When the
 kill switch is on, the paused sentence is printed too and the code is kept.
 `,
@@ -136,12 +141,16 @@ kill switch is on, the paused sentence is printed too and the code is kept.
     else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
     // Never "parked" alone while this clone's newest save is elsewhere or gone.
     if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
+    // Work from after the handoff's save that no save holds yet: a user resuming from the handoff alone would lose it.
+    const newer = parked === "handoff" ? checkpointNoteForHandoff(root, inspections[0]!.text as string) : null;
+    if (newer !== null) message = `${message}; ${newer.text}`;
     // Not parked here (0 stays 0), but an agent told only "nothing parked" would call a cold start wrongly.
     const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, undefined, branches) : null;
     if (other !== null) message = `${message}; ${elsewhereSentence(other, helperShown(ctx, root))}`;
     const { restore, ...at } = newest ?? {};
     const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...at };
     if (restore) result.restore = restore;
+    if (newer !== null) result.checkpoint = newer.name;
     if (other !== null) result.elsewhere = other.refs;
     if (state === "conflicted") result.conflicted = conflicted;
     const md = pipe ?? await mergeDriverMissing(root, ctx.env);

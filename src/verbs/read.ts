@@ -81,7 +81,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
     out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
     if (kind === "handoff") {
       const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
-      if (note !== null) out.stderr.push(note);
+      if (note !== null) out.stderr.push(`note: ${note.text}`);
       // Absent here but on file elsewhere: a new save now would stand in the way of bringing that one back.
       const branches = {};
       const away = got === null ? await handoffAway(root, ctx.env, null, branches) : null;

@@ -17,7 +17,7 @@ import { memoryDir } from "../store/paths.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 
-type Since = { commits: number; lost: number; copied: boolean } | "not here";
+type Since = { commits: number; lost: number; rewritten: boolean } | "not here";
 
 /**
  * The state part of the line, from the handoff's text, the commits since its HEAD anchor, where this worktree's newest
@@ -33,10 +33,13 @@ function statusText(handoff: string | null, since: Since | null, newest: Handoff
     // A teammate's handoff whose commit this clone lacks: nothing since can be counted.
     if (since === "not here") parts.push("saved HEAD not in this clone (run brief)");
     else if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
-    // The saved HEAD off HEAD's history: behind, diverged or rewritten, as the brief then says in full.
-    if (since !== null && since !== "not here" && since.lost > 0) {
+    // The saved HEAD off HEAD's history: behind or diverged (a ref holds it), or rewritten (an amend, a rebase, a
+    // reset), as the brief then says in full.
+    if (since !== null && since !== "not here" && since.rewritten) {
+      const changed = `${plural(since.lost, "saved commit")} changed or dropped`;
+      parts.push(`saved HEAD rewritten, ${since.lost > 0 ? changed : "patches kept"}`);
+    } else if (since !== null && since !== "not here" && since.lost > 0)
       parts.push(`${plural(since.lost, "saved commit")} not on this branch`);
-    } else if (since !== null && since !== "not here" && since.copied) parts.push("saved HEAD rewritten, patches kept");
     if (newest?.lost !== undefined) parts.push("newest save lost (run check)");
     else if (newest !== null) parts.push(`a newer save ${whereAway(newest)} (run check)`);
   }
@@ -82,10 +85,10 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
       !listed.has(c.id) && (c.kind === "work" || (c.kind === "attributes" && !ours.has(c.id))));
     const count = (left: boolean, copies = true) =>
       work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
-    if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), copied: false };
+    if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), rewritten: false };
     // Rewritten: the saved commits with no copy on HEAD (an empty one never has one), and HEAD's that are no copy.
     const lost = work.filter((c) => c.left && (c.mark !== "=" || c.empty)).length;
-    return { commits: count(false, false), lost, copied: lost === 0 };
+    return { commits: count(false, false), lost, rewritten: true };
   } catch {
     return null;
   }
@@ -118,10 +121,10 @@ clone's save or a committed one (git, at most 500 ms each).
 Commits since (and "· N saved commits not on this branch") are the brief's
 commits ahead (and behind): memory-only ones aside (\`publish\`'s too), a
 merge's other side counted (git, at most 500 ms; left out when unknown or past
-2,000). A saved HEAD no ref holds is rewritten: commits since that copy no saved
-commit, saved ones with no copy on HEAD, or "· saved HEAD rewritten, patches
-kept" when there are none; "· saved HEAD not in this clone (run brief)" when
-git lacks it.
+2,000). A saved HEAD no ref holds is rewritten (an amend, a rebase, a reset):
+commits since that copy no saved commit, then "· saved HEAD rewritten, N saved
+commits changed or dropped", or "patches kept" when every one has a copy;
+"· saved HEAD not in this clone (run brief)" when git lacks it.
 Where this worktree's newest save is, as check says it: "· a newer save in
 stash@{N} (run check)" (or on branch "<name>"), "· newest save lost (run
 check)" when a reset put an older handoff in its place; no git when the

@@ -75,6 +75,19 @@ describe("verdict precedence (pure)", () => {
   });
 });
 
+describe("a rewrite with its patches kept: the other commits on HEAD in plain words (pure)", () => {
+  // A rebase onto a teammate's commit made before the save brings it in: it is not work since the save.
+  it.each<[number, number, string]>([
+    [1, 0, "1 other commit on HEAD since the save;"],
+    [1, 1, "1 other commit now on HEAD, committed before the save and brought in by the rebase;"],
+    [3, 2, "3 other commits now on HEAD: 1 committed since the save, 2 committed before the save and brought in by the rebase;"],
+  ])("%i other, %i of them older", (since, older, words) => {
+    const rewrite = { headReachable: false, ahead: null, behind: null, savedCopied: 1, savedChanged: 0 };
+    const summary = assessDrift(facts({ ...rewrite, sinceSaved: since, olderAhead: older })).summary;
+    expect(summary).toContain(`the saved commit is on HEAD as a new commit; ${words}`);
+  });
+});
+
 describe("brief", () => {
   it("has exactly the six labels in order, one line each", () => {
     const b = draftBrief(parseHandoff(DOC("Ship it.")), assessDrift(facts()), NO_LEDGERS);

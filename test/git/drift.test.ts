@@ -488,7 +488,8 @@ describe("drift over scripted histories", () => {
     expect(report.verdict).toBe("drifted");
     expect(report.sinceSaved).toBe(1);
     expect(report.memoryOnlyCommits).toBe(1);
-    expect(report.summary).toContain("with its patches kept (whitespace aside): the saved commit is on HEAD as a new commit; 1 other commit on HEAD since the save");
+    // m1 was committed before the save: the rebase brought it in, it is no commit since the save.
+    expect(report.summary).toContain("with its patches kept (whitespace aside): the saved commit is on HEAD as a new commit; 1 other commit now on HEAD, committed before the save and brought in by the rebase;");
     expect(report.summary).toContain("1 memory-only commit (saves of .ai/memory) not counted");
   });
 

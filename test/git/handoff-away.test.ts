@@ -356,6 +356,39 @@ describe("a handoff away from the working tree", () => {
     expect((await r.run(["check"])).stdout).toBe("a handoff is parked and can be resumed\n");
   });
 
+  it("two saves in one second on one commit share a stamp: the older one put back is told from the newer", { timeout: 90_000 }, async () => {
+    const file = (r: { dir: string }) => path.join(r.dir, ".ai/memory/HANDOFF.md");
+    // Both saves in one second: retried, as a loaded machine can cross a second between them.
+    const attempt = async () => {
+      const r = repo();
+      await nextSecond();
+      await r.save(DOC);
+      const older = readFileSync(file(r));
+      await r.save(DOC.replace("Make the importer fast.", "Ship the streaming importer."));
+      const stamps = readFileSync(path.join(r.dir, ".git/session-handoff/saves"), "utf8").match(/@\S+/g) ?? [];
+      return { r, older, same: stamps.length === 2 && stamps[0] === stamps[1] };
+    };
+    let at = await attempt();
+    for (let n = 0; n < 4 && !at.same; n++) at = await attempt();
+    expect(at.same).toBe(true);
+    const { r, older } = at;
+    const saved = /^Saved: (\S+)$/m.exec(readFileSync(file(r), "utf8"))![1]!;
+    // `git stash -u` takes the newer save; the older one put back by hand (its copy is in archive/ too).
+    r.git("stash", "-u", "-q");
+    writeFileSync(file(r), older);
+    const c = await r.run(["check", "--json"]);
+    expect(JSON.parse(c.stdout)).toMatchObject({ state: "parked", parked: "handoff", stash: "stash@{0}" });
+    expect(r.hook().stdout).toContain("session-handoff: a newer save of this clone is in stash@{0}: ");
+    rmSync(path.join(r.dir, ".ai"), { recursive: true });
+    r.git("stash", "pop", "-q");
+    expect((await r.run(["check"])).stdout).toBe("a handoff is parked and can be resumed\n");
+    // The older one in its place, as a checkout of the file puts it: the newer save is lost.
+    writeFileSync(file(r), older);
+    const j = JSON.parse((await r.run(["check", "--json"])).stdout);
+    expect(j).toMatchObject({ state: "parked", parked: "handoff", lost: saved });
+    expect(r.hook().stdout).toContain(`session-handoff: this clone's newest save (Saved: ${saved}) is in neither`);
+  });
+
   it("this clone's handoff on another branch: the hook says what check says, and an unrelated stash changes neither", { timeout: 90_000 }, async () => {
     const r = repo();
     await r.save(DOC);

@@ -94,6 +94,11 @@ describe("checkpoint: after the last save only", () => {
     expect(hook(root)).toContain("is newer than the parked handoff: it holds 2 requests, 1 command from after the handoff was saved");
     // The save flow folds it in only then: read handoff names it.
     expect(helper(["read", "handoff"], { cwd: root }).stderr).toContain("note: an automatic checkpoint newer than this handoff exists (checkpoints/sess-1.md");
+    // check names it too, its code and first words kept: the user resuming from the handoff alone would lose it.
+    const check = helper(["check", "--json"], { cwd: root });
+    expect(check.code).toBe(2);
+    expect(JSON.parse(check.stdout)).toMatchObject({ parked: "handoff", checkpoint: "sess-1.md" });
+    expect(helper(["check"], { cwd: root }).stdout).toMatch(/^a handoff is parked and can be resumed; an automatic checkpoint newer than this handoff exists \(checkpoints\/sess-1\.md, captured \d+ minutes? ago\); before saving, run `read checkpoint`/);
     // No plan and no edits after the save: the handoff's plan and next step stand.
     const brief = helper(["brief"], { cwd: root }).stdout;
     expect(brief).toContain("2 done, 0 in progress, 1 todo, 1 abandoned");

@@ -174,9 +174,9 @@ describe("statusline", () => {
     // A handoff saved at a commit this clone has never had (a teammate's, pasted or pulled without it).
     const text = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8");
     writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), text.replace(/- HEAD: [0-9a-f]+/, `- HEAD: ${"1".repeat(40)}`));
-    // The edit changed the save's stamp (its `- HEAD:` digits): check too calls this clone's save lost.
-    expect(await line()).toBe("handoff: saved today · saved HEAD not in this clone (run brief) · newest save lost (run check)\n");
-    expect(JSON.parse((await inProcess(["check", "--json"], { cwd: root })).stdout).lost).toMatch(/^\d{4}-/);
+    // The edit changed the save's stamp (its `- HEAD:` digits), not its `Saved:` time: no save was lost.
+    expect(await line()).toBe("handoff: saved today · saved HEAD not in this clone (run brief)\n");
+    expect(JSON.parse((await inProcess(["check", "--json"], { cwd: root })).stdout).lost).toBeUndefined();
   });
 
   it("a stash made in a save's own second counts as since it, made before the save or after, for drift too", { timeout: 60_000 }, async () => {
@@ -241,9 +241,9 @@ describe("statusline", () => {
     const check = JSON.parse(helper(["check", "--json"], { cwd: root }).stdout);
     expect(check.lost).toMatch(/^\d{4}-/);
     expect(statusOf(root)).toBe("handoff: saved today · 0 commits since · newest save lost (run check) · context 45%\n");
-    // Its command brings the save back: nothing is lost, and the reset's commit is counted as the brief counts it.
+    // Its command brings the save back: nothing is lost, and the commit the reset dropped is said as the brief says it.
     writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), git(root, "cat-file", "blob", check.restore.split(" ")[3]));
-    expect(statusOf(root)).toBe("handoff: saved today · 0 commits since · 1 saved commit not on this branch · context 45%\n");
+    expect(statusOf(root)).toBe("handoff: saved today · 0 commits since · saved HEAD rewritten, 1 saved commit changed or dropped · context 45%\n");
   });
 
   it("a save killed after its claim (HANDOFF.md under a private name) is said as the hook says it, not 'none'", async () => {
@@ -317,7 +317,7 @@ describe("statusline", () => {
     commit(amended, "x.txt", "x\n");
     await save(amended);
     commit(amended, "x.txt", "x2\n", "--amend");
-    expect(await line(amended)).toBe("handoff: saved today · 1 commit since · 1 saved commit not on this branch\n");
+    expect(await line(amended)).toBe("handoff: saved today · 1 commit since · saved HEAD rewritten, 1 saved commit changed or dropped\n");
     // Mid-merge, the handoff in the tree came from the other side: HEAD lacks its commit (the brief: 1 behind).
     const merging = gitRepo();
     git(merging, "checkout", "-qb", "other");
@@ -358,7 +358,7 @@ describe("statusline", () => {
     };
     const claimOf = (line: string) => ({
       commits: Number(/ · (\d+) commits? since/.exec(line)?.[1] ?? NaN),
-      lost: Number(/ · (\d+) saved commits? not on this branch/.exec(line)?.[1] ?? 0),
+      lost: Number(/ · (?:saved HEAD rewritten, )?(\d+) saved commits? (?:not on this branch|changed or dropped)/.exec(line)?.[1] ?? 0),
       copied: line.includes(" · saved HEAD rewritten, patches kept"),
     });
     const agree = async (root: string, expected: string) => {
@@ -404,6 +404,12 @@ describe("statusline", () => {
       await saveIn(local, doc);
       git(local, "commit", "-q", "--amend", "-m", "reworded");
       await agree(local, "handoff: saved today · 0 commits since · saved HEAD rewritten, patches kept\n");
+      // Unpushed, an amend that changed the content: rewritten, not "not on this branch" (which says behind).
+      const changed = clones().mine;
+      commit(changed, "index.js", "two\n");
+      await saveIn(changed, doc);
+      commit(changed, "index.js", "three\n", "--amend");
+      await agree(changed, "handoff: saved today · 1 commit since · saved HEAD rewritten, 1 saved commit changed or dropped\n");
     });
 
     it("a rebase of a pushed branch onto a teammate's work: the saved commit is still origin's, not rewritten", async () => {
