@@ -40,8 +40,10 @@ function repo(init: string[] = []) {
   // The session hook, spawned as a harness runs it: the session bundle, whose git use is counted.
   const hook = (extra: Record<string, string> = {}) =>
     helper(["hook", "--mode", "session", "--root", dir], { env: { ...env, ...extra } });
-  return { dir, git, run, save, hook };
+  return { dir, git, run, save, hook, env };
 }
+
+const SECOND = DOC.replace("Make the importer fast.", "Ship the streaming importer.");
 
 // `Saved:` is stamped in whole seconds, and a save stamped in the tree's second reads as the tree's own: in this
 // process two saves can fall in one second, so a save meant as later waits for the next one.
@@ -387,4 +389,26 @@ describe("a handoff away from the working tree", () => {
     r.git("stash", "pop", "-q");
     expect(readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
   });
+  it("after a reset, a checkpoint of work after the discarded save is newer than the older handoff put back, never \"saved later\" (found by a breaker)", { timeout: 90_000 }, async () => {
+    const r = repo();
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
+    await nextSecond();
+    await r.save(SECOND);
+    const since = /CURRENT-SHA256: (\S+)/.exec((await r.run(["read", "handoff"])).stdout)![1]!;
+    await nextSecond();
+    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    mkdirSync(path.join(r.dir, ".ai/memory/checkpoints"));
+    writeFileSync(path.join(r.dir, ".ai/memory/checkpoints/s1.md"), ["<!-- memory-schema: v1 -->", "# Session Checkpoint",
+      `Saved: ${now}`, "Session: s1", "Session-start: unknown", `Since-handoff: ${since}`, "Trigger: session-end",
+      "Source: planted", "", "## Plan state", "- [~] a step after the save", "", "## Environment anchors", `- Date: ${now}`, ""].join("\n"));
+    r.git("reset", "-q", "--hard");
+    const hook = r.hook().stdout;
+    expect(hook).toContain("and is newer than the parked handoff: it holds a plan of 1 step from after the handoff was saved");
+    expect(hook).not.toContain("saved later");
+    const note = (await r.run(["read", "handoff"])).stderr;
+    expect(note).toContain("note: an automatic checkpoint newer than this handoff exists (checkpoints/s1.md");
+    expect(note).not.toContain("saved later");
+  });
+
 });
