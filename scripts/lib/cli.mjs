@@ -3206,7 +3206,10 @@ function handoffSpec(root, env) {
   const file = top === null ? "\n" : `${path19.relative(top, root).split(path19.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
-async function handoffAway(root, env, tree = null, branches = {}, timeout) {
+function handoffAway(root, env, tree = null, branches = {}, timeout) {
+  return unlessUnavailable(awayOrThrow(root, env, tree, branches, timeout), null);
+}
+async function awayOrThrow(root, env, tree, branches, timeout) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
@@ -3222,14 +3225,13 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const file = handoffSpec(root, env);
   if (count === 0 && saves.length === 0 || file === null) return null;
   if (configPipe(root, env) !== null) return null;
-  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), null) : [];
-  if (refs === null || count === 0 && refs.length === 0) return null;
+  const refs = saves.length > 0 ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
+  if (count === 0 && refs.length === 0) return null;
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
   const revs = [...stashRevs.flat(), ...refs.map((b) => b.id)];
   const input = revs.map((x) => `${x}:${file}
 `).join("");
-  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, timeout, { input }), null);
-  if (r === null) return null;
+  const r = await runGit(root, ["cat-file", "--batch"], env, timeout, { input });
   const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
   const savedAt = (text) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
   const treeAt = tree === null ? NaN : savedAt(tree);
@@ -3253,23 +3255,36 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const branch = refs[ranks.indexOf(best)];
   return { ref: branch.name, restore: `git restore --source=${shellWord2(commandRev(branch))} -- .ai/memory` };
 }
-async function newestSave(root, env, tree, branches = {}, timeout) {
+function newestSave(root, env, tree, branches = {}, timeout) {
+  return unlessUnavailable(newestOrThrow(root, env, tree, branches, timeout), null);
+}
+async function newestOrThrow(root, env, tree, branches, timeout) {
   const own = lastSave(root, env);
   const holds = (text, save2) => save2 === void 0 || text !== null && (savedStampOf(text) === save2.stamp || stampMs(savedStampOf(text)) > stampMs(save2.stamp) || tokenOf(Buffer.from(text)) === save2.token);
-  if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
-  const away = await handoffAway(root, env, tree, branches, timeout);
-  if (away !== null || own === null || tree === null || holds(tree, own)) return away;
+  const later = own !== null && tree !== null && stampMs(savedStampOf(tree)) > stampMs(own.stamp);
+  if (tree !== null && !later && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
+  const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
+  if (away !== null || own === null || tree === null || !later && holds(tree, own)) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n2) => /^HANDOFF-.*\.md$/.test(n2)) : [];
   const archived = names.map((n2) => readSmall(path19.join(dir, n2)));
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
     return null;
   const git = own.blob !== null && configPipe(root, env) === null;
-  const kept = git ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
-  const ok2 = kept?.stdout.toString("utf8").trim() === "blob";
+  if (later && !git) return null;
   const file = handoffSpec(root, env);
+  const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
+  const stashes = (gitDir === null ? [] : stashEntries(gitDir).slice(0, 100)).flatMap((e, i) => e.own ? [`stash@{${i}}`, `stash@{${i}}^3`] : []);
+  const refs = git && file !== null ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
+  const revs = git && file !== null ? ["HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
+  const input = `${[own.blob, ...revs.map((x) => `${x}:${file}`)].join("\n")}
+`;
+  const r = git ? await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }) : null;
+  const found = (r?.stdout.toString("utf8") ?? "").split("\n").map((l) => l.startsWith(`${own.blob} blob `));
+  const ok2 = found[0] === true;
+  if (found.includes(true, 2)) return null;
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
-  const held = ok2 && file !== null ? await runGit(root, log, env, timeout).catch(() => null) : null;
+  const held = ok2 && !found[1] && file !== null ? await runGit(root, log, env, timeout) : null;
   if (held?.code === 0 && held.stdout.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
@@ -3304,7 +3319,7 @@ function newestSentence(a, here) {
   if (a.lost === void 0)
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
-  return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} put an older one in its place; ${back}`;
+  return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} put another one in its place; ${back}`;
 }
 var commandRev, stampMs, HANDOFF, shellWord2, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
@@ -10460,7 +10475,7 @@ exit: 0 nothing parked
         the command that brings it back
         (0 with no handoff here names other branches holding a committed one:
         "\u2026; a handoff is committed on branch "<name>", not on this one: \u2026")
-        A handoff older than this clone's newest save adds where that is, or
+        A handoff other than this clone's newest save adds where that is, or
         that a reset or checkout discarded it, with git's copy: "\u2026; but this
         clone's newest save (Saved: <time>) is in neither \u2026" ("lost")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no

@@ -75,7 +75,7 @@ exit: 0 nothing parked
         the command that brings it back
         (0 with no handoff here names other branches holding a committed one:
         "…; a handoff is committed on branch "<name>", not on this one: …")
-        A handoff older than this clone's newest save adds where that is, or
+        A handoff other than this clone's newest save adds where that is, or
         that a reset or checkout discarded it, with git's copy: "…; but this
         clone's newest save (Saved: <time>) is in neither …" ("lost")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
