@@ -3190,7 +3190,7 @@ var init_config_pipe = __esm({
 // src/git/handoff-away.ts
 import path19 from "node:path";
 async function branchRefs(root, env, timeout) {
-  const format2 = "--format=%(HEAD) %(objectname) %(refname)";
+  const format2 = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
   const r = await runGit(
     root,
     ["for-each-ref", "--sort=-committerdate", format2, "refs/heads", "refs/remotes"],
@@ -3198,8 +3198,12 @@ async function branchRefs(root, env, timeout) {
     timeout
   );
   const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
-  const all = lines2.map((l) => /^ {2}(\S+) (.+)$/.exec(l)).filter((m) => m !== null && !m[2].endsWith("/HEAD"));
-  return all.slice(0, 1e3).map((m) => ({ id: m[1], name: m[2].replace(/^refs\/(heads|remotes)\//, "") }));
+  const all = lines2.map((l) => /^ {2}(\S+) (\S+) (.*)$/.exec(l)).filter((m) => m !== null && !m[2].endsWith("/HEAD"));
+  return all.slice(0, 1e3).map((m) => ({
+    id: m[1],
+    name: m[2].replace(/^refs\/(heads|remotes)\//, ""),
+    worktree: m[3] || void 0
+  }));
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
@@ -3253,7 +3257,8 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   const branch = refs[ranks.indexOf(best)];
-  return { ref: branch.name, restore: `git restore --source=${shellWord2(commandRev(branch))} -- .ai/memory` };
+  const restore2 = `git restore --source=${shellWord2(commandRev(branch))} -- .ai/memory`;
+  return { ref: branch.name, worktree: branch.worktree, restore: restore2 };
 }
 function newestSave(root, env, tree, branches = {}, timeout) {
   return unlessUnavailable(newestOrThrow(root, env, tree, branches, timeout), null);
@@ -3326,6 +3331,7 @@ var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
     init_builtins();
+    init_quote();
     init_words();
     init_values();
     init_files();
@@ -3340,7 +3346,7 @@ var init_handoff_away = __esm({
     HANDOFF = ".ai/memory/HANDOFF.md";
     shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
     whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
-    restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
+    restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
     awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
   }
 });
@@ -10485,7 +10491,7 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
-"stash", "ref", "lost", "restore", "elsewhere", "conflicted",
+"stash", "ref", "worktree", "lost", "restore", "elsewhere", "conflicted",
 "mergeDriverMissing" and "unknownSections": references/verbs/check.md. When the
 kill switch is on, the paused sentence is printed too and the code is kept.
 `,

@@ -2522,7 +2522,7 @@ function configPipe(root, env) {
 
 // src/git/handoff-away.ts
 async function branchRefs(root, env, timeout) {
-  const format = "--format=%(HEAD) %(objectname) %(refname)";
+  const format = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
   const r = await runGit(
     root,
     ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"],
@@ -2530,8 +2530,12 @@ async function branchRefs(root, env, timeout) {
     timeout
   );
   const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
-  const all = lines.map((l) => /^ {2}(\S+) (.+)$/.exec(l)).filter((m) => m !== null && !m[2].endsWith("/HEAD"));
-  return all.slice(0, 1e3).map((m) => ({ id: m[1], name: m[2].replace(/^refs\/(heads|remotes)\//, "") }));
+  const all = lines.map((l) => /^ {2}(\S+) (\S+) (.*)$/.exec(l)).filter((m) => m !== null && !m[2].endsWith("/HEAD"));
+  return all.slice(0, 1e3).map((m) => ({
+    id: m[1],
+    name: m[2].replace(/^refs\/(heads|remotes)\//, ""),
+    worktree: m[3] || void 0
+  }));
 }
 var commandRev = (b) => /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id;
 function handoffSpec(root, env) {
@@ -2583,7 +2587,8 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   const branch = refs[ranks.indexOf(best)];
-  return { ref: branch.name, restore: `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory` };
+  const restore = `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory`;
+  return { ref: branch.name, worktree: branch.worktree, restore };
 }
 var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 function newestSave(root, env, tree, branches = {}, timeout) {
@@ -2637,7 +2642,7 @@ async function handoffsElsewhere(root, env, timeout, branches = {}) {
   return held.length === 0 ? null : { refs: held.map((b) => b.name), file, rev: commandRev(held[0]) };
 }
 var whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
-var restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
+var restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
 var awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
 function newestSentence(a, here) {
   if (a.lost === void 0)

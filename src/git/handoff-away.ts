@@ -4,6 +4,7 @@
 // (docs/design.md#a-handoff-away-from-the-working-tree).
 import path from "node:path";
 import { existsSync, readdirSync } from "../builtins.ts";
+import { quotedPath } from "../guard/quote.ts";
 import { branchWords } from "../guard/words.ts";
 import { isoSeconds } from "../schema/values.ts";
 import { tokenOf } from "../store/files.ts";
@@ -17,23 +18,26 @@ import { lastSave, savedStampOf, savesRecord } from "./saves.ts";
 type Env = Record<string, string | undefined>;
 
 /**
- * The stash entry or branch holding the handoff, and the command that brings back only it; or `lost`: this
- * worktree's newest save (its `Saved:` time) is in none of them, and `restore` brings back git's copy ("": none).
+ * The stash entry or branch holding the handoff, and the command that brings back only it (`worktree`: the linked
+ * worktree that has that branch checked out); or `lost`: this worktree's newest save (its `Saved:` time) is in none
+ * of them, and `restore` brings back git's copy ("": none).
  */
-export type HandoffAway = { stash?: string; ref?: string; lost?: string; restore: string };
+export type HandoffAway = { stash?: string; ref?: string; worktree?: string; lost?: string; restore: string };
 /** The branch list a verb run reads at most once, for `handoffAway` and `handoffsElsewhere` alike. */
 export type Branches = { refs?: Promise<Branch[]> };
-type Branch = { name: string; id: string };
+type Branch = { name: string; id: string; worktree?: string };
 
 // Local and remote-tracking branches but the checked-out one (`%(HEAD)` marks it), newest commit first, as git lists
 // them: the ref files, packed-refs and a reftable alike; at most 1,000. Git is asked by commit id, never by name.
+// `%(worktreepath)` comes last, as a path may hold blanks and a ref name none.
 async function branchRefs(root: string, env: Env, timeout?: number): Promise<Branch[]> {
-  const format = "--format=%(HEAD) %(objectname) %(refname)";
+  const format = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
   const r = await runGit(root, ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"], env,
     timeout);
   const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
-  const all = lines.map((l) => /^ {2}(\S+) (.+)$/.exec(l)).filter((m) => m !== null && !m[2]!.endsWith("/HEAD"));
-  return all.slice(0, 1000).map((m) => ({ id: m![1]!, name: m![2]!.replace(/^refs\/(heads|remotes)\//, "") }));
+  const all = lines.map((l) => /^ {2}(\S+) (\S+) (.*)$/.exec(l)).filter((m) => m !== null && !m[2]!.endsWith("/HEAD"));
+  return all.slice(0, 1000).map((m) => ({ id: m![1]!, name: m![2]!.replace(/^refs\/(heads|remotes)\//, ""),
+    worktree: m![3] || undefined }));
 }
 
 // A branch inside a printed command: its name when letters, digits and a few signs make it, else its commit id, so
@@ -110,7 +114,8 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
   if (best <= treeRank) return null;
   // The work tree only: staged, the user's next plain `git commit` would commit it (docs/decisions/handoff-restore.md).
   const branch = refs[ranks.indexOf(best)]!;
-  return { ref: branch.name, restore: `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory` };
+  const restore = `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory`;
+  return { ref: branch.name, worktree: branch.worktree, restore };
 }
 
 // A save's time from its `Saved:` stamp (`savedStampOf`); NaN when it has none.
@@ -225,10 +230,13 @@ export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string 
 export const whereAway = (a: HandoffAway) => (a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`);
 
 /** After the restore: `git stash pop` refuses to overwrite what it brought back, and a checkout of the branch
- * refuses to overwrite the untracked files (`git stash -u` puts them where `brief` finds them). */
+ * refuses to overwrite the untracked files (`git stash -u` puts them where `brief` finds them); git checks out no
+ * branch another worktree has, so that worktree's path is named instead. */
 export const restoreNote = (a: HandoffAway) =>
   a.ref === undefined
     ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
+    : a.worktree !== undefined
+    ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead`
     : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with ` +
       "`git stash -u -- .ai/memory`";
 

@@ -24,6 +24,8 @@ export interface CheckResult {
    * the `Saved:` time of this clone's newest save, in none of them; the command that brings it back. */
   stash?: string;
   ref?: string;
+  /** The linked worktree that has `ref` checked out, where its handoff is resumed. */
+  worktree?: string;
   lost?: string;
   restore?: string;
   /** Nothing parked here, but these other branches hold a committed handoff (a teammate's), newest first. */
@@ -85,7 +87,7 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
-"stash", "ref", "lost", "restore", "elsewhere", "conflicted",
+"stash", "ref", "worktree", "lost", "restore", "elsewhere", "conflicted",
 "mergeDriverMissing" and "unknownSections": references/verbs/check.md. When the
 kill switch is on, the paused sentence is printed too and the code is kept.
 `,

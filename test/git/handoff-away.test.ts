@@ -510,4 +510,20 @@ describe("a handoff away from the working tree", () => {
     expect(note).not.toContain("saved later");
   });
 
+  it("a branch another worktree has checked out: check and the hook name that worktree, not a checkout git refuses (found by a breaker)", { timeout: 90_000 }, async () => {
+    const r = repo();
+    const wt = path.join(path.dirname(r.dir), "w 1");
+    r.git("worktree", "add", "-q", "-b", "w1", wt);
+    const t = /CURRENT-SHA256: (\S+)/.exec((await inProcess(["read", "handoff", "--root", wt], { env: r.env })).stdout)![1]!;
+    expect((await inProcess(["write", "handoff", "--expected-current-sha256", t, "--root", wt], { env: r.env, input: DOC })).code).toBe(0);
+    expect((await inProcess(["publish", "--root", wt], { env: r.env })).code).toBe(0);
+    const c = await r.run(["check", "--json"]);
+    expect(c.code, c.stderr).toBe(2);
+    expect(JSON.parse(c.stdout)).toMatchObject({ parked: "branch", ref: "w1", worktree: wt });
+    const said = `"w1" is checked out in the worktree at "${wt}": resume it there instead`;
+    expect(JSON.parse(c.stdout).message).toContain(said);
+    expect(JSON.parse(c.stdout).message).not.toContain("before checking out");
+    expect(r.hook().stdout).toContain(said);
+    expect(() => r.git("switch", "w1")).toThrow(/already (checked out|used by worktree)/);
+  });
 });
