@@ -107,8 +107,9 @@ export async function coldBriefFromCheckpoint(root: string): Promise<Brief | nul
   return got === null ? null : { ...briefFromCheckpoint(got.text, got.age), source: "checkpoint" };
 }
 
-export async function briefWithCheckpoint(root: string, handoffText: string, brief: Brief, now: number) {
-  const got = await newestText(root, handoffOrderOf(handoffText, now), now);
+export async function briefWithCheckpoint(root: string, handoffText: string, brief: Brief, now: number,
+  env: Record<string, string | undefined>) {
+  const got = await newestText(root, handoffOrderOf(handoffText, now, undefined, { root, env }), now);
   if (got === null) return brief;
   return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }

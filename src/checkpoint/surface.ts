@@ -9,6 +9,9 @@ import { orNull, readStable, tokenOf } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
 import { isProbeSession } from "../agents/harness-path.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
+import { savesRecord } from "../git/saves.ts";
+
+type Env = Record<string, string | undefined>;
 
 export function minutesAgo(savedMs: number | null, now: number): string {
   if (savedMs === null) return "at an unknown time";
@@ -16,13 +19,15 @@ export function minutesAgo(savedMs: number | null, now: number): string {
   return m === 1 ? "1 minute ago" : `${m} minutes ago`;
 }
 
-/** The current handoff as a checkpoint is ordered against it: its token and state time (null when unknown). */
-export type HandoffOrder = { token: string; stateMs: number | null };
+/** The current handoff as a checkpoint is ordered against it: its token and state time (null when unknown), and
+ * whether this clone's record of saves has a save of `token` stamped after that time. */
+export type HandoffOrder = { token: string; stateMs: number | null; savedAfter?: (token: string) => boolean };
 
 // The state time is parsed only when first asked: a checkpoint with `Since-handoff:` is ordered by token alone.
-export function handoffOrderOf(text: string, now: number, token = tokenOf(Buffer.from(text, "utf8"))): HandoffOrder {
+export function handoffOrderOf(text: string, now: number, token = tokenOf(Buffer.from(text, "utf8")),
+  clone?: { root: string; env: Env }): HandoffOrder {
   let ms: number | null | undefined;
-  return {
+  const order: HandoffOrder = {
     token,
     get stateMs() {
       if (ms === undefined) {
@@ -32,17 +37,24 @@ export function handoffOrderOf(text: string, now: number, token = tokenOf(Buffer
       return ms;
     },
   };
+  if (clone === undefined) return order;
+  order.savedAfter = (since) => {
+    const stamp = savesRecord(clone.root, clone.env)?.find((s) => s.token === since)?.stamp;
+    return Date.parse(stamp?.replace(/\+.*$/, "") ?? "") > (order.stateMs ?? Infinity);
+  };
+  return order;
 }
 
 /** `unsaved`: captured after the handoff's state time, but after an earlier save: the handoff may not hold it. */
 type Newer = boolean | null | "unsaved";
 
 // Newer: `Since-handoff:` names the handoff's token, else `Saved:` is after its state time; null when unknown.
-// Another session's later save does not make this session's work after its own save older.
+// Another session's later save does not make this session's work after its own save older; a save this clone made
+// after the handoff (a reset put an older one back) makes the work after it newer, never "saved later".
 function newerThanHandoff(entry: CheckpointEntry, handoff: HandoffOrder): Newer {
   if (entry.since !== null && entry.since === handoff.token) return true;
   const after = handoff.stateMs === null || entry.savedMs === null ? null : entry.savedMs > handoff.stateMs;
-  return entry.since === null ? after : after === true && "unsaved";
+  return entry.since === null ? after : after === true && (handoff.savedAfter?.(entry.since) || "unsaved");
 }
 
 type Chosen = { entry: CheckpointEntry; newer: Newer };
@@ -104,14 +116,14 @@ export type CheckpointHookLines = { lines: string[]; handoffOlderThanSession: bo
 // A capture newer than the handoff, told once per session and token; on `compact` the session's own. Never throws.
 export async function checkpointHookLines(
   root: string, input: { source: string | null; sessionId: unknown }, handoffPresent: boolean, paused: boolean,
-  now: number,
+  now: number, env: Env,
 ): Promise<CheckpointHookLines> {
   let older = false;
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
     const bytes = handoffPresent ? readHead(path.join(memoryDir(root), FILE_OF.handoff)) : null;
-    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
+    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes), { root, env });
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
     let chosen: Chosen | null;
@@ -157,9 +169,9 @@ function toldToAnySession(root: string, token: string): boolean {
 
 /** `read handoff`'s stderr note, `check`'s clause, and the checkpoint's file: only for a capture newer than the
  * handoff, or with no handoff. Never throws. */
-export function checkpointNoteForHandoff(root: string, handoffText: string | null, now = Date.now()) {
+export function checkpointNoteForHandoff(root: string, handoffText: string | null, env: Env, now = Date.now()) {
   try {
-    const order = handoffText === null ? null : handoffOrderOf(handoffText, now);
+    const order = handoffText === null ? null : handoffOrderOf(handoffText, now, undefined, { root, env });
     const got = currentCheckpoint(root, order, now);
     if (got === null || got.entry.savedMs === null) return null;
     const name = got.entry.name;

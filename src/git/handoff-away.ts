@@ -4,6 +4,7 @@
 // (docs/design.md#a-handoff-away-from-the-working-tree).
 import path from "node:path";
 import { existsSync, readdirSync } from "../builtins.ts";
+import { quotedPath } from "../guard/quote.ts";
 import { branchWords } from "../guard/words.ts";
 import { isoSeconds } from "../schema/values.ts";
 import { tokenOf } from "../store/files.ts";
@@ -17,23 +18,26 @@ import { lastSave, savedStampOf, savesRecord } from "./saves.ts";
 type Env = Record<string, string | undefined>;
 
 /**
- * The stash entry or branch holding the handoff, and the command that brings back only it; or `lost`: this
- * worktree's newest save (its `Saved:` time) is in none of them, and `restore` brings back git's copy ("": none).
+ * The stash entry or branch holding the handoff, and the command that brings back only it (`worktree`: the linked
+ * worktree that has that branch checked out); or `lost`: this worktree's newest save (its `Saved:` time) is in none
+ * of them, and `restore` brings back git's copy ("": none).
  */
-export type HandoffAway = { stash?: string; ref?: string; lost?: string; restore: string };
+export type HandoffAway = { stash?: string; ref?: string; worktree?: string; lost?: string; restore: string };
 /** The branch list a verb run reads at most once, for `handoffAway` and `handoffsElsewhere` alike. */
 export type Branches = { refs?: Promise<Branch[]> };
-type Branch = { name: string; id: string };
+type Branch = { name: string; id: string; worktree?: string };
 
 // Local and remote-tracking branches but the checked-out one (`%(HEAD)` marks it), newest commit first, as git lists
 // them: the ref files, packed-refs and a reftable alike; at most 1,000. Git is asked by commit id, never by name.
+// `%(worktreepath)` comes last, as a path may hold blanks and a ref name none.
 async function branchRefs(root: string, env: Env, timeout?: number): Promise<Branch[]> {
-  const format = "--format=%(HEAD) %(objectname) %(refname)";
+  const format = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
   const r = await runGit(root, ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"], env,
     timeout);
   const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
-  const all = lines.map((l) => /^ {2}(\S+) (.+)$/.exec(l)).filter((m) => m !== null && !m[2]!.endsWith("/HEAD"));
-  return all.slice(0, 1000).map((m) => ({ id: m![1]!, name: m![2]!.replace(/^refs\/(heads|remotes)\//, "") }));
+  const all = lines.map((l) => /^ {2}(\S+) (\S+) (.*)$/.exec(l)).filter((m) => m !== null && !m[2]!.endsWith("/HEAD"));
+  return all.slice(0, 1000).map((m) => ({ id: m![1]!, name: m![2]!.replace(/^refs\/(heads|remotes)\//, ""),
+    worktree: m![3] || undefined }));
 }
 
 // A branch inside a printed command: its name when letters, digits and a few signs make it, else its commit id, so
@@ -52,8 +56,14 @@ function handoffSpec(root: string, env: Env): string | null {
  * memory dir, or `git stash` a staged handoff), else the branch holding this clone's newest save. With `tree` the
  * handoff in the working tree: a stash entry or branch holding a save of this clone newer than it. Null: none.
  */
-export async function handoffAway(root: string, env: Env, tree: string | null = null, branches: Branches = {},
+export function handoffAway(root: string, env: Env, tree: string | null = null, branches: Branches = {},
   timeout?: number): Promise<HandoffAway | null> {
+  return unlessUnavailable(awayOrThrow(root, env, tree, branches, timeout), null);
+}
+
+// A git run past its time limit throws `GitUnavailable`: no answer, which `newestSave` must not take for "not there".
+async function awayOrThrow(root: string, env: Env, tree: string | null, branches: Branches, timeout?: number,
+): Promise<HandoffAway | null> {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
@@ -75,13 +85,12 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   if ((count === 0 && saves.length === 0) || file === null) return null;
   // A named pipe in git's config holds every git run for its whole timeout (docs/decisions/config-pipe.md).
   if (configPipe(root, env) !== null) return null;
-  const refs = saves.length > 0 ? await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), null) : [];
-  if (refs === null || (count === 0 && refs.length === 0)) return null;
+  const refs = saves.length > 0 ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
+  if (count === 0 && refs.length === 0) return null;
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
   const revs = [...stashRevs.flat(), ...refs.map((b) => b.id)];
   const input = revs.map((x) => `${x}:${file}\n`).join("");
-  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, timeout, { input }), null);
-  if (r === null) return null;
+  const r = await runGit(root, ["cat-file", "--batch"], env, timeout, { input });
   const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
   // A save stamped before the tree's is not newer: a merge result holds this clone's older save.
   const savedAt = (text: string) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
@@ -107,7 +116,8 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   if (best <= treeRank) return null;
   // The work tree only: staged, the user's next plain `git commit` would commit it (docs/decisions/handoff-restore.md).
   const branch = refs[ranks.indexOf(best)]!;
-  return { ref: branch.name, restore: `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory` };
+  const restore = `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory`;
+  return { ref: branch.name, worktree: branch.worktree, restore };
 }
 
 // A save's time from its `Saved:` stamp (`savedStampOf`); NaN when it has none.
@@ -120,8 +130,14 @@ const stampMs = (stamp: string | null | undefined) => Date.parse(stamp?.replace(
  * Files first: git runs only when the record names a save the tree lacks
  * (docs/design.md#a-handoff-away-from-the-working-tree).
  */
-export async function newestSave(root: string, env: Env, tree: string | null, branches: Branches = {},
+export function newestSave(root: string, env: Env, tree: string | null, branches: Branches = {},
   timeout?: number): Promise<HandoffAway | null> {
+  // A git run cut short (past its time limit) is no answer: nothing is said, never "in neither" nor "no copy".
+  return unlessUnavailable(newestOrThrow(root, env, tree, branches, timeout), null);
+}
+
+async function newestOrThrow(root: string, env: Env, tree: string | null, branches: Branches, timeout?: number,
+): Promise<HandoffAway | null> {
   const own = lastSave(root, env);
   // Two saves of this clone stamped in one second: only their bytes tell the older from the newer.
   const twice = (stamp: string | null) =>
@@ -134,11 +150,15 @@ export async function newestSave(root: string, env: Env, tree: string | null, br
     const same = savedStampOf(text) === save.stamp || at === ms;
     return at > ms || (same && !twice(save.stamp)) || tokenOf(Buffer.from(text)) === save.token;
   };
+  // A later `Saved:` (a teammate's handoff a reset put here) holds this save only where archive/, git's history, a
+  // stash entry or a branch shows it: its time alone says nothing (docs/decisions/lost-save.md).
+  const later = own !== null && tree !== null && stampMs(savedStampOf(tree)) > stampMs(own.stamp);
   // A worktree an older version saved in has no record of its own: the clone's newest save stands for it.
-  if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
-  const away = await handoffAway(root, env, tree, branches, timeout);
-  // A handoff deleted on purpose is no alarm: only an older one in its place (a reset, a checkout) says it was lost.
-  if (away !== null || own === null || tree === null || holds(tree, own)) return away;
+  if (tree !== null && !later && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
+  // Nothing newer than a later handoff is looked for: where this save's bytes are is asked below.
+  const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
+  // A handoff deleted on purpose is no alarm: only another one in its place (a reset, a checkout) says it was lost.
+  if (away !== null || own === null || tree === null || (!later && holds(tree, own))) return away;
   // `archives restore` put an older one back on purpose: the newest is in archive/.
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
@@ -147,12 +167,25 @@ export async function newestSave(root: string, env: Env, tree: string | null, br
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
   const git = own.blob !== null && configPipe(root, env) === null;
-  const kept = git ? await runGit(root, ["cat-file", "-t", own.blob!], env, timeout).catch(() => null) : null;
-  const ok = kept?.stdout.toString("utf8").trim() === "blob";
-  // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss.
+  // Without git's copy nothing tells a later handoff made from this save from one made without it.
+  if (later && !git) return null;
+  // One look at git's copy and at which of HEAD's commit, this worktree's stash entries and the branches hold it.
   const file = handoffSpec(root, env);
+  const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
+  const stashes = (gitDir === null ? [] : stashEntries(gitDir).slice(0, 100))
+    .flatMap((e, i) => (e.own ? [`stash@{${i}}`, `stash@{${i}}^3`] : []));
+  const refs = git && file !== null ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
+  const revs = git && file !== null ? ["HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
+  const input = `${[own.blob, ...revs.map((x) => `${x}:${file}`)].join("\n")}\n`;
+  const r = git ? await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }) : null;
+  const found = (r?.stdout.toString("utf8") ?? "").split("\n").map((l) => l.startsWith(`${own.blob} blob `));
+  const ok = found[0] === true;
+  // A stash entry or a branch keeps it: the user chose the handoff here over it.
+  if (found.includes(true, 2)) return null;
+  // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss; when HEAD's
+  // commit holds it, a checkout of the file from an older commit put that one back.
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
-  const held = ok && file !== null ? await runGit(root, log, env, timeout).catch(() => null) : null;
+  const held = ok && !found[1] && file !== null ? await runGit(root, log, env, timeout) : null;
   if (held?.code === 0 && held.stdout.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
@@ -207,10 +240,13 @@ export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string 
 export const whereAway = (a: HandoffAway) => (a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`);
 
 /** After the restore: `git stash pop` refuses to overwrite what it brought back, and a checkout of the branch
- * refuses to overwrite the untracked files (`git stash -u` puts them where `brief` finds them). */
+ * refuses to overwrite the untracked files (`git stash -u` puts them where `brief` finds them); git checks out no
+ * branch another worktree has, so that worktree's path is named instead. */
 export const restoreNote = (a: HandoffAway) =>
   a.ref === undefined
     ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
+    : a.worktree !== undefined
+    ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead`
     : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with ` +
       "`git stash -u -- .ai/memory`";
 
@@ -226,5 +262,5 @@ export function newestSentence(a: HandoffAway, here: boolean): string {
       : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a ` +
-    `\`git reset --hard\` or a checkout of ${HANDOFF} put an older one in its place; ${back}`;
+    `\`git reset --hard\` or a checkout of ${HANDOFF} put another one in its place; ${back}`;
 }

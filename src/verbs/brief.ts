@@ -125,7 +125,7 @@ exit: 0 brief printed
     }
     let brief = loaded.pasted
       ? draftBrief(parsed, report, ledgers)
-      : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
+      : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now, ctx.env);
     // A newer save of this clone than the tree's in a stash or on a branch (`git stash` after `publish`), or gone:
     // the tree's plan is the older one, so the step is to bring the newer back, as when the tree has none.
     const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);

@@ -24,6 +24,8 @@ export interface CheckResult {
    * the `Saved:` time of this clone's newest save, in none of them; the command that brings it back. */
   stash?: string;
   ref?: string;
+  /** The linked worktree that has `ref` checked out, where its handoff is resumed. */
+  worktree?: string;
   lost?: string;
   restore?: string;
   /** A parked handoff, and the checkpoint (its file in checkpoints/) holding work from after its save. */
@@ -77,7 +79,7 @@ exit: 0 nothing parked
         the command that brings it back
         (0 with no handoff here names other branches holding a committed one:
         "…; a handoff is committed on branch "<name>", not on this one: …")
-        A handoff older than this clone's newest save adds where that is, or
+        A handoff other than this clone's newest save adds where that is, or
         that a reset or checkout discarded it, with git's copy: "…; but this
         clone's newest save (Saved: <time>) is in neither …" ("lost"); and a
         checkpoint of work after its save: "…; an automatic checkpoint newer
@@ -90,9 +92,10 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
-"stash", "ref", "lost", "restore", "checkpoint", "elsewhere", "conflicted",
-"mergeDriverMissing" and "unknownSections": references/verbs/check.md. When the
-kill switch is on, the paused sentence is printed too and the code is kept.
+"stash", "ref", "worktree", "lost", "restore", "checkpoint", "elsewhere",
+"conflicted", "mergeDriverMissing" and "unknownSections":
+references/verbs/check.md. When the kill switch is on, the paused sentence is
+printed too and the code is kept.
 `,
   async run(ctx) {
     let root: string;
@@ -142,7 +145,7 @@ kill switch is on, the paused sentence is printed too and the code is kept.
     // Never "parked" alone while this clone's newest save is elsewhere or gone.
     if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
     // Work from after the handoff's save that no save holds yet: a user resuming from the handoff alone would lose it.
-    const newer = parked === "handoff" ? checkpointNoteForHandoff(root, inspections[0]!.text as string) : null;
+    const newer = parked === "handoff" ? checkpointNoteForHandoff(root, inspections[0]!.text as string, ctx.env) : null;
     if (newer !== null) message = `${message}; ${newer.text}`;
     // Not parked here (0 stays 0), but an agent told only "nothing parked" would call a cold start wrongly.
     const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, undefined, branches) : null;

@@ -172,7 +172,7 @@ export const hookVerb: Verb = {
       return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now));
     }
     const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
-    const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
+    const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now, ctx.env);
     // Where this clone's newest save is, as check decides it: git runs only when the files say the tree lacks it.
     const text = files[0]!.status === "missing" ? null : files[0]!.text;
     const interrupted = interruptedSave(root);

@@ -80,7 +80,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
     // A draft of this read's own, so that two sessions saving at once never share one (docs/decisions/drafts.md).
     out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
     if (kind === "handoff") {
-      const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
+      const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"), ctx.env);
       if (note !== null) out.stderr.push(`note: ${note.text}`);
       // Absent here but on file elsewhere: a new save now would stand in the way of bringing that one back.
       const branches = {};

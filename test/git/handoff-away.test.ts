@@ -40,8 +40,20 @@ function repo(init: string[] = []) {
   // The session hook, spawned as a harness runs it: the session bundle, whose git use is counted.
   const hook = (extra: Record<string, string> = {}) =>
     helper(["hook", "--mode", "session", "--root", dir], { env: { ...env, ...extra } });
-  return { dir, git, run, save, hook };
+  return { dir, git, run, save, hook, env };
 }
+
+// A git whose `cat-file` runs answer only after 1.5 s: past the hook's 1 s and the status
+// line's 500 ms a run, within check's 15 s.
+function slowGit(): string {
+  const bin = path.join(tempDir("sh-slowgit-"), "bin");
+  mkdirSync(bin);
+  const real = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+  writeFileSync(path.join(bin, "git"), `#!/bin/sh\ncase "$*" in *" cat-file "*) sleep 1.5;; esac\nexec '${real}' "$@"\n`, { mode: 0o755 });
+  return `${bin}${path.delimiter}${process.env.PATH}`;
+}
+
+const SECOND = DOC.replace("Make the importer fast.", "Ship the streaming importer.");
 
 // `Saved:` is stamped in whole seconds, and a save stamped in the tree's second reads as the tree's own: in this
 // process two saves can fall in one second, so a save meant as later waits for the next one.
@@ -337,7 +349,7 @@ describe("a handoff away from the working tree", () => {
     expect(j).toMatchObject({ state: "parked", parked: "handoff", lost: saved });
     expect(j.restore).toMatch(/^git cat-file blob [0-9a-f]{40} > \.ai\/memory\/HANDOFF\.md$/);
     const said = `this clone's newest save (Saved: ${saved}) is in neither the working tree, a stash nor another branch: ` +
-      `a \`git reset --hard\` or a checkout of .ai/memory/HANDOFF.md put an older one in its place; \`${j.restore}\` brings it back`;
+      `a \`git reset --hard\` or a checkout of .ai/memory/HANDOFF.md put another one in its place; \`${j.restore}\` brings it back`;
     expect(j.message).toBe(`a handoff is parked and can be resumed; but ${said}`);
     expect(hook()).toContain(`\nsession-handoff: ${said}. Tell the user before resuming; \`check\` says the same.\n`);
     const lostBrief = briefBody((await r.run(["brief"])).stdout);
@@ -425,5 +437,132 @@ describe("a handoff away from the working tree", () => {
     renameSync(path.join(r.dir, ".ai/memory"), path.join(r.dir, ".ai/aside"));
     r.git("stash", "pop", "-q");
     expect(readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
+  });
+  it("a git run past its time limit is no answer: the hook and the status line never say the save is gone (found by a breaker)", { timeout: 120_000 }, async () => {
+    const r = repo();
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
+    await nextSecond();
+    await r.save(SECOND);
+    // The newest save in stash@{0}, the published one back in the tree; check, with 15 s a run, finds it.
+    r.git("stash", "-q");
+    const PATH = slowGit();
+    expect((await r.run(["check"], undefined, { PATH })).stdout).toContain("; but a newer save of this clone is in stash@{0}: ");
+    const line = () => helper(["statusline", "--root", r.dir], { env: { ...r.env, PATH }, input: "{}" }).stdout;
+    expect(r.hook({ PATH }).stdout).toMatch(/^session-handoff: a parked handoff exists \([^)]*\)[^\n]*\n$/);
+    expect(line()).toBe("handoff: saved today\n");
+    // Discarded by a reset: git's copy is there, but the look at it answers late.
+    r.git("stash", "drop", "-q");
+    const said = (await r.run(["check"], undefined, { PATH })).stdout;
+    expect(said).toContain("is in neither the working tree, a stash nor another branch");
+    expect(said).toMatch(/`git cat-file blob [0-9a-f]{40} > \.ai\/memory\/HANDOFF\.md` brings it back/);
+    const hook = r.hook({ PATH }).stdout;
+    expect(hook).not.toContain("in neither");
+    expect(hook).not.toContain("git keeps no copy");
+    expect(line()).toBe("handoff: saved today\n");
+  });
+
+  it("a checkout of the file from HEAD~1 while HEAD's commit holds the newest save: check, brief and the hook say so (found by a breaker)", { timeout: 90_000 }, async () => {
+    const r = repo();
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
+    await nextSecond();
+    await r.save(SECOND);
+    expect((await r.run(["publish"])).code).toBe(0);
+    r.git("checkout", "HEAD~1", "--", ".ai/memory/HANDOFF.md");
+    const j = JSON.parse((await r.run(["check", "--json"])).stdout);
+    expect(j).toMatchObject({ state: "parked", parked: "handoff", lost: expect.any(String) });
+    const said = "is in neither the working tree, a stash nor another branch: a `git reset --hard` or a checkout of " +
+      `.ai/memory/HANDOFF.md put another one in its place; \`${j.restore}\` brings it back`;
+    expect(j.message).toContain(said);
+    expect(briefBody((await r.run(["brief"])).stdout)).toContain(said);
+    expect(r.hook().stdout).toContain(said);
+    r.git("checkout", "HEAD", "--", ".ai/memory/HANDOFF.md");
+    expect((await r.run(["check"])).stdout).toBe("a handoff is parked and can be resumed\n");
+  });
+
+  it("a reset onto a teammate's later handoff: this clone's uncommitted save is named, unless a stash or their save holds it (found by a breaker)", { timeout: 150_000 }, async () => {
+    const a = repo();
+    const remote = `${a.dir}.git`;
+    a.git("init", "-q", "--bare", remote);
+    a.git("remote", "add", "origin", remote);
+    await a.save(DOC);
+    expect((await a.run(["publish"])).code).toBe(0);
+    a.git("push", "-q", "-u", "origin", "main");
+    const mate = `${a.dir}-mate`;
+    a.git("clone", "-q", remote, mate);
+    const m = (...args: string[]) => inProcess([...args, "--root", mate], { env: a.env });
+    const mateSave = async (goal: string) => {
+      await nextSecond();
+      const t = /CURRENT-SHA256: (\S+)/.exec((await m("read", "handoff")).stdout)![1]!;
+      const w = await inProcess(["write", "handoff", "--expected-current-sha256", t, "--root", mate], { env: a.env, input: DOC.replace("Make the importer fast.", goal) });
+      expect(w.code, w.stderr).toBe(0);
+      expect((await m("publish")).code).toBe(0);
+      a.git("-C", mate, "push", "-q", "origin", "main");
+    };
+    const quiet = "a handoff is parked and can be resumed\n";
+    // This clone's save pushed, the teammate's later one made from it: it holds it, nothing is said.
+    await nextSecond();
+    await a.save(SECOND);
+    expect((await a.run(["publish"])).code).toBe(0);
+    a.git("push", "-q", "origin", "main");
+    a.git("-C", mate, "pull", "-q");
+    await mateSave("Theirs, made from mine.");
+    a.git("pull", "-q");
+    expect((await a.run(["check"])).stdout).toBe(quiet);
+    // A save never committed, then a reset onto the teammate's later one, made without it.
+    await nextSecond();
+    await a.save(DOC.replace("Make the importer fast.", "Mine, never committed."));
+    await mateSave("Theirs, made without mine.");
+    a.git("fetch", "-q");
+    a.git("stash", "-q");
+    a.git("reset", "-q", "--hard", "origin/main");
+    // The user stashed it first: on file there, and the teammate's handoff chosen.
+    expect((await a.run(["check"])).stdout).toBe(quiet);
+    a.git("stash", "drop", "-q");
+    const j = JSON.parse((await a.run(["check", "--json"])).stdout);
+    expect(j.message).toContain("; but this clone's newest save (Saved: ");
+    expect(j.message).toContain("put another one in its place; `git cat-file blob ");
+    expect(a.hook().stdout).toContain("session-handoff: this clone's newest save (Saved: ");
+    expect(a.git("cat-file", "blob", j.restore.split(" ")[3])).toContain("Mine, never committed.");
+  });
+
+  it("after a reset, a checkpoint of work after the discarded save is newer than the older handoff put back, never \"saved later\" (found by a breaker)", { timeout: 90_000 }, async () => {
+    const r = repo();
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
+    await nextSecond();
+    await r.save(SECOND);
+    const since = /CURRENT-SHA256: (\S+)/.exec((await r.run(["read", "handoff"])).stdout)![1]!;
+    await nextSecond();
+    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    mkdirSync(path.join(r.dir, ".ai/memory/checkpoints"));
+    writeFileSync(path.join(r.dir, ".ai/memory/checkpoints/s1.md"), ["<!-- memory-schema: v1 -->", "# Session Checkpoint",
+      `Saved: ${now}`, "Session: s1", "Session-start: unknown", `Since-handoff: ${since}`, "Trigger: session-end",
+      "Source: planted", "", "## Plan state", "- [~] a step after the save", "", "## Environment anchors", `- Date: ${now}`, ""].join("\n"));
+    r.git("reset", "-q", "--hard");
+    const hook = r.hook().stdout;
+    expect(hook).toContain("and is newer than the parked handoff: it holds a plan of 1 step from after the handoff was saved");
+    expect(hook).not.toContain("saved later");
+    const note = (await r.run(["read", "handoff"])).stderr;
+    expect(note).toContain("note: an automatic checkpoint newer than this handoff exists (checkpoints/s1.md");
+    expect(note).not.toContain("saved later");
+  });
+
+  it("a branch another worktree has checked out: check and the hook name that worktree, not a checkout git refuses (found by a breaker)", { timeout: 90_000 }, async () => {
+    const r = repo();
+    const wt = path.join(path.dirname(r.dir), "w 1");
+    r.git("worktree", "add", "-q", "-b", "w1", wt);
+    const t = /CURRENT-SHA256: (\S+)/.exec((await inProcess(["read", "handoff", "--root", wt], { env: r.env })).stdout)![1]!;
+    expect((await inProcess(["write", "handoff", "--expected-current-sha256", t, "--root", wt], { env: r.env, input: DOC })).code).toBe(0);
+    expect((await inProcess(["publish", "--root", wt], { env: r.env })).code).toBe(0);
+    const c = await r.run(["check", "--json"]);
+    expect(c.code, c.stderr).toBe(2);
+    expect(JSON.parse(c.stdout)).toMatchObject({ parked: "branch", ref: "w1", worktree: wt });
+    const said = `"w1" is checked out in the worktree at "${wt}": resume it there instead`;
+    expect(JSON.parse(c.stdout).message).toContain(said);
+    expect(JSON.parse(c.stdout).message).not.toContain("before checking out");
+    expect(r.hook().stdout).toContain(said);
+    expect(() => r.git("switch", "w1")).toThrow(/already (checked out|used by worktree)/);
   });
 });
