@@ -14646,6 +14646,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
+import { isUtf8 as isUtf83 } from "node:buffer";
 import { tmpdir } from "node:os";
 import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
@@ -14713,24 +14714,31 @@ async function publishTarget(root, memDir, env) {
   }
   return { top, memRel };
 }
-async function publishMemory(target, memDir, message, push, env, attributes, runHooks, fp) {
+async function publishMemory(target, memDir, message, push, env, register, runHooks, fp) {
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
   const journal = !existsSync(path49.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
-  const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
-  if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
-    paths.push(".gitattributes");
-  if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
-  const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
-  if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
-  const entries2 = status.split("\0").filter((e) => e.length > 3);
-  let changed = entries2.map((e) => e.slice(3)).filter((p) => paths.includes(p));
-  for (const p of changed) if (p !== ".gitattributes") refuseUnsafe(top, p);
+  const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal));
+  const changedOf = async (list2) => {
+    const status = list2.length === 0 ? "" : await git([
+      "status",
+      "--porcelain=v1",
+      "-z",
+      "--untracked-files=all",
+      "--",
+      ...list2
+    ], "git status");
+    return status.split("\0").filter((e) => e.length > 3).map((e) => e.slice(3)).filter((p) => list2.includes(p));
+  };
+  const memory = await changedOf(paths);
+  for (const p of memory) refuseUnsafe(top, p);
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
+  const attributes = await register() || attributesOnlyOurs(top);
+  let changed = [...memory, ...attributes ? await changedOf([".gitattributes"]) : []];
+  if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
-  const memory = changed.filter((p) => p !== ".gitattributes");
   if (memory.length > 0) await git(["add", "-A", "--", ...memory], "git add");
   const attributesEntry = memory.length < changed.length ? await ourAttributes(top, env, runHooks) : null;
   if (attributesEntry === null) changed = memory;
@@ -14766,6 +14774,10 @@ ${out.stderr.trim()}`);
     ...runHooks ? { leftStaged } : { skipped: programs }
   };
 }
+function scannable(bytes, rel) {
+  if (bytes.includes(0) || !isUtf83(bytes)) throw new Refused(`${rel} is not UTF-8 text (UTF-16? a NUL byte?), so nothing was published: publish scans what it commits for secrets and cannot read it; save it as UTF-8 and publish again`);
+  return bytes.toString("utf8");
+}
 function refuseUnsafe(top, rel) {
   const nothing = "so nothing was published";
   const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it points to; move it away (or replace it with a copy that is only this file) and publish again`;
@@ -14778,7 +14790,7 @@ function refuseUnsafe(top, rel) {
   if (opened === null) return;
   try {
     if (opened.stat.nlink !== 1n) throw new Refused(linked);
-    const found = redactText(readAll(opened.fd, SCAN_BYTES, 0).toString("utf8")).findings;
+    const found = redactText(scannable(readAll(opened.fd, SCAN_BYTES, 0), rel)).findings;
     const where = [...new Set(found.map((f) => `${f.kind} on line ${f.line}`))].slice(0, 3).join(", ");
     if (found.length > 0) throw new Refused(`${rel} holds a secret (${where}), ${nothing}: remove it from the file (write redacts what it saves; this was edited in by hand or by another program) and publish again`);
   } finally {
@@ -14908,11 +14920,12 @@ async function afterHooks(top, env, index, meant, mine) {
   const outside = changed.filter((p) => !mine(p));
   const entries2 = async (list2) => list2.length > 0 ? git(["ls-files", "-s", "-z", "--", ...list2], "git ls-files") : "";
   const [ours, theirs] = [await entries2(memory), await entries2(outside)];
-  const show2 = async (obj2) => (await runGit(top, ["cat-file", "blob", obj2], env)).stdout.toString("utf8");
+  const show2 = async (obj2) => (await runGit(top, ["cat-file", "blob", obj2], env)).stdout;
   for (const e of ours.split("\0").filter(Boolean)) {
     const file = e.slice(e.indexOf("	") + 1);
-    const before = new Set((await show2(`${meant}:${file}`)).split("\n"));
-    const added2 = (await show2(e.split(" ")[1])).split("\n").filter((l) => !before.has(l)).join("\n");
+    const before = new Set((await show2(`${meant}:${file}`)).toString("utf8").split("\n"));
+    const hooked = scannable(await show2(e.split(" ")[1]), file);
+    const added2 = hooked.split("\n").filter((l) => !before.has(l)).join("\n");
     const kinds = [...new Set(redactText(added2).findings.map((f) => f.kind))];
     if (kinds.length > 0) throw new Refused(`a commit hook added a secret (${kinds.join(", ")}) to ${file}, so nothing was published: remove it from that file (the hook wrote it there) and publish again`);
   }
@@ -15024,7 +15037,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
         "nothing to publish: ...", no upstream for --push, --push with a
         handoff saved on a commit off this branch, a secret in --message or
-        in a memory file, a memory file that is a link or hard-linked, HEAD
+        in a memory file, a memory file that is a link, hard-linked or not
+        UTF-8 text (UTF-16, a NUL), HEAD
         moved by a commit made meanwhile (naming what it holds) or held by
         another git command, git failed: its error follows);
         4 paused; 5 busy.
@@ -15047,12 +15061,15 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         if (push) await pushTarget(target.top, ctx.env, ctx.values["run-hooks"] === true);
         const off = await savedHeadOffBranch(target, ctx.env);
         if (push && off !== null) throw new Refused(offBranchRefusal(off));
-        const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
+        let driver = { lines: [], notes: [], attributes: false };
+        const register = async () => {
+          driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
+          return driver.attributes;
+        };
         let r;
         let repairs = [];
-        const attributes = driver.attributes ? "changed" : "if-only-ours";
         const hooks = ctx.values["run-hooks"] === true;
-        const commit = () => publishMemory(target, memDir, message, push, ctx.env, attributes, hooks, failpointOf(ctx));
+        const commit = () => publishMemory(target, memDir, message, push, ctx.env, register, hooks, failpointOf(ctx));
         try {
           const lock = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           if (checkTree(root)) ({ result: r, repairs } = await underLock(lock, commit));
