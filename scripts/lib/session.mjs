@@ -229,12 +229,12 @@ function renderCodePoints(cps, keep = false) {
   let from = 0;
   for (let i = 0; i < cps.length; i++) {
     const cp = cps[i];
-    const shown = cp < 0 ? byteMarker(-cp - 1) : !keep && forbiddenAt(cps, i) !== void 0 ? `<${hex(cp)}>` : null;
-    if (shown === null && i - from < 8192) continue;
+    const shown2 = cp < 0 ? byteMarker(-cp - 1) : !keep && forbiddenAt(cps, i) !== void 0 ? `<${hex(cp)}>` : null;
+    if (shown2 === null && i - from < 8192) continue;
     parts.push(String.fromCodePoint(...cps.slice(from, i)));
     from = i;
-    if (shown === null) continue;
-    parts.push(shown);
+    if (shown2 === null) continue;
+    parts.push(shown2);
     changed++;
     from = i + 1;
   }
@@ -2533,7 +2533,10 @@ async function branchRefs(root, env, timeout) {
   const all = lines.map((l) => /^ {2}(\S+) (.+)$/.exec(l)).filter((m) => m !== null && !m[2].endsWith("/HEAD"));
   return all.slice(0, 1e3).map((m) => ({ id: m[1], name: m[2].replace(/^refs\/(heads|remotes)\//, "") }));
 }
-var commandRev = (b) => /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id;
+function shown(b) {
+  if (mayHoldToken(b.name)) return { name: `<name withheld: commit ${b.id.slice(0, 12)}>`, rev: b.id };
+  return { name: b.name, rev: /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id };
+}
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
   const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
@@ -2583,8 +2586,8 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
-  const branch = refs[ranks.indexOf(best)];
-  return { ref: branch.name, restore: `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory` };
+  const branch = shown(refs[ranks.indexOf(best)]);
+  return { ref: branch.name, restore: `git restore --source=${shellWord(branch.rev)} -- .ai/memory` };
 }
 var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 async function newestSave(root, env, tree, branches = {}, timeout) {
@@ -2622,7 +2625,8 @@ async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
   const seen = /* @__PURE__ */ new Set([ids[0]]);
   const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-  return held.length === 0 ? null : { refs: held.map((b) => b.name), file, rev: commandRev(held[0]) };
+  const names = held.map(shown);
+  return names.length === 0 ? null : { refs: names.map((b) => b.name), file, rev: names[0].rev };
 }
 var whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
 var restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
