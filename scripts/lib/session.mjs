@@ -3499,9 +3499,11 @@ var statuslineVerb = {
 
 Claude Code's status line (install writes it into .claude/settings.json's
 "statusLine"). Reads Claude Code's JSON on stdin (cwd,
-context_window.used_percentage). With --then, runs COMMAND (the status line
-command the user had before install, through sh, the same stdin, at most 2 s)
-and prints its output first, then ours after " | ":
+context_window.used_percentage); the root is found from --root, else
+CLAUDE_PROJECT_DIR, else workspace.project_dir, else cwd, as the hook's.
+With --then, runs COMMAND (the status line command the user had before install,
+through sh, the same stdin, at most 2 s) and prints its output first, then ours
+after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
 (run recover)" when a killed save left it in recovery); "handoff: in
@@ -3534,7 +3536,8 @@ Always exit 0.
     }
     let ours = "";
     try {
-      const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+      const dir = input.workspace?.project_dir ?? input.cwd;
+      const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
       const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
