@@ -3060,8 +3060,10 @@ function recordLines(p, re) {
   return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
+  let held = false;
   try {
     mkdirSync(path18.dirname(p), { recursive: true, mode: 448 });
+    held = recordLock(`${p}.lock`);
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
@@ -3069,7 +3071,23 @@ function addRecord(p, re, line, drop) {
 `, { mode: 384, flag: "wx" });
     renameSync(tmp, p);
   } catch {
+  } finally {
+    if (held) rmSync(`${p}.lock`, { recursive: true, force: true });
   }
+}
+function recordLock(lock) {
+  for (const until = Date.now() + 2e3; Date.now() < until; ) {
+    try {
+      mkdirSync(lock, { mode: 448 });
+      return true;
+    } catch (err) {
+      if (err.code !== "EEXIST") return false;
+      const age = Date.now() - (lstatOrNull(lock)?.mtimeMs ?? Date.now());
+      if (age > 1e4) rmSync(lock, { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+  return false;
 }
 function savedStampOf(text) {
   const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];

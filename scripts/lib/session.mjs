@@ -1944,8 +1944,10 @@ function recordLines(p, re) {
   return lines.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
+  let held = false;
   try {
     mkdirSync(path12.dirname(p), { recursive: true, mode: 448 });
+    held = recordLock(`${p}.lock`);
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
@@ -1953,7 +1955,23 @@ function addRecord(p, re, line, drop) {
 `, { mode: 384, flag: "wx" });
     renameSync(tmp, p);
   } catch {
+  } finally {
+    if (held) rmSync(`${p}.lock`, { recursive: true, force: true });
   }
+}
+function recordLock(lock) {
+  for (const until = Date.now() + 2e3; Date.now() < until; ) {
+    try {
+      mkdirSync(lock, { mode: 448 });
+      return true;
+    } catch (err) {
+      if (err.code !== "EEXIST") return false;
+      const age = Date.now() - (lstatOrNull(lock)?.mtimeMs ?? Date.now());
+      if (age > 1e4) rmSync(lock, { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+  return false;
 }
 var LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
 function savedStampOf(text) {
