@@ -24,6 +24,7 @@ export const HEAVY = [
   "test/reliability/hostile.test.ts",
   "test/reliability/lock.test.ts",
   "test/reliability/stress.test.ts",
+  "test/reliability/saves-record.test.ts",
   "test/reliability/kill-loop.test.ts",
   "test/store/races.test.ts",
   "test/store/drafts-concurrent.test.ts",

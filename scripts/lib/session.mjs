@@ -229,12 +229,12 @@ function renderCodePoints(cps, keep = false) {
   let from = 0;
   for (let i = 0; i < cps.length; i++) {
     const cp = cps[i];
-    const shown = cp < 0 ? byteMarker(-cp - 1) : !keep && forbiddenAt(cps, i) !== void 0 ? `<${hex(cp)}>` : null;
-    if (shown === null && i - from < 8192) continue;
+    const shown2 = cp < 0 ? byteMarker(-cp - 1) : !keep && forbiddenAt(cps, i) !== void 0 ? `<${hex(cp)}>` : null;
+    if (shown2 === null && i - from < 8192) continue;
     parts.push(String.fromCodePoint(...cps.slice(from, i)));
     from = i;
-    if (shown === null) continue;
-    parts.push(shown);
+    if (shown2 === null) continue;
+    parts.push(shown2);
     changed++;
     from = i + 1;
   }
@@ -1944,8 +1944,10 @@ function recordLines(p, re) {
   return lines.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
+  let held = false;
   try {
     mkdirSync(path12.dirname(p), { recursive: true, mode: 448 });
+    held = recordLock(`${p}.lock`);
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
@@ -1953,7 +1955,23 @@ function addRecord(p, re, line, drop) {
 `, { mode: 384, flag: "wx" });
     renameSync(tmp, p);
   } catch {
+  } finally {
+    if (held) rmSync(`${p}.lock`, { recursive: true, force: true });
   }
+}
+function recordLock(lock) {
+  for (const until = Date.now() + 2e3; Date.now() < until; ) {
+    try {
+      mkdirSync(lock, { mode: 448 });
+      return true;
+    } catch (err) {
+      if (err.code !== "EEXIST") return false;
+      const age = Date.now() - (lstatOrNull(lock)?.mtimeMs ?? Date.now());
+      if (age > 1e4) rmSync(lock, { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+  return false;
 }
 var LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
 function savedStampOf(text) {
@@ -2537,7 +2555,10 @@ async function branchRefs(root, env, timeout) {
     worktree: m[3] || void 0
   }));
 }
-var commandRev = (b) => /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id;
+function shown(b) {
+  if (mayHoldToken(b.name)) return { name: `<name withheld: commit ${b.id.slice(0, 12)}>`, rev: b.id };
+  return { name: b.name, rev: /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id };
+}
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
   const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
@@ -2587,9 +2608,10 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
-  const branch = refs[ranks.indexOf(best)];
-  const restore = `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory`;
-  return { ref: branch.name, worktree: branch.worktree, restore };
+  const pick = refs[ranks.indexOf(best)];
+  const branch = shown(pick);
+  const restore = `git restore --source=${shellWord(branch.rev)} -- .ai/memory`;
+  return { ref: branch.name, worktree: pick.worktree, restore };
 }
 var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 function newestSave(root, env, tree, branches = {}, timeout) {
@@ -2647,7 +2669,8 @@ async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
   const seen = /* @__PURE__ */ new Set([ids[0]]);
   const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-  return held.length === 0 ? null : { refs: held.map((b) => b.name), file, rev: commandRev(held[0]) };
+  const names = held.map(shown);
+  return names.length === 0 ? null : { refs: names.map((b) => b.name), file, rev: names[0].rev };
 }
 var whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
 var restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
@@ -3528,9 +3551,11 @@ var statuslineVerb = {
 
 Claude Code's status line (install writes it into .claude/settings.json's
 "statusLine"). Reads Claude Code's JSON on stdin (cwd,
-context_window.used_percentage). With --then, runs COMMAND (the status line
-command the user had before install, through sh, the same stdin, at most 2 s)
-and prints its output first, then ours after " | ":
+context_window.used_percentage); the root is found from --root, else
+CLAUDE_PROJECT_DIR, else workspace.project_dir, else cwd, as the hook's.
+With --then, runs COMMAND (the status line command the user had before install,
+through sh, the same stdin, at most 2 s) and prints its output first, then ours
+after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
 (run recover)" when a killed save left it in recovery); "handoff: in
@@ -3563,7 +3588,8 @@ Always exit 0.
     }
     let ours = "";
     try {
-      const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+      const dir = input.workspace?.project_dir ?? input.cwd;
+      const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
       const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;

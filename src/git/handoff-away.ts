@@ -4,7 +4,7 @@
 // (docs/design.md#a-handoff-away-from-the-working-tree).
 import path from "node:path";
 import { existsSync, readdirSync } from "../builtins.ts";
-import { quotedPath } from "../guard/quote.ts";
+import { mayHoldToken, quotedPath } from "../guard/quote.ts";
 import { branchWords } from "../guard/words.ts";
 import { isoSeconds } from "../schema/values.ts";
 import { tokenOf } from "../store/files.ts";
@@ -40,9 +40,13 @@ async function branchRefs(root: string, env: Env, timeout?: number): Promise<Bra
     worktree: m![3] || undefined }));
 }
 
-// A branch inside a printed command: its name when letters, digits and a few signs make it, else its commit id, so
-// that no quote, blank, invisible or bidi character is ever pasted into a shell.
-const commandRev = (b: Branch) => (/^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id);
+// A branch as every output shows it, the session bundle's (too small for the redaction rules) and check's alike: a
+// name shaped like a token is withheld for its commit; a command names the branch only when letters, digits and a few
+// signs make it, else its commit id, so that no quote, blank, bidi character nor token is ever pasted into a shell.
+function shown(b: Branch): { name: string; rev: string } {
+  if (mayHoldToken(b.name)) return { name: `<name withheld: commit ${b.id.slice(0, 12)}>`, rev: b.id };
+  return { name: b.name, rev: /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id };
+}
 
 // The handoff's path from the top of the work tree, as `<rev>:<path>` takes it; null outside git or on a line break.
 function handoffSpec(root: string, env: Env): string | null {
@@ -115,9 +119,10 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   // The work tree only: staged, the user's next plain `git commit` would commit it (docs/decisions/handoff-restore.md).
-  const branch = refs[ranks.indexOf(best)]!;
-  const restore = `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory`;
-  return { ref: branch.name, worktree: branch.worktree, restore };
+  const pick = refs[ranks.indexOf(best)]!;
+  const branch = shown(pick);
+  const restore = `git restore --source=${shellWord(branch.rev)} -- .ai/memory`;
+  return { ref: branch.name, worktree: pick.worktree, restore };
 }
 
 // A save's time from its `Saved:` stamp (`savedStampOf`); NaN when it has none.
@@ -224,7 +229,8 @@ export async function handoffsElsewhere(root: string, env: Env, timeout?: number
   const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
   const seen = new Set([ids[0]]);
   const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-  return held.length === 0 ? null : { refs: held.map((b) => b.name), file: file!, rev: commandRev(held[0]!) };
+  const names = held.map(shown);
+  return names.length === 0 ? null : { refs: names.map((b) => b.name), file: file!, rev: names[0]!.rev };
 }
 
 /** Which branches hold a handoff (three named) and how to brief one without checking it out. */

@@ -2,6 +2,7 @@
 import {
   accessSync, closeSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeFileSync,
 } from "../builtins.ts";
+import { isUtf8 } from "node:buffer";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Refused } from "../errors.ts";
@@ -130,33 +131,36 @@ export async function publishTarget(root: string, memDir: string, env: Env): Pro
 
 /**
  * Commits the memory dir's public files `git commit --only`-style (what else the user staged stays out of it); with
- * `push`, pushes HEAD to the branch's upstream only. The caller holds the memory lock. Throws Refused.
+ * `push`, pushes HEAD to the branch's upstream only. The caller holds the memory lock. `register` (the merge driver's
+ * step) is the first write, after every check, so that a refusal changes nothing on disk; it says whether it changed
+ * .gitattributes. Throws Refused.
  */
 export async function publishMemory(
   target: PublishTarget, memDir: string, message: string, push: boolean, env: Env,
-  attributes: "changed" | "if-only-ours", runHooks: boolean, fp?: string,
+  register: () => Promise<boolean>, runHooks: boolean, fp?: string,
 ): Promise<PublishMemoryResult> {
   const { top, memRel } = target;
   const git = (args: string[], what: string) => gitOut(top, args, env, what, runHooks);
   const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
   const journal = !existsSync(path.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
-  const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
-  // The merge driver's block: committed when this run changed it, or when install made the
-  // file and nothing else is in it (never a user's other uncommitted attribute edits).
-  if (attributes === "changed" || (attributes === "if-only-ours" && attributesOnlyOurs(top)))
-    paths.push(".gitattributes");
-  if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
-  const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
-  if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
-  const entries = status.split("\0").filter((e) => e.length > 3);
-  let changed = entries.map((e) => e.slice(3)).filter((p) => paths.includes(p));
-  for (const p of changed) if (p !== ".gitattributes") refuseUnsafe(top, p);
+  const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal));
+  const changedOf = async (list: string[]) => {
+    const status = list.length === 0 ? "" : await git(["status", "--porcelain=v1", "-z", "--untracked-files=all",
+      "--", ...list], "git status");
+    return status.split("\0").filter((e) => e.length > 3).map((e) => e.slice(3)).filter((p) => list.includes(p));
+  };
+  const memory = await changedOf(paths);
+  for (const p of memory) refuseUnsafe(top, p);
   // With --push, the upstream is found before anything is staged: no upstream commits nothing.
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
+  // The merge driver's block: committed when this run changed it, or when install made the
+  // file and nothing else is in it (never a user's other uncommitted attribute edits).
+  const attributes = (await register()) || attributesOnlyOurs(top);
+  let changed = [...memory, ...(attributes ? await changedOf([".gitattributes"]) : [])];
+  if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   // The index entries of the paths as they were, put back when the commit fails.
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
-  const memory = changed.filter((p) => p !== ".gitattributes");
   if (memory.length > 0) await git(["add", "-A", "--", ...memory], "git add");
   const attributesEntry = memory.length < changed.length ? await ourAttributes(top, env, runHooks) : null;
   if (attributesEntry === null) changed = memory;
@@ -193,6 +197,15 @@ export async function publishMemory(
 // A memory file is read whole, the journal's months included, up to this size.
 const SCAN_BYTES = 64 * 1024 * 1024;
 
+// The scan reads UTF-8 only: a file saved as UTF-16 (Notepad's "Unicode") or with a NUL would hide a secret from it,
+// so what is not UTF-8 text is refused rather than committed unread.
+function scannable(bytes: Buffer, rel: string): string {
+  if (bytes.includes(0) || !isUtf8(bytes)) throw new Refused(`${rel} is not UTF-8 text (UTF-16? a NUL byte?), so ` +
+    "nothing was published: publish scans what it commits for secrets and cannot read it; save it as UTF-8 and " +
+    "publish again");
+  return bytes.toString("utf8");
+}
+
 // A commit is pushed and kept forever, and a hand edit or a file linked in from elsewhere never went through write's
 // redaction: each memory file to commit must be a regular file of one link, holding no secret.
 function refuseUnsafe(top: string, rel: string): void {
@@ -208,7 +221,7 @@ function refuseUnsafe(top: string, rel: string): void {
   if (opened === null) return;
   try {
     if (opened.stat.nlink !== 1n) throw new Refused(linked);
-    const found = redactText(readAll(opened.fd, SCAN_BYTES, 0).toString("utf8")).findings;
+    const found = redactText(scannable(readAll(opened.fd, SCAN_BYTES, 0), rel)).findings;
     const where = [...new Set(found.map((f) => `${f.kind} on line ${f.line}`))].slice(0, 3).join(", ");
     if (found.length > 0) throw new Refused(`${rel} holds a secret (${where}), ${nothing}: remove it from the ` +
       "file (write redacts what it saves; this was edited in by hand or by another program) and publish again");
@@ -375,11 +388,12 @@ async function afterHooks(top: string, env: Env, index: string, meant: string, m
   const entries = async (list: string[]) =>
     list.length > 0 ? git(["ls-files", "-s", "-z", "--", ...list], "git ls-files") : "";
   const [ours, theirs] = [await entries(memory), await entries(outside)];
-  const show = async (obj: string) => (await runGit(top, ["cat-file", "blob", obj], env)).stdout.toString("utf8");
+  const show = async (obj: string) => (await runGit(top, ["cat-file", "blob", obj], env)).stdout;
   for (const e of ours.split("\0").filter(Boolean)) {
     const file = e.slice(e.indexOf("\t") + 1);
-    const before = new Set((await show(`${meant}:${file}`)).split("\n"));
-    const added = (await show(e.split(" ")[1]!)).split("\n").filter((l) => !before.has(l)).join("\n");
+    const before = new Set((await show(`${meant}:${file}`)).toString("utf8").split("\n"));
+    const hooked = scannable(await show(e.split(" ")[1]!), file);
+    const added = hooked.split("\n").filter((l) => !before.has(l)).join("\n");
     const kinds = [...new Set(redactText(added).findings.map((f) => f.kind))];
     if (kinds.length > 0) throw new Refused(`a commit hook added a secret (${kinds.join(", ")}) to ${file}, so ` +
       `nothing was published: remove it from that file (the hook wrote it there) and publish again`);

@@ -30,8 +30,10 @@ function recordLines(p: string, re: RegExp): RegExpExecArray[] {
 // Adds `line` to the record at `p` by a rename, so that a reader never sees half of it; a read-only git dir only
 // leaves the record unknown.
 function addRecord(p: string, re: RegExp, line: string, drop: (m: RegExpExecArray) => boolean): void {
+  let held = false;
   try {
     mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
+    held = recordLock(`${p}.lock`);
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
@@ -39,7 +41,27 @@ function addRecord(p: string, re: RegExp, line: string, drop: (m: RegExpExecArra
     renameSync(tmp, p);
   } catch {
     // the save stands without its record
+  } finally {
+    if (held) rmSync(`${p}.lock`, { recursive: true, force: true });
   }
+}
+
+// Linked worktrees share `saves` and each save holds only its own worktree's memory lock, so two saving at once each
+// dropped the other's line: a lock folder beside the record, taken over after 10 s (its holder died); after 2 s of
+// waiting, or where none can be made, the line is added without it, as the save stands either way.
+function recordLock(lock: string): boolean {
+  for (const until = Date.now() + 2000; Date.now() < until;) {
+    try {
+      mkdirSync(lock, { mode: 0o700 });
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") return false;
+      const age = Date.now() - (lstatOrNull(lock)?.mtimeMs ?? Date.now());
+      if (age > 10_000) rmSync(lock, { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+  return false;
 }
 
 // Each line: `<token>` then `@<Saved: stamp>` (a hand edit or the merge driver changes the token, never the stamp);

@@ -73,7 +73,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
         "nothing to publish: ...", no upstream for --push, --push with a
         handoff saved on a commit off this branch, a secret in --message or
-        in a memory file, a memory file that is a link or hard-linked, HEAD
+        in a memory file, a memory file that is a link, hard-linked or not
+        UTF-8 text (UTF-16, a NUL), HEAD
         moved by a commit made meanwhile (naming what it holds) or held by
         another git command, git failed: its error follows);
         4 paused; 5 busy.
@@ -98,12 +99,16 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
     if (push) await pushTarget(target.top, ctx.env, ctx.values["run-hooks"] === true);
     const off = await savedHeadOffBranch(target, ctx.env);
     if (push && off !== null) throw new Refused(offBranchRefusal(off));
-    const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
+    // Registered once publish's checks of the memory files passed: a refusal changes nothing on disk.
+    let driver = { lines: [] as string[], notes: [] as string[], attributes: false };
+    const register = async () => {
+      driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
+      return driver.attributes;
+    };
     let r: Awaited<ReturnType<typeof publishMemory>>;
     let repairs: string[] = [];
-    const attributes = driver.attributes ? "changed" : "if-only-ours";
     const hooks = ctx.values["run-hooks"] === true;
-    const commit = () => publishMemory(target, memDir, message, push, ctx.env, attributes, hooks, failpointOf(ctx));
+    const commit = () => publishMemory(target, memDir, message, push, ctx.env, register, hooks, failpointOf(ctx));
     try {
       // A memory writer: between saves only, after repairing an interrupted one, so that a
       // claimed (renamed) file is never committed as deleted (docs/design.md#publish).

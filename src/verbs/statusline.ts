@@ -1,7 +1,7 @@
 // Claude Code's status line (docs/context-threshold.md): the user's own first (`--then`), then the handoff's state.
 import { childProcess } from "../builtins.ts";
 import path from "node:path";
-import { hookCwd, hookObject } from "../agents/harness-path.ts";
+import { hookObject, hookStart } from "../agents/harness-path.ts";
 import { oursOnly } from "../git/attributes-block.ts";
 import { gitDirOf, gitTopOf } from "../git/git-dir.ts";
 import { commitKind, heldByRef, listedAncestors } from "../git/history-rules.ts";
@@ -109,9 +109,11 @@ export const statuslineVerb: Verb = {
 
 Claude Code's status line (install writes it into .claude/settings.json's
 "statusLine"). Reads Claude Code's JSON on stdin (cwd,
-context_window.used_percentage). With --then, runs COMMAND (the status line
-command the user had before install, through sh, the same stdin, at most 2 s)
-and prints its output first, then ours after " | ":
+context_window.used_percentage); the root is found from --root, else
+CLAUDE_PROJECT_DIR, else workspace.project_dir, else cwd, as the hook's.
+With --then, runs COMMAND (the status line command the user had before install,
+through sh, the same stdin, at most 2 s) and prints its output first, then ours
+after " | ":
   handoff: saved today · 3 commits since · context 45%
 "handoff: none" when there is no HANDOFF.md ("handoff: an interrupted save
 (run recover)" when a killed save left it in recovery); "handoff: in
@@ -144,7 +146,9 @@ Always exit 0.
     }
     let ours = "";
     try {
-      const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+      // The hook's rule: the project, not the folder the agent `cd`ed into (a nested repository would say "none").
+      const dir = (input.workspace as Record<string, unknown> | undefined)?.project_dir ?? input.cwd;
+      const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
       // A regular file only, no link followed, never a blocking read (a FIFO would hang every turn).
       const handoff = readHead(path.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window as Record<string, unknown> | undefined;

@@ -30,4 +30,30 @@ describe("branch names", () => {
       expect(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Ship the importer.");
     },
   );
+
+  it("a branch named like a token: every output withholds it alike and the restore command names the commit", { timeout: 60_000 }, () => {
+    const root = gitRepo();
+    const name = `ghp_${"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}`;
+    git(root, "switch", "-q", "-c", name);
+    save(root, handoff("Ship the importer."));
+    git(root, "add", "-A");
+    git(root, "commit", "-qm", "memory");
+    git(root, "switch", "-q", "main");
+    const id = git(root, "rev-parse", name).trim();
+    const shown = `"<name withheld: commit ${id.slice(0, 12)}>"`;
+    // The session bundle (hook, status line) and the CLI's (check) spawned as users run them.
+    const hook = helper(["hook", "--mode", "session", "--root", root]).stdout;
+    const line = helper(["statusline", "--root", root], { input: "{}" }).stdout;
+    const c = helper(["check", "--root", root]);
+    // Before, the hook and the status line printed the token, and check's command read `--source=<redacted: …>`.
+    for (const out of [hook, line, c.stdout + c.stderr]) {
+      expect(out).not.toContain(name.slice(4));
+      expect(out).toContain(`on branch ${shown}`);
+    }
+    expect(hook).toContain(`git restore --source=${id} -- .ai/memory`);
+    const j = JSON.parse(helper(["check", "--json", "--root", root]).stdout) as { restore: string };
+    expect(j.restore).toBe(`git restore --source=${id} -- .ai/memory`);
+    execFileSync("sh", ["-c", j.restore], { cwd: root });
+    expect(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Ship the importer.");
+  });
 });

@@ -376,6 +376,47 @@ describe("publish", () => {
     expect((await run(root)).code).toBe(0);
   });
 
+  it("a memory file that is not UTF-8 (Notepad's UTF-16, a NUL) is refused: its secret is never committed", async () => {
+    const { root } = project();
+    const mem = path.join(root, ".ai", "memory");
+    const head = git(root, "rev-parse", "HEAD");
+    const text = `${MARKER}\n# Lessons\n\n- CI password=Zx9Qw7Lm2Kp4\n`;
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
+    // Before, the secret scan read these bytes as UTF-8, found nothing, and the commit held the password.
+    for (const bytes of [utf16, Buffer.from(text, "utf16le"), Buffer.from(`${text}\0`), Buffer.from([0xc3, 0x28])]) {
+      writeFileSync(path.join(mem, "LESSONS.md"), bytes);
+      const r = await run(root);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/LESSONS\.md is not UTF-8 text \(UTF-16\? a NUL byte\?\), so nothing was published/);
+      expect(git(root, "rev-parse", "HEAD")).toBe(head);
+    }
+    // A hook that rewrites a memory file as UTF-16 is refused the same way.
+    writeFileSync(path.join(mem, "LESSONS.md"), `${MARKER}\n# Lessons\n`);
+    const hook = path.join(root, ".git", "hooks", "pre-commit");
+    const rewrite = `printf '\\377\\376#\\000 \\000' > .ai/memory/LESSONS.md && git add .ai/memory`;
+    writeFileSync(hook, `#!/bin/sh\n${rewrite}\n`, { mode: 0o755 });
+    const hooked = await run(root, "--run-hooks");
+    expect(hooked.code).toBe(2);
+    expect(hooked.stderr).toMatch(/LESSONS\.md is not UTF-8 text/);
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+  });
+
+  it("a refused memory file changes nothing on disk: no driver, no attributes, no helper copy (breaker)", async () => {
+    const { root } = project();
+    const mem = path.join(root, ".ai", "memory");
+    const config = readFileSync(path.join(root, ".git", "config"), "utf8");
+    writeFileSync(path.join(mem, "HANDOFF.md"), `${HANDOFF}\n- staging password=Zx9Qw7Lm2Kp4\n`);
+    // The built bundle, as users run it: the helper copy is the bundle's own file.
+    const r = helper(["publish", "--root", root], { env: ENV });
+    expect(r.code).toBe(2);
+    // Before, the refused run had registered the driver, written .gitattributes and copied the helper.
+    expect(r.stdout + r.stderr).not.toMatch(/registered|added the merge driver/);
+    expect(existsSync(path.join(root, ".gitattributes"))).toBe(false);
+    expect(readFileSync(path.join(root, ".git", "config"), "utf8")).toBe(config);
+    expect(existsSync(path.join(root, ".git", "session-handoff"))).toBe(false);
+    expect(git(root, "status", "--porcelain", "--ignored")).toBe("?? .ai/\n");
+  });
+
   it("a hook that commits its own edit: the refusal names only what that commit holds as publish meant (tester)", async () => {
     const { root } = project();
     const hook = path.join(root, ".git", "hooks", "pre-commit");

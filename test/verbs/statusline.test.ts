@@ -274,6 +274,20 @@ describe("statusline", () => {
     expect(await line()).toBe("handoff: saved today · 1 commit since\n");
   });
 
+  it("after a cd into a nested repository: roots at the project as the hook does, not at the input's cwd", async () => {
+    const root = gitRepo();
+    await saveIn(root, doc);
+    const nested = path.join(root, "vendor", "lib");
+    mkdirSync(nested, { recursive: true });
+    git(nested, "init", "-q");
+    const input = (ws: object) => JSON.stringify({ cwd: nested, ...ws });
+    // The built bundle, as Claude Code runs it. Before, each said "handoff: none" from the nested repository.
+    const byVar = helper(["statusline"], { input: input({}), env: { CLAUDE_PROJECT_DIR: root } }).stdout;
+    const byInput = helper(["statusline"], { input: input({ workspace: { project_dir: root, current_dir: nested } }) });
+    for (const line of [byVar, byInput.stdout]) expect(line).toMatch(/^handoff: saved today/);
+    expect(helper(["statusline"], { input: input({}) }).stdout).toBe("handoff: none\n");
+  });
+
   it("reads HANDOFF.md only as a regular file (a FIFO there is none, at once) and takes HEAD from the anchors", async () => {
     const root = gitRepo();
     const mem = path.join(root, ".ai", "memory");
