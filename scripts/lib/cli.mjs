@@ -3119,15 +3119,12 @@ function recordSavedHere(root, env, token, stamp, blob) {
   if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
   addRecord(path18.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
-  addRecord(ownRecord(gitDir, "last-save"), LINE2, line, () => true);
-  if (blob !== void 0) addRecord(ownRecord(gitDir, "last-blob"), BLOB_LINE, `${token} ${blob}`, () => true);
+  addRecord(lastSavePath(gitDir), LINE2, blob === void 0 ? line : `${line} ${blob}`, () => true);
 }
 function lastSave(root, env) {
   const gitDir = gitDirAt(root, env);
-  const m = gitDir === null ? void 0 : recordLines(ownRecord(gitDir, "last-save"), LINE2)[0];
-  if (m === void 0) return null;
-  const blob = recordLines(ownRecord(gitDir, "last-blob"), BLOB_LINE).find((b) => b[1] === m[1])?.[2] ?? null;
-  return { token: m[1], stamp: m[2] ?? null, blob };
+  const m = gitDir === null ? void 0 : recordLines(lastSavePath(gitDir), LINE2)[0];
+  return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
 }
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
@@ -3163,7 +3160,7 @@ async function trackedArchives(root, env) {
   if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
-var KEPT, LINE2, CLONE_MARK, BLOB_LINE, ownRecord, SAVED_BY_LINE;
+var KEPT, LINE2, CLONE_MARK, lastSavePath, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
@@ -3172,10 +3169,9 @@ var init_saves = __esm({
     init_run();
     init_fs();
     KEPT = 10;
-    LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
+    LINE2 = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    BLOB_LINE = /^([0-9a-f]{64}) ([0-9a-f]{40,64})$/;
-    ownRecord = (gitDir, name2) => path18.join(gitDir, "session-handoff", name2);
+    lastSavePath = (gitDir) => path18.join(gitDir, "session-handoff", "last-save");
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
@@ -13943,7 +13939,7 @@ async function init(ctx, plan2, replace) {
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
   const dir = path45.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save", "last-blob"].filter((n2) => saves !== null && lstatOrNull(path45.join(dir, n2)));
+  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save"].filter((n2) => saves !== null && lstatOrNull(path45.join(dir, n2)));
   if (names.length === 0) return [];
   const shown = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown}: this clone's record of its handoffs in .ai/memory`];

@@ -1955,7 +1955,7 @@ function addRecord(p, re, line, drop) {
   } catch {
   }
 }
-var LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
+var LINE = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
 function savedStampOf(text) {
   const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
   if (saved === void 0) return null;
@@ -1992,15 +1992,12 @@ function savesRecord(root, env) {
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
   return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
-var BLOB_LINE = /^([0-9a-f]{64}) ([0-9a-f]{40,64})$/;
 function lastSave(root, env) {
   const gitDir = gitDirAt(root, env);
-  const m = gitDir === null ? void 0 : recordLines(ownRecord(gitDir, "last-save"), LINE)[0];
-  if (m === void 0) return null;
-  const blob = recordLines(ownRecord(gitDir, "last-blob"), BLOB_LINE).find((b) => b[1] === m[1])?.[2] ?? null;
-  return { token: m[1], stamp: m[2] ?? null, blob };
+  const m = gitDir === null ? void 0 : recordLines(lastSavePath(gitDir), LINE)[0];
+  return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
 }
-var ownRecord = (gitDir, name) => path12.join(gitDir, "session-handoff", name);
+var lastSavePath = (gitDir) => path12.join(gitDir, "session-handoff", "last-save");
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
   if (marked !== null) return marked;

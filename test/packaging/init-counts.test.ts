@@ -54,7 +54,7 @@ describe("init --undo and this clone's records of its saves", () => {
     expect(existsSync(path.join(records, "clone-id"))).toBe(true);
     const undo = p.cli("init", "--undo");
     expect(undo.code, undo.stderr).toBe(0);
-    expect(undo.stdout).toMatch(/^removed \.git\/session-handoff\/\{clone-id,saves(,saved-by)?,stashed-before,last-save,last-blob\}: this clone's record of its saves$/m);
+    expect(undo.stdout).toMatch(/^removed \.git\/session-handoff\/\{clone-id,saves(,saved-by)?,stashed-before,last-save\}: this clone's record of its saves$/m);
     expect(existsSync(records)).toBe(false);
     expect(readdirSync(path.join(p.root, ".git")).sort()).toEqual(before);
   });
@@ -64,7 +64,7 @@ describe("init --undo and this clone's records of its saves", () => {
     const records = saved(p);
     const undo = p.cli("init", "--undo");
     expect(undo.code, undo.stderr).toBe(0);
-    expect(undo.stdout).toMatch(/^left \.git\/session-handoff\/\{clone-id,saves(,saved-by)?,last-save,last-blob\}: this clone's record of its handoffs in \.ai\/memory$/m);
+    expect(undo.stdout).toMatch(/^left \.git\/session-handoff\/\{clone-id,saves(,saved-by)?,last-save\}: this clone's record of its handoffs in \.ai\/memory$/m);
     expect(readdirSync(records)).toContain("clone-id");
     expect(existsSync(path.join(records, "merge-driver.mjs"))).toBe(false);
   });
