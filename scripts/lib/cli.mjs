@@ -5263,11 +5263,11 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
       const module = p.endsWith("/") ? null : checkedOutAt(abs);
-      if (module !== null) out.set(p, { id: module, raw: module });
+      if (module !== null) out.set(p, module);
       continue;
     }
     const raw = typeof blob === "string" ? blob : hashBlob(blob.bytes, format2);
-    if (typeof blob === "string" || !blob.file) out.set(p, { id: raw, raw });
+    if (typeof blob === "string" || !blob.file) out.set(p, raw);
     else files.push({ p, raw, cr: blob.bytes.includes(13) });
   }
   if (files.length === 0) return out;
@@ -5292,7 +5292,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   }
   files.forEach((f, i) => {
     const id = /^[0-9a-f]{40,64}$/.exec(ids[i] ?? "")?.[0];
-    if (id !== void 0 && !filtered.has(f.p)) out.set(f.p, { id: keepsCrlf.has(f.p) ? f.raw : id, raw: f.raw });
+    if (id !== void 0 && !filtered.has(f.p)) out.set(f.p, keepsCrlf.has(f.p) ? f.raw : id);
   });
   return out;
 }
@@ -5428,7 +5428,7 @@ async function foldedBig(root, env, excludes, s) {
 async function dirtyHashesOf(root, env, top, dirty) {
   const git = (args, input) => runGit(root, args, env, void 0, { input });
   const ids = await blobIdsOf(git, await filterDrivers(root, env), top, dirty, MAX_DIRTY_HASHES);
-  return dirty.flatMap((p) => ids.has(p) ? [{ path: p, id: ids.get(p).id }] : []);
+  return dirty.flatMap((p) => ids.has(p) ? [{ path: p, id: ids.get(p) }] : []);
 }
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
@@ -11537,7 +11537,7 @@ async function measureFates(git, facts, anchors, at2) {
   }), still.length === 0 ? /* @__PURE__ */ new Map() : at2.drivers().then((d) => blobIdsOf(git, d, at2.top, still))]);
   const since = at2.since;
   if (since) logs.onHead = logs.onHead?.flatMap((t) => since.has(t.name) ? [{ ...t, since: since.get(t.name) }] : []) ?? null;
-  const blobNow = (p) => ids.get(p)?.raw === saved.get(p) ? saved.get(p) : ids.get(p)?.id ?? null;
+  const blobNow = (p) => ids.get(p) ?? null;
   const modes = modesOf(at2.top, now, still);
   const inputs = {
     savedDirty: facts.saved.dirty ?? [],
