@@ -13424,7 +13424,6 @@ async function install(t, env) {
   }
   const lines2 = [];
   if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
-  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
     const verb = p.current === null ? "create" : "update";
@@ -13461,7 +13460,7 @@ async function install(t, env) {
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
-  return { lines: lines2, driver: driver.lines, notes: [...notes, ...driver.notes, ...keep, ...old] };
+  return { lines: lines2, driver: driver.lines, notes: [...notes, ...driver.notes, ...keep] };
 }
 async function forAgents(ts, run, named = ts.length > 1) {
   const out = { lines: [], notes: [], last: null };
@@ -13509,17 +13508,6 @@ function workTrees(common) {
   const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n2) => readSmall(path44.join(linked, n2, "gitdir")));
   return [path44.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path44.dirname(g.trim()))];
 }
-function dropOldRecords(dir) {
-  const records = path44.join(dir, "installs");
-  const what = "an older version's copies of agent files, no longer read";
-  if (lstatSync(records, { throwIfNoEntry: false }) === void 0) return [];
-  try {
-    rmSync(records, { recursive: true, force: true });
-  } catch (err) {
-    return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
-  }
-  return [`removed ${records}: ${what}`];
-}
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
@@ -13560,8 +13548,7 @@ async function uninstall(t, env) {
     if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path44.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
-  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines: lines2, driver: driver.lines, notes: [...driver.notes, ...old], last };
+  return { lines: lines2, driver: driver.lines, notes: driver.notes, last };
 }
 function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
   return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit2) => {
