@@ -3220,11 +3220,10 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, timeout, { input }), null);
   if (r === null) return null;
   const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
-  const savedAt = (text) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
-  const treeAt = tree === null ? NaN : savedAt(tree);
+  const treeAt = tree === null ? NaN : stampMs(savedStampOf(tree));
   const rankOf = (b) => {
     const text = b.toString("utf8");
-    return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
+    return stampMs(savedStampOf(text)) < treeAt ? -1 : rank(text, tokenOf(b));
   };
   const newer = (b) => b != null && rankOf(b) > treeRank;
   for (let i = 0; i < count; i++) {

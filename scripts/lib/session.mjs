@@ -2536,6 +2536,7 @@ function handoffSpec(root, env) {
   const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
+var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
@@ -2561,11 +2562,10 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, timeout, { input }), null);
   if (r === null) return null;
   const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
-  const savedAt = (text) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
-  const treeAt = tree === null ? NaN : savedAt(tree);
+  const treeAt = tree === null ? NaN : stampMs(savedStampOf(tree));
   const rankOf = (b) => {
     const text = b.toString("utf8");
-    return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
+    return stampMs(savedStampOf(text)) < treeAt ? -1 : rank(text, tokenOf(b));
   };
   const newer = (b) => b != null && rankOf(b) > treeRank;
   for (let i = 0; i < count; i++) {
@@ -2583,7 +2583,6 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const branch = refs[ranks.indexOf(best)];
   return { ref: branch.name, restore: `git restore --source=${shellWord(commandRev(branch))} -- .ai/memory` };
 }
-var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
   const holds = (text, save) => save === void 0 || text !== null && (savedStampOf(text) === save.stamp || stampMs(savedStampOf(text)) > stampMs(save.stamp) || tokenOf(Buffer.from(text)) === save.token);
