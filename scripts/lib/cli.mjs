@@ -3200,10 +3200,7 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const saves = savesRecord(root, env) ?? [];
-  const rank = (text, token) => {
-    const stamp = savedStampOf(text) ?? "no stamp";
-    return saves.findLastIndex((s) => s.token === token || s.stamp === stamp);
-  };
+  const rank = (text, token) => saves.findLastIndex((s) => isSave(text, s, () => token));
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
   const own = stashEntries(gitDir).slice(0, 100).map((e) => e.own);
@@ -3243,15 +3240,14 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
 }
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
-  const holds = (text, save2) => save2 === void 0 || text !== null && (savedStampOf(text) === save2.stamp || stampMs(savedStampOf(text)) > stampMs(save2.stamp) || tokenOf(Buffer.from(text)) === save2.token);
-  if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
+  const newest = own ?? savesRecord(root, env)?.at(-1);
+  if (tree !== null && (newest === void 0 || stampMs(savedStampOf(tree)) > stampMs(newest.stamp) || isSave(tree, newest))) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
-  if (away !== null || own === null || tree === null || holds(tree, own)) return away;
+  if (away !== null || own === null || tree === null) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n2) => /^HANDOFF-.*\.md$/.test(n2)) : [];
   const archived = names.map((n2) => readSmall(path19.join(dir, n2)));
-  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
-    return null;
+  if (archived.some((a) => a !== null && isSave(a, own))) return null;
   const git = own.blob !== null && configPipe(root, env) === null;
   const kept = git ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
   const ok2 = kept?.stdout.toString("utf8").trim() === "blob";
@@ -3294,7 +3290,7 @@ function newestSentence(a, here) {
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} put an older one in its place; ${back}`;
 }
-var commandRev, stampMs, HANDOFF, shellWord2, whereAway, restoreNote, awaySentence;
+var commandRev, isSave, stampMs, HANDOFF, shellWord2, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
@@ -3309,6 +3305,7 @@ var init_handoff_away = __esm({
     init_run();
     init_saves();
     commandRev = (b) => /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id;
+    isSave = (text, save2, token = () => tokenOf(Buffer.from(text))) => save2.stamp !== null && savedStampOf(text) === save2.stamp || token() === save2.token;
     stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     HANDOFF = ".ai/memory/HANDOFF.md";
     shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
@@ -7818,8 +7815,8 @@ function findLastResume(lineEvents) {
   });
   if (last < 0) return null;
   const events = all.slice(last + 1).map((e) => e.event);
-  const isSave = (c) => /\bwrite\s+handoff\b/.test(c) && /memory_io\.mjs/.test(c);
-  const save2 = events.find((e) => e.kind === "command" && isSave(e.command));
+  const isSave2 = (c) => /\bwrite\s+handoff\b/.test(c) && /memory_io\.mjs/.test(c);
+  const save2 = events.find((e) => e.kind === "command" && isSave2(e.command));
   const expectedToken = /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save2?.command ?? "")?.[1] ?? null;
   return { rootArg, cwd: all[last].call.cwd, events, expectedToken };
 }

@@ -2536,16 +2536,14 @@ function handoffSpec(root, env) {
   const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
+var isSave = (text, save, token = () => tokenOf(Buffer.from(text))) => save.stamp !== null && savedStampOf(text) === save.stamp || token() === save.token;
 var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 async function handoffAway(root, env, tree = null, branches = {}, timeout) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const saves = savesRecord(root, env) ?? [];
-  const rank = (text, token) => {
-    const stamp = savedStampOf(text) ?? "no stamp";
-    return saves.findLastIndex((s) => s.token === token || s.stamp === stamp);
-  };
+  const rank = (text, token) => saves.findLastIndex((s) => isSave(text, s, () => token));
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
   const own = stashEntries(gitDir).slice(0, 100).map((e) => e.own);
@@ -2585,15 +2583,14 @@ async function handoffAway(root, env, tree = null, branches = {}, timeout) {
 }
 async function newestSave(root, env, tree, branches = {}, timeout) {
   const own = lastSave(root, env);
-  const holds = (text, save) => save === void 0 || text !== null && (savedStampOf(text) === save.stamp || stampMs(savedStampOf(text)) > stampMs(save.stamp) || tokenOf(Buffer.from(text)) === save.token);
-  if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
+  const newest = own ?? savesRecord(root, env)?.at(-1);
+  if (tree !== null && (newest === void 0 || stampMs(savedStampOf(tree)) > stampMs(newest.stamp) || isSave(tree, newest))) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
-  if (away !== null || own === null || tree === null || holds(tree, own)) return away;
+  if (away !== null || own === null || tree === null) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
   const archived = names.map((n) => readSmall(path20.join(dir, n)));
-  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
-    return null;
+  if (archived.some((a) => a !== null && isSave(a, own))) return null;
   const git = own.blob !== null && configPipe(root, env) === null;
   const kept = git ? await runGit(root, ["cat-file", "-t", own.blob], env, timeout).catch(() => null) : null;
   const ok2 = kept?.stdout.toString("utf8").trim() === "blob";

@@ -47,6 +47,12 @@ function handoffSpec(root: string, env: Env): string | null {
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 
+// Whether `text` is `save`, by its `Saved:` stamp first: the token's hash loads node:crypto, which every session
+// start would pay for.
+const isSave = (text: string, save: { token: string; stamp: string | null },
+  token = () => tokenOf(Buffer.from(text))) => (save.stamp !== null && savedStampOf(text) === save.stamp) ||
+  token() === save.token;
+
 // A save's time from its `Saved:` stamp (`savedStampOf`), an offset such as `+01:00` kept; NaN when it has none.
 const stampMs = (stamp: string | null | undefined) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 
@@ -61,11 +67,8 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const saves = savesRecord(root, env) ?? [];
-  // The newest save of this clone a text is, by token or `Saved:` stamp; -1: none of them.
-  const rank = (text: string, token: string) => {
-    const stamp = savedStampOf(text) ?? "no stamp";
-    return saves.findLastIndex((s) => s.token === token || s.stamp === stamp);
-  };
+  // The newest save of this clone a text is; -1: none of them.
+  const rank = (text: string, token: string) => saves.findLastIndex((s) => isSave(text, s, () => token));
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   // Nothing newer can be found when the tree holds this clone's newest save.
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
@@ -120,21 +123,18 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
 export async function newestSave(root: string, env: Env, tree: string | null, branches: Branches = {},
   timeout?: number): Promise<HandoffAway | null> {
   const own = lastSave(root, env);
-  // The stamp first: the token's hash loads node:crypto, which every session start would pay for.
-  const holds = (text: string | null, save: { token: string; stamp: string | null } | undefined) =>
-    save === undefined || (text !== null && (savedStampOf(text) === save.stamp ||
-      stampMs(savedStampOf(text)) > stampMs(save.stamp) || tokenOf(Buffer.from(text)) === save.token));
   // A worktree an older version saved in has no record of its own: the clone's newest save stands for it.
-  if (tree !== null && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
+  const newest = own ?? savesRecord(root, env)?.at(-1);
+  if (tree !== null && (newest === undefined || stampMs(savedStampOf(tree)) > stampMs(newest.stamp) ||
+    isSave(tree, newest))) return null;
   const away = await handoffAway(root, env, tree, branches, timeout);
   // A handoff deleted on purpose is no alarm: only an older one in its place (a reset, a checkout) says it was lost.
-  if (away !== null || own === null || tree === null || holds(tree, own)) return away;
+  if (away !== null || own === null || tree === null) return away;
   // `archives restore` put an older one back on purpose: the newest is in archive/.
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
   const archived = names.map((n) => readSmall(path.join(dir, n)));
-  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || savedStampOf(a) === own.stamp)))
-    return null;
+  if (archived.some((a) => a !== null && isSave(a, own))) return null;
   const git = own.blob !== null && configPipe(root, env) === null;
   const kept = git ? await runGit(root, ["cat-file", "-t", own.blob!], env, timeout).catch(() => null) : null;
   const ok = kept?.stdout.toString("utf8").trim() === "blob";
