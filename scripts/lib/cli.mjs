@@ -1305,8 +1305,7 @@ function isCheckpointText(text) {
   return lines2[0] === MARKER && lines2.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
-  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
-  return source !== null && words.test(source);
+  return source?.startsWith("anchors only") === true;
 }
 function readCheckpointText(text) {
   const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);

@@ -2069,8 +2069,7 @@ function isCheckpointText(text) {
   return lines[0] === MARKER && lines.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
-  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
-  return source !== null && words.test(source);
+  return source?.startsWith("anchors only") === true;
 }
 function readCheckpointText(text) {
   const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
