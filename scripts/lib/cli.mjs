@@ -3103,11 +3103,6 @@ function markClone(text, id) {
   lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
   return lines2.join("\n");
 }
-function markedHere(root, env, text) {
-  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  if (mark === void 0 || savesPath(root, env) === null) return null;
-  return mark === cloneIdOf(root, env);
-}
 function savesRecord(root, env) {
   const p = savesPath(root, env);
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
@@ -3126,8 +3121,8 @@ function lastSave(root, env) {
   return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
 }
 function savedHere(root, env, text, token) {
-  const marked = markedHere(root, env, text);
-  if (marked !== null) return marked;
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
+  if (mark !== void 0 && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
   const saves = savesRecord(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);

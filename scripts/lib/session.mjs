@@ -1982,11 +1982,6 @@ function cloneIdOf(root, env, create = false) {
   }
   return valid(readSmall(p)?.trim());
 }
-function markedHere(root, env, text) {
-  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  if (mark === void 0 || savesPath(root, env) === null) return null;
-  return mark === cloneIdOf(root, env);
-}
 function savesRecord(root, env) {
   const p = savesPath(root, env);
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
@@ -1999,8 +1994,8 @@ function lastSave(root, env) {
 }
 var lastSavePath = (gitDir) => path12.join(gitDir, "session-handoff", "last-save");
 function savedHere(root, env, text, token) {
-  const marked = markedHere(root, env, text);
-  if (marked !== null) return marked;
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
+  if (mark !== void 0 && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
   const saves = savesRecord(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);

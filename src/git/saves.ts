@@ -92,14 +92,6 @@ export function markClone(text: string, id: string | null): string {
   return lines.join("\n");
 }
 
-// Whether this clone saved the text, by its clone mark; null when it has none. A clone that never saved has no
-// id, so a marked handoff there came from elsewhere (a teammate's pull, a fresh clone).
-function markedHere(root: string, env: Env, text: string | null): boolean | null {
-  const mark = text === null ? undefined : CLONE_MARK.exec(text)?.[1];
-  if (mark === undefined || savesPath(root, env) === null) return null;
-  return mark === cloneIdOf(root, env);
-}
-
 /** The token and `Saved:` stamp of each save this clone recorded, oldest first; null outside git or before one. */
 export function savesRecord(root: string, env: Env): { token: string; stamp: string | null }[] | null {
   const p = savesPath(root, env);
@@ -130,8 +122,9 @@ const lastSavePath = (gitDir: string) => path.join(gitDir, "session-handoff", "l
 
 /** Whether this clone saved the handoff: by its mark, else by its record; null outside git or before a save. */
 export function savedHere(root: string, env: Env, text: string | null, token: () => string): boolean | null {
-  const marked = markedHere(root, env, text);
-  if (marked !== null) return marked;
+  // A clone that never saved has no id, so a marked handoff there came from elsewhere (a pull, a fresh clone).
+  const mark = text === null ? undefined : CLONE_MARK.exec(text)?.[1];
+  if (mark !== undefined && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
   const saves = savesRecord(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
