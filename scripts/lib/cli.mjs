@@ -1305,8 +1305,7 @@ function isCheckpointText(text) {
   return lines2[0] === MARKER && lines2.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
-  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
-  return source !== null && words.test(source);
+  return source?.startsWith("anchors only") === true;
 }
 function readCheckpointText(text) {
   const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
@@ -2939,11 +2938,6 @@ function markClone(text, id) {
   lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
   return lines2.join("\n");
 }
-function markedHere(root, env, text) {
-  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  if (mark === void 0 || savesPath(root, env) === null) return null;
-  return mark === cloneIdOf(root, env);
-}
 function savesRecord(root, env) {
   const p = savesPath(root, env);
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
@@ -2954,19 +2948,16 @@ function recordSavedHere(root, env, token, stamp, blob) {
   if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
   addRecord(path16.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
-  addRecord(ownRecord(gitDir, "last-save"), LINE2, line, () => true);
-  if (blob !== void 0) addRecord(ownRecord(gitDir, "last-blob"), BLOB_LINE, `${token} ${blob}`, () => true);
+  addRecord(lastSavePath(gitDir), LINE2, blob === void 0 ? line : `${line} ${blob}`, () => true);
 }
 function lastSave(root, env) {
   const gitDir = gitDirAt(root, env);
-  const m = gitDir === null ? void 0 : recordLines(ownRecord(gitDir, "last-save"), LINE2)[0];
-  if (m === void 0) return null;
-  const blob = recordLines(ownRecord(gitDir, "last-blob"), BLOB_LINE).find((b) => b[1] === m[1])?.[2] ?? null;
-  return { token: m[1], stamp: m[2] ?? null, blob };
+  const m = gitDir === null ? void 0 : recordLines(lastSavePath(gitDir), LINE2)[0];
+  return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
 }
 function savedHere(root, env, text, token) {
-  const marked = markedHere(root, env, text);
-  if (marked !== null) return marked;
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
+  if (mark !== void 0 && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
   const saves = savesRecord(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
@@ -2998,7 +2989,7 @@ async function trackedArchives(root, env) {
   if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
-var KEPT, LINE2, CLONE_MARK, BLOB_LINE, ownRecord, SAVED_BY_LINE;
+var KEPT, LINE2, CLONE_MARK, lastSavePath, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
@@ -3007,10 +2998,9 @@ var init_saves = __esm({
     init_run();
     init_fs();
     KEPT = 10;
-    LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
+    LINE2 = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    BLOB_LINE = /^([0-9a-f]{64}) ([0-9a-f]{40,64})$/;
-    ownRecord = (gitDir, name2) => path16.join(gitDir, "session-handoff", name2);
+    lastSavePath = (gitDir) => path16.join(gitDir, "session-handoff", "last-save");
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
@@ -3262,11 +3252,10 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
 `).join("");
   const r = await runGit(root, ["cat-file", "--batch"], env, timeout, { input });
   const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
-  const savedAt = (text) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
-  const treeAt = tree === null ? NaN : savedAt(tree);
+  const treeAt = tree === null ? NaN : stampMs(savedStampOf(tree));
   const rankOf = (b) => {
     const text = b.toString("utf8");
-    return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
+    return stampMs(savedStampOf(text)) < treeAt ? -1 : rank(text, tokenOf(b));
   };
   const newer = (b) => b != null && rankOf(b) > treeRank;
   for (let i = 0; i < count; i++) {
@@ -5328,11 +5317,11 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
       const module = p.endsWith("/") ? null : checkedOutAt(abs);
-      if (module !== null) out.set(p, { id: module, raw: module });
+      if (module !== null) out.set(p, module);
       continue;
     }
     const raw = typeof blob === "string" ? blob : hashBlob(blob.bytes, format2);
-    if (typeof blob === "string" || !blob.file) out.set(p, { id: raw, raw });
+    if (typeof blob === "string" || !blob.file) out.set(p, raw);
     else files.push({ p, raw, cr: blob.bytes.includes(13) });
   }
   if (files.length === 0) return out;
@@ -5357,7 +5346,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   }
   files.forEach((f, i) => {
     const id = /^[0-9a-f]{40,64}$/.exec(ids[i] ?? "")?.[0];
-    if (id !== void 0 && !filtered.has(f.p)) out.set(f.p, { id: keepsCrlf.has(f.p) ? f.raw : id, raw: f.raw });
+    if (id !== void 0 && !filtered.has(f.p)) out.set(f.p, keepsCrlf.has(f.p) ? f.raw : id);
   });
   return out;
 }
@@ -5493,7 +5482,7 @@ async function foldedBig(root, env, excludes, s) {
 async function dirtyHashesOf(root, env, top, dirty) {
   const git = (args, input) => runGit(root, args, env, void 0, { input });
   const ids = await blobIdsOf(git, await filterDrivers(root, env), top, dirty, MAX_DIRTY_HASHES);
-  return dirty.flatMap((p) => ids.has(p) ? [{ path: p, id: ids.get(p).id }] : []);
+  return dirty.flatMap((p) => ids.has(p) ? [{ path: p, id: ids.get(p) }] : []);
 }
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
@@ -7906,216 +7895,609 @@ var init_outcome = __esm({
   }
 });
 
-// src/store/publish.ts
-import path28 from "node:path";
-function syncDir(dir) {
-  try {
-    const fd = openSync(dir, constants.O_RDONLY);
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-  }
-}
-function linkIntoArchive(from, archiveDirPath, prefix) {
-  ensureDir(archiveDirPath);
-  for (let attempt = 0; ; attempt++) {
-    const name2 = archiveName(prefix, archiveDirPath);
-    try {
-      linkSync(from, path28.join(archiveDirPath, name2));
-      return name2;
-    } catch (err) {
-      if (err.code !== "EEXIST" || attempt > 5) throw err;
-    }
-  }
-}
-function writeTemp(tempPath, bytes, mode, owner) {
-  const fd = openSync(tempPath, EXCLUSIVE, mode);
-  try {
-    const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
-    if (owner !== null && process.geteuid !== void 0 && other) {
-      try {
-        fchownSync(fd, owner.uid, owner.gid);
-      } catch (err) {
-        if (err.code !== "EPERM") throw err;
+// node_modules/imurmurhash/imurmurhash.js
+var require_imurmurhash = __commonJS({
+  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+    /**
+     * @preserve
+     * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
+     *
+     * @author <a href="mailto:jensyt@gmail.com">Jens Taylor</a>
+     * @see http://github.com/homebrewing/brauhaus-diff
+     * @author <a href="mailto:gary.court@gmail.com">Gary Court</a>
+     * @see http://github.com/garycourt/murmurhash-js
+     * @author <a href="mailto:aappleby@gmail.com">Austin Appleby</a>
+     * @see http://sites.google.com/site/murmurhash/
+     */
+    (function() {
+      var cache;
+      function MurmurHash3(key, seed) {
+        var m = this instanceof MurmurHash3 ? this : cache;
+        m.reset(seed);
+        if (typeof key === "string" && key.length > 0) {
+          m.hash(key);
+        }
+        if (m !== this) {
+          return m;
+        }
       }
-    }
-    fchmodSync(fd, mode);
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-async function publish(spec) {
-  const filePath = path28.join(spec.dir, spec.file);
-  const prior = await readStable(filePath, { failpoint: spec.failpoint });
-  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
-  const current = prior ? prior.token : "absent";
-  if (current !== spec.expectedToken) {
-    const tokens = `expected ${spec.expectedToken}, current ${current}`;
-    throw new Refused(`${spec.file} changed since it was read (${tokens}); read again and merge`);
-  }
-  const bytes = spec.build(prior ? prior.bytes : null);
-  const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
-  const pid = process.pid;
-  const rand = randomHex8();
-  const claimPath = path28.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path28.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
-  const warnings = [];
-  let archived = null;
-  if (prior !== null) {
-    await failpoint(spec.failpoint, "before-claim");
-    try {
-      renameSync(filePath, claimPath);
-    } catch (err) {
-      if (err.code === "ENOENT") {
-        throw new Refused(`${spec.file} changed since it was read (it was deleted); read again and merge`);
+      ;
+      MurmurHash3.prototype.hash = function(key) {
+        var h1, k1, i, top, len;
+        len = key.length;
+        this.len += len;
+        k1 = this.k1;
+        i = 0;
+        switch (this.rem) {
+          case 0:
+            k1 ^= len > i ? key.charCodeAt(i++) & 65535 : 0;
+          case 1:
+            k1 ^= len > i ? (key.charCodeAt(i++) & 65535) << 8 : 0;
+          case 2:
+            k1 ^= len > i ? (key.charCodeAt(i++) & 65535) << 16 : 0;
+          case 3:
+            k1 ^= len > i ? (key.charCodeAt(i) & 255) << 24 : 0;
+            k1 ^= len > i ? (key.charCodeAt(i++) & 65280) >> 8 : 0;
+        }
+        this.rem = len + this.rem & 3;
+        len -= this.rem;
+        if (len > 0) {
+          h1 = this.h1;
+          while (1) {
+            k1 = k1 * 11601 + (k1 & 65535) * 3432906752 & 4294967295;
+            k1 = k1 << 15 | k1 >>> 17;
+            k1 = k1 * 13715 + (k1 & 65535) * 461832192 & 4294967295;
+            h1 ^= k1;
+            h1 = h1 << 13 | h1 >>> 19;
+            h1 = h1 * 5 + 3864292196 & 4294967295;
+            if (i >= len) {
+              break;
+            }
+            k1 = key.charCodeAt(i++) & 65535 ^ (key.charCodeAt(i++) & 65535) << 8 ^ (key.charCodeAt(i++) & 65535) << 16;
+            top = key.charCodeAt(i++);
+            k1 ^= (top & 255) << 24 ^ (top & 65280) >> 8;
+          }
+          k1 = 0;
+          switch (this.rem) {
+            case 3:
+              k1 ^= (key.charCodeAt(i + 2) & 65535) << 16;
+            case 2:
+              k1 ^= (key.charCodeAt(i + 1) & 65535) << 8;
+            case 1:
+              k1 ^= key.charCodeAt(i) & 65535;
+          }
+          this.h1 = h1;
+        }
+        this.k1 = k1;
+        return this;
+      };
+      MurmurHash3.prototype.result = function() {
+        var k1, h1;
+        k1 = this.k1;
+        h1 = this.h1;
+        if (k1 > 0) {
+          k1 = k1 * 11601 + (k1 & 65535) * 3432906752 & 4294967295;
+          k1 = k1 << 15 | k1 >>> 17;
+          k1 = k1 * 13715 + (k1 & 65535) * 461832192 & 4294967295;
+          h1 ^= k1;
+        }
+        h1 ^= this.len;
+        h1 ^= h1 >>> 16;
+        h1 = h1 * 51819 + (h1 & 65535) * 2246770688 & 4294967295;
+        h1 ^= h1 >>> 13;
+        h1 = h1 * 44597 + (h1 & 65535) * 3266445312 & 4294967295;
+        h1 ^= h1 >>> 16;
+        return h1 >>> 0;
+      };
+      MurmurHash3.prototype.reset = function(seed) {
+        this.h1 = typeof seed === "number" ? seed : 0;
+        this.rem = this.k1 = this.len = 0;
+        return this;
+      };
+      cache = new MurmurHash3();
+      if (typeof module != "undefined") {
+        module.exports = MurmurHash3;
+      } else {
+        this.MurmurHash3 = MurmurHash3;
       }
-      throw new Refused(`cannot claim ${filePath}: ${err.message}`);
-    }
-    const claimed = claimIsWhatWeRead(claimPath, prior);
-    if (claimed !== "same") {
-      const restored = putBack(claimPath, filePath);
-      if (claimed === "not-regular") {
-        const where = restored ? "it was put back" : "it is kept at a private name for `recover`";
-        const what = `${spec.file} was replaced by something that is not a regular file since it was read`;
-        throw new Refused(`${what}; ${where} and nothing was saved; move it away, then read again`);
-      }
-      const kept = restored ? "" : "; its version is kept for `recover`";
-      const wrote = "changed since it was read (another program wrote it)";
-      throw new Refused(`${spec.file} ${wrote}${kept}; read again and merge`);
-    }
+    })();
   }
-  const undo2 = async () => prior === null ? (unlinkQuiet(tempPath), true) : rollBack(tempPath, claimPath, filePath, spec, archived);
-  try {
-    if (prior !== null) {
-      await failpoint(spec.failpoint, "after-claim");
-      if (spec.archivePrior) {
-        archived = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
-        await failpoint(spec.failpoint, "after-archive");
-      }
-    }
-    const owner = prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null;
-    writeTemp(tempPath, bytes, mode, owner);
-    await failpoint(spec.failpoint, "before-publication");
-    spec.lock.assertHeld();
-  } catch (err) {
-    const restored = await undo2();
-    if (err instanceof HelperError) {
-      const said2 = err.message.replace(/; nothing was (?:published|changed)/, "");
-      if (!restored) err.message = `${said2}; ${afterRollback(false, spec.file)}`;
-      throw err;
-    }
-    throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
-  }
-  try {
-    linkSync(tempPath, filePath);
-  } catch (err) {
-    if (err.code !== "EEXIST") {
-      const why = afterRollback(await undo2(), spec.file);
-      throw new Refused(`cannot publish ${filePath}: ${err.message}; ${why}`);
-    }
-    unlinkQuiet(tempPath);
-    let kept = archived;
-    if (prior !== null) {
-      if (kept === null) kept = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
-      unlinkQuiet(claimPath);
-    }
-    throw new Refused(
-      `${spec.file} was written by another program during this save; that version was kept as current` + (kept ? ` and the prior version is in archive/${kept}` : "") + "; read again and merge"
-    );
-  }
-  syncDir(spec.dir);
-  await failpoint(spec.failpoint, "after-publication");
-  if (prior !== null) unlinkQuiet(claimPath);
-  unlinkQuiet(tempPath);
-  if (archived !== null) {
-    await failpoint(spec.failpoint, "before-prune");
-    warnings.push(...pruneArchive(spec.archiveDir, archived, spec.tracked ?? /* @__PURE__ */ new Set()));
-  }
-  return { bytes, token: tokenOf(bytes), archived, warnings };
-}
-function claimIsWhatWeRead(claimPath, prior) {
-  const st = lstatBig(claimPath);
-  if (st === null) return "changed";
-  if (!st.isFile()) return "not-regular";
-  const p = prior.stat;
-  if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
-  const again = openRegular(claimPath);
-  if (again === null) return "changed";
-  try {
-    return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
-  } finally {
-    closeSync(again.fd);
-  }
-}
-function putBack(claimPath, filePath) {
-  try {
-    linkSync(claimPath, filePath);
-    unlinkSync(claimPath);
-    return true;
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-  }
-  const free = orNull(() => lstatSync(filePath, { throwIfNoEntry: false })) === void 0;
-  return free && succeeds(() => renameSync(claimPath, filePath));
-}
-async function rollBack(temp, claimPath, filePath, spec, archived) {
-  unlinkQuiet(temp);
-  await failpoint(spec.failpoint, "rollback-after-temp-drop");
-  try {
-    await failpoint(spec.failpoint, "rollback-before-restore");
-    linkSync(claimPath, filePath);
-  } catch (err) {
-    if (!NO_ROOM.has(err.code ?? "")) return false;
-    if (archived !== null) {
-      unlinkQuiet(path28.join(spec.archiveDir, archived));
-      await failpoint(spec.failpoint, "rollback-after-unarchive");
-    }
-    if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    if (!succeeds(() => renameSync(claimPath, filePath))) return false;
-    await failpoint(spec.failpoint, "rollback-after-restore");
-    await failpoint(spec.failpoint, "rollback-after-claim-drop");
-    return true;
-  }
-  await failpoint(spec.failpoint, "rollback-after-restore");
-  if (archived !== null) {
-    unlinkQuiet(path28.join(spec.archiveDir, archived));
-    await failpoint(spec.failpoint, "rollback-after-unarchive");
-  }
-  unlinkQuiet(claimPath);
-  await failpoint(spec.failpoint, "rollback-after-claim-drop");
-  return true;
-}
-function afterRollback(restored, file) {
-  if (restored) return "nothing was changed";
-  return `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
-}
-var unlinkQuiet, EXCLUSIVE, NO_ROOM;
-var init_publish = __esm({
-  "src/store/publish.ts"() {
+});
+
+// node_modules/signal-exit/dist/cjs/signals.js
+var require_signals = __commonJS({
+  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
-    init_builtins();
-    init_errors();
-    init_archive();
-    init_failpoint();
-    init_files();
-    init_paths();
-    init_private();
-    unlinkQuiet = (p) => void orNull(() => unlinkSync(p));
-    EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-    NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.signals = void 0;
+    exports.signals = [];
+    exports.signals.push("SIGHUP", "SIGINT", "SIGTERM");
+    if (process.platform !== "win32") {
+      exports.signals.push(
+        "SIGALRM",
+        "SIGABRT",
+        "SIGVTALRM",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGUSR2",
+        "SIGTRAP",
+        "SIGSYS",
+        "SIGQUIT",
+        "SIGIOT"
+        // should detect profiler and enable/disable accordingly.
+        // see #21
+        // 'SIGPROF'
+      );
+    }
+    if (process.platform === "linux") {
+      exports.signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
+    }
+  }
+});
+
+// node_modules/signal-exit/dist/cjs/index.js
+var require_cjs = __commonJS({
+  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+    "use strict";
+    var _a;
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.unload = exports.load = exports.onExit = exports.signals = void 0;
+    var signals_js_1 = require_signals();
+    Object.defineProperty(exports, "signals", { enumerable: true, get: function() {
+      return signals_js_1.signals;
+    } });
+    var processOk = (process3) => !!process3 && typeof process3 === "object" && typeof process3.removeListener === "function" && typeof process3.emit === "function" && typeof process3.reallyExit === "function" && typeof process3.listeners === "function" && typeof process3.kill === "function" && typeof process3.pid === "number" && typeof process3.on === "function";
+    var kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
+    var global = globalThis;
+    var ObjectDefineProperty = Object.defineProperty.bind(Object);
+    var Emitter = class {
+      emitted = {
+        afterExit: false,
+        exit: false
+      };
+      listeners = {
+        afterExit: [],
+        exit: []
+      };
+      count = 0;
+      id = Math.random();
+      constructor() {
+        if (global[kExitEmitter]) {
+          return global[kExitEmitter];
+        }
+        ObjectDefineProperty(global, kExitEmitter, {
+          value: this,
+          writable: false,
+          enumerable: false,
+          configurable: false
+        });
+      }
+      on(ev, fn) {
+        this.listeners[ev].push(fn);
+      }
+      removeListener(ev, fn) {
+        const list2 = this.listeners[ev];
+        const i = list2.indexOf(fn);
+        if (i === -1) {
+          return;
+        }
+        if (i === 0 && list2.length === 1) {
+          list2.length = 0;
+        } else {
+          list2.splice(i, 1);
+        }
+      }
+      emit(ev, code, signal) {
+        if (this.emitted[ev]) {
+          return false;
+        }
+        this.emitted[ev] = true;
+        let ret = false;
+        for (const fn of this.listeners[ev]) {
+          ret = fn(code, signal) === true || ret;
+        }
+        if (ev === "exit") {
+          ret = this.emit("afterExit", code, signal) || ret;
+        }
+        return ret;
+      }
+    };
+    var SignalExitBase = class {
+    };
+    var signalExitWrap = (handler) => {
+      return {
+        onExit(cb, opts) {
+          return handler.onExit(cb, opts);
+        },
+        load() {
+          return handler.load();
+        },
+        unload() {
+          return handler.unload();
+        }
+      };
+    };
+    var SignalExitFallback = class extends SignalExitBase {
+      onExit() {
+        return () => {
+        };
+      }
+      load() {
+      }
+      unload() {
+      }
+    };
+    var SignalExit = class extends SignalExitBase {
+      // "SIGHUP" throws an `ENOSYS` error on Windows,
+      // so use a supported signal instead
+      /* c8 ignore start */
+      #hupSig = process2.platform === "win32" ? "SIGINT" : "SIGHUP";
+      /* c8 ignore stop */
+      #emitter = new Emitter();
+      #process;
+      #originalProcessEmit;
+      #originalProcessReallyExit;
+      #sigListeners = {};
+      #loaded = false;
+      constructor(process3) {
+        super();
+        this.#process = process3;
+        this.#sigListeners = {};
+        for (const sig of signals_js_1.signals) {
+          this.#sigListeners[sig] = () => {
+            const listeners = this.#process.listeners(sig);
+            let { count } = this.#emitter;
+            const p = process3;
+            if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
+              count += p.__signal_exit_emitter__.count;
+            }
+            if (listeners.length === count) {
+              this.unload();
+              const ret = this.#emitter.emit("exit", null, sig);
+              const s = sig === "SIGHUP" ? this.#hupSig : sig;
+              if (!ret)
+                process3.kill(process3.pid, s);
+            }
+          };
+        }
+        this.#originalProcessReallyExit = process3.reallyExit;
+        this.#originalProcessEmit = process3.emit;
+      }
+      onExit(cb, opts) {
+        if (!processOk(this.#process)) {
+          return () => {
+          };
+        }
+        if (this.#loaded === false) {
+          this.load();
+        }
+        const ev = opts?.alwaysLast ? "afterExit" : "exit";
+        this.#emitter.on(ev, cb);
+        return () => {
+          this.#emitter.removeListener(ev, cb);
+          if (this.#emitter.listeners["exit"].length === 0 && this.#emitter.listeners["afterExit"].length === 0) {
+            this.unload();
+          }
+        };
+      }
+      load() {
+        if (this.#loaded) {
+          return;
+        }
+        this.#loaded = true;
+        this.#emitter.count += 1;
+        for (const sig of signals_js_1.signals) {
+          try {
+            const fn = this.#sigListeners[sig];
+            if (fn)
+              this.#process.on(sig, fn);
+          } catch (_) {
+          }
+        }
+        this.#process.emit = (ev, ...a) => {
+          return this.#processEmit(ev, ...a);
+        };
+        this.#process.reallyExit = (code) => {
+          return this.#processReallyExit(code);
+        };
+      }
+      unload() {
+        if (!this.#loaded) {
+          return;
+        }
+        this.#loaded = false;
+        signals_js_1.signals.forEach((sig) => {
+          const listener = this.#sigListeners[sig];
+          if (!listener) {
+            throw new Error("Listener not defined for signal: " + sig);
+          }
+          try {
+            this.#process.removeListener(sig, listener);
+          } catch (_) {
+          }
+        });
+        this.#process.emit = this.#originalProcessEmit;
+        this.#process.reallyExit = this.#originalProcessReallyExit;
+        this.#emitter.count -= 1;
+      }
+      #processReallyExit(code) {
+        if (!processOk(this.#process)) {
+          return 0;
+        }
+        this.#process.exitCode = code || 0;
+        this.#emitter.emit("exit", this.#process.exitCode, null);
+        return this.#originalProcessReallyExit.call(this.#process, this.#process.exitCode);
+      }
+      #processEmit(ev, ...args) {
+        const og = this.#originalProcessEmit;
+        if (ev === "exit" && processOk(this.#process)) {
+          if (typeof args[0] === "number") {
+            this.#process.exitCode = args[0];
+          }
+          const ret = og.call(this.#process, ev, ...args);
+          this.#emitter.emit("exit", this.#process.exitCode, null);
+          return ret;
+        } else {
+          return og.call(this.#process, ev, ...args);
+        }
+      }
+    };
+    var process2 = globalThis.process;
+    _a = signalExitWrap(processOk(process2) ? new SignalExit(process2) : new SignalExitFallback()), /**
+     * Called when the process is exiting, whether via signal, explicit
+     * exit, or running out of stuff to do.
+     *
+     * If the global process object is not suitable for instrumentation,
+     * then this will be a no-op.
+     *
+     * Returns a function that may be used to unload signal-exit.
+     */
+    exports.onExit = _a.onExit, /**
+     * Load the listeners.  Likely you never need to call this, unless
+     * doing a rather deep integration with signal-exit functionality.
+     * Mostly exposed for the benefit of testing.
+     *
+     * @internal
+     */
+    exports.load = _a.load, /**
+     * Unload the listeners.  Likely you never need to call this, unless
+     * doing a rather deep integration with signal-exit functionality.
+     * Mostly exposed for the benefit of testing.
+     *
+     * @internal
+     */
+    exports.unload = _a.unload;
+  }
+});
+
+// node_modules/write-file-atomic/lib/index.js
+var require_lib = __commonJS({
+  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+    "use strict";
+    module.exports = writeFile;
+    module.exports.sync = writeFileSync2;
+    module.exports._getTmpname = getTmpname;
+    module.exports._cleanupOnExit = cleanupOnExit;
+    var fs2 = __require("fs");
+    var MurmurHash3 = require_imurmurhash();
+    var { onExit } = require_cjs();
+    var path55 = __require("path");
+    var { promisify } = __require("util");
+    var activeFiles = {};
+    var threadId = (function getId() {
+      try {
+        const workerThreads = __require("worker_threads");
+        return workerThreads.threadId;
+      } catch (e) {
+        return 0;
+      }
+    })();
+    var invocations = 0;
+    function getTmpname(filename) {
+      return filename + "." + MurmurHash3(__filename).hash(String(process.pid)).hash(String(threadId)).hash(String(++invocations)).result();
+    }
+    function cleanupOnExit(tmpfile) {
+      return () => {
+        try {
+          fs2.unlinkSync(typeof tmpfile === "function" ? tmpfile() : tmpfile);
+        } catch {
+        }
+      };
+    }
+    function serializeActiveFile(absoluteName) {
+      return new Promise((resolve) => {
+        if (!activeFiles[absoluteName]) {
+          activeFiles[absoluteName] = [];
+        }
+        activeFiles[absoluteName].push(resolve);
+        if (activeFiles[absoluteName].length === 1) {
+          resolve();
+        }
+      });
+    }
+    function isChownErrOk(err) {
+      if (err.code === "ENOSYS") {
+        return true;
+      }
+      const nonroot = !process.getuid || process.getuid() !== 0;
+      if (nonroot) {
+        if (err.code === "EINVAL" || err.code === "EPERM") {
+          return true;
+        }
+      }
+      return false;
+    }
+    async function writeFileAsync(filename, data, options = {}) {
+      if (typeof options === "string") {
+        options = { encoding: options };
+      }
+      let fd;
+      let tmpfile;
+      const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
+      const absoluteName = path55.resolve(filename);
+      try {
+        await serializeActiveFile(absoluteName);
+        const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
+        tmpfile = getTmpname(truename);
+        if (!options.mode || !options.chown) {
+          const stats = await promisify(fs2.stat)(truename).catch(() => {
+          });
+          if (stats) {
+            if (options.mode == null) {
+              options.mode = stats.mode;
+            }
+            if (options.chown == null && process.getuid) {
+              options.chown = { uid: stats.uid, gid: stats.gid };
+            }
+          }
+        }
+        fd = await promisify(fs2.open)(tmpfile, "w", options.mode);
+        if (options.tmpfileCreated) {
+          await options.tmpfileCreated(tmpfile);
+        }
+        if (ArrayBuffer.isView(data)) {
+          await promisify(fs2.write)(fd, data, 0, data.length, 0);
+        } else if (data != null) {
+          await promisify(fs2.write)(fd, String(data), 0, String(options.encoding || "utf8"));
+        }
+        if (options.fsync !== false) {
+          await promisify(fs2.fsync)(fd);
+        }
+        await promisify(fs2.close)(fd);
+        fd = null;
+        if (options.chown) {
+          await promisify(fs2.chown)(tmpfile, options.chown.uid, options.chown.gid).catch((err) => {
+            if (!isChownErrOk(err)) {
+              throw err;
+            }
+          });
+        }
+        if (options.mode) {
+          await promisify(fs2.chmod)(tmpfile, options.mode).catch((err) => {
+            if (!isChownErrOk(err)) {
+              throw err;
+            }
+          });
+        }
+        await promisify(fs2.rename)(tmpfile, truename);
+      } finally {
+        if (fd) {
+          await promisify(fs2.close)(fd).catch(
+            /* istanbul ignore next */
+            () => {
+            }
+          );
+        }
+        removeOnExitHandler();
+        await promisify(fs2.unlink)(tmpfile).catch(() => {
+        });
+        activeFiles[absoluteName].shift();
+        if (activeFiles[absoluteName].length > 0) {
+          activeFiles[absoluteName][0]();
+        } else {
+          delete activeFiles[absoluteName];
+        }
+      }
+    }
+    async function writeFile(filename, data, options, callback) {
+      if (options instanceof Function) {
+        callback = options;
+        options = {};
+      }
+      const promise = writeFileAsync(filename, data, options);
+      if (callback) {
+        try {
+          const result = await promise;
+          return callback(result);
+        } catch (err) {
+          return callback(err);
+        }
+      }
+      return promise;
+    }
+    function writeFileSync2(filename, data, options) {
+      if (typeof options === "string") {
+        options = { encoding: options };
+      } else if (!options) {
+        options = {};
+      }
+      try {
+        filename = fs2.realpathSync(filename);
+      } catch (ex) {
+      }
+      const tmpfile = getTmpname(filename);
+      if (!options.mode || !options.chown) {
+        try {
+          const stats = fs2.statSync(filename);
+          options = Object.assign({}, options);
+          if (!options.mode) {
+            options.mode = stats.mode;
+          }
+          if (!options.chown && process.getuid) {
+            options.chown = { uid: stats.uid, gid: stats.gid };
+          }
+        } catch (ex) {
+        }
+      }
+      let fd;
+      const cleanup = cleanupOnExit(tmpfile);
+      const removeOnExitHandler = onExit(cleanup);
+      let threw = true;
+      try {
+        fd = fs2.openSync(tmpfile, "w", options.mode || 438);
+        if (options.tmpfileCreated) {
+          options.tmpfileCreated(tmpfile);
+        }
+        if (ArrayBuffer.isView(data)) {
+          fs2.writeSync(fd, data, 0, data.length, 0);
+        } else if (data != null) {
+          fs2.writeSync(fd, String(data), 0, String(options.encoding || "utf8"));
+        }
+        if (options.fsync !== false) {
+          fs2.fsyncSync(fd);
+        }
+        fs2.closeSync(fd);
+        fd = null;
+        if (options.chown) {
+          try {
+            fs2.chownSync(tmpfile, options.chown.uid, options.chown.gid);
+          } catch (err) {
+            if (!isChownErrOk(err)) {
+              throw err;
+            }
+          }
+        }
+        if (options.mode) {
+          try {
+            fs2.chmodSync(tmpfile, options.mode);
+          } catch (err) {
+            if (!isChownErrOk(err)) {
+              throw err;
+            }
+          }
+        }
+        fs2.renameSync(tmpfile, filename);
+        threw = false;
+      } finally {
+        if (fd) {
+          try {
+            fs2.closeSync(fd);
+          } catch (ex) {
+          }
+        }
+        removeOnExitHandler();
+        if (threw) {
+          cleanup();
+        }
+      }
+    }
   }
 });
 
 // src/journal/store.ts
-import path29 from "node:path";
+import path28 from "node:path";
 function journalDir(root) {
-  return path29.join(memoryDir(root), "journal");
+  return path28.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -8131,13 +8513,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path29.join(journalDir(root), "OFF"));
+  return exists(path28.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path29.join(dir, name2);
+  const p = path28.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -8146,8 +8528,7 @@ function readJournalFile(dir, name2) {
   }
   if (opened === null) return null;
   try {
-    const bytes = readAll(opened.fd, MAX_DOCUMENT_BYTES);
-    return { bytes, token: tokenOf(bytes) };
+    return { bytes: readAll(opened.fd, MAX_DOCUMENT_BYTES) };
   } finally {
     closeSync(opened.fd);
   }
@@ -8170,69 +8551,13 @@ function journalHealth(root) {
 function readJournalText(root, f) {
   return orNull(() => readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null);
 }
-function repairJournal(dir) {
-  const actions = [];
-  for (const e of listPrivate(dir)) {
-    if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync(e.path).isSymbolicLink()) continue;
-    if (e.role === "tmp") {
-      unlinkSync(e.path);
-      continue;
-    }
-    const target = path29.join(dir, e.file);
-    if (!exists(target)) {
-      renameSync(e.path, target);
-      actions.push(`journal/${e.file}: put back after an interrupted append`);
-      continue;
-    }
-    const now = readJournalFile(dir, e.file);
-    const claimed = readJournalFile(dir, e.name);
-    if (now && claimed && now.bytes.subarray(0, claimed.bytes.length).equals(claimed.bytes)) {
-      unlinkSync(e.path);
-    } else {
-      const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync(e.path, path29.join(dir, kept));
-      const what = "another program changed it during an interrupted append";
-      actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
-    }
-  }
-  return actions;
-}
-async function publishJournalFile(dir, name2, expected, bytes, fp) {
-  const rand = randomHex8();
-  const temp = path29.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path29.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path29.join(dir, name2);
-  writeTemp(temp, bytes, 384, null);
-  try {
-    if (expected !== "absent") {
-      renameSync(target, claim);
-      await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path29.basename(claim));
-      if (claimed === null || claimed.token !== expected) {
-        if (!exists(target)) renameSync(claim, target);
-        const why = "changed while the entry was appended (another program wrote it)";
-        throw new Refused(`journal/${name2} ${why}; the entry was not added`);
-      }
-    }
-    await failpoint(fp, "journal-before-publication");
-    try {
-      linkSync(temp, target);
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-      const why = "was created by another program during the append";
-      throw new Refused(`journal/${name2} ${why}; the entry was not added`);
-    }
-    syncDir(dir);
-    await failpoint(fp, "journal-after-publication");
-    if (expected !== "absent") unlinkSync(claim);
-  } finally {
-    unlinkQuiet(temp);
-  }
+async function publishJournalFile(dir, name2, bytes, fp) {
+  await failpoint(fp, "journal-before-publication");
+  import_write_file_atomic.default.sync(path28.join(dir, name2), bytes, { mode: 384 });
+  await failpoint(fp, "journal-after-publication");
 }
 async function appendEntry(root, entry, ms, fp) {
   const dir = ensureDir(journalDir(root));
-  const repairs = repairJournal(dir);
   const month = monthOf(ms);
   const parts = listJournal(root).filter((f) => f.kind === "month" && f.period === month);
   let part = parts.length > 0 ? parts[parts.length - 1].part : 1;
@@ -8252,18 +8577,17 @@ async function appendEntry(root, entry, ms, fp) {
   const text = current === null ? `${journalHeader(month, part)}
 ` : current.bytes.toString("latin1");
   const base = Buffer.from(text.length < 2 ? text : text.replace(/\n?\n?$/, "\n\n"), "latin1");
-  await publishJournalFile(dir, name2, current?.token ?? "absent", Buffer.concat([base, add]), fp);
-  return repairs.map((l) => `recovered: ${l}`);
+  await publishJournalFile(dir, name2, Buffer.concat([base, add]), fp);
 }
-var JOURNAL_NAME;
+var import_write_file_atomic, JOURNAL_NAME;
 var init_store2 = __esm({
   "src/journal/store.ts"() {
     "use strict";
     init_builtins();
+    import_write_file_atomic = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
     init_fs();
-    init_publish();
     init_files();
     init_paths();
     init_private();
@@ -8273,7 +8597,7 @@ var init_store2 = __esm({
 });
 
 // src/journal/record.ts
-import path30 from "node:path";
+import path29 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -8290,7 +8614,7 @@ async function recordSave(root, save2, fp) {
   try {
     const dropped = save2.prior === null ? [] : droppedItems(save2.prior, save2.next).map((i) => i.text);
     const entry = renderSaveEntry({ ...save2, time: isoSeconds(ms) }, dropped);
-    notes.push(...await appendEntry(root, entry, ms, fp));
+    await appendEntry(root, entry, ms, fp);
   } catch (err) {
     notes.push(`journal: not appended: ${messageOf(err)}`);
     return notes;
@@ -8319,7 +8643,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path30.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path30.join(archiveDir(root), n2))]) {
+  for (const f of [path29.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path29.join(archiveDir(root), n2))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -8334,7 +8658,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path30.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path29.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -8352,7 +8676,8 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     const month = listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms));
     if (month.some((f) => readJournalFile(dir, f.name)?.bytes.includes(seen))) return [];
     const entry = renderResumeEntry(isoSeconds(ms), sessionKey, token, score, outcome);
-    return await appendEntry(root, entry, ms, fp);
+    await appendEntry(root, entry, ms, fp);
+    return [];
   } catch (err) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
   }
@@ -8421,9 +8746,9 @@ async function foldOne(root, nowMonth, fp) {
 ` : current.bytes.toString("utf8");
   if (!new RegExp(`^## ${period}$`, "m").test(text)) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
-    await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
+    await publishJournalFile(dir, yearName, Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync(path30.join(dir, f.name));
+  for (const f of files) unlinkSync(path29.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -8665,9 +8990,9 @@ var init_document = __esm({
 
 // src/store/lock.ts
 import { hostname as hostname2 } from "node:os";
-import path31 from "node:path";
+import path30 from "node:path";
 async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path31.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+  return acquireLockDir(path30.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -8711,13 +9036,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      mkdirSync(path31.dirname(lockDir), { recursive: true, mode: 448 });
+      mkdirSync(path30.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    writeFileSync(path31.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    writeFileSync(path30.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -8748,7 +9073,7 @@ function holding(lockDir, me) {
     async release() {
       clearInterval(timer);
       if (!ours()) return;
-      if (succeeds(() => unlinkSync(path31.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
+      if (succeeds(() => unlinkSync(path30.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     }
   };
 }
@@ -8779,7 +9104,7 @@ var init_lock = __esm({
 });
 
 // src/store/recover.ts
-import path32 from "node:path";
+import path31 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -8790,7 +9115,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path32.join(dir, n2)) === ino);
+  return listDir(dir).filter((n2) => inoOf(path31.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -8807,7 +9132,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path32.join(path32.dirname(e.path), e.file);
+    const key = path31.join(path31.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -8836,6 +9161,212 @@ var init_recover = __esm({
     ROOT_FILES = new Set(TARGETS);
     ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
     DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
+  }
+});
+
+// src/store/publish.ts
+import path32 from "node:path";
+function syncDir(dir) {
+  try {
+    const fd = openSync(dir, constants.O_RDONLY);
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+  }
+}
+function linkIntoArchive(from, archiveDirPath, prefix) {
+  ensureDir(archiveDirPath);
+  for (let attempt = 0; ; attempt++) {
+    const name2 = archiveName(prefix, archiveDirPath);
+    try {
+      linkSync(from, path32.join(archiveDirPath, name2));
+      return name2;
+    } catch (err) {
+      if (err.code !== "EEXIST" || attempt > 5) throw err;
+    }
+  }
+}
+function writeTemp(tempPath, bytes, mode, owner) {
+  const fd = openSync(tempPath, EXCLUSIVE, mode);
+  try {
+    const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
+    if (owner !== null && process.geteuid !== void 0 && other) {
+      try {
+        fchownSync(fd, owner.uid, owner.gid);
+      } catch (err) {
+        if (err.code !== "EPERM") throw err;
+      }
+    }
+    fchmodSync(fd, mode);
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+async function publish(spec) {
+  const filePath = path32.join(spec.dir, spec.file);
+  const prior = await readStable(filePath, { failpoint: spec.failpoint });
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
+  const current = prior ? prior.token : "absent";
+  if (current !== spec.expectedToken) {
+    const tokens = `expected ${spec.expectedToken}, current ${current}`;
+    throw new Refused(`${spec.file} changed since it was read (${tokens}); read again and merge`);
+  }
+  const bytes = spec.build(prior ? prior.bytes : null);
+  const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
+  const pid = process.pid;
+  const rand = randomHex8();
+  const claimPath = path32.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path32.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const warnings = [];
+  let archived = null;
+  if (prior !== null) {
+    await failpoint(spec.failpoint, "before-claim");
+    try {
+      renameSync(filePath, claimPath);
+    } catch (err) {
+      if (err.code === "ENOENT") {
+        throw new Refused(`${spec.file} changed since it was read (it was deleted); read again and merge`);
+      }
+      throw new Refused(`cannot claim ${filePath}: ${err.message}`);
+    }
+    const claimed = claimIsWhatWeRead(claimPath, prior);
+    if (claimed !== "same") {
+      const restored = putBack(claimPath, filePath);
+      if (claimed === "not-regular") {
+        const where = restored ? "it was put back" : "it is kept at a private name for `recover`";
+        const what = `${spec.file} was replaced by something that is not a regular file since it was read`;
+        throw new Refused(`${what}; ${where} and nothing was saved; move it away, then read again`);
+      }
+      const kept = restored ? "" : "; its version is kept for `recover`";
+      const wrote = "changed since it was read (another program wrote it)";
+      throw new Refused(`${spec.file} ${wrote}${kept}; read again and merge`);
+    }
+  }
+  const undo2 = async () => prior === null ? (unlinkQuiet(tempPath), true) : rollBack(tempPath, claimPath, filePath, spec, archived);
+  try {
+    if (prior !== null) {
+      await failpoint(spec.failpoint, "after-claim");
+      if (spec.archivePrior) {
+        archived = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
+        await failpoint(spec.failpoint, "after-archive");
+      }
+    }
+    const owner = prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null;
+    writeTemp(tempPath, bytes, mode, owner);
+    await failpoint(spec.failpoint, "before-publication");
+    spec.lock.assertHeld();
+  } catch (err) {
+    const restored = await undo2();
+    if (err instanceof HelperError) {
+      const said2 = err.message.replace(/; nothing was (?:published|changed)/, "");
+      if (!restored) err.message = `${said2}; ${afterRollback(false, spec.file)}`;
+      throw err;
+    }
+    throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
+  }
+  try {
+    linkSync(tempPath, filePath);
+  } catch (err) {
+    if (err.code !== "EEXIST") {
+      const why = afterRollback(await undo2(), spec.file);
+      throw new Refused(`cannot publish ${filePath}: ${err.message}; ${why}`);
+    }
+    unlinkQuiet(tempPath);
+    let kept = archived;
+    if (prior !== null) {
+      if (kept === null) kept = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
+      unlinkQuiet(claimPath);
+    }
+    throw new Refused(
+      `${spec.file} was written by another program during this save; that version was kept as current` + (kept ? ` and the prior version is in archive/${kept}` : "") + "; read again and merge"
+    );
+  }
+  syncDir(spec.dir);
+  await failpoint(spec.failpoint, "after-publication");
+  if (prior !== null) unlinkQuiet(claimPath);
+  unlinkQuiet(tempPath);
+  if (archived !== null) {
+    await failpoint(spec.failpoint, "before-prune");
+    warnings.push(...pruneArchive(spec.archiveDir, archived, spec.tracked ?? /* @__PURE__ */ new Set()));
+  }
+  return { bytes, token: tokenOf(bytes), archived, warnings };
+}
+function claimIsWhatWeRead(claimPath, prior) {
+  const st = lstatBig(claimPath);
+  if (st === null) return "changed";
+  if (!st.isFile()) return "not-regular";
+  const p = prior.stat;
+  if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
+  const again = openRegular(claimPath);
+  if (again === null) return "changed";
+  try {
+    return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
+  } finally {
+    closeSync(again.fd);
+  }
+}
+function putBack(claimPath, filePath) {
+  try {
+    linkSync(claimPath, filePath);
+    unlinkSync(claimPath);
+    return true;
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+  }
+  const free = orNull(() => lstatSync(filePath, { throwIfNoEntry: false })) === void 0;
+  return free && succeeds(() => renameSync(claimPath, filePath));
+}
+async function rollBack(temp, claimPath, filePath, spec, archived) {
+  unlinkQuiet(temp);
+  await failpoint(spec.failpoint, "rollback-after-temp-drop");
+  try {
+    await failpoint(spec.failpoint, "rollback-before-restore");
+    linkSync(claimPath, filePath);
+  } catch (err) {
+    if (!NO_ROOM.has(err.code ?? "")) return false;
+    if (archived !== null) {
+      unlinkQuiet(path32.join(spec.archiveDir, archived));
+      await failpoint(spec.failpoint, "rollback-after-unarchive");
+    }
+    if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    if (!succeeds(() => renameSync(claimPath, filePath))) return false;
+    await failpoint(spec.failpoint, "rollback-after-restore");
+    await failpoint(spec.failpoint, "rollback-after-claim-drop");
+    return true;
+  }
+  await failpoint(spec.failpoint, "rollback-after-restore");
+  if (archived !== null) {
+    unlinkQuiet(path32.join(spec.archiveDir, archived));
+    await failpoint(spec.failpoint, "rollback-after-unarchive");
+  }
+  unlinkQuiet(claimPath);
+  await failpoint(spec.failpoint, "rollback-after-claim-drop");
+  return true;
+}
+function afterRollback(restored, file) {
+  if (restored) return "nothing was changed";
+  return `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
+}
+var unlinkQuiet, EXCLUSIVE, NO_ROOM;
+var init_publish = __esm({
+  "src/store/publish.ts"() {
+    "use strict";
+    init_builtins();
+    init_errors();
+    init_archive();
+    init_failpoint();
+    init_files();
+    init_paths();
+    init_private();
+    unlinkQuiet = (p) => void orNull(() => unlinkSync(p));
+    EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
   }
 });
 
@@ -9607,605 +10138,6 @@ var init_inspect = __esm({
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
-var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
-    /**
-     * @preserve
-     * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
-     *
-     * @author <a href="mailto:jensyt@gmail.com">Jens Taylor</a>
-     * @see http://github.com/homebrewing/brauhaus-diff
-     * @author <a href="mailto:gary.court@gmail.com">Gary Court</a>
-     * @see http://github.com/garycourt/murmurhash-js
-     * @author <a href="mailto:aappleby@gmail.com">Austin Appleby</a>
-     * @see http://sites.google.com/site/murmurhash/
-     */
-    (function() {
-      var cache;
-      function MurmurHash3(key, seed) {
-        var m = this instanceof MurmurHash3 ? this : cache;
-        m.reset(seed);
-        if (typeof key === "string" && key.length > 0) {
-          m.hash(key);
-        }
-        if (m !== this) {
-          return m;
-        }
-      }
-      ;
-      MurmurHash3.prototype.hash = function(key) {
-        var h1, k1, i, top, len;
-        len = key.length;
-        this.len += len;
-        k1 = this.k1;
-        i = 0;
-        switch (this.rem) {
-          case 0:
-            k1 ^= len > i ? key.charCodeAt(i++) & 65535 : 0;
-          case 1:
-            k1 ^= len > i ? (key.charCodeAt(i++) & 65535) << 8 : 0;
-          case 2:
-            k1 ^= len > i ? (key.charCodeAt(i++) & 65535) << 16 : 0;
-          case 3:
-            k1 ^= len > i ? (key.charCodeAt(i) & 255) << 24 : 0;
-            k1 ^= len > i ? (key.charCodeAt(i++) & 65280) >> 8 : 0;
-        }
-        this.rem = len + this.rem & 3;
-        len -= this.rem;
-        if (len > 0) {
-          h1 = this.h1;
-          while (1) {
-            k1 = k1 * 11601 + (k1 & 65535) * 3432906752 & 4294967295;
-            k1 = k1 << 15 | k1 >>> 17;
-            k1 = k1 * 13715 + (k1 & 65535) * 461832192 & 4294967295;
-            h1 ^= k1;
-            h1 = h1 << 13 | h1 >>> 19;
-            h1 = h1 * 5 + 3864292196 & 4294967295;
-            if (i >= len) {
-              break;
-            }
-            k1 = key.charCodeAt(i++) & 65535 ^ (key.charCodeAt(i++) & 65535) << 8 ^ (key.charCodeAt(i++) & 65535) << 16;
-            top = key.charCodeAt(i++);
-            k1 ^= (top & 255) << 24 ^ (top & 65280) >> 8;
-          }
-          k1 = 0;
-          switch (this.rem) {
-            case 3:
-              k1 ^= (key.charCodeAt(i + 2) & 65535) << 16;
-            case 2:
-              k1 ^= (key.charCodeAt(i + 1) & 65535) << 8;
-            case 1:
-              k1 ^= key.charCodeAt(i) & 65535;
-          }
-          this.h1 = h1;
-        }
-        this.k1 = k1;
-        return this;
-      };
-      MurmurHash3.prototype.result = function() {
-        var k1, h1;
-        k1 = this.k1;
-        h1 = this.h1;
-        if (k1 > 0) {
-          k1 = k1 * 11601 + (k1 & 65535) * 3432906752 & 4294967295;
-          k1 = k1 << 15 | k1 >>> 17;
-          k1 = k1 * 13715 + (k1 & 65535) * 461832192 & 4294967295;
-          h1 ^= k1;
-        }
-        h1 ^= this.len;
-        h1 ^= h1 >>> 16;
-        h1 = h1 * 51819 + (h1 & 65535) * 2246770688 & 4294967295;
-        h1 ^= h1 >>> 13;
-        h1 = h1 * 44597 + (h1 & 65535) * 3266445312 & 4294967295;
-        h1 ^= h1 >>> 16;
-        return h1 >>> 0;
-      };
-      MurmurHash3.prototype.reset = function(seed) {
-        this.h1 = typeof seed === "number" ? seed : 0;
-        this.rem = this.k1 = this.len = 0;
-        return this;
-      };
-      cache = new MurmurHash3();
-      if (typeof module != "undefined") {
-        module.exports = MurmurHash3;
-      } else {
-        this.MurmurHash3 = MurmurHash3;
-      }
-    })();
-  }
-});
-
-// node_modules/signal-exit/dist/cjs/signals.js
-var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.signals = void 0;
-    exports.signals = [];
-    exports.signals.push("SIGHUP", "SIGINT", "SIGTERM");
-    if (process.platform !== "win32") {
-      exports.signals.push(
-        "SIGALRM",
-        "SIGABRT",
-        "SIGVTALRM",
-        "SIGXCPU",
-        "SIGXFSZ",
-        "SIGUSR2",
-        "SIGTRAP",
-        "SIGSYS",
-        "SIGQUIT",
-        "SIGIOT"
-        // should detect profiler and enable/disable accordingly.
-        // see #21
-        // 'SIGPROF'
-      );
-    }
-    if (process.platform === "linux") {
-      exports.signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
-    }
-  }
-});
-
-// node_modules/signal-exit/dist/cjs/index.js
-var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
-    "use strict";
-    var _a;
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.unload = exports.load = exports.onExit = exports.signals = void 0;
-    var signals_js_1 = require_signals();
-    Object.defineProperty(exports, "signals", { enumerable: true, get: function() {
-      return signals_js_1.signals;
-    } });
-    var processOk = (process3) => !!process3 && typeof process3 === "object" && typeof process3.removeListener === "function" && typeof process3.emit === "function" && typeof process3.reallyExit === "function" && typeof process3.listeners === "function" && typeof process3.kill === "function" && typeof process3.pid === "number" && typeof process3.on === "function";
-    var kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
-    var global = globalThis;
-    var ObjectDefineProperty = Object.defineProperty.bind(Object);
-    var Emitter = class {
-      emitted = {
-        afterExit: false,
-        exit: false
-      };
-      listeners = {
-        afterExit: [],
-        exit: []
-      };
-      count = 0;
-      id = Math.random();
-      constructor() {
-        if (global[kExitEmitter]) {
-          return global[kExitEmitter];
-        }
-        ObjectDefineProperty(global, kExitEmitter, {
-          value: this,
-          writable: false,
-          enumerable: false,
-          configurable: false
-        });
-      }
-      on(ev, fn) {
-        this.listeners[ev].push(fn);
-      }
-      removeListener(ev, fn) {
-        const list2 = this.listeners[ev];
-        const i = list2.indexOf(fn);
-        if (i === -1) {
-          return;
-        }
-        if (i === 0 && list2.length === 1) {
-          list2.length = 0;
-        } else {
-          list2.splice(i, 1);
-        }
-      }
-      emit(ev, code, signal) {
-        if (this.emitted[ev]) {
-          return false;
-        }
-        this.emitted[ev] = true;
-        let ret = false;
-        for (const fn of this.listeners[ev]) {
-          ret = fn(code, signal) === true || ret;
-        }
-        if (ev === "exit") {
-          ret = this.emit("afterExit", code, signal) || ret;
-        }
-        return ret;
-      }
-    };
-    var SignalExitBase = class {
-    };
-    var signalExitWrap = (handler) => {
-      return {
-        onExit(cb, opts) {
-          return handler.onExit(cb, opts);
-        },
-        load() {
-          return handler.load();
-        },
-        unload() {
-          return handler.unload();
-        }
-      };
-    };
-    var SignalExitFallback = class extends SignalExitBase {
-      onExit() {
-        return () => {
-        };
-      }
-      load() {
-      }
-      unload() {
-      }
-    };
-    var SignalExit = class extends SignalExitBase {
-      // "SIGHUP" throws an `ENOSYS` error on Windows,
-      // so use a supported signal instead
-      /* c8 ignore start */
-      #hupSig = process2.platform === "win32" ? "SIGINT" : "SIGHUP";
-      /* c8 ignore stop */
-      #emitter = new Emitter();
-      #process;
-      #originalProcessEmit;
-      #originalProcessReallyExit;
-      #sigListeners = {};
-      #loaded = false;
-      constructor(process3) {
-        super();
-        this.#process = process3;
-        this.#sigListeners = {};
-        for (const sig of signals_js_1.signals) {
-          this.#sigListeners[sig] = () => {
-            const listeners = this.#process.listeners(sig);
-            let { count } = this.#emitter;
-            const p = process3;
-            if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count += p.__signal_exit_emitter__.count;
-            }
-            if (listeners.length === count) {
-              this.unload();
-              const ret = this.#emitter.emit("exit", null, sig);
-              const s = sig === "SIGHUP" ? this.#hupSig : sig;
-              if (!ret)
-                process3.kill(process3.pid, s);
-            }
-          };
-        }
-        this.#originalProcessReallyExit = process3.reallyExit;
-        this.#originalProcessEmit = process3.emit;
-      }
-      onExit(cb, opts) {
-        if (!processOk(this.#process)) {
-          return () => {
-          };
-        }
-        if (this.#loaded === false) {
-          this.load();
-        }
-        const ev = opts?.alwaysLast ? "afterExit" : "exit";
-        this.#emitter.on(ev, cb);
-        return () => {
-          this.#emitter.removeListener(ev, cb);
-          if (this.#emitter.listeners["exit"].length === 0 && this.#emitter.listeners["afterExit"].length === 0) {
-            this.unload();
-          }
-        };
-      }
-      load() {
-        if (this.#loaded) {
-          return;
-        }
-        this.#loaded = true;
-        this.#emitter.count += 1;
-        for (const sig of signals_js_1.signals) {
-          try {
-            const fn = this.#sigListeners[sig];
-            if (fn)
-              this.#process.on(sig, fn);
-          } catch (_) {
-          }
-        }
-        this.#process.emit = (ev, ...a) => {
-          return this.#processEmit(ev, ...a);
-        };
-        this.#process.reallyExit = (code) => {
-          return this.#processReallyExit(code);
-        };
-      }
-      unload() {
-        if (!this.#loaded) {
-          return;
-        }
-        this.#loaded = false;
-        signals_js_1.signals.forEach((sig) => {
-          const listener = this.#sigListeners[sig];
-          if (!listener) {
-            throw new Error("Listener not defined for signal: " + sig);
-          }
-          try {
-            this.#process.removeListener(sig, listener);
-          } catch (_) {
-          }
-        });
-        this.#process.emit = this.#originalProcessEmit;
-        this.#process.reallyExit = this.#originalProcessReallyExit;
-        this.#emitter.count -= 1;
-      }
-      #processReallyExit(code) {
-        if (!processOk(this.#process)) {
-          return 0;
-        }
-        this.#process.exitCode = code || 0;
-        this.#emitter.emit("exit", this.#process.exitCode, null);
-        return this.#originalProcessReallyExit.call(this.#process, this.#process.exitCode);
-      }
-      #processEmit(ev, ...args) {
-        const og = this.#originalProcessEmit;
-        if (ev === "exit" && processOk(this.#process)) {
-          if (typeof args[0] === "number") {
-            this.#process.exitCode = args[0];
-          }
-          const ret = og.call(this.#process, ev, ...args);
-          this.#emitter.emit("exit", this.#process.exitCode, null);
-          return ret;
-        } else {
-          return og.call(this.#process, ev, ...args);
-        }
-      }
-    };
-    var process2 = globalThis.process;
-    _a = signalExitWrap(processOk(process2) ? new SignalExit(process2) : new SignalExitFallback()), /**
-     * Called when the process is exiting, whether via signal, explicit
-     * exit, or running out of stuff to do.
-     *
-     * If the global process object is not suitable for instrumentation,
-     * then this will be a no-op.
-     *
-     * Returns a function that may be used to unload signal-exit.
-     */
-    exports.onExit = _a.onExit, /**
-     * Load the listeners.  Likely you never need to call this, unless
-     * doing a rather deep integration with signal-exit functionality.
-     * Mostly exposed for the benefit of testing.
-     *
-     * @internal
-     */
-    exports.load = _a.load, /**
-     * Unload the listeners.  Likely you never need to call this, unless
-     * doing a rather deep integration with signal-exit functionality.
-     * Mostly exposed for the benefit of testing.
-     *
-     * @internal
-     */
-    exports.unload = _a.unload;
-  }
-});
-
-// node_modules/write-file-atomic/lib/index.js
-var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
-    "use strict";
-    module.exports = writeFile;
-    module.exports.sync = writeFileSync2;
-    module.exports._getTmpname = getTmpname;
-    module.exports._cleanupOnExit = cleanupOnExit;
-    var fs2 = __require("fs");
-    var MurmurHash3 = require_imurmurhash();
-    var { onExit } = require_cjs();
-    var path55 = __require("path");
-    var { promisify } = __require("util");
-    var activeFiles = {};
-    var threadId = (function getId() {
-      try {
-        const workerThreads = __require("worker_threads");
-        return workerThreads.threadId;
-      } catch (e) {
-        return 0;
-      }
-    })();
-    var invocations = 0;
-    function getTmpname(filename) {
-      return filename + "." + MurmurHash3(__filename).hash(String(process.pid)).hash(String(threadId)).hash(String(++invocations)).result();
-    }
-    function cleanupOnExit(tmpfile) {
-      return () => {
-        try {
-          fs2.unlinkSync(typeof tmpfile === "function" ? tmpfile() : tmpfile);
-        } catch {
-        }
-      };
-    }
-    function serializeActiveFile(absoluteName) {
-      return new Promise((resolve) => {
-        if (!activeFiles[absoluteName]) {
-          activeFiles[absoluteName] = [];
-        }
-        activeFiles[absoluteName].push(resolve);
-        if (activeFiles[absoluteName].length === 1) {
-          resolve();
-        }
-      });
-    }
-    function isChownErrOk(err) {
-      if (err.code === "ENOSYS") {
-        return true;
-      }
-      const nonroot = !process.getuid || process.getuid() !== 0;
-      if (nonroot) {
-        if (err.code === "EINVAL" || err.code === "EPERM") {
-          return true;
-        }
-      }
-      return false;
-    }
-    async function writeFileAsync(filename, data, options = {}) {
-      if (typeof options === "string") {
-        options = { encoding: options };
-      }
-      let fd;
-      let tmpfile;
-      const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path55.resolve(filename);
-      try {
-        await serializeActiveFile(absoluteName);
-        const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
-        tmpfile = getTmpname(truename);
-        if (!options.mode || !options.chown) {
-          const stats = await promisify(fs2.stat)(truename).catch(() => {
-          });
-          if (stats) {
-            if (options.mode == null) {
-              options.mode = stats.mode;
-            }
-            if (options.chown == null && process.getuid) {
-              options.chown = { uid: stats.uid, gid: stats.gid };
-            }
-          }
-        }
-        fd = await promisify(fs2.open)(tmpfile, "w", options.mode);
-        if (options.tmpfileCreated) {
-          await options.tmpfileCreated(tmpfile);
-        }
-        if (ArrayBuffer.isView(data)) {
-          await promisify(fs2.write)(fd, data, 0, data.length, 0);
-        } else if (data != null) {
-          await promisify(fs2.write)(fd, String(data), 0, String(options.encoding || "utf8"));
-        }
-        if (options.fsync !== false) {
-          await promisify(fs2.fsync)(fd);
-        }
-        await promisify(fs2.close)(fd);
-        fd = null;
-        if (options.chown) {
-          await promisify(fs2.chown)(tmpfile, options.chown.uid, options.chown.gid).catch((err) => {
-            if (!isChownErrOk(err)) {
-              throw err;
-            }
-          });
-        }
-        if (options.mode) {
-          await promisify(fs2.chmod)(tmpfile, options.mode).catch((err) => {
-            if (!isChownErrOk(err)) {
-              throw err;
-            }
-          });
-        }
-        await promisify(fs2.rename)(tmpfile, truename);
-      } finally {
-        if (fd) {
-          await promisify(fs2.close)(fd).catch(
-            /* istanbul ignore next */
-            () => {
-            }
-          );
-        }
-        removeOnExitHandler();
-        await promisify(fs2.unlink)(tmpfile).catch(() => {
-        });
-        activeFiles[absoluteName].shift();
-        if (activeFiles[absoluteName].length > 0) {
-          activeFiles[absoluteName][0]();
-        } else {
-          delete activeFiles[absoluteName];
-        }
-      }
-    }
-    async function writeFile(filename, data, options, callback) {
-      if (options instanceof Function) {
-        callback = options;
-        options = {};
-      }
-      const promise = writeFileAsync(filename, data, options);
-      if (callback) {
-        try {
-          const result = await promise;
-          return callback(result);
-        } catch (err) {
-          return callback(err);
-        }
-      }
-      return promise;
-    }
-    function writeFileSync2(filename, data, options) {
-      if (typeof options === "string") {
-        options = { encoding: options };
-      } else if (!options) {
-        options = {};
-      }
-      try {
-        filename = fs2.realpathSync(filename);
-      } catch (ex) {
-      }
-      const tmpfile = getTmpname(filename);
-      if (!options.mode || !options.chown) {
-        try {
-          const stats = fs2.statSync(filename);
-          options = Object.assign({}, options);
-          if (!options.mode) {
-            options.mode = stats.mode;
-          }
-          if (!options.chown && process.getuid) {
-            options.chown = { uid: stats.uid, gid: stats.gid };
-          }
-        } catch (ex) {
-        }
-      }
-      let fd;
-      const cleanup = cleanupOnExit(tmpfile);
-      const removeOnExitHandler = onExit(cleanup);
-      let threw = true;
-      try {
-        fd = fs2.openSync(tmpfile, "w", options.mode || 438);
-        if (options.tmpfileCreated) {
-          options.tmpfileCreated(tmpfile);
-        }
-        if (ArrayBuffer.isView(data)) {
-          fs2.writeSync(fd, data, 0, data.length, 0);
-        } else if (data != null) {
-          fs2.writeSync(fd, String(data), 0, String(options.encoding || "utf8"));
-        }
-        if (options.fsync !== false) {
-          fs2.fsyncSync(fd);
-        }
-        fs2.closeSync(fd);
-        fd = null;
-        if (options.chown) {
-          try {
-            fs2.chownSync(tmpfile, options.chown.uid, options.chown.gid);
-          } catch (err) {
-            if (!isChownErrOk(err)) {
-              throw err;
-            }
-          }
-        }
-        if (options.mode) {
-          try {
-            fs2.chmodSync(tmpfile, options.mode);
-          } catch (err) {
-            if (!isChownErrOk(err)) {
-              throw err;
-            }
-          }
-        }
-        fs2.renameSync(tmpfile, filename);
-        threw = false;
-      } finally {
-        if (fd) {
-          try {
-            fs2.closeSync(fd);
-          } catch (ex) {
-          }
-        }
-        removeOnExitHandler();
-        if (threw) {
-          cleanup();
-        }
-      }
-    }
-  }
-});
-
 // src/git/attributes-block.ts
 function withoutBlock(text) {
   const lines2 = text.split("\n");
@@ -10304,7 +10236,7 @@ async function registerMergeDriver(root, helperPath, env) {
     const st = lstatSync(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
-    if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
+    if (!same) import_write_file_atomic2.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
     copy = realpathSync(c.copy);
   } catch (err) {
@@ -10325,7 +10257,7 @@ async function registerMergeDriver(root, helperPath, env) {
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
     if (!(had && line === want)) {
-      import_write_file_atomic.default.sync(file, blockFor(rest, want), before === null ? { mode: 420 } : {});
+      import_write_file_atomic2.default.sync(file, blockFor(rest, want), before === null ? { mode: 420 } : {});
       if (before === null) giveTo(file, c.top);
       out.attributes = true;
     }
@@ -10352,7 +10284,7 @@ async function unregisterMergeDriver(root, env, keep) {
       const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
       const users = head !== null && head.code === 0 && !withoutBlock(head.stdout.toString("utf8")).had;
       if (rest === "" && !users) unlinkSync(file);
-      else import_write_file_atomic.default.sync(file, rest);
+      else import_write_file_atomic2.default.sync(file, rest);
       out.attributes = true;
     }
   } catch (err) {
@@ -10434,12 +10366,12 @@ async function driverPartMissing(root, env) {
   if (!existsSync(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, DRIVER_NAME, DRIVER_ARGS, COPY_GONE, shellQuote2, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
+var import_write_file_atomic2, DRIVER_NAME, DRIVER_ARGS, COPY_GONE, shellQuote2, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
     init_builtins();
-    import_write_file_atomic = __toESM(require_lib(), 1);
+    import_write_file_atomic2 = __toESM(require_lib(), 1);
     init_git_dir();
     init_run();
     init_fs();
@@ -11612,7 +11544,7 @@ async function measureFates(git, facts, anchors, at2) {
   }), still.length === 0 ? /* @__PURE__ */ new Map() : at2.drivers().then((d) => blobIdsOf(git, d, at2.top, still))]);
   const since = at2.since;
   if (since) logs.onHead = logs.onHead?.flatMap((t) => since.has(t.name) ? [{ ...t, since: since.get(t.name) }] : []) ?? null;
-  const blobNow = (p) => ids.get(p)?.raw === saved.get(p) ? saved.get(p) : ids.get(p)?.id ?? null;
+  const blobNow = (p) => ids.get(p) ?? null;
   const modes = modesOf(at2.top, now, still);
   const inputs = {
     savedDirty: facts.saved.dirty ?? [],
@@ -13390,7 +13322,7 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   else {
     const tmpfileCreated = () => failpoint(fp, "before-publication");
     const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
-    await (0, import_write_file_atomic2.default)(file, bytes, opts);
+    await (0, import_write_file_atomic3.default)(file, bytes, opts);
   }
   await failpoint(fp, "after-publication");
 }
@@ -13425,7 +13357,7 @@ function removeEmptyDirs(dirs) {
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
     mkdirSync(path43.dirname(at2), { recursive: true, mode: 448 });
-    import_write_file_atomic2.default.sync(at2, dirs.map((d) => `${d}
+    import_write_file_atomic3.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
@@ -13455,15 +13387,15 @@ function recordNode(dir, execPath) {
     const why = err.code ?? err.message;
     throw new Refused(`${dir} could not be made (${why}); install records the Node there, so nothing was changed`);
   }
-  import_write_file_atomic2.default.sync(target, `${execPath}
+  import_write_file_atomic3.default.sync(target, `${execPath}
 `, { mode: 420 });
 }
-var import_write_file_atomic2, removeEmptyUpTo, madeList;
+var import_write_file_atomic3, removeEmptyUpTo, madeList;
 var init_agent_file = __esm({
   "src/agents/agent-file.ts"() {
     "use strict";
     init_builtins();
-    import_write_file_atomic2 = __toESM(require_lib(), 1);
+    import_write_file_atomic3 = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
     init_fs();
@@ -13504,7 +13436,6 @@ async function install(t, env) {
   }
   const lines2 = [];
   if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
-  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
     const verb = p.current === null ? "create" : "update";
@@ -13535,13 +13466,13 @@ async function install(t, env) {
       if (!t.dryRun) {
         const made = [path44.dirname(x.file), x.file].filter((f) => !existsSync(f));
         mkdirSync(path44.dirname(x.file), { recursive: true });
-        import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
+        import_write_file_atomic4.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
-  return { lines: lines2, driver: driver.lines, notes: [...notes, ...driver.notes, ...keep, ...old] };
+  return { lines: lines2, driver: driver.lines, notes: [...notes, ...driver.notes, ...keep] };
 }
 async function forAgents(ts, run, named = ts.length > 1) {
   const out = { lines: [], notes: [], last: null };
@@ -13589,17 +13520,6 @@ function workTrees(common) {
   const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n2) => readSmall(path44.join(linked, n2, "gitdir")));
   return [path44.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path44.dirname(g.trim()))];
 }
-function dropOldRecords(dir) {
-  const records = path44.join(dir, "installs");
-  const what = "an older version's copies of agent files, no longer read";
-  if (lstatSync(records, { throwIfNoEntry: false }) === void 0) return [];
-  try {
-    rmSync(records, { recursive: true, force: true });
-  } catch (err) {
-    return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
-  }
-  return [`removed ${records}: ${what}`];
-}
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
@@ -13636,12 +13556,11 @@ async function uninstall(t, env) {
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
-    if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
+    if (!t.dryRun) import_write_file_atomic4.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
     if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path44.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
-  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines: lines2, driver: driver.lines, notes: [...driver.notes, ...old], last };
+  return { lines: lines2, driver: driver.lines, notes: driver.notes, last };
 }
 function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
   return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit2) => {
@@ -13687,12 +13606,12 @@ function makeParent(dir) {
   }
   return null;
 }
-var import_write_file_atomic3, isDir2, claudeSettings, EXCLUDE_MARK;
+var import_write_file_atomic4, isDir2, claudeSettings, EXCLUDE_MARK;
 var init_installer = __esm({
   "src/agents/installer.ts"() {
     "use strict";
     init_builtins();
-    import_write_file_atomic3 = __toESM(require_lib(), 1);
+    import_write_file_atomic4 = __toESM(require_lib(), 1);
     init_errors();
     init_git_dir();
     init_merge_driver_config();
@@ -14019,7 +13938,7 @@ async function init(ctx, plan2, replace) {
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
   const dir = path45.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save", "last-blob"].filter((n2) => saves !== null && lstatOrNull(path45.join(dir, n2)));
+  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n2) => saves !== null && lstatOrNull(path45.join(dir, n2)));
   if (names.length === 0) return [];
   const shown2 = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown2}: this clone's record of its handoffs in .ai/memory`];

@@ -1973,7 +1973,7 @@ function recordLock(lock) {
   }
   return false;
 }
-var LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
+var LINE = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
 function savedStampOf(text) {
   const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
   if (saved === void 0) return null;
@@ -2000,28 +2000,20 @@ function cloneIdOf(root, env, create = false) {
   }
   return valid(readSmall(p)?.trim());
 }
-function markedHere(root, env, text) {
-  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  if (mark === void 0 || savesPath(root, env) === null) return null;
-  return mark === cloneIdOf(root, env);
-}
 function savesRecord(root, env) {
   const p = savesPath(root, env);
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
   return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
-var BLOB_LINE = /^([0-9a-f]{64}) ([0-9a-f]{40,64})$/;
 function lastSave(root, env) {
   const gitDir = gitDirAt(root, env);
-  const m = gitDir === null ? void 0 : recordLines(ownRecord(gitDir, "last-save"), LINE)[0];
-  if (m === void 0) return null;
-  const blob = recordLines(ownRecord(gitDir, "last-blob"), BLOB_LINE).find((b) => b[1] === m[1])?.[2] ?? null;
-  return { token: m[1], stamp: m[2] ?? null, blob };
+  const m = gitDir === null ? void 0 : recordLines(lastSavePath(gitDir), LINE)[0];
+  return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
 }
-var ownRecord = (gitDir, name) => path12.join(gitDir, "session-handoff", name);
+var lastSavePath = (gitDir) => path12.join(gitDir, "session-handoff", "last-save");
 function savedHere(root, env, text, token) {
-  const marked = markedHere(root, env, text);
-  if (marked !== null) return marked;
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
+  if (mark !== void 0 && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
   const saves = savesRecord(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
@@ -2090,8 +2082,7 @@ function isCheckpointText(text) {
   return lines[0] === MARKER && lines.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
-  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
-  return source !== null && words.test(source);
+  return source?.startsWith("anchors only") === true;
 }
 function readCheckpointText(text) {
   const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
@@ -2564,6 +2555,7 @@ function handoffSpec(root, env) {
   const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
+var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 async function awayOrThrow(root, env, tree, branches, timeout) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
@@ -2589,11 +2581,10 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
 `).join("");
   const r = await runGit(root, ["cat-file", "--batch"], env, timeout, { input });
   const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
-  const savedAt = (text) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
-  const treeAt = tree === null ? NaN : savedAt(tree);
+  const treeAt = tree === null ? NaN : stampMs(savedStampOf(tree));
   const rankOf = (b) => {
     const text = b.toString("utf8");
-    return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
+    return stampMs(savedStampOf(text)) < treeAt ? -1 : rank(text, tokenOf(b));
   };
   const newer = (b) => b != null && rankOf(b) > treeRank;
   for (let i = 0; i < count; i++) {
@@ -2613,7 +2604,6 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
   const restore = `git restore --source=${shellWord(branch.rev)} -- .ai/memory`;
   return { ref: branch.name, worktree: pick.worktree, restore };
 }
-var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 function newestSave(root, env, tree, branches = {}, timeout) {
   return unlessUnavailable(newestOrThrow(root, env, tree, branches, timeout), null);
 }

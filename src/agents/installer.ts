@@ -1,5 +1,5 @@
 // install and uninstall of one agent's files, and the lock they take, used by their verbs and by init.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync,
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync,
   statSync } from "../builtins.ts";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
@@ -55,7 +55,6 @@ export async function install(t: Target, env: Env) {
   }
   const lines: string[] = [];
   if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
-  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
     const verb = p.current === null ? "create" : "update";
@@ -95,7 +94,7 @@ export async function install(t: Target, env: Env) {
       lines.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
-  return { lines, driver: driver.lines, notes: [...notes, ...driver.notes, ...keep, ...old] };
+  return { lines, driver: driver.lines, notes: [...notes, ...driver.notes, ...keep] };
 }
 
 /** `run` for each target in turn; its lines start with the agent's name when `named`, never the shared driver's. */
@@ -161,19 +160,6 @@ function workTrees(common: string): string[] {
   return [path.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path.dirname(g.trim()))];
 }
 
-// Older versions kept copies of agent files (maybe holding secrets) under `installs/`; nothing reads them now.
-function dropOldRecords(dir: string): string[] {
-  const records = path.join(dir, "installs");
-  const what = "an older version's copies of agent files, no longer read";
-  if (lstatSync(records, { throwIfNoEntry: false }) === undefined) return [];
-  try {
-    rmSync(records, { recursive: true, force: true });
-  } catch (err) {
-    return [`${records} could not be removed (${(err as NodeJS.ErrnoException).code}): ${what}; delete it by hand`];
-  }
-  return [`removed ${records}: ${what}`];
-}
-
 /** Takes the agent's entries out of its files, every other byte kept; a file left empty and its empty folders go. */
 export async function uninstall(t: Target, env: Env) {
   assertNotPaused(t.memDir, env);
@@ -220,8 +206,7 @@ export async function uninstall(t: Target, env: Env) {
     if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path.dirname(x.file)]);
     lines.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
-  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines, driver: driver.lines, notes: [...driver.notes, ...old], last };
+  return { lines, driver: driver.lines, notes: driver.notes, last };
 }
 
 // Whether another agent's files under `base` hold an entry of ours; only small regular files are read (not a FIFO).

@@ -396,8 +396,7 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
 function saveRecords(plan: Plan, env: Caller["env"]): string[] {
   const saves = savesPath(plan.base, env);
   const dir = path.dirname(saves ?? "");
-  // `stashed-before` is an older version's record, read by none now: it goes with the rest.
-  const names = ["clone-id", "saves", "saved-by", "stashed-before", "last-save", "last-blob"]
+  const names = ["clone-id", "saves", "saved-by", "last-save"]
     .filter((n) => saves !== null && lstatOrNull(path.join(dir, n)));
   if (names.length === 0) return [];
   const shown = `${plan.shown(dir)}/{${names.join(",")}}`;

@@ -25,10 +25,9 @@ export function isCheckpointText(text: string): boolean {
   return lines[0] === MARKER && lines.includes(CHECKPOINT_HEADING);
 }
 
-// A checkpoint of the anchors only is never announced as work nor parked; the 1.1 helper's wordings count too.
+// A checkpoint of the anchors only is never announced as work nor parked.
 export function isAnchorsOnlySource(source: string | null): boolean {
-  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
-  return source !== null && words.test(source);
+  return source?.startsWith("anchors only") === true;
 }
 
 /** A checkpoint as written: `Trigger:` then its `(earlier: …)` ones oldest first; item lines and left-out counts. */

@@ -71,7 +71,7 @@ async function dirtyHashesOf(
 ): Promise<DirtyHash[]> {
   const git: Git = (args, input) => runGit(root, args, env, undefined, { input });
   const ids = await blobIdsOf(git, await filterDrivers(root, env), top, dirty, MAX_DIRTY_HASHES);
-  return dirty.flatMap((p) => (ids.has(p) ? [{ path: p, id: ids.get(p)!.id }] : []));
+  return dirty.flatMap((p) => (ids.has(p) ? [{ path: p, id: ids.get(p)! }] : []));
 }
 
 /**

@@ -6,9 +6,6 @@ import { blobBytesOf, checkedOutAt, gitDirOf, hashBlob, objectFormat } from "./g
 import { quotePath } from "../guard/quote.ts";
 import { pathspecOf, type Git } from "./run.ts";
 
-/** A file's id as git would store it (`id`), and of its bytes as they are (`raw`: what older versions saved). */
-export type BlobIds = { id: string; raw: string };
-
 // The ls-files --eol attributes under which git keeps CRLF already in the indexed blob: `text=auto`, or none
 // (core.autocrlf decides); `text` or `eol=` convert whatever the index holds.
 const AUTO = (attr: string) => /text=auto/.test(attr) || !/\b(text|eol)\b/.test(attr);
@@ -21,9 +18,9 @@ const AUTO = (attr: string) => /text=auto/.test(attr) || !/\b(text|eol)\b/.test(
  */
 export async function blobIdsOf(
   git: Git, drivers: ReadonlySet<string>, top: string, paths: readonly string[], max = Infinity,
-): Promise<Map<string, BlobIds>> {
+): Promise<Map<string, string>> {
   const format = objectFormat(gitDirOf(top));
-  const out = new Map<string, BlobIds>();
+  const out = new Map<string, string>();
   const files: { p: string; raw: string; cr: boolean }[] = [];
   for (const p of paths) {
     if (out.size + files.length >= max) break;
@@ -34,11 +31,11 @@ export async function blobIdsOf(
     if (blob === null) {
       // A submodule is stored as the commit checked out in it.
       const module = p.endsWith("/") ? null : checkedOutAt(abs);
-      if (module !== null) out.set(p, { id: module, raw: module });
+      if (module !== null) out.set(p, module);
       continue;
     }
     const raw = typeof blob === "string" ? blob : hashBlob(blob.bytes, format);
-    if (typeof blob === "string" || !blob.file) out.set(p, { id: raw, raw });
+    if (typeof blob === "string" || !blob.file) out.set(p, raw);
     else files.push({ p, raw, cr: blob.bytes.includes(13) });
   }
   if (files.length === 0) return out;
@@ -64,7 +61,7 @@ export async function blobIdsOf(
   }
   files.forEach((f, i) => {
     const id = /^[0-9a-f]{40,64}$/.exec(ids[i] ?? "")?.[0];
-    if (id !== undefined && !filtered.has(f.p)) out.set(f.p, { id: keepsCrlf.has(f.p) ? f.raw : id, raw: f.raw });
+    if (id !== undefined && !filtered.has(f.p)) out.set(f.p, keepsCrlf.has(f.p) ? f.raw : id);
   });
   return out;
 }

@@ -544,8 +544,7 @@ async function measureFates(
   const since = at.since;
   if (since) logs.onHead = logs.onHead?.flatMap((t) => (since.has(t.name) ? [{ ...t, since: since.get(t.name) }] : []))
     ?? null;
-  // A handoff of an older version holds the raw bytes' id: equal raw bytes are unchanged content too.
-  const blobNow = (p: string) => (ids.get(p)?.raw === saved.get(p) ? saved.get(p)! : ids.get(p)?.id ?? null);
+  const blobNow = (p: string) => ids.get(p) ?? null;
   const modes = modesOf(at.top, now, still);
   const inputs = {
     savedDirty: facts.saved.dirty ?? [], hashes, nowDirty: withRedacted(now.dirty), savedSec: savedSecOf(facts),

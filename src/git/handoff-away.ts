@@ -55,6 +55,9 @@ function handoffSpec(root: string, env: Env): string | null {
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 
+// A save's time from its `Saved:` stamp (`savedStampOf`), an offset such as `+01:00` kept; NaN when it has none.
+const stampMs = (stamp: string | null | undefined) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+
 /**
  * With `tree` null, the handoff the working tree lacks: the newest stash entry holding it (`git stash -u` took the
  * memory dir, or `git stash` a staged handoff), else the branch holding this clone's newest save. With `tree` the
@@ -97,11 +100,10 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
   const r = await runGit(root, ["cat-file", "--batch"], env, timeout, { input });
   const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
   // A save stamped before the tree's is not newer: a merge result holds this clone's older save.
-  const savedAt = (text: string) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
-  const treeAt = tree === null ? NaN : savedAt(tree);
+  const treeAt = tree === null ? NaN : stampMs(savedStampOf(tree));
   const rankOf = (b: Buffer) => {
     const text = b.toString("utf8");
-    return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
+    return stampMs(savedStampOf(text)) < treeAt ? -1 : rank(text, tokenOf(b));
   };
   const newer = (b: Buffer | null | undefined) => b != null && rankOf(b) > treeRank;
   for (let i = 0; i < count; i++) {
@@ -124,9 +126,6 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
   const restore = `git restore --source=${shellWord(branch.rev)} -- .ai/memory`;
   return { ref: branch.name, worktree: pick.worktree, restore };
 }
-
-// A save's time from its `Saved:` stamp (`savedStampOf`); NaN when it has none.
-const stampMs = (stamp: string | null | undefined) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 
 /**
  * The one answer of check, brief and the hook on where this worktree's newest save is when the working tree (`tree`:

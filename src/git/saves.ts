@@ -65,8 +65,8 @@ function recordLock(lock: string): boolean {
 }
 
 // Each line: `<token>` then `@<Saved: stamp>` (a hand edit or the merge driver changes the token, never the stamp);
-// an older version put the published file's stat between them.
-const LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
+// `last-save`'s then the blob id git keeps of the save's bytes.
+const LINE = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
 
 /** A save's `Saved:` stamp and its HEAD anchor's first 12 digits, which a hand edit or the merge driver keeps. */
 export function savedStampOf(text: string): string | null {
@@ -114,14 +114,6 @@ export function markClone(text: string, id: string | null): string {
   return lines.join("\n");
 }
 
-// Whether this clone saved the text, by its clone mark; null when it has none. A clone that never saved has no
-// id, so a marked handoff there came from elsewhere (a teammate's pull, a fresh clone).
-function markedHere(root: string, env: Env, text: string | null): boolean | null {
-  const mark = text === null ? undefined : CLONE_MARK.exec(text)?.[1];
-  if (mark === undefined || savesPath(root, env) === null) return null;
-  return mark === cloneIdOf(root, env);
-}
-
 /** The token and `Saved:` stamp of each save this clone recorded, oldest first; null outside git or before one. */
 export function savesRecord(root: string, env: Env): { token: string; stamp: string | null }[] | null {
   const p = savesPath(root, env);
@@ -130,37 +122,31 @@ export function savesRecord(root: string, env: Env): { token: string; stamp: str
 }
 
 /** Records in this clone's git dir a handoff save's token and its `Saved:` stamp, for `savedHere`, and in this
- * worktree's the blob id of its bytes (`blob`), for `lastSave`. */
+ * worktree's the same with the blob id of its bytes (`blob`), for `lastSave`. */
 export function recordSavedHere(root: string, env: Env, token: string, stamp: string | null, blob?: string): void {
   const gitDir = gitDirAt(root, env);
   if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
   addRecord(path.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE, line, (m) => m[1] === token);
   // Linked worktrees share the clone's record and stash: only this worktree's own last save tells its entries since.
-  addRecord(ownRecord(gitDir, "last-save"), LINE, line, () => true);
-  if (blob !== undefined) addRecord(ownRecord(gitDir, "last-blob"), BLOB_LINE, `${token} ${blob}`, () => true);
+  addRecord(lastSavePath(gitDir), LINE, blob === undefined ? line : `${line} ${blob}`, () => true);
 }
-
-// `<token> <blob id>`: a file apart, so that an older version still reads `last-save`.
-const BLOB_LINE = /^([0-9a-f]{64}) ([0-9a-f]{40,64})$/;
 
 /** This worktree's last save: its token, `Saved:` stamp and the blob id git keeps of its bytes (null: none kept). */
 export function lastSave(root: string, env: Env): { token: string; stamp: string | null; blob: string | null } | null {
   const gitDir = gitDirAt(root, env);
-  const m = gitDir === null ? undefined : recordLines(ownRecord(gitDir, "last-save"), LINE)[0];
-  if (m === undefined) return null;
-  const blob = recordLines(ownRecord(gitDir!, "last-blob"), BLOB_LINE).find((b) => b[1] === m[1])?.[2] ?? null;
-  return { token: m[1]!, stamp: m[2] ?? null, blob };
+  const m = gitDir === null ? undefined : recordLines(lastSavePath(gitDir), LINE)[0];
+  return m === undefined ? null : { token: m[1]!, stamp: m[2] ?? null, blob: m[3] ?? null };
 }
 
 // A file of this worktree's own, in its git dir (the main worktree's is the common one).
-const ownRecord = (gitDir: string, name: "last-save" | "last-blob") =>
-  path.join(gitDir, "session-handoff", name);
+const lastSavePath = (gitDir: string) => path.join(gitDir, "session-handoff", "last-save");
 
 /** Whether this clone saved the handoff: by its mark, else by its record; null outside git or before a save. */
 export function savedHere(root: string, env: Env, text: string | null, token: () => string): boolean | null {
-  const marked = markedHere(root, env, text);
-  if (marked !== null) return marked;
+  // A clone that never saved has no id, so a marked handoff there came from elsewhere (a pull, a fresh clone).
+  const mark = text === null ? undefined : CLONE_MARK.exec(text)?.[1];
+  if (mark !== undefined && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
   const saves = savesRecord(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);

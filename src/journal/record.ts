@@ -50,7 +50,7 @@ export async function recordSave(root: string, save: Save, fp?: string): Promise
   try {
     const dropped = save.prior === null ? [] : droppedItems(save.prior, save.next).map((i) => i.text);
     const entry = renderSaveEntry({ ...save, time: isoSeconds(ms) }, dropped);
-    notes.push(...(await appendEntry(root, entry, ms, fp)));
+    await appendEntry(root, entry, ms, fp);
   } catch (err) {
     notes.push(`journal: not appended: ${messageOf(err)}`);
     return notes;
@@ -122,7 +122,8 @@ export async function recordResume(
     const month = listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms));
     if (month.some((f) => readJournalFile(dir, f.name)?.bytes.includes(seen))) return [];
     const entry = renderResumeEntry(isoSeconds(ms), sessionKey, token, score, outcome);
-    return await appendEntry(root, entry, ms, fp);
+    await appendEntry(root, entry, ms, fp);
+    return [];
   } catch (err) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
   }
@@ -195,7 +196,7 @@ async function foldOne(root: string, nowMonth: string, fp?: string): Promise<str
   const text = current === null ? `${journalHeader(year)}\n` : current.bytes.toString("utf8");
   if (!new RegExp(`^## ${period}$`, "m").test(text)) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries)));
-    await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
+    await publishJournalFile(dir, yearName, Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync(path.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");

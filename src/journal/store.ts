@@ -1,13 +1,13 @@
 // The journal folder: month, continuation and year files, the `OFF` switch, and an append that is all or nothing.
-import { closeSync, linkSync, lstatSync, renameSync, unlinkSync } from "../builtins.ts";
+import { closeSync } from "../builtins.ts";
 import path from "node:path";
+import writeFileAtomic from "write-file-atomic";
 import { HelperError, Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
 import { exists } from "../store/fs.ts";
-import { syncDir, unlinkQuiet, writeTemp } from "../store/publish.ts";
-import { openRegular, orNull, randomHex8, readAll, tokenOf } from "../store/files.ts";
+import { openRegular, orNull, readAll } from "../store/files.ts";
 import { ensureDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
-import { listDir, listPrivate, privateName, processAlive } from "../store/private.ts";
+import { listDir } from "../store/private.ts";
 import { journalHeader, parseJournal } from "./entry.ts";
 
 export function journalDir(root: string): string {
@@ -53,8 +53,8 @@ export function monthOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 7);
 }
 
-/** A journal file's bytes and token; null when absent. Refused when it is a link, not regular, or too big. */
-export function readJournalFile(dir: string, name: string): { bytes: Buffer; token: string } | null {
+/** A journal file's bytes; null when absent. Refused when it is a link, not regular, or too big. */
+export function readJournalFile(dir: string, name: string): { bytes: Buffer } | null {
   const p = path.join(dir, name);
   let opened: ReturnType<typeof openRegular>;
   try {
@@ -64,8 +64,7 @@ export function readJournalFile(dir: string, name: string): { bytes: Buffer; tok
   }
   if (opened === null) return null;
   try {
-    const bytes = readAll(opened.fd, MAX_DOCUMENT_BYTES);
-    return { bytes, token: tokenOf(bytes) };
+    return { bytes: readAll(opened.fd, MAX_DOCUMENT_BYTES) };
   } finally {
     closeSync(opened.fd);
   }
@@ -93,74 +92,16 @@ export function readJournalText(root: string, f: JournalFile): string | null {
   return orNull(() => readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null);
 }
 
-/** Puts right what a killed append left: a claim back, dropped or kept as `<name>.orig-<hex>.md`; temps go. */
-export function repairJournal(dir: string): string[] {
-  const actions: string[] = [];
-  for (const e of listPrivate(dir)) {
-    if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync(e.path).isSymbolicLink()) continue;
-    if (e.role === "tmp") {
-      unlinkSync(e.path);
-      continue;
-    }
-    const target = path.join(dir, e.file);
-    if (!exists(target)) {
-      renameSync(e.path, target);
-      actions.push(`journal/${e.file}: put back after an interrupted append`);
-      continue;
-    }
-    const now = readJournalFile(dir, e.file);
-    const claimed = readJournalFile(dir, e.name);
-    if (now && claimed && now.bytes.subarray(0, claimed.bytes.length).equals(claimed.bytes)) {
-      unlinkSync(e.path);
-    } else {
-      const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync(e.path, path.join(dir, kept));
-      const what = "another program changed it during an interrupted append";
-      actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
-    }
-  }
-  return actions;
+/** Publishes `bytes` as `journal/<name>`, whole or not at all; the memory lock keeps our other writers out. */
+export async function publishJournalFile(dir: string, name: string, bytes: Buffer, fp?: string) {
+  await failpoint(fp, "journal-before-publication");
+  writeFileAtomic.sync(path.join(dir, name), bytes, { mode: 0o600 });
+  await failpoint(fp, "journal-after-publication");
 }
 
-/** Publishes `bytes` as `journal/<name>` while it is the version `expected` names; repairJournal finishes a crash. */
-export async function publishJournalFile(dir: string, name: string, expected: string, bytes: Buffer, fp?: string) {
-  const rand = randomHex8();
-  const temp = path.join(dir, privateName(name, "tmp", process.pid, rand));
-  const claim = path.join(dir, privateName(name, "claim", process.pid, rand));
-  const target = path.join(dir, name);
-  writeTemp(temp, bytes, 0o600, null);
-  try {
-    if (expected !== "absent") {
-      renameSync(target, claim);
-      await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path.basename(claim));
-      if (claimed === null || claimed.token !== expected) {
-        if (!exists(target)) renameSync(claim, target);
-        const why = "changed while the entry was appended (another program wrote it)";
-        throw new Refused(`journal/${name} ${why}; the entry was not added`);
-      }
-    }
-    await failpoint(fp, "journal-before-publication");
-    try {
-      linkSync(temp, target);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const why = "was created by another program during the append";
-      throw new Refused(`journal/${name} ${why}; the entry was not added`);
-    }
-    syncDir(dir);
-    await failpoint(fp, "journal-after-publication");
-    if (expected !== "absent") unlinkSync(claim);
-  } finally {
-    unlinkQuiet(temp);
-  }
-}
-
-/** Appends one entry to the month of `ms` (UTC), in `<YYYY-MM>-N.md` past 1,000,000 bytes; the repairs' lines. */
-export async function appendEntry(root: string, entry: string, ms: number, fp?: string): Promise<string[]> {
+/** Appends one entry to the month of `ms` (UTC), in `<YYYY-MM>-N.md` past 1,000,000 bytes. */
+export async function appendEntry(root: string, entry: string, ms: number, fp?: string): Promise<void> {
   const dir = ensureDir(journalDir(root));
-  const repairs = repairJournal(dir);
   const month = monthOf(ms);
   const parts = listJournal(root).filter((f) => f.kind === "month" && f.period === month);
   let part = parts.length > 0 ? parts[parts.length - 1]!.part : 1;
@@ -180,6 +121,5 @@ export async function appendEntry(root: string, entry: string, ms: number, fp?: 
   // The entry follows one blank line.
   const text = current === null ? `${journalHeader(month, part)}\n` : current.bytes.toString("latin1");
   const base = Buffer.from(text.length < 2 ? text : text.replace(/\n?\n?$/, "\n\n"), "latin1");
-  await publishJournalFile(dir, name, current?.token ?? "absent", Buffer.concat([base, add]), fp);
-  return repairs.map((l) => `recovered: ${l}`);
+  await publishJournalFile(dir, name, Buffer.concat([base, add]), fp);
 }

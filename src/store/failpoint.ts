@@ -8,7 +8,7 @@ type Phase =
   | "rollback-after-unarchive" | "rollback-after-claim-drop"
   | "recover-after-restore" | "recover-after-unarchive" | "recover-after-archive"
   | "recover-after-claim-drop" | "recover-after-temp-drop"
-  | "journal-after-claim" | "journal-before-publication" | "journal-after-publication" | "publish-before-commit";
+  | "journal-before-publication" | "journal-after-publication" | "publish-before-commit";
 
 const POLL_MS = 10;
 const PAUSE_LIMIT_MS = 30_000;

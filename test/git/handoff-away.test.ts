@@ -167,6 +167,11 @@ describe("a handoff away from the working tree", () => {
     // Saved before this clone's save: feat does hold a newer one.
     writeFileSync(file, theirs("2020-01-01T00:00:00Z"));
     expect(briefBody((await r.run(["brief"])).stdout)).toContain('a newer save of this clone is on branch "feat"');
+    // The same with an offset: 30 minutes before this clone's save, though its clock reads 30 minutes after.
+    const mineMs = Date.parse(/^Saved: (\S+)/m.exec(mine)![1]!);
+    const offset = new Date(mineMs + 30 * 60_000).toISOString().replace(/\.\d+Z$/, "+01:00");
+    writeFileSync(file, theirs(offset));
+    expect(briefBody((await r.run(["brief"])).stdout)).toContain('a newer save of this clone is on branch "feat"');
   });
 
   it("a cold start with no save recorded and no other branch runs one git process for it", { timeout: 60_000 }, async () => {

@@ -133,7 +133,7 @@ describe("journal entries", () => {
 });
 
 describe("journal on disk", () => {
-  it.each(["journal-after-claim", "journal-before-publication", "journal-after-publication"])("a crash at %s leaves the month whole (the entry whole or absent); the next save repairs and appends", async (phase) => {
+  it.each(["journal-before-publication", "journal-after-publication"])("a crash at %s leaves the month whole (the entry whole or absent); the next save appends", async (phase) => {
     const root = gitRepo();
     expect((await write(root, doc({ goal: "first" }))).code).toBe(0);
     const before = readFileSync(monthFile(root), "utf8");

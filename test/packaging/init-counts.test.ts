@@ -1,7 +1,7 @@
 // What newcomers found init and uninstall saying or leaving untrue: the files init counts, the records
 // of saves --undo leaves, the agent named on the merge driver's lines, a repeated --agent to uninstall,
 // and CLAUDE_CONFIG_DIR under --global. The built helper, real repositories, a HOME of each test's own.
-import { existsSync, mkdirSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, gitRepo, handoff, helper, tempDir } from "../helpers.ts";
@@ -44,8 +44,6 @@ describe("init --undo and this clone's records of its saves", () => {
     const before = readdirSync(path.join(p.root, ".git")).sort();
     const records = saved(p);
     expect(readdirSync(records)).toEqual(expect.arrayContaining(["clone-id", "saves"]));
-    // What a save leaves when a stash was made in its second just before it (src/git/saves.ts).
-    writeFileSync(path.join(records, "stashed-before"), `${Math.floor(Date.now() / 1000)} ${"a".repeat(40)}\n`);
     const dry = p.cli("init", "--undo", "--dry-run");
     expect(dry.stdout).toMatch(/^left \.git\/session-handoff\/\{clone-id,saves/m);
     // The user deletes the saved memory, then takes init back.
@@ -54,7 +52,7 @@ describe("init --undo and this clone's records of its saves", () => {
     expect(existsSync(path.join(records, "clone-id"))).toBe(true);
     const undo = p.cli("init", "--undo");
     expect(undo.code, undo.stderr).toBe(0);
-    expect(undo.stdout).toMatch(/^removed \.git\/session-handoff\/\{clone-id,saves(,saved-by)?,stashed-before,last-save,last-blob\}: this clone's record of its saves$/m);
+    expect(undo.stdout).toMatch(/^removed \.git\/session-handoff\/\{clone-id,saves(,saved-by)?,last-save\}: this clone's record of its saves$/m);
     expect(existsSync(records)).toBe(false);
     expect(readdirSync(path.join(p.root, ".git")).sort()).toEqual(before);
   });
@@ -64,7 +62,7 @@ describe("init --undo and this clone's records of its saves", () => {
     const records = saved(p);
     const undo = p.cli("init", "--undo");
     expect(undo.code, undo.stderr).toBe(0);
-    expect(undo.stdout).toMatch(/^left \.git\/session-handoff\/\{clone-id,saves(,saved-by)?,last-save,last-blob\}: this clone's record of its handoffs in \.ai\/memory$/m);
+    expect(undo.stdout).toMatch(/^left \.git\/session-handoff\/\{clone-id,saves(,saved-by)?,last-save\}: this clone's record of its handoffs in \.ai\/memory$/m);
     expect(readdirSync(records)).toContain("clone-id");
     expect(existsSync(path.join(records, "merge-driver.mjs"))).toBe(false);
   });

@@ -10,7 +10,7 @@ import { handoff, helper as linuxHelper, unstamped } from "../helpers.ts";
 import { PHASES, RECOVER_PHASES, ROLLBACK_PHASES } from "../reliability/support.ts";
 import { get, helperIn, runBatch, scratch, winPath, windowsUser, type Result, type Step } from "./wine.ts";
 
-const JOURNAL_PHASES = ["journal-after-claim", "journal-before-publication", "journal-after-publication"] as const;
+const JOURNAL_PHASES = ["journal-before-publication", "journal-after-publication"] as const;
 
 interface Case {
   name: string;
