@@ -11213,7 +11213,8 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
     const logP = anchors.head === null && !anchors.headNone ? null : git(historyArgs(anchors.head));
     logP?.catch(() => void 0);
     const status = await statusP;
-    const at2 = { here, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
+    const savedLine = /^Saved: [^\r\n]+/m.exec(opts.handoffText ?? "")?.[0] ?? null;
+    const at2 = { here, top, prefix, keyFiles, git, savedLine, drivers: () => filterDrivers(root, env) };
     const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
     if (status.kind === "repo") await measureRepo(at2, facts, anchors, foldedInto(status.snapshot, folders), logP);
     else {
@@ -11314,8 +11315,10 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   };
   const merging = facts.inProgress?.current === "merge" && snap.head !== null;
   const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
-  const theirs = merging ? await lastBy("MERGE_HEAD", "^HEAD") : null;
-  if (theirs !== null) committer = theirs;
+  const bySave = at2.savedLine === null ? [] : [`-S${at2.savedLine}`];
+  const theirs = merging ? await lastBy(...bySave, "MERGE_HEAD", "^HEAD") : null;
+  const saver = theirs ?? (snap.head !== null && bySave.length > 0 ? await lastBy(...bySave) : null);
+  if (saver !== null) committer = saver;
   else if (committer === null && snap.head !== null && await inHead()) committer = await lastBy();
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
@@ -11994,7 +11997,9 @@ function draftBrief(h, drift, ledgers) {
   });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
   const next = h.nextSteps[0] ?? (current ? current.text : null);
-  const nextText = next === null ? null : flatten(next, 200);
+  const who = drift.provenance?.someoneElse ? drift.provenance.committer ?? "someone" : null;
+  const whose = who === null ? "" : `(the step of ${who}, saved in another clone) `;
+  const nextText = next === null ? null : `${whose}${flatten(next, 200)}`;
   const open = h.openQuestions.find((q) => !NONE2.test(q.trim()));
   const frame = { verdict: drift.verdict, question: open === void 0 ? null : flatten(open, 200), notHere, ageOnly };
   const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere, ageOnly);

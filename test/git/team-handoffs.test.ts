@@ -1,0 +1,78 @@
+// A newcomer's team flows: a bare remote, two clones with their own identities, the built helper
+// spawned in each; whose handoff a pull brought, conflicts in a clone without the merge driver,
+// memory untracked before a pull, a rejected `publish --push`, and the merge's archive.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { handoff, helper, tempDir } from "../helpers.ts";
+
+interface Clone {
+  dir: string;
+  git(...args: string[]): string;
+  run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+}
+
+function envOf(home: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
+  return { ...env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: home, XDG_CONFIG_HOME: `${home}/.config` };
+}
+
+/** A bare remote with one commit, and a function making a clone of it for a named teammate. */
+function team(): { remote: string; clone: (name: string) => Clone } {
+  const home = tempDir("sh-team-");
+  const remote = path.join(home, "remote.git");
+  execFileSync("git", ["init", "-q", "--bare", "-b", "main", remote], { env: envOf(home) });
+  const clone = (name: string): Clone => {
+    const dir = path.join(home, name);
+    const env = envOf(path.join(home, `${name}-home`));
+    mkdirSync(env.XDG_CONFIG_HOME!, { recursive: true });
+    execFileSync("git", ["clone", "-q", remote, dir], { env, stdio: "pipe" });
+    const email = `${name.toLowerCase()}@example.com`;
+    for (const [k, v] of [["user.name", name], ["user.email", email], ["pull.rebase", "false"], ["commit.gpgsign", "false"]])
+      execFileSync("git", ["config", k!, v!], { cwd: dir, env });
+    const run = (args: string[], input?: string) => helper([...args, "--root", dir], { input, env: { HOME: env.HOME!, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME!, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+    const g = (...args: string[]) => execFileSync("git", args, { cwd: dir, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+    return { dir, git: g, run };
+  };
+  const seed = clone("Seed");
+  writeFileSync(path.join(seed.dir, "index.js"), "module.exports = 1;\n");
+  seed.git("add", "-A");
+  seed.git("commit", "-qm", "initial");
+  seed.git("push", "-q", "origin", "main");
+  return { remote, clone };
+}
+
+function save(c: Clone, goal: string, step: string): void {
+  const tok = /CURRENT-SHA256: (\S+)/.exec(c.run(["read", "handoff"]).stdout)?.[1] ?? "absent";
+  // Empty anchors: write fills them from git.
+  const doc = handoff(goal).replace("## Next steps\n- none", `## Next steps\n1. ${step}`).replace(/- Date: .*\n$/, "");
+  const r = c.run(["write", "handoff", "--expected-current-sha256", tok], doc);
+  expect(r.code, r.stderr).toBe(0);
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+describe("a teammate's handoff, pulled", () => {
+  it("names whose save it is after a merge that kept it, and says the next step is theirs", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    save(me, "Me: add week units.", "Edit fmtLong");
+    sleep(1100);
+    save(tess, "Tess: fix negatives.", "Edit fmtShort");
+    expect(tess.run(["publish", "--push"]).code).toBe(0);
+    // My publish commit is the newest touching the handoff; the driver keeps Tess's later save.
+    expect(me.run(["publish"]).code).toBe(0);
+    me.git("pull", "-q", "--no-edit");
+    expect(me.git("log", "-1", "--format=%an", "--", ".ai/memory/HANDOFF.md")).toBe("Me");
+    const out = me.run(["brief"]).stdout;
+    expect(out).toContain("Goal: Tess: fix negatives.");
+    expect(out).toContain('its last commit is by "Tess" "tess@example.com"');
+    expect(out).not.toContain('"Me" "me@example.com"');
+    expect(out).toContain('Proposed next step: (the step of "Tess" "tess@example.com", saved in another clone) Edit fmtShort');
+  });
+});
