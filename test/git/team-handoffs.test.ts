@@ -2,7 +2,7 @@
 // spawned in each; whose handoff a pull brought, conflicts in a clone without the merge driver,
 // memory untracked before a pull, a rejected `publish --push`, and the merge's archive.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { handoff, helper, tempDir } from "../helpers.ts";
@@ -74,5 +74,58 @@ describe("a teammate's handoff, pulled", () => {
     expect(out).toContain('its last commit is by "Tess" "tess@example.com"');
     expect(out).not.toContain('"Me" "me@example.com"');
     expect(out).toContain('Proposed next step: (the step of "Tess" "tess@example.com", saved in another clone) Edit fmtShort');
+  });
+});
+
+describe("a clone without the merge driver", () => {
+  it("sees memory git left unmerged, refuses a save over it, and names commands that resolve it", { timeout: 90_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    save(me, "Me: weeks.", "Edit fmtLong");
+    expect(me.run(["publish", "--push"]).code).toBe(0);
+    // Tess clones the committed attributes but never runs init: git merges memory as text.
+    const tess = clone("Tess");
+    sleep(1100);
+    save(tess, "Tess: negatives.", "Edit fmtShort");
+    tess.git("add", ".ai");
+    tess.git("commit", "-qm", "tess: handoff");
+    save(me, "Me: months.", "Edit fmtLong for months");
+    expect(me.run(["publish", "--push"]).code).toBe(0);
+    expect(() => tess.git("pull", "-q", "--no-edit")).toThrow();
+    const unmerged = tess.git("diff", "--name-only", "--diff-filter=U");
+    expect(unmerged).toContain(".ai/memory/HANDOFF.md");
+    const checkout = `git checkout -m -- ${unmerged.split("\n").join(" ")}`;
+    const check = tess.run(["check"]);
+    expect(check.code).toBe(3);
+    expect(check.stdout).toContain("memory is conflicted: git holds HANDOFF.md");
+    expect(check.stdout).toContain("run `init` once in this clone");
+    expect(check.stdout).toContain(checkout);
+    expect(check.stderr).toContain("this clone's git config lacks it");
+    expect(tess.run(["hook", "--mode", "session"]).stdout).toContain("do not resume from them: run the skill's `check`");
+    const read = tess.run(["read", "handoff"]);
+    expect(read.stderr).toContain("warning: memory is conflicted: git holds HANDOFF.md");
+    // A save over the conflicted file is refused and changes nothing.
+    const before = readFileSync(path.join(tess.dir, ".ai/memory/HANDOFF.md"), "utf8");
+    const tok = /CURRENT-SHA256: (\S+)/.exec(read.stdout)![1]!;
+    const w = tess.run(["write", "handoff", "--expected-current-sha256", tok], handoff("Tess: after the merge."));
+    expect(w.code).toBe(2);
+    expect(w.stderr).toContain("memory operation refused: HANDOFF.md is conflicted; nothing was saved");
+    expect(readFileSync(path.join(tess.dir, ".ai/memory/HANDOFF.md"), "utf8")).toBe(before);
+    // The journal's markers alone still count once the handoff's conflict is gone from the tree.
+    writeFileSync(path.join(tess.dir, ".ai/memory/HANDOFF.md"), readFileSync(path.join(me.dir, ".ai/memory/HANDOFF.md")));
+    expect(tess.run(["check"]).code).toBe(3);
+    const b = tess.run(["brief"]);
+    expect(b.code).toBe(2);
+    expect(b.stdout).toContain(checkout);
+    // Following the words: init, git merges again with the driver, the merge is committed.
+    mkdirSync(path.join(tess.dir, ".claude"));
+    const init = tess.run(["init"]);
+    expect(init.code, init.stderr).toBe(0);
+    tess.git("checkout", "-m", "--", ...unmerged.split("\n"));
+    tess.git("add", ".ai/memory");
+    tess.git("commit", "-q", "--no-edit");
+    const after = tess.run(["check"]);
+    expect(after.stdout).toBe("a handoff is parked and can be resumed\n");
+    expect(after.code).toBe(2);
   });
 });
