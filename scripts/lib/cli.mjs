@@ -14812,19 +14812,21 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   if (made === null) return { committed: false, paths: [], commit: null, pushed: null };
   const { commit, leftStaged } = made;
   let pushed = null;
+  let pushFailed = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
     const done2 = `committed ${commit.slice(0, 12)}, but `;
     const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, done2);
-    if (out.code !== 0) throw new Refused(`${done2}the push failed (git exit ${out.code}):
-${out.stderr.trim()}`);
-    pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
+    if (out.code !== 0) pushFailed = `${done2}the push failed (git exit ${out.code}):
+${out.stderr.trim()}`;
+    else pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
   return {
     committed: true,
     paths: made.paths,
     commit,
     pushed,
+    pushFailed,
     attributes: made.paths.includes(".gitattributes"),
     ...runHooks ? { leftStaged } : { skipped: programs }
   };
@@ -15089,7 +15091,10 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         handoff saved on a commit off this branch, a secret in --message or
         in a memory file, a memory file that is a link or hard-linked, HEAD
         moved by a commit made meanwhile (naming what it holds) or held by
-        another git command, git failed: its error follows);
+        another git command, git failed: its error follows); also 2 when the
+        push failed after the commit was made: the commit stays, and stderr
+        has git's words and the next commands (\`git pull --no-rebase\`, then
+        \`git push\`), without the refusal's first words;
         4 paused; 5 busy.
 `,
       async run(ctx) {
@@ -15126,8 +15131,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         }
         const notes = [...repairs, ...driver.notes];
         if (off !== null) notes.push(offBranchWarning(off));
+        const next = "the commit stays; next: `git pull --no-rebase`, then `git push`";
+        if (r.pushFailed) notes.push(`${r.pushFailed}
+${next}`);
+        const code = r.pushFailed ? 2 : 0;
         if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}
-`, notes);
+`, notes, code);
         if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}
 `, notes);
         const lines2 = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit.slice(0, 12)}`];
@@ -15138,7 +15147,7 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         if (skipped) lines2.push(skipped);
         if (r.pushed) lines2.push(`pushed to ${r.pushed}`);
         return ok(`${lines2.join("\n")}
-`, notes);
+`, notes, code);
       }
     };
   }

@@ -129,3 +129,28 @@ describe("a clone without the merge driver", () => {
     expect(after.code).toBe(2);
   });
 });
+
+describe("publish --push that git rejects", () => {
+  it("says the commit was made and stays, and the next commands work", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    writeFileSync(path.join(tess.dir, "readme.md"), "t\n");
+    tess.git("add", "-A");
+    tess.git("commit", "-qm", "tess: readme");
+    tess.git("push", "-q");
+    save(me, "Me: weeks.", "Edit fmtLong");
+    const p = me.run(["publish", "--push"]);
+    expect(p.code).toBe(2);
+    expect(p.stdout).toMatch(/^published \d+ file\(s\) in [0-9a-f]{12}$/m);
+    expect(p.stderr).toContain("but the push failed (git exit 1)");
+    expect(p.stderr).toContain("the commit stays; next: `git pull --no-rebase`, then `git push`");
+    expect(p.stderr).not.toContain("memory operation refused");
+    expect(me.git("log", "-1", "--format=%s")).toBe("session-handoff: publish session memory");
+    me.git("pull", "-q", "--no-rebase", "--no-edit");
+    me.git("push", "-q");
+    const again = me.run(["publish", "--push"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain("not in this branch's history");
+  });
+});
