@@ -14545,6 +14545,12 @@ async function memoryState(r, journal) {
     problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
   const git = await gitState(r);
+  const h = ".ai/memory/HANDOFF.md";
+  const mine = files.handoff === "present" && typeof git === "object" && git !== null && !git.tracked;
+  if (mine && (await runGit(root, ["cat-file", "-e", `@{upstream}:./${h}`], r.env, 5e3)).code === 0) {
+    const what = `this clone's memory is untracked and its upstream holds a published ${h}: \`git pull\` stops (untracked working tree files would be overwritten)`;
+    problems.push({ what, fix: `${fixCmd(r, "publish")} first (it commits this clone's memory), then \`git pull\`` });
+  }
   const bare = Object.values(r.agents).every((a) => a.skill.length === 0 && !Object.values(a.install).some(installed));
   if (!r.global && git === null && bare && !exists(memoryDir(root))) {
     const what = `${quotedPath(root)} is not a project: no git repository, no .ai/memory and nothing installed`;

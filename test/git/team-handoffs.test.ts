@@ -154,3 +154,22 @@ describe("publish --push that git rejects", () => {
     expect(again.stderr).not.toContain("not in this branch's history");
   });
 });
+
+describe("memory untracked here, a teammate's published", () => {
+  it("doctor says to publish before pulling, which git would stop", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    save(me, "Me: weeks.", "Edit fmtLong");
+    save(tess, "Tess: negatives.", "Edit fmtShort");
+    expect(tess.run(["publish", "--push"]).code).toBe(0);
+    me.git("fetch", "-q");
+    const d = me.run(["doctor"]);
+    expect(d.stdout).toContain("this clone's memory is untracked and its upstream holds a published .ai/memory/HANDOFF.md");
+    expect(d.stdout).toMatch(/fix: .*publish --root .* first \(it commits this clone's memory\), then `git pull`/);
+    expect(() => me.git("pull", "-q", "--no-edit")).toThrow(/untracked working tree files would be overwritten/);
+    expect(me.run(["publish"]).code).toBe(0);
+    me.git("pull", "-q", "--no-edit");
+    expect(me.run(["doctor"]).stdout).not.toContain("memory is untracked");
+  });
+});
