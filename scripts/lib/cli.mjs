@@ -12950,7 +12950,9 @@ function assertArchiveName(name2) {
 async function readArchive(root, name2) {
   assertArchiveName(name2);
   const got = checkTree(root) ? await readStable(path41.join(archiveDir(root), name2)) : null;
-  if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
+  const merged = readSmall(path41.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name2}`);
+  const where = merged ? "; HANDOFF.md's Merged-with: line names it, but the clone that made that merge holds it until it runs `publish` (a merge commit carries no archive): ask whoever merged to publish" : "";
+  if (got === null) throw new Absent(`no archived handoff named ${name2}${where}; run \`archives list\``);
   if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path41.join(archiveDir(root), name2));
   return got;
 }

@@ -173,3 +173,28 @@ describe("memory untracked here, a teammate's published", () => {
     expect(me.run(["doctor"]).stdout).not.toContain("memory is untracked");
   });
 });
+
+describe("the merge driver's archive, pushed without publish", () => {
+  it("archives show says which clone holds the archive a Merged-with line names", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    save(me, "Me: weeks.", "Edit fmtLong");
+    expect(me.run(["publish", "--push"]).code).toBe(0);
+    tess.git("pull", "-q");
+    sleep(1100);
+    save(tess, "Tess: negatives.", "Edit fmtShort");
+    expect(tess.run(["publish", "--push"]).code).toBe(0);
+    sleep(1100);
+    save(me, "Me: months.", "Edit fmtLong for months");
+    expect(me.run(["publish"]).code).toBe(0);
+    me.git("pull", "-q", "--no-edit");
+    me.git("push", "-q");
+    tess.git("pull", "-q", "--no-edit");
+    const text = readFileSync(path.join(tess.dir, ".ai/memory/HANDOFF.md"), "utf8");
+    const name = /^Merged-with: archive\/(\S+?\.md)/m.exec(text)![1]!;
+    const show = tess.run(["archives", "show", name]);
+    expect(show.code).toBe(3);
+    expect(show.stderr).toContain("Merged-with: line names it, but the clone that made that merge holds it until it runs `publish`");
+  });
+});
