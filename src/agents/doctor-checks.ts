@@ -374,6 +374,14 @@ export async function memoryState(r: Report, journal: JournalHealth) {
     problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
   const git = await gitState(r);
+  // Git overwrites no untracked file: a pull bringing a teammate's published memory stops until this is published.
+  const h = ".ai/memory/HANDOFF.md";
+  const mine = files.handoff === "present" && typeof git === "object" && git !== null && !git.tracked;
+  if (mine && (await runGit(root, ["cat-file", "-e", `@{upstream}:./${h}`], r.env, 5000)).code === 0) {
+    const what = `this clone's memory is untracked and its upstream holds a published ${h}: \`git pull\` stops ` +
+      "(untracked working tree files would be overwritten)";
+    problems.push({ what, fix: `${fixCmd(r, "publish")} first (it commits this clone's memory), then \`git pull\`` });
+  }
   // A folder with no git, no memory and nothing of ours is where doctor was run by mistake: "ok" would mislead.
   const bare = Object.values(r.agents).every((a) => a.skill.length === 0 && !Object.values(a.install).some(installed));
   if (!r.global && git === null && bare && !exists(memoryDir(root))) {

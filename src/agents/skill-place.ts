@@ -384,7 +384,8 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
   // Uncommitted, the copy and the team files count as the user's work in progress in every handoff; said when this run
   // changed one git would commit (not on a second run, nor for a teammate's clone's own excluded hooks file).
   if (!plan.dryRun && !plan.global && changed && (await uncommitted(ctx, plan))) {
-    lines.push("commit: the skill's copy and the team files above (docs/install.md)");
+    lines.push("commit: the skill's copy and the team files above (docs/install.md); each teammate runs `init` once " +
+      "in their own clone too: what it writes to .git/config is not committed");
   }
   const who = plan.agents.map((a) => (a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name));
   lines.push(`next: start a new session (${who.join("; ")}) and ${SAY}`);

@@ -165,7 +165,10 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
 
   const next = h.nextSteps[0] ?? (current ? current.text : null);
-  const nextText = next === null ? null : flatten(next, 200);
+  // A teammate's step is said to be theirs where the agent reads what to do, not only in a clause a cut may drop.
+  const who = drift.provenance?.someoneElse ? drift.provenance.committer ?? "someone" : null;
+  const whose = who === null ? "" : `(the step of ${who}, saved in another clone) `;
+  const nextText = next === null ? null : `${whose}${flatten(next, 200)}`;
   const open = h.openQuestions.find((q) => !NONE.test(q.trim()));
   const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200), notHere, ageOnly };
   const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere, ageOnly);

@@ -140,7 +140,8 @@ export async function measureDrift(
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;
-    const at = { here, top, prefix, keyFiles, git, drivers: () => filterDrivers(root, env) };
+    const savedLine = /^Saved: [^\r\n]+/m.exec(opts.handoffText ?? "")?.[0] ?? null;
+    const at = { here, top, prefix, keyFiles, git, savedLine, drivers: () => filterDrivers(root, env) };
     // A folder saved as one entry (by an older version, or a nested repository) is matched by the paths under it now.
     const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
     if (status.kind === "repo") await measureRepo(at, facts, anchors, foldedInto(status.snapshot, folders), logP);
@@ -174,7 +175,7 @@ export async function measureDrift(
 }
 
 type At = {
-  here: boolean | null; top: string | null; prefix: string; keyFiles: string[]; git: Git;
+  here: boolean | null; top: string | null; prefix: string; keyFiles: string[]; git: Git; savedLine: string | null;
   drivers: () => Promise<Set<string>>;
 };
 
@@ -266,8 +267,12 @@ async function measureRepo(
   // Mid-merge, a handoff the other side changed is that side's in the tree: HEAD's history names the wrong author.
   const merging = facts.inProgress?.current === "merge" && snap.head !== null;
   const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
-  const theirs = merging ? await lastBy("MERGE_HEAD", "^HEAD") : null;
-  if (theirs !== null) committer = theirs;
+  // Whose save it is: the commit that brought its `Saved:` line, so a later save or merge on the other side, which
+  // kept this one, does not name whoever made it.
+  const bySave = at.savedLine === null ? [] : [`-S${at.savedLine}`];
+  const theirs = merging ? await lastBy(...bySave, "MERGE_HEAD", "^HEAD") : null;
+  const saver = theirs ?? (snap.head !== null && bySave.length > 0 ? await lastBy(...bySave) : null);
+  if (saver !== null) committer = saver;
   // Only when the commits since the save did not name its committer; a handoff not in HEAD has none to walk for.
   else if (committer === null && snap.head !== null && (await inHead())) committer = await lastBy();
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };

@@ -12,6 +12,7 @@ import { succeeds } from "../store/files.ts";
 import { Refused } from "../errors.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { BEGIN, BEGIN_NL, END, withoutBlock } from "./attributes-block.ts";
+import { conflictAdvice, unmergedMemory } from "./unmerged.ts";
 
 /** The driver's name in git's config and `.gitattributes`. */
 const DRIVER_NAME = "session-handoff";
@@ -302,4 +303,12 @@ export async function driverPartMissing(root: string, env: Env): Promise<string 
   if (!existsSync(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
   if (!existsSync(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
+}
+
+/** `conflictAdvice` for the memory files here, `marked` those holding markers; null when none is conflicted. */
+export async function conflictNote(root: string, env: Env, marked: readonly string[]): Promise<string | null> {
+  const unmerged = (await unmergedMemory(root, env)).map((p) => p.replace(/^\.ai\/memory\//, ""));
+  if (unmerged.length === 0 && marked.length === 0) return null;
+  const driverMissing = (await mergeDriverMissing(root, env)) === MERGE_DRIVER_MISSING;
+  return conflictAdvice([...new Set([...marked, ...unmerged])], unmerged, driverMissing);
 }

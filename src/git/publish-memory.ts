@@ -32,6 +32,8 @@ interface PublishMemoryResult {
   paths: string[];
   commit: string | null;
   pushed: string | null;
+  /** git's words when the push failed after the commit was made (which stays). */
+  pushFailed?: string | null;
   attributes?: boolean;
   skipped?: Programs;
   leftStaged?: string[];
@@ -181,15 +183,18 @@ export async function publishMemory(
   if (made === null) return { committed: false, paths: [], commit: null, pushed: null };
   const { commit, leftStaged } = made;
   let pushed: string | null = null;
+  let pushFailed: string | null = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
     const done = `committed ${commit.slice(0, 12)}, but `;
     const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, done);
-    if (out.code !== 0) throw new Refused(`${done}the push failed (git exit ${out.code}):\n${out.stderr.trim()}`);
-    pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
+    // Not a refusal: the commit is made and stays, and the verb says so with what to run next.
+    if (out.code !== 0) pushFailed = `${done}the push failed (git exit ${out.code}):\n${out.stderr.trim()}`;
+    else pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
   return {
-    committed: true, paths: made.paths, commit, pushed, attributes: made.paths.includes(".gitattributes"),
+    committed: true, paths: made.paths, commit, pushed, pushFailed,
+    attributes: made.paths.includes(".gitattributes"),
     ...(runHooks ? { leftStaged } : { skipped: programs }),
   };
 }

@@ -1,4 +1,6 @@
 // One save of a memory document: checked and built before the lock, published by compare-and-swap under it.
+import { unmergedMemory } from "../git/unmerged.ts";
+import { conflictNote } from "../git/merge-driver-config.ts";
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { agentOfEnv } from "../agents/index.ts";
@@ -41,6 +43,9 @@ export interface SaveRequest extends AnchorsContext {
 export async function saveDocument(req: SaveRequest) {
   const { root, env, kind, expected, failpoint } = req;
   const file = FILE_OF[kind];
+  // A save over a handoff git holds unmerged would finish no merge and leave the journal's markers unseen.
+  if (kind === "handoff" && (await unmergedMemory(root, env)).includes(".ai/memory/HANDOFF.md"))
+    throw new Refused(`${file} is conflicted; nothing was saved: ${await conflictNote(root, env, [])}`);
   // Decoding, redaction, validation and the build run before the lock, so that a large document
   // never keeps other writers waiting; a refusal is raised in its turn, under the lock.
   let checked: Checked | null = null;

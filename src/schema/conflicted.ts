@@ -39,4 +39,4 @@ export function isConflicted(text: string): boolean {
 
 export const CONFLICTED_MESSAGE =
   "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: " +
-  "keep one side (archive the other), then save it whole";
+  "keep one side and save it whole (the save archives the conflicted file)";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { Absent, Refused } from "../errors.ts";
 import { ARCHIVE_NAME, newestFirst } from "./archive.ts";
 import { readStable, UnsafeFile, type ReadFile } from "./files.ts";
-import { lstatOrNull } from "./fs.ts";
+import { lstatOrNull, readSmall } from "./fs.ts";
 import { archiveDir, checkTree } from "./paths.ts";
 
 /** The archived handoffs, newest first; `regular` is false for an entry listed but never read (a link, say). */
@@ -35,7 +35,11 @@ export function assertArchiveName(name: string): void {
 export async function readArchive(root: string, name: string): Promise<ReadFile> {
   assertArchiveName(name);
   const got = checkTree(root) ? await readStable(path.join(archiveDir(root), name)) : null;
-  if (got === null) throw new Absent(`no archived handoff named ${name}; run \`archives list\``);
+  // A merge commit carries no archive: the one a pulled `Merged-with:` line names stays in the clone that merged.
+  const merged = readSmall(path.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name}`);
+  const where = merged ? "; HANDOFF.md's Merged-with: line names it, but the clone that made that merge holds it " +
+    "until it runs `publish` (a merge commit carries no archive): ask whoever merged to publish" : "";
+  if (got === null) throw new Absent(`no archived handoff named ${name}${where}; run \`archives list\``);
   if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path.join(archiveDir(root), name));
   return got;
 }

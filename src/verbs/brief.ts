@@ -10,7 +10,9 @@ import {
 } from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
 import { mergedClauses, mergedLineOf } from "../git/merge-driver.ts";
+import { conflictNote } from "../git/merge-driver-config.ts";
 import { conflictSides } from "../schema/conflicted.ts";
+import { conflictAdvice } from "../git/unmerged.ts";
 import { archiveDir, FILE_OF } from "../store/paths.ts";
 import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
 import { readMemoryFile } from "../store/read.ts";
@@ -91,10 +93,12 @@ exit: 0 brief printed
     const now = Date.now();
     // Merge conflict markers: two handoffs in one file, never briefed as one.
     const sides = conflictSides(loaded.text);
-    if (sides !== null) {
-      const [ours, theirs] = [sideTime(sides.ours, now), sideTime(sides.theirs, now)];
-      const message = `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; ` +
-        "keep one side of each conflict (archive the other), then resume";
+    // A merge git has not finished is no handoff to resume either, markers or not (a save over them).
+    const advice = loaded.pasted ? null : await conflictNote(root, ctx.env, sides === null ? [] : ["HANDOFF.md"]);
+    if (sides !== null || advice !== null) {
+      const both = sides && `HANDOFF.md has unresolved merge conflicts: one side ${sideTime(sides.ours, now)}, ` +
+        `the other ${sideTime(sides.theirs, now)}`;
+      const message = `${both ?? "memory is conflicted"}; ${advice ?? conflictAdvice(["HANDOFF.md"], [], false)}`;
       return ok(json ? `${JSON.stringify({ brief: null, message })}\n` : `${message}\n`, loaded.warnings, 2);
     }
     const parsed = parseHandoff(loaded.text);

@@ -6,6 +6,8 @@ import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { elsewhereSentence, handoffsElsewhere, newestSave, newestSentence } from "../git/handoff-away.ts";
 import { configPipe } from "../git/config-pipe.ts";
+import { conflictAdvice, unmergedMemory } from "../git/unmerged.ts";
+import { listJournal, readJournalText } from "../journal/store.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -44,9 +46,7 @@ const MESSAGES: Record<CheckResult["state"], string> = {
   interrupted: "an interrupted save needs recovery: run `recover`, then check again",
   parked: "a handoff is parked and can be resumed",
   unsafe: "memory is unsafe or foreign: do not load it; tell the user",
-  conflicted:
-    "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, " +
-    "archive the other, then check again",
+  conflicted: "memory is conflicted: <what resolves it>",
 };
 
 const CHECKPOINT_PARKED =
@@ -87,7 +87,9 @@ exit: 0 nothing parked
         \`read checkpoint\` …" ("checkpoint")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
-        or conflicted: a memory file holds unresolved merge conflict markers; or
+        or conflicted: a memory file holds unresolved merge conflict markers,
+        or git holds it unmerged (the line names the commands that resolve
+        it); or
         a root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
@@ -108,9 +110,14 @@ printed too and the code is kept.
     }
     const kinds: Kind[] = ["handoff", "lessons", "solutions"];
     const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
-    const conflicted = inspections
+    const pipe = configPipe(root, ctx.env);
+    // Git's index too: a save over a conflicted handoff, or a journal month, leaves the merge unfinished.
+    const unmerged = (pipe === null ? await unmergedMemory(root, ctx.env) : []).map((p) => p.slice(11));
+    const journals = listJournal(root).filter((f) => isConflicted(readJournalText(root, f) ?? ""));
+    const conflicted = [...new Set([...inspections
       .filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text))
-      .map((i) => FILE_OF[i.kind]);
+      .map((i) => FILE_OF[i.kind]), ...journals.map((f) => `journal/${f.name}`),
+    ...unmerged])];
     const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status])) as Record<Kind, string>;
     let state: CheckResult["state"] | null = null;
     if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
@@ -120,7 +127,6 @@ printed too and the code is kept.
     else if (files.handoff === "present") state = "parked";
     // A stash or a checkout can take the handoff away: only a missing one costs this git process, as in `brief`.
     // A named pipe in git's config would hold each git run for its whole timeout: then none runs, and check says why.
-    const pipe = configPipe(root, ctx.env);
     const away = state === null && files.handoff === "missing" && pipe === null;
     const branches = {};
     const tree = state === "parked" && pipe === null ? inspections[0]!.text : undefined;
@@ -141,7 +147,9 @@ printed too and the code is kept.
     let message = MESSAGES[state];
     if (parked === "checkpoint") message = CHECKPOINT_PARKED;
     else if (stashed) message = newestSentence(stashed, false);
-    else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
+    const md = pipe ?? await mergeDriverMissing(root, ctx.env);
+    if (state === "conflicted")
+      message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, md === MERGE_DRIVER_MISSING)}`;
     // Never "parked" alone while this clone's newest save is elsewhere or gone.
     if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
     // Work from after the handoff's save that no save holds yet: a user resuming from the handoff alone would lose it.
@@ -156,14 +164,14 @@ printed too and the code is kept.
     if (newer !== null) result.checkpoint = newer.name;
     if (other !== null) result.elsewhere = other.refs;
     if (state === "conflicted") result.conflicted = conflicted;
-    const md = pipe ?? await mergeDriverMissing(root, ctx.env);
     if (md === MERGE_DRIVER_MISSING) result.mergeDriverMissing = true;
     // Only known titles reach the output: check reads nothing of the file into it.
     const handoff = inspections[0]!;
     const readable = state === "parked" && typeof handoff.text === "string";
     const strays = readable ? glanceAtHandoff(handoff.text as string, Date.now()).strays : [];
     if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
-    const notes = md !== null && md !== MERGE_DRIVER_MISSING ? [md] : [];
+    // Said in words too: a clone that never ran `init` merges memory as text at its next pull.
+    const notes = md !== null ? [md] : [];
     if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`, notes, code);
     return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}\n`, notes, code);
   },

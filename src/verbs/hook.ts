@@ -2,6 +2,7 @@ import { quotedValue } from "../guard/quote.ts";
 import { savedHere } from "../git/saves.ts";
 import { newestSave, newestSentence, type HandoffAway } from "../git/handoff-away.ts";
 import { isConflicted } from "../schema/conflicted.ts";
+import { unmergedMemory } from "../git/unmerged.ts";
 import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
@@ -43,8 +44,8 @@ const SENTENCES = {
   paused: () =>
     "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
   conflicted: () =>
-    "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume " +
-    "from it: tell the user to keep one side of each conflict before resuming.",
+    "session-handoff: memory files have unresolved merge conflicts (git holds them unmerged, or they hold " +
+    "conflict markers); do not resume from them: run the skill's `check`, which names the commands that resolve them.",
   newest: (a: HandoffAway, here: boolean) =>
     `session-handoff: ${newestSentence(a, here)}. Tell the user before resuming; \`check\` says the same.`,
   elsewhere: () =>
@@ -63,9 +64,13 @@ function ageText(text: string, now: number): { age: string; strays: string | nul
 // Most important first, under HOOK_LIMIT characters; empty when every file looked at is missing and nothing is paused.
 function composeHookText(
   root: string, env: Record<string, string | undefined>, files: FileInspection[], interrupted: boolean, paused: boolean,
-  now: number, cp?: CheckpointHookLines, newest: HandoffAway | null = null,
+  now: number, cp?: CheckpointHookLines, newest: HandoffAway | null = null, unmerged = false,
 ): string {
   const lines: string[] = [];
+  const text0 = files.find((f) => f.kind === "handoff" && f.status === "present")?.text;
+  // Merge conflict markers, or a merge git has not finished: no resume invitation.
+  const conflicted = unmerged || (typeof text0 === "string" && isConflicted(text0));
+  if (conflicted) lines.push(SENTENCES.conflicted());
   for (const f of files) {
     if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
   }
@@ -77,11 +82,7 @@ function composeHookText(
       continue;
     }
     const text = typeof f.text === "string" ? f.text : null;
-    // Merge conflict markers: no resume invitation.
-    if (text !== null && isConflicted(text)) {
-      lines.push(SENTENCES.conflicted());
-      continue;
-    }
+    if (conflicted) continue;
     const glance = text === null ? { age: "age unknown", strays: null } : ageText(text, now);
     if (cp?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines.push(SENTENCES.handoff(glance.age));
@@ -179,6 +180,7 @@ export const hookVerb: Verb = {
     const tree = interrupted ? undefined : typeof text === "string" && !isConflicted(text) ? text
       : text === null ? null : undefined;
     const newest = tree === undefined ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
-    return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now, checkpoint, newest));
+    const unmerged = (await unmergedMemory(root, ctx.env)).length > 0;
+    return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now, checkpoint, newest, unmerged));
   },
 };

@@ -76,7 +76,10 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         in a memory file, a memory file that is a link, hard-linked or not
         UTF-8 text (UTF-16, a NUL), HEAD
         moved by a commit made meanwhile (naming what it holds) or held by
-        another git command, git failed: its error follows);
+        another git command, git failed: its error follows); also 2 when the
+        push failed after the commit was made: the commit stays, and stderr
+        has git's words and the next commands (\`git pull --no-rebase\`, then
+        \`git push\`), without the refusal's first words;
         4 paused; 5 busy.
 `,
   async run(ctx) {
@@ -123,7 +126,11 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
     }
     const notes = [...repairs, ...driver.notes];
     if (off !== null) notes.push(offBranchWarning(off));
-    if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}\n`, notes);
+    // A merge keeps the commit the handoff was saved on in this branch's history; a rebase would rewrite it.
+    const next = "the commit stays; next: `git pull --no-rebase`, then `git push`";
+    if (r.pushFailed) notes.push(`${r.pushFailed}\n${next}`);
+    const code = r.pushFailed ? 2 : 0;
+    if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}\n`, notes, code);
     if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}\n`, notes);
     const lines = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit!.slice(0, 12)}`];
     if (r.attributes) lines.push(ATTRIBUTES_COMMITTED);
@@ -133,6 +140,6 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
     const skipped = skippedLine(r.skipped);
     if (skipped) lines.push(skipped);
     if (r.pushed) lines.push(`pushed to ${r.pushed}`);
-    return ok(`${lines.join("\n")}\n`, notes);
+    return ok(`${lines.join("\n")}\n`, notes, code);
   },
 };

@@ -1,4 +1,6 @@
 import path from "node:path";
+import { conflictNote } from "../git/merge-driver-config.ts";
+import { isConflicted } from "../schema/conflicted.ts";
 import { Refused } from "../errors.ts";
 import { exists } from "../store/fs.ts";
 import { quotedPath } from "../guard/quote.ts";
@@ -80,8 +82,12 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
     // A draft of this read's own, so that two sessions saving at once never share one (docs/decisions/drafts.md).
     out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
     if (kind === "handoff") {
-      const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"), ctx.env);
+      const text = got === null ? null : got.bytes.toString("utf8");
+      const note = checkpointNoteForHandoff(root, text, ctx.env);
       if (note !== null) out.stderr.push(`note: ${note.text}`);
+      // A draft made from two sides, or over a merge git has not finished, would pass for one handoff.
+      const conflict = await conflictNote(root, ctx.env, text !== null && isConflicted(text) ? ["HANDOFF.md"] : []);
+      if (conflict !== null) out.stderr.push(`warning: memory is conflicted: ${conflict}`);
       // Absent here but on file elsewhere: a new save now would stand in the way of bringing that one back.
       const branches = {};
       const away = got === null ? await handoffAway(root, ctx.env, null, branches) : null;

@@ -29,7 +29,7 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "hook.age-unknown", source: HOOK, text: "age unknown" },
   { id: "hook.lessons", source: HOOK, text: "session-handoff: project lessons exist (.ai/memory/LESSONS.md); the session-handoff skill consults the matching entries when resuming work." },
   { id: "hook.paused", source: HOOK, text: "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked." },
-  { id: "hook.conflicted", source: HOOK, doc: "docs/design.md#conflicted-memory", text: "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming." },
+  { id: "hook.conflicted", source: HOOK, doc: "docs/design.md#conflicted-memory", text: "session-handoff: memory files have unresolved merge conflicts (git holds them unmerged, or they hold conflict markers); do not resume from them: run the skill's `check`, which names the commands that resolve them." },
   { id: "hook.newest", source: HOOK, doc: "docs/design.md#a-handoff-away-from-the-working-tree", text: "session-handoff: {where}. Tell the user before resuming; `check` says the same." },
   // Where this clone's newest save is: check, brief and the hook say it alike.
   { id: "away.parked", source: "src/git/handoff-away.ts", doc: "docs/design.md#a-handoff-away-from-the-working-tree", text: "a handoff is parked {where}, not in the working tree: bring it back with {command}; {note}" },

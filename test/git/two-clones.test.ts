@@ -281,15 +281,15 @@ describe("two clones, a bare remote, two teammates", () => {
     expect(readFileSync(path.join(carol.dir, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(MARKERS);
     const check = carol.run(["check"]);
     expect(check.code).toBe(3);
-    expect(check.stdout).toContain("memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, archive the other, then check again");
+    expect(check.stdout).toContain("memory is conflicted: git holds HANDOFF.md");
     const json = JSON.parse(carol.run(["check", "--json"]).stdout);
-    expect(json).toMatchObject({ code: 3, parked: "conflicted", conflicted: ["HANDOFF.md"], mergeDriverMissing: true });
+    expect(json).toMatchObject({ code: 3, parked: "conflicted", conflicted: expect.arrayContaining(["HANDOFF.md"]), mergeDriverMissing: true });
     const b = brief(carol);
     expect(b.code).toBe(2);
-    expect(b.out).toMatch(/^HANDOFF\.md has unresolved merge conflicts: one side saved \S+Z, the other saved \S+Z; keep one side of each conflict \(archive the other\), then resume$/m);
+    expect(b.out).toMatch(/^HANDOFF\.md has unresolved merge conflicts: one side saved \S+Z, the other saved \S+Z; git holds HANDOFF\.md.* unmerged; do not load them: run `init` once/m);
     // The fixed sentence, pinned whole (it replaces the resume invitation).
     const hookOut = carol.run(["hook", "--mode", "session"]).stdout;
-    expect(hookOut).toContain("session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming.\n");
+    expect(hookOut).toContain("session-handoff: memory files have unresolved merge conflicts (git holds them unmerged, or they hold conflict markers); do not resume from them: run the skill's `check`, which names the commands that resolve them.\n");
     expect(hookOut).not.toContain("a parked handoff exists");
     expect(carol.run(["validate", "handoff"]).code).toBe(2);
     const doctor = carol.run(["doctor"]);
@@ -299,7 +299,8 @@ describe("two clones, a bare remote, two teammates", () => {
     expect(doctor.stdout).not.toMatch(/fix: .* publish/);
     const w = carol.run(["write", "handoff", "--expected-current-sha256", token(carol)], readFileSync(path.join(carol.dir, ".ai/memory/HANDOFF.md"), "utf8"));
     expect(w.code).toBe(2);
-    expect(w.stderr).toMatch(/^line \d+: conflicted: unresolved merge conflict markers \(<<<<<<<, =======, >>>>>>>\) from a merge: keep one side \(archive the other\), then save it whole$/m);
+    // Unmerged in git's index: refused before the document is looked at, nothing changed.
+    expect(w.stderr).toContain("memory operation refused: HANDOFF.md is conflicted; nothing was saved: git holds HANDOFF.md");
   });
 
   it("ledgers merge by entry id: both sides kept, a clashing id renumbered on their side with the old id noted", { timeout: 120_000 }, () => {

@@ -202,7 +202,7 @@ describe("init --dry-run says what the real run does", () => {
 });
 
 describe("init's commit: line", () => {
-  const COMMIT = "commit: the skill's copy and the team files above (docs/install.md)\n";
+  const COMMIT = "commit: the skill's copy and the team files above (docs/install.md); each teammate runs `init` once in their own clone too: what it writes to .git/config is not committed\n";
   it("only when this run changed a file git would commit: not on a second run, nor in a teammate's clone", () => {
     const p = project([".claude", ".codex"]);
     expect(p.run().stdout).toContain(COMMIT);

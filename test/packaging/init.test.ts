@@ -105,7 +105,7 @@ describe("npx session-handoff init, from the packed tarball", () => {
     expect(r.stdout).toContain("codex: created .codex/hooks.json\n");
     expect(r.stdout).toContain("check: node .agents/skills/session-handoff/scripts/memory_io.mjs doctor\n");
     // Uncommitted, they would be listed as the user's dirty files in every handoff (found by a newcomer).
-    expect(r.stdout).toContain("commit: the skill's copy and the team files above (docs/install.md)\n");
+    expect(r.stdout).toContain("commit: the skill's copy and the team files above (docs/install.md); each teammate runs `init` once in their own clone too");
     expect(r.stdout).toMatch(/^next: start a new session \(claude-code; codex: approve its hooks in \/hooks first\) and say "write a handoff" .*"resume where we left off"/m);
     expect(realpathSync(path.join(root, ".claude", "skills", "session-handoff"))).toBe(skill(root));
     for (const f of ["SKILL.md", "scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs", "references/handoff-schema.md"]) expect(existsSync(path.join(skill(root), f)), f).toBe(true);

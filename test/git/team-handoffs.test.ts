@@ -1,0 +1,200 @@
+// A newcomer's team flows: a bare remote, two clones with their own identities, the built helper
+// spawned in each; whose handoff a pull brought, conflicts in a clone without the merge driver,
+// memory untracked before a pull, a rejected `publish --push`, and the merge's archive.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { handoff, helper, tempDir } from "../helpers.ts";
+
+interface Clone {
+  dir: string;
+  git(...args: string[]): string;
+  run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+}
+
+function envOf(home: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
+  return { ...env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: home, XDG_CONFIG_HOME: `${home}/.config` };
+}
+
+/** A bare remote with one commit, and a function making a clone of it for a named teammate. */
+function team(): { remote: string; clone: (name: string) => Clone } {
+  const home = tempDir("sh-team-");
+  const remote = path.join(home, "remote.git");
+  execFileSync("git", ["init", "-q", "--bare", "-b", "main", remote], { env: envOf(home) });
+  const clone = (name: string): Clone => {
+    const dir = path.join(home, name);
+    const env = envOf(path.join(home, `${name}-home`));
+    mkdirSync(env.XDG_CONFIG_HOME!, { recursive: true });
+    execFileSync("git", ["clone", "-q", remote, dir], { env, stdio: "pipe" });
+    const email = `${name.toLowerCase()}@example.com`;
+    for (const [k, v] of [["user.name", name], ["user.email", email], ["pull.rebase", "false"], ["commit.gpgsign", "false"]])
+      execFileSync("git", ["config", k!, v!], { cwd: dir, env });
+    const run = (args: string[], input?: string) => helper([...args, "--root", dir], { input, env: { HOME: env.HOME!, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME!, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+    const g = (...args: string[]) => execFileSync("git", args, { cwd: dir, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+    return { dir, git: g, run };
+  };
+  const seed = clone("Seed");
+  writeFileSync(path.join(seed.dir, "index.js"), "module.exports = 1;\n");
+  seed.git("add", "-A");
+  seed.git("commit", "-qm", "initial");
+  seed.git("push", "-q", "origin", "main");
+  return { remote, clone };
+}
+
+function save(c: Clone, goal: string, step: string): void {
+  const tok = /CURRENT-SHA256: (\S+)/.exec(c.run(["read", "handoff"]).stdout)?.[1] ?? "absent";
+  // Empty anchors: write fills them from git.
+  const doc = handoff(goal).replace("## Next steps\n- none", `## Next steps\n1. ${step}`).replace(/- Date: .*\n$/, "");
+  const r = c.run(["write", "handoff", "--expected-current-sha256", tok], doc);
+  expect(r.code, r.stderr).toBe(0);
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+describe("a teammate's handoff, pulled", () => {
+  it("names whose save it is after a merge that kept it, and says the next step is theirs", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    save(me, "Me: add week units.", "Edit fmtLong");
+    sleep(1100);
+    save(tess, "Tess: fix negatives.", "Edit fmtShort");
+    expect(tess.run(["publish", "--push"]).code).toBe(0);
+    // My publish commit is the newest touching the handoff; the driver keeps Tess's later save.
+    expect(me.run(["publish"]).code).toBe(0);
+    me.git("pull", "-q", "--no-edit");
+    expect(me.git("log", "-1", "--format=%an", "--", ".ai/memory/HANDOFF.md")).toBe("Me");
+    const out = me.run(["brief"]).stdout;
+    expect(out).toContain("Goal: Tess: fix negatives.");
+    expect(out).toContain('its last commit is by "Tess" "tess@example.com"');
+    expect(out).not.toContain('"Me" "me@example.com"');
+    expect(out).toContain('Proposed next step: (the step of "Tess" "tess@example.com", saved in another clone) Edit fmtShort');
+  });
+});
+
+describe("a clone without the merge driver", () => {
+  it("sees memory git left unmerged, refuses a save over it, and names commands that resolve it", { timeout: 90_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    save(me, "Me: weeks.", "Edit fmtLong");
+    expect(me.run(["publish", "--push"]).code).toBe(0);
+    // Tess clones the committed attributes but never runs init: git merges memory as text.
+    const tess = clone("Tess");
+    sleep(1100);
+    save(tess, "Tess: negatives.", "Edit fmtShort");
+    tess.git("add", ".ai");
+    tess.git("commit", "-qm", "tess: handoff");
+    save(me, "Me: months.", "Edit fmtLong for months");
+    expect(me.run(["publish", "--push"]).code).toBe(0);
+    expect(() => tess.git("pull", "-q", "--no-edit")).toThrow();
+    const unmerged = tess.git("diff", "--name-only", "--diff-filter=U");
+    expect(unmerged).toContain(".ai/memory/HANDOFF.md");
+    const checkout = `git checkout -m -- ${unmerged.split("\n").join(" ")}`;
+    const check = tess.run(["check"]);
+    expect(check.code).toBe(3);
+    expect(check.stdout).toContain("memory is conflicted: git holds HANDOFF.md");
+    expect(check.stdout).toContain("run `init` once in this clone");
+    expect(check.stdout).toContain(checkout);
+    expect(check.stderr).toContain("this clone's git config lacks it");
+    expect(tess.run(["hook", "--mode", "session"]).stdout).toContain("do not resume from them: run the skill's `check`");
+    const read = tess.run(["read", "handoff"]);
+    expect(read.stderr).toContain("warning: memory is conflicted: git holds HANDOFF.md");
+    // A save over the conflicted file is refused and changes nothing.
+    const before = readFileSync(path.join(tess.dir, ".ai/memory/HANDOFF.md"), "utf8");
+    const tok = /CURRENT-SHA256: (\S+)/.exec(read.stdout)![1]!;
+    const w = tess.run(["write", "handoff", "--expected-current-sha256", tok], handoff("Tess: after the merge."));
+    expect(w.code).toBe(2);
+    expect(w.stderr).toContain("memory operation refused: HANDOFF.md is conflicted; nothing was saved");
+    expect(readFileSync(path.join(tess.dir, ".ai/memory/HANDOFF.md"), "utf8")).toBe(before);
+    // The journal's markers alone still count once the handoff's conflict is gone from the tree.
+    writeFileSync(path.join(tess.dir, ".ai/memory/HANDOFF.md"), readFileSync(path.join(me.dir, ".ai/memory/HANDOFF.md")));
+    expect(tess.run(["check"]).code).toBe(3);
+    const b = tess.run(["brief"]);
+    expect(b.code).toBe(2);
+    expect(b.stdout).toContain(checkout);
+    // Following the words: init, git merges again with the driver, the merge is committed.
+    mkdirSync(path.join(tess.dir, ".claude"));
+    const init = tess.run(["init"]);
+    expect(init.code, init.stderr).toBe(0);
+    tess.git("checkout", "-m", "--", ...unmerged.split("\n"));
+    tess.git("add", ".ai/memory");
+    tess.git("commit", "-q", "--no-edit");
+    const after = tess.run(["check"]);
+    expect(after.stdout).toBe("a handoff is parked and can be resumed\n");
+    expect(after.code).toBe(2);
+  });
+});
+
+describe("publish --push that git rejects", () => {
+  it("says the commit was made and stays, and the next commands work", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    writeFileSync(path.join(tess.dir, "readme.md"), "t\n");
+    tess.git("add", "-A");
+    tess.git("commit", "-qm", "tess: readme");
+    tess.git("push", "-q");
+    save(me, "Me: weeks.", "Edit fmtLong");
+    const p = me.run(["publish", "--push"]);
+    expect(p.code).toBe(2);
+    expect(p.stdout).toMatch(/^published \d+ file\(s\) in [0-9a-f]{12}$/m);
+    expect(p.stderr).toContain("but the push failed (git exit 1)");
+    expect(p.stderr).toContain("the commit stays; next: `git pull --no-rebase`, then `git push`");
+    expect(p.stderr).not.toContain("memory operation refused");
+    expect(me.git("log", "-1", "--format=%s")).toBe("session-handoff: publish session memory");
+    me.git("pull", "-q", "--no-rebase", "--no-edit");
+    me.git("push", "-q");
+    const again = me.run(["publish", "--push"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain("not in this branch's history");
+  });
+});
+
+describe("memory untracked here, a teammate's published", () => {
+  it("doctor says to publish before pulling, which git would stop", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    save(me, "Me: weeks.", "Edit fmtLong");
+    save(tess, "Tess: negatives.", "Edit fmtShort");
+    expect(tess.run(["publish", "--push"]).code).toBe(0);
+    me.git("fetch", "-q");
+    const d = me.run(["doctor"]);
+    expect(d.stdout).toContain("this clone's memory is untracked and its upstream holds a published .ai/memory/HANDOFF.md");
+    expect(d.stdout).toMatch(/fix: .*publish --root .* first \(it commits this clone's memory\), then `git pull`/);
+    expect(() => me.git("pull", "-q", "--no-edit")).toThrow(/untracked working tree files would be overwritten/);
+    expect(me.run(["publish"]).code).toBe(0);
+    me.git("pull", "-q", "--no-edit");
+    expect(me.run(["doctor"]).stdout).not.toContain("memory is untracked");
+  });
+});
+
+describe("the merge driver's archive, pushed without publish", () => {
+  it("archives show says which clone holds the archive a Merged-with line names", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    save(me, "Me: weeks.", "Edit fmtLong");
+    expect(me.run(["publish", "--push"]).code).toBe(0);
+    tess.git("pull", "-q");
+    sleep(1100);
+    save(tess, "Tess: negatives.", "Edit fmtShort");
+    expect(tess.run(["publish", "--push"]).code).toBe(0);
+    sleep(1100);
+    save(me, "Me: months.", "Edit fmtLong for months");
+    expect(me.run(["publish"]).code).toBe(0);
+    me.git("pull", "-q", "--no-edit");
+    me.git("push", "-q");
+    tess.git("pull", "-q", "--no-edit");
+    const text = readFileSync(path.join(tess.dir, ".ai/memory/HANDOFF.md"), "utf8");
+    const name = /^Merged-with: archive\/(\S+?\.md)/m.exec(text)![1]!;
+    const show = tess.run(["archives", "show", name]);
+    expect(show.code).toBe(3);
+    expect(show.stderr).toContain("Merged-with: line names it, but the clone that made that merge holds it until it runs `publish`");
+  });
+});
