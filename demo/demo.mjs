@@ -46,7 +46,9 @@ function fail(message) {
 
 try {
   if (existsSync(path.join(repo, ".git"))) {
-    execFileSync("git", ["clone", "--quiet", "--no-local", repo, project], { stdio: ["ignore", "pipe", "pipe"] });
+    // A local clone hard-links the objects (git never changes an object file); --no-local packed
+    // the whole history again: 9 of the demo's 11 CPU seconds here (docs/decisions/test-speed.md).
+    execFileSync("git", ["clone", "--quiet", repo, project], { stdio: ["ignore", "pipe", "pipe"] });
     const commits = git("rev-list", "--count", "HEAD").trim();
     console.log(`Scratch clone of this repository's own history (${commits} commits), in a temporary folder the demo removes when it ends`);
   } else {

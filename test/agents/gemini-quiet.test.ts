@@ -3,7 +3,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, handoff, helper, save, tempDir, tokenOf, type Run } from "../helpers.ts";
+import { gitRepo, handoff, helper, tempDir, type Run } from "../helpers.ts";
+import { saveIn, tokenIn } from "../in-process.ts";
 import { cpText, hookInput, transcript } from "../verbs/support.ts";
 
 const TOKEN = ["gh", "p_", "R8x2Lq9vT4mN7pK3sW6yZ1aB5cD0eF8gH2jJ"].join("");
@@ -23,9 +24,9 @@ describe("hook --format gemini", () => {
 
   it("nothing to say: {}", () => expect(quiet(hook(gitRepo()))).toEqual({}));
 
-  it("a handoff: the sentence as additionalContext, nothing on stderr", () => {
+  it("a handoff: the sentence as additionalContext, nothing on stderr", async () => {
     const root = gitRepo();
-    save(root, handoff("goal"));
+    await saveIn(root, handoff("goal"));
     expect(context(hook(root))).toContain("parked handoff exists");
   });
 
@@ -47,9 +48,9 @@ describe("hook --format gemini", () => {
     expect(quiet(r)).toEqual({});
   });
 
-  it("a root found above the start (`using root …` elsewhere) says nothing on stderr", () => {
+  it("a root found above the start (`using root …` elsewhere) says nothing on stderr", async () => {
     const root = gitRepo();
-    save(root, handoff("goal"));
+    await saveIn(root, handoff("goal"));
     mkdirSync(path.join(root, "src"));
     const r = helper(["hook", "--mode", "session", "--format", "gemini", "--root", path.join(root, "src")], { cwd: root, input: "" });
     expect(context(r)).toContain("parked handoff exists");
@@ -104,9 +105,9 @@ describe("checkpoint --format gemini", () => {
 
   it("busy: {} and no stderr", async () => {
     const root = gitRepo();
-    save(root, handoff("goal"));
+    await saveIn(root, handoff("goal"));
     const { parkedAt } = await import("../reliability/support.ts");
-    const held = await parkedAt(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], "before-publication", handoff("goal 2"));
+    const held = await parkedAt(["write", "handoff", "--root", root, "--expected-current-sha256", await tokenIn(root)], "before-publication", handoff("goal 2"));
     expect(held.parked).toBe(true);
     const r = cp(root);
     held.go();

@@ -77,6 +77,8 @@ function golden(name: string, actual: string): string {
 
 describe("hook --format", () => {
   const cases = FORMATS.flatMap((format) => (["handoff", "foreign", "lessons"] as State[]).map((state) => [format, state] as const));
+  // The text hook's output in a project of each state: it names no path, so one run serves every format.
+  const textOf: Partial<Record<State, string>> = {};
 
   it.each(cases)("%s, %s: matches its golden, parses as the harness does, stays short", (format, state) => {
     const root = project(state);
@@ -85,8 +87,8 @@ describe("hook --format", () => {
     expect(r.stdout).toBe(golden(`${format}.${state}.txt`, r.stdout));
     expect(r.stdout.length).toBeLessThan(HOOK_LIMIT);
     const context = HARNESS_READS[format](r.stdout);
-    // The same sentences in every envelope: text is the reference.
-    const text = helper(["hook", "--mode", "session", "--root", root]).stdout;
+    // The same sentences in every envelope: text is the reference, run once for each state.
+    const text = (textOf[state] ??= helper(["hook", "--mode", "session", "--root", root]).stdout);
     expect(context.trimEnd()).toBe(text.trimEnd());
     expect(context).not.toContain("IGNORE PREVIOUS");
     if (state === "handoff") expect(context).toContain("parked handoff exists");

@@ -1,26 +1,29 @@
-// Regression tests for what a hostile tester found (one block per finding).
+// Regression tests for what a hostile tester found (one block per finding). The verbs run in
+// this process (inProcess); the lock's takeover, which is about another process's leftovers,
+// spawns the bundle.
 import { execFileSync } from "node:child_process";
 import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { archives, gitRepo, handoff, helper, memFiles, save, snapshot, tempDir, unstamped } from "../helpers.ts";
+import { archives, gitRepo, handoff, helper, memFiles, snapshot, tempDir, unstamped } from "../helpers.ts";
+import { inProcess, saveIn } from "../in-process.ts";
 
 const mem = (root: string, ...p: string[]) => path.join(root, ".ai", "memory", ...p);
 
 describe("a claim that is already the current file (a restore that died before its unlink)", () => {
-  it.each(["handoff", "lessons"] as const)("recover drops it: %s stays single-linked, readable, unarchived", (kind) => {
+  it.each(["handoff", "lessons"] as const)("recover drops it: %s stays single-linked, readable, unarchived", async (kind) => {
     const root = gitRepo();
     const name = kind === "handoff" ? "HANDOFF.md" : "LESSONS.md";
     const doc = kind === "handoff" ? handoff("v1") : "<!-- memory-schema: v1 -->\n# Lessons\n\n- one\n";
-    expect(helper(["write", kind, "--root", root, "--expected-current-sha256", "absent"], { input: doc }).code).toBe(0);
+    expect((await inProcess(["write", kind, "--root", root, "--expected-current-sha256", "absent"], { input: doc })).code).toBe(0);
     linkSync(mem(root, name), mem(root, `.${name}.claim-99999-0badc0de`));
-    expect(helper(["check", "--root", root]).code).toBe(1);
-    const r = helper(["recover", "--root", root]);
+    expect((await inProcess(["check", "--root", root])).code).toBe(1);
+    const r = await inProcess(["recover", "--root", root]);
     expect(r.code, r.stderr).toBe(0);
     expect(lstatSync(mem(root, name)).nlink).toBe(1);
     expect(archives(root)).toEqual([]);
     expect(memFiles(root).filter((n) => n.startsWith("."))).toEqual([]);
-    expect(helper(["read", kind, "--root", root]).code).toBe(0);
+    expect((await inProcess(["read", kind, "--root", root])).code).toBe(0);
     expect(unstamped(readFileSync(mem(root, name), "utf8"))).toBe(unstamped(doc));
   });
 });
@@ -32,7 +35,7 @@ describe("planted private names are refused, never published", () => {
     ["a directory claim for HANDOFF.md", (root: string) => mkdirSync(mem(root, ".HANDOFF.md.claim-1-00000000"))],
     ["a claim hard-linked to an outside file", (root: string, outside: string) => linkSync(path.join(outside, "secret.txt"), mem(root, ".HANDOFF.md.claim-1-00000000"))],
     ["a link temp for HANDOFF.md", (root: string, outside: string) => symlinkSync(path.join(outside, "secret.txt"), mem(root, ".HANDOFF.md.tmp-1-00000000"))],
-  ])("%s", (_name, plant) => {
+  ])("%s", async (_name, plant) => {
     const root = gitRepo();
     mkdirSync(mem(root), { recursive: true, mode: 0o700 });
     const outside = tempDir("sh-outside-");
@@ -41,7 +44,7 @@ describe("planted private names are refused, never published", () => {
     const before = snapshot(root);
     const outsideBefore = snapshot(outside);
     for (const args of [["recover", "--root", root], ["write", "handoff", "--root", root, "--expected-current-sha256", "absent"]]) {
-      const r = helper(args, { input: handoff("x") });
+      const r = await inProcess(args, { input: handoff("x") });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/holds a private name of the helper but is not a file it left; move it away, then retry/);
       expect(snapshot(root)).toEqual(before);
@@ -52,12 +55,12 @@ describe("planted private names are refused, never published", () => {
 });
 
 describe("pruning never deletes the version this save archived", () => {
-  it("keeps it even when five archive names carry later times", () => {
+  it("keeps it even when five archive names carry later times", async () => {
     const root = gitRepo();
-    const t = save(root, handoff("KEEPME"), "absent");
+    const t = await saveIn(root, handoff("KEEPME"), "absent");
     mkdirSync(mem(root, "archive"), { mode: 0o700 });
     for (let i = 1; i <= 5; i++) writeFileSync(mem(root, "archive", `HANDOFF-2099-01-0${i}T00-00-00.000000Z-0000000${i}.md`), handoff(`future ${i}`));
-    const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", t], { input: handoff("v2") });
+    const r = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", t], { input: handoff("v2") });
     expect(r.code, r.stderr).toBe(0);
     const name = /archived previous handoff as (\S+)/.exec(r.stdout)![1]!;
     expect(unstamped(readFileSync(mem(root, "archive", name), "utf8"))).toBe(unstamped(handoff("KEEPME")));
@@ -78,7 +81,7 @@ const canMount = (() => {
 })();
 
 describe("a file system error after the claim", () => {
-  it.skipIf(!canMount)("a full disk refuses the save and leaves the prior handoff current, nothing behind", () => {
+  it.skipIf(!canMount)("a full disk refuses the save and leaves the prior handoff current, nothing behind", async () => {
     const dir = tempDir("sh-full-");
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir]);
     onTestFinished(() => {
@@ -86,23 +89,23 @@ describe("a file system error after the claim", () => {
     });
     const root = path.join(dir, "p");
     mkdirSync(root);
-    const t = save(root, handoff("v1"), "absent");
+    const t = await saveIn(root, handoff("v1"), "absent");
     writeFileSync(path.join(dir, "fill"), Buffer.alloc(200_000, 1));
     const big = handoff(`v2\n${"- filler line of some length\n".repeat(3000)}`);
-    const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", t], { input: big });
+    const r = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", t], { input: big });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^memory operation refused: cannot save HANDOFF\.md: .*nothing was changed/);
     expect(unstamped(readFileSync(mem(root, "HANDOFF.md"), "utf8"))).toBe(unstamped(handoff("v1")));
     expect(memFiles(root).filter((n) => n.startsWith("."))).toEqual([]);
     expect(archives(root)).toEqual([]);
-    expect(helper(["check", "--root", root]).code).toBe(2);
+    expect((await inProcess(["check", "--root", root])).code).toBe(2);
   });
 });
 
 describe("the lock", () => {
-  it("takes over an ownerless lock left by a kill right after mkdir", () => {
+  it("takes over an ownerless lock left by a kill right after mkdir", async () => {
     const root = gitRepo();
-    const t = save(root, handoff("a"), "absent");
+    const t = await saveIn(root, handoff("a"), "absent");
     mkdirSync(mem(root, ".lock"), { mode: 0o700 });
     // As proper-lockfile leaves it: mtime a second ahead of the clock; made seconds ago.
     const future = new Date(Date.now() + 1000);
@@ -114,17 +117,17 @@ describe("the lock", () => {
 });
 
 describe("root-level leftovers with no memory dir", () => {
-  it("check says 1, recover repairs, read-target then works", () => {
+  it("check says 1, recover repairs, read-target then works", async () => {
     const root = gitRepo();
     writeFileSync(path.join(root, ".CLAUDE.md.claim-4242-0123abcd"), "old\n");
-    expect(helper(["read-target", "--root", root, "--target", "CLAUDE.md"]).stderr).toMatch(/run `recover`/);
-    expect(helper(["check", "--root", root]).code).toBe(1);
-    const r = helper(["recover", "--root", root]);
+    expect((await inProcess(["read-target", "--root", root, "--target", "CLAUDE.md"])).stderr).toMatch(/run `recover`/);
+    expect((await inProcess(["check", "--root", root])).code).toBe(1);
+    const r = await inProcess(["recover", "--root", root]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/CLAUDE\.md: rolled back/);
     expect(readFileSync(path.join(root, "CLAUDE.md"), "utf8")).toBe("old\n");
-    expect(helper(["read-target", "--root", root, "--target", "CLAUDE.md"]).code).toBe(0);
-    expect(helper(["check", "--root", root]).code).toBe(0);
+    expect((await inProcess(["read-target", "--root", root, "--target", "CLAUDE.md"])).code).toBe(0);
+    expect((await inProcess(["check", "--root", root])).code).toBe(0);
   });
 });
 
@@ -132,10 +135,10 @@ describe("a refusal creates nothing", () => {
   it.each([
     ["write with a stale token", (root: string) => ["write", "handoff", "--root", root, "--expected-current-sha256", "0".repeat(64)]],
     ["promote with a stale token", (root: string) => ["promote", "--root", root, "--target", "AGENTS.md", "--expected-current-sha256", "0".repeat(64)]],
-  ])("%s on a project with no .ai", (_name, args) => {
+  ])("%s on a project with no .ai", async (_name, args) => {
     const root = gitRepo();
     const before = snapshot(root);
-    const r = helper(args(root), { input: handoff("x") });
+    const r = await inProcess(args(root), { input: handoff("x") });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/changed since it was read \(expected 0{64}, current absent\)/);
     expect(snapshot(root)).toEqual(before);
@@ -143,12 +146,12 @@ describe("a refusal creates nothing", () => {
 });
 
 describe("git runs nothing a repository configures", () => {
-  it("anchors does not run core.fsmonitor", () => {
+  it("anchors does not run core.fsmonitor", async () => {
     const root = gitRepo();
     const marker = path.join(tempDir("sh-fsmon-"), "ran");
     execFileSync("git", ["config", "core.fsmonitor", `touch ${marker}; false`], { cwd: root });
-    expect(helper(["anchors", "--root", root]).code).toBe(0);
-    expect(helper(["drift", "--root", root]).code).toBe(3);
+    expect((await inProcess(["anchors", "--root", root])).code).toBe(0);
+    expect((await inProcess(["drift", "--root", root])).code).toBe(3);
     expect(existsSync(marker)).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import path from "node:path";
 import { expect } from "vitest";
 import { archives, cleanEnv, HELPER, MARKER, handoff, helper, sha, tempDir, unstamped, waitFor, type Run } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 /** Every failpoint phase, in protocol order. */
 export const PHASES = ["read-opened", "before-claim", "after-claim", "after-archive", "before-publication", "after-publication", "before-prune"] as const;
@@ -117,6 +118,13 @@ export const SUBJECTS: Record<Subject["name"], Subject> = {
 /** Saves `doc` for `subject` over nothing, through the helper. */
 export function seed(root: string, subject: Subject, body: string): string {
   const r = helper(subject.writeArgs(root, "absent"), { input: subject.input(body, null) });
+  expect(r.code, r.stderr).toBe(0);
+  return /CURRENT-SHA256: (\S+)\n$/.exec(r.stdout)![1]!;
+}
+
+/** As `seed`, the save run in this process (inProcess): for tests whose subject is not the process. */
+export async function seedIn(root: string, subject: Subject, body: string): Promise<string> {
+  const r = await inProcess(subject.writeArgs(root, "absent"), { input: subject.input(body, null) });
   expect(r.code, r.stderr).toBe(0);
   return /CURRENT-SHA256: (\S+)\n$/.exec(r.stdout)![1]!;
 }
