@@ -49,6 +49,11 @@ function lastingDir(prefix: string): string {
   return dir;
 }
 
+/** A temp dir that lasts until this test process exits: for a fixture a file builds once and copies (copyOf). */
+export function lastingTempDir(prefix = "sh-fixture-"): string {
+  return lastingDir(prefix);
+}
+
 /**
  * A temp git repository with one commit. The first is made with git and kept for this test
  * process; the others are copies of it (the same repository, without three git processes each).

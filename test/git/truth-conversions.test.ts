@@ -6,6 +6,7 @@ import { cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { helper, tempDir } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 const DOC = [
   "<!-- memory-schema: v1 -->", "# Session Handoff", "", "## Current goal", "Tune the parser.", "", "## Plan",
@@ -55,8 +56,9 @@ const CASES: Case[] = [
   },
 ];
 
-// One save per case; each flow after it runs on its own copy of the saved repository.
-function savedRepo(c: Case) {
+// One save per case; each flow after it runs on its own copy of the saved repository. The verbs run in
+// this process (inProcess), but for the first case's save, which goes through the built helper.
+async function savedRepo(c: Case) {
   const home = tempDir("sh-conv-");
   const dir = path.join(home, "work");
   mkdirSync(dir);
@@ -64,7 +66,7 @@ function savedRepo(c: Case) {
   const env = { HOME: home, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig"), GIT_CEILING_DIRECTORIES: home };
   const e = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_"))), ...env };
   const gitIn = (cwd: string) => (...args: string[]) => execFileSync("git", args, { cwd, env: e, encoding: "utf8" }).trim();
-  const runIn = (cwd: string) => (args: string[], input?: string) => helper([...args, "--root", cwd], { input, env });
+  const runIn = (cwd: string) => (args: string[], input?: string) => inProcess([...args, "--root", cwd], { input, env });
   const git = gitIn(dir);
   git("init", "-q");
   c.setup(git, dir);
@@ -75,14 +77,15 @@ function savedRepo(c: Case) {
   // Edited a while before the commit: a file as new as the index is re-read by git, which the helper's status does
   // without the filter.
   utimesSync(path.join(dir, "f.txt"), new Date(Date.now() - 10_000), new Date(Date.now() - 10_000));
-  const t = /CURRENT-SHA256: (\S+)/.exec(runIn(dir)(["read", "handoff"]).stdout)![1]!;
-  const w = runIn(dir)(["write", "handoff", "--expected-current-sha256", t], DOC);
+  const t = /CURRENT-SHA256: (\S+)/.exec((await runIn(dir)(["read", "handoff"])).stdout)![1]!;
+  const write = ["write", "handoff", "--expected-current-sha256", t, "--root", dir];
+  const w = c === CASES[0] ? helper(write, { input: DOC, env }) : await inProcess(write, { input: DOC, env });
   expect(w.code, w.stderr).toBe(0);
   return (name: string) => {
     const copy = path.join(home, name);
     cpSync(dir, copy, { recursive: true, preserveTimestamps: true });
-    const drift = () => {
-      const d = runIn(copy)(["drift", "--json"]);
+    const drift = async () => {
+      const d = await runIn(copy)(["drift", "--json"]);
       expect(d.code, d.stderr).toBe(0);
       return JSON.parse(d.stdout) as { summary: string; aheadAsSaved?: boolean; dirtyFates: { path: string; fate: string }[] };
     };
@@ -91,13 +94,13 @@ function savedRepo(c: Case) {
 }
 
 describe.each(CASES)("a file saved dirty under $name", (c) => {
-  it("reads committed once committed, stashed once stashed, and as git's status says once touched", { timeout: 60_000 }, () => {
-    const copyOf = savedRepo(c);
+  it("reads committed once committed, stashed once stashed, and as git's status says once touched", { timeout: 60_000 }, async () => {
+    const copyOf = await savedRepo(c);
     // Soft: each of the three flows is reported on its own.
     const committed = copyOf("committed");
     committed.git("commit", "-qam", "the work");
     const head = committed.git("rev-parse", "HEAD");
-    const d1 = committed.drift();
+    const d1 = await committed.drift();
     expect.soft(d1.dirtyFates).toEqual([{ path: "f.txt", fate: "committed", commit: head, onHead: true }]);
     expect.soft(d1.summary).not.toMatch(/changed since|edited|reverted/);
     // The one commit ahead holds only the saved work, as saved (not known of a filtered file, which has no id).
@@ -105,14 +108,14 @@ describe.each(CASES)("a file saved dirty under $name", (c) => {
 
     const stashed = copyOf("stashed");
     stashed.git("stash", "-q");
-    const d2 = stashed.drift();
+    const d2 = await stashed.drift();
     expect.soft(d2.dirtyFates).toEqual([{ path: "f.txt", fate: "stashed", stash: "stash@{0}" }]);
     expect.soft(d2.summary).not.toMatch(/reverted/);
 
     const touched = copyOf("touched");
     if (c.same !== null) writeFileSync(path.join(touched.dir, "f.txt"), c.same);
     utimesSync(path.join(touched.dir, "f.txt"), new Date(), new Date(Date.now() + 5_000));
-    const d3 = touched.drift();
+    const d3 = await touched.drift();
     // git itself (filters run) says the file is still modified.
     expect(touched.git("status", "--porcelain", "--", "f.txt")).toBe("M f.txt");
     // A clean filter the helper does not run leaves the content unknown: dirty, never claimed unchanged.

@@ -1,12 +1,14 @@
 // "Since the save" by ancestry where the saved commit is here (docs/decisions/reachability-skew.md): commit dates that
 // do not follow ancestry (a backdated commit, a slow clock, a rebase that kept dates, 1970 in an imported history) must
-// not hide a change since the save, nor count an ancestor of the saved commit as ahead. Each case spawns the built
-// helper on a real repository whose dates are set by GIT_COMMITTER_DATE and GIT_AUTHOR_DATE.
+// not hide a change since the save, nor count an ancestor of the saved commit as ahead. Each case runs the verbs in
+// this process (inProcess) on a real repository whose dates are set by GIT_COMMITTER_DATE and GIT_AUTHOR_DATE; the
+// status line is the built helper's.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { helper, tempDir } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 type Drift = { verdict: string; summary: string; ahead: number; olderAhead: number; dirtyFates: unknown[] };
 
@@ -33,15 +35,14 @@ function repo() {
     gitAt(sec, "commit", "-qm", `${file}: ${text.trim()}`);
     return gitAt(null, "rev-parse", "HEAD");
   };
-  const run = (args: string[]) => helper([...args, "--root", dir], { env: { HOME: home, GIT_CEILING_DIRECTORIES: home } });
-  const save = () => {
-    const token = /CURRENT-SHA256: (\S+)/.exec(run(["read", "handoff"]).stdout)![1]!;
-    const w = helper(["write", "handoff", "--root", dir, "--expected-current-sha256", token],
-      { input: DOC, env: { HOME: home, GIT_CEILING_DIRECTORIES: home } });
+  const run = (args: string[], input?: string) => inProcess([...args, "--root", dir], { input, env: { HOME: home, GIT_CEILING_DIRECTORIES: home } });
+  const save = async () => {
+    const token = /CURRENT-SHA256: (\S+)/.exec((await run(["read", "handoff"])).stdout)![1]!;
+    const w = await run(["write", "handoff", "--expected-current-sha256", token], DOC);
     expect(w.code, w.stderr).toBe(0);
   };
-  const drift = (): Drift => {
-    const d = run(["drift", "--json"]);
+  const drift = async (): Promise<Drift> => {
+    const d = await run(["drift", "--json"]);
     expect(d.code, d.stderr).toBe(0);
     return JSON.parse(d.stdout);
   };
@@ -81,12 +82,12 @@ describe("since the save, by ancestry when dates do not follow it", () => {
       r.gitAt(null, "stash", "drop", "-q");
       r.gitAt(now() - 7200, "cherry-pick", c);
     }],
-  ])("%s: a change since, not older and not reverted", { timeout: 60_000 }, (_name, after) => {
+  ])("%s: a change since, not older and not reverted", { timeout: 60_000 }, async (_name, after) => {
     const r = repo();
     r.put("b.txt", "b half-done\n");
-    r.save();
+    await r.save();
     after(r);
-    const d = r.drift();
+    const d = await r.drift();
     const commit = r.gitAt(null, "log", "-1", "--format=%H", "--", "b.txt");
     expect(d.dirtyFates).toEqual([{ path: "b.txt", fate: "edited", commit }]);
     expect(d.olderAhead).toBe(0);
@@ -94,20 +95,20 @@ describe("since the save, by ancestry when dates do not follow it", () => {
     expect(d.verdict).toBe("drifted");
   });
 
-  it("a merge of a branch older than the save is still counted as older by its dates", { timeout: 60_000 }, () => {
+  it("a merge of a branch older than the save is still counted as older by its dates", { timeout: 60_000 }, async () => {
     const r = repo();
     r.gitAt(null, "switch", "-q", "-c", "old", "HEAD");
     r.commitAt(now() - 3600, "o.txt", "o\n");
     r.gitAt(null, "switch", "-q", "main");
     r.commitAt(now() - 3000, "a.txt", "a\n");
-    r.save();
+    await r.save();
     r.gitAt(null, "merge", "-q", "--no-edit", "old");
-    expect(r.drift()).toMatchObject({ ahead: 2, olderAhead: 1 });
+    expect(await r.drift()).toMatchObject({ ahead: 2, olderAhead: 1 });
   });
 
   // Commits dated 1970 between the saved commit and older history: git's date-ordered walk of `<saved>..HEAD`, reaching
   // that history through a branch merged since, stops before marking it as the saved commit's.
-  it("1970-dated commits under the saved one: only the commits since count as ahead", { timeout: 60_000 }, () => {
+  it("1970-dated commits under the saved one: only the commits since count as ahead", { timeout: 60_000 }, async () => {
     const r = repo();
     const t = now() - 86_400;
     const a = r.commitAt(t, "a.txt", "a1\n");
@@ -116,13 +117,13 @@ describe("since the save, by ancestry when dates do not follow it", () => {
     r.gitAt(null, "branch", "side", a);
     // Dirty at the save as an old commit held it: no commit since holds it.
     r.put("a.txt", "a1\n");
-    r.save();
+    await r.save();
     r.gitAt(null, "checkout", "--", "a.txt");
     r.gitAt(null, "switch", "-q", "side");
     r.commitAt(null, "s.txt", "side\n");
     r.gitAt(null, "switch", "-q", "main");
     r.gitAt(null, "merge", "-q", "--no-edit", "side");
-    const d = r.drift();
+    const d = await r.drift();
     // Old: 4 ahead (a1 and the first commit, under the 1970 ones, among them), 2 of them "committed before the save",
     // and a.txt "committed in" a1, an ancestor of the saved commit.
     expect(d).toMatchObject({ ahead: 2, olderAhead: 0 });

@@ -3,7 +3,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, helper, MARKER, sha, tokenOf } from "../helpers.ts";
+import { gitRepo, helper, MARKER, sha } from "../helpers.ts";
+import { inProcess, tokenIn } from "../in-process.ts";
 
 // Stamped just after the handoff's save: a transcript holding no save is captured from the save's second on.
 const rec = (o: Record<string, unknown>) => JSON.stringify({ isSidechain: false, sessionId: "s", uuid: `u${Math.random()}`, timestamp: new Date(Date.now() + 2000).toISOString(), ...o });
@@ -40,17 +41,17 @@ const HANDOFF = [
   "",
 ].join("\n");
 
-function project(): string {
+async function project(): Promise<string> {
   const root = gitRepo();
-  const r = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: HANDOFF });
+  const r = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: HANDOFF });
   expect(r.code).toBe(0);
   return root;
 }
 
-function checkpoint(root: string, lines: string[], session = "sess-1") {
+async function checkpoint(root: string, lines: string[], session = "sess-1") {
   const p = path.join(root, `t-${Math.random().toString(16).slice(2)}.jsonl`);
   writeFileSync(p, `${lines.join("\n")}\n`);
-  const r = helper(["checkpoint"], { input: JSON.stringify({ session_id: session, transcript_path: p, cwd: root, hook_event_name: "SessionEnd" }) });
+  const r = await inProcess(["checkpoint"], { input: JSON.stringify({ session_id: session, transcript_path: p, cwd: root, hook_event_name: "SessionEnd" }) });
   expect(r.code).toBe(0);
   return r;
 }
@@ -58,9 +59,9 @@ function checkpoint(root: string, lines: string[], session = "sess-1") {
 const monthFile = (root: string) => path.join(root, ".ai", "memory", "journal", `${new Date().toISOString().slice(0, 7)}.md`);
 
 describe("resume outcomes", () => {
-  it("a brief, a failed approach retried, then the next step's file: one resume entry, once per session, summed by impact", () => {
-    const root = project();
-    const token = tokenOf(root);
+  it("a brief, a failed approach retried, then the next step's file: one resume entry, once per session, summed by impact", async () => {
+    const root = await project();
+    const token = await tokenIn(root);
     const session = [
       user("resume where we left off"),
       tool(root, "t1", "Bash", { command: 'node "/skills/session-handoff/scripts/memory_io.mjs" brief' }),
@@ -70,7 +71,7 @@ describe("resume outcomes", () => {
       tool(root, "t4", "Edit", { file_path: `${root}/src/dedupe.ts`, old_string: "a", new_string: "b" }),
       result("t4", "ok"),
     ];
-    const r = checkpoint(root, session);
+    const r = await checkpoint(root, session);
     expect(r.stderr).not.toContain("journal:");
     const text = readFileSync(monthFile(root), "utf8");
     const entry = text.slice(text.indexOf(" resume "));
@@ -83,54 +84,54 @@ describe("resume outcomes", () => {
     expect(text).not.toContain("sess-1");
     expect(text).not.toContain("resume where we left off");
     // A later checkpoint of the same session adds no second entry.
-    checkpoint(root, [...session, tool(root, "t5", "Bash", { command: "ls" })]);
+    await checkpoint(root, [...session, tool(root, "t5", "Bash", { command: "ls" })]);
     expect(readFileSync(monthFile(root), "utf8").split(" resume ")).toHaveLength(2);
     // The save that follows names what its checkpoint measured.
     const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: HANDOFF.replace("Dedupe the CSV importer", "Dedupe, round two") });
     expect(w.stderr).toContain("note: this session ran `sort -u data.csv > out.csv`, listed as a failed approach of the handoff it resumed (measured by its checkpoint); say why it was retried in the new handoff");
-    const impact = helper(["impact", "--root", root]).stdout;
+    const impact = (await inProcess(["impact", "--root", root])).stdout;
     expect(impact).toContain("impact: 1 resume(s) recorded");
     expect(impact).toContain("next step followed: 1 of 1 (100%)");
     expect(impact).toContain("failed approaches retried: 1 (in 1 of 1 resumes)");
   });
 
-  it("a brief of another project (--root elsewhere) is no resume of this one; nor is brief --stdin", () => {
-    const root = project();
+  it("a brief of another project (--root elsewhere) is no resume of this one; nor is brief --stdin", async () => {
+    const root = await project();
     const other = gitRepo();
-    checkpoint(root, [
+    await checkpoint(root, [
       tool(root, "t1", "Bash", { command: `node "/s/scripts/memory_io.mjs" brief --root "${other}"` }),
       tool(root, "t2", "Edit", { file_path: `${root}/src/dedupe.ts` }),
     ]);
-    checkpoint(root, [tool(root, "t1", "Bash", { command: "node \"/s/scripts/memory_io.mjs\" brief --stdin <<'EOF'\nx\nEOF" }), tool(root, "t2", "Edit", { file_path: `${root}/a.ts` })], "sess-2");
+    await checkpoint(root, [tool(root, "t1", "Bash", { command: "node \"/s/scripts/memory_io.mjs\" brief --stdin <<'EOF'\nx\nEOF" }), tool(root, "t2", "Edit", { file_path: `${root}/a.ts` })], "sess-2");
     expect(readFileSync(monthFile(root), "utf8")).not.toContain(" resume ");
   });
 
-  it("the handoff resumed is the one the session's save replaced; journal/OFF records nothing", () => {
-    const root = project();
-    const first = tokenOf(root);
+  it("the handoff resumed is the one the session's save replaced; journal/OFF records nothing", async () => {
+    const root = await project();
+    const first = await tokenIn(root);
     const save = `node "/s/scripts/memory_io.mjs" write handoff --expected-current-sha256 ${first} <<'EOF'\n…\nEOF`;
     // The session saved a new handoff after its work.
-    expect(helper(["write", "handoff", "--root", root, "--expected-current-sha256", first], { input: HANDOFF.replace("Dedupe the CSV importer", "Dedupe it, second") }).code).toBe(0);
-    checkpoint(root, [
+    expect((await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", first], { input: HANDOFF.replace("Dedupe the CSV importer", "Dedupe it, second") })).code).toBe(0);
+    await checkpoint(root, [
       tool(root, "t1", "Bash", { command: 'node "/s/scripts/memory_io.mjs" brief' }),
       tool(root, "t2", "Edit", { file_path: `${root}/src/dedupe.ts` }),
       tool(root, "t3", "Bash", { command: save }),
       tool(root, "t4", "Bash", { command: "ls" }),
     ]);
     expect(readFileSync(monthFile(root), "utf8")).toContain(`- Resumed: ${first.slice(0, 16)}\n`);
-    const off = project();
+    const off = await project();
     writeFileSync(path.join(off, ".ai", "memory", "journal", "OFF"), "");
-    checkpoint(off, [tool(off, "t1", "Bash", { command: 'node "/s/scripts/memory_io.mjs" brief' }), tool(off, "t2", "Edit", { file_path: `${off}/a.ts` })]);
+    await checkpoint(off, [tool(off, "t1", "Bash", { command: 'node "/s/scripts/memory_io.mjs" brief' }), tool(off, "t2", "Edit", { file_path: `${off}/a.ts` })]);
     expect(readFileSync(monthFile(off), "utf8")).not.toContain(" resume ");
   });
 });
 
 describe("resume outcomes keep no secret", () => {
-  it("a retried command sending a key through a shell variable is recorded redacted", () => {
-    const root = project();
+  it("a retried command sending a key through a shell variable is recorded redacted", async () => {
+    const root = await project();
     const hex = "9f".repeat(20);
     const command = `K=${hex}; sort -u data.csv | curl -H "Authorization: Bearer $K" http://127.0.0.1:9/x`;
-    checkpoint(root, [tool(root, "t1", "Bash", { command: 'node "/s/scripts/memory_io.mjs" brief' }), tool(root, "t2", "Bash", { command }), tool(root, "t3", "Edit", { file_path: `${root}/src/dedupe.ts` })]);
+    await checkpoint(root, [tool(root, "t1", "Bash", { command: 'node "/s/scripts/memory_io.mjs" brief' }), tool(root, "t2", "Bash", { command }), tool(root, "t3", "Edit", { file_path: `${root}/src/dedupe.ts` })]);
     const text = readFileSync(monthFile(root), "utf8");
     expect(text).toContain("- Failed approach retried: ");
     expect(text).not.toContain(hex);
@@ -138,10 +139,10 @@ describe("resume outcomes keep no secret", () => {
 });
 
 describe("resume outcomes and token-shaped session ids", () => {
-  it("the journal's session key comes from the same hashed id as the checkpoint's file name", () => {
-    const root = project();
+  it("the journal's session key comes from the same hashed id as the checkpoint's file name", async () => {
+    const root = await project();
     const session = `ghp_${"A1b2C3d4".repeat(5).slice(0, 36)}`;
-    const r = checkpoint(root, [tool(root, "t1", "Bash", { command: 'node "/s/scripts/memory_io.mjs" brief' }), tool(root, "t2", "Edit", { file_path: `${root}/src/dedupe.ts` })], session);
+    const r = await checkpoint(root, [tool(root, "t1", "Bash", { command: 'node "/s/scripts/memory_io.mjs" brief' }), tool(root, "t2", "Edit", { file_path: `${root}/src/dedupe.ts` })], session);
     const safe = sha(session).slice(0, 16);
     const text = readFileSync(monthFile(root), "utf8");
     expect(text).toContain(` resume ${sha(safe).slice(0, 16)}\n`);

@@ -1,5 +1,7 @@
 // The context-threshold offer through the built helper, over the real transcripts of
-// test/fixtures/transcripts/real with only the recorded usage numbers changed.
+// test/fixtures/transcripts/real with only the recorded usage numbers changed. The verbs run in
+// this process (inProcess) for what the offer says and when; spawned (spawned(), helper()): one
+// whole run as the harness makes it, the kill switches, the helper installed for the user.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,6 +10,7 @@ import { readEvents, usagePoints } from "../../src/agents/transcripts/index.ts";
 import { readSettings } from "../../src/store/settings.ts";
 import { cleanEnv, copyHelper, gitRepo, helper, tempDir } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
+import { inProcess } from "../in-process.ts";
 
 const REAL = path.join(import.meta.dirname, "..", "fixtures", "transcripts", "real");
 const CLAUDE_112 = path.join(REAL, "claude-code-2.1.112");
@@ -40,10 +43,24 @@ function world(text: string, name = "t.jsonl"): { root: string; transcript: stri
   return { root, transcript };
 }
 
-function run(root: string, transcript: string, opts: { event?: string; session?: string; format?: string; env?: Record<string, string>; agent?: string } = {}) {
+type RunOpts = { event?: string; session?: string; format?: string; env?: Record<string, string>; agent?: string };
+
+function contextArgs(root: string, transcript: string, opts: RunOpts): { args: string[]; input: string } {
   const sub = opts.agent === undefined ? {} : { agent_id: opts.agent, agent_type: "Explore" };
   const input = JSON.stringify({ session_id: opts.session ?? "sess-ctx", transcript_path: transcript, cwd: root, hook_event_name: opts.event ?? "UserPromptSubmit", ...sub });
-  return helper(["context", "--format", opts.format ?? "claude"], { input, env: opts.env });
+  return { args: ["context", "--format", opts.format ?? "claude"], input };
+}
+
+/** `context` in this process, as the hook runs it. */
+function run(root: string, transcript: string, opts: RunOpts = {}) {
+  const { args, input } = contextArgs(root, transcript, opts);
+  return inProcess(args, { input, env: opts.env });
+}
+
+/** `context` through the built bundle, as the harness starts it. */
+function spawned(root: string, transcript: string, opts: RunOpts = {}) {
+  const { args, input } = contextArgs(root, transcript, opts);
+  return helper(args, { input, env: opts.env });
 }
 
 function offer(stdout: string): string | null {
@@ -55,9 +72,9 @@ function offer(stdout: string): string | null {
 const cp = (root: string, s = "sess-ctx") => path.join(root, ".ai", "memory", "checkpoints", `${s}.md`);
 
 describe("context: the threshold offer (Claude Code transcripts)", () => {
-  it("a usage crossing 75% of 200,000 gives the offer once, in the event's envelope, and writes the checkpoint", () => {
+  it("a usage crossing 75% of 200,000 gives the offer once, in the event's envelope, and writes the checkpoint", async () => {
     const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000));
-    const first = run(root, transcript, { event: "PostToolUse" });
+    const first = spawned(root, transcript, { event: "PostToolUse" });
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout).hookSpecificOutput.hookEventName).toBe("PostToolUse");
     expect(offer(first.stdout)).toMatch(/^session-handoff: this session's context is 75% full \(150020 of 200000 tokens; the threshold is 70%\)\. .*save flow/);
@@ -66,53 +83,53 @@ describe("context: the threshold offer (Claude Code transcripts)", () => {
     expect(text).toContain("Trigger: context-threshold");
     expect(text).toContain("## User requests");
     for (const event of ["UserPromptSubmit", "PostToolUse", "UserPromptSubmit"]) {
-      const again = run(root, transcript, { event });
+      const again = await run(root, transcript, { event });
       expect(again).toMatchObject({ code: 0, stdout: "" });
     }
   });
 
-  it("a subagent's hook (agent_id) at the crossing neither hears nor uses up the offer: the main agent's next one does", () => {
+  it("a subagent's hook (agent_id) at the crossing neither hears nor uses up the offer: the main agent's next one does", async () => {
     const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000));
-    expect(run(root, transcript, { event: "PostToolUse", agent: "a1b2" })).toMatchObject({ code: 0, stdout: "" });
+    expect(await run(root, transcript, { event: "PostToolUse", agent: "a1b2" })).toMatchObject({ code: 0, stdout: "" });
     expect(existsSync(path.join(root, ".ai"))).toBe(false);
-    expect(offer(run(root, transcript).stdout)).toContain("this session's context is 75% full");
+    expect(offer((await run(root, transcript)).stdout)).toContain("this session's context is 75% full");
   });
 
-  it("after a cd into a nested repository (the input's cwd), the offer's marker and checkpoint are CLAUDE_PROJECT_DIR's", () => {
+  it("after a cd into a nested repository (the input's cwd), the offer's marker and checkpoint are CLAUDE_PROJECT_DIR's", async () => {
     const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000));
     const lib = path.join(root, "lib");
     mkdirSync(lib);
     spawnSync("git", ["init", "-q", lib]);
     const input = JSON.stringify({ session_id: "sess-ctx", transcript_path: transcript, cwd: lib, hook_event_name: "PostToolUse" });
-    const r = helper(["context", "--format", "claude"], { input, env: { CLAUDE_PROJECT_DIR: root } });
+    const r = await inProcess(["context", "--format", "claude"], { input, env: { CLAUDE_PROJECT_DIR: root } });
     expect(offer(r.stdout)).toContain("75% full");
     expect(existsSync(cp(root))).toBe(true);
     expect(existsSync(path.join(lib, ".ai"))).toBe(false);
   });
 
-  it("a session with no tool call yet gets the offer without a checkpoint named, as none is written", () => {
+  it("a session with no tool call yet gets the offer without a checkpoint named, as none is written", async () => {
     const all = withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000).split("\n");
     const talk = all.filter((l) => l !== "" && !/"tool_use"|"tool_result"/.test(l));
     const { root, transcript } = world(`${talk.join("\n")}\n`);
-    const r = run(root, transcript);
+    const r = await run(root, transcript);
     expect(offer(r.stdout)).toMatch(/save only if they agree\.$/);
     expect(existsSync(cp(root))).toBe(false);
   });
 
-  it("a usage under 40% never gives it, on any event, and writes nothing", () => {
+  it("a usage under 40% never gives it, on any event, and writes nothing", async () => {
     const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 79_000));
-    for (const event of ["UserPromptSubmit", "PostToolUse", "UserPromptSubmit"]) expect(run(root, transcript, { event })).toMatchObject({ code: 0, stdout: "" });
+    for (const event of ["UserPromptSubmit", "PostToolUse", "UserPromptSubmit"]) expect(await run(root, transcript, { event })).toMatchObject({ code: 0, stdout: "" });
     expect(existsSync(path.join(root, ".ai"))).toBe(false);
   });
 
-  it("2.1.332's default model has a 1,000,000 window: 150,000 is no crossing there, 760,000 is", () => {
+  it("2.1.332's default model has a 1,000,000 window: 150,000 is no crossing there, 760,000 is", async () => {
     const low = world(withUsage(path.join(CLAUDE_332, "compact.transcript.jsonl"), 150_000));
-    expect(run(low.root, low.transcript).stdout).toBe("");
+    expect((await run(low.root, low.transcript)).stdout).toBe("");
     const high = world(withUsage(path.join(CLAUDE_332, "compact.transcript.jsonl"), 760_000));
-    expect(offer(run(high.root, high.transcript).stdout)).toContain("76% full (760020 of 1000000 tokens");
+    expect(offer((await run(high.root, high.transcript)).stdout)).toContain("76% full (760020 of 1000000 tokens");
   });
 
-  it("a handoff saved after the crossing silences it; one crossing after the save is offered", () => {
+  it("a handoff saved after the crossing silences it; one crossing after the save is offered", async () => {
     const file = path.join(CLAUDE_112, "save-then-late-turn.transcript.jsonl");
     const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
     const assistants = assistantLines(lines);
@@ -120,69 +137,69 @@ describe("context: the threshold offer (Claude Code transcripts)", () => {
     expect(saveAt).toBeGreaterThan(0);
     // Crossing before the save (the smoke check's record) and staying above it.
     const before = world(withUsage(file, 150_000, assistants.find((i) => i < saveAt)!));
-    expect(run(before.root, before.transcript)).toMatchObject({ code: 0, stdout: "" });
+    expect(await run(before.root, before.transcript)).toMatchObject({ code: 0, stdout: "" });
     expect(existsSync(cp(before.root))).toBe(false);
     // Crossing on the last record only, after the save.
     const after = world(withUsage(file, 150_000, assistants[assistants.length - 1]!));
-    expect(offer(run(after.root, after.transcript).stdout)).toContain("75% full");
+    expect(offer((await run(after.root, after.transcript)).stdout)).toContain("75% full");
   });
 
-  it("back under the threshold (a compaction) re-arms it: the next crossing is offered again", () => {
+  it("back under the threshold (a compaction) re-arms it: the next crossing is offered again", async () => {
     const src = path.join(CLAUDE_112, "work-compact.transcript.jsonl");
     const { root, transcript } = world(withUsage(src, 150_000));
-    expect(offer(run(root, transcript).stdout)).not.toBeNull();
+    expect(offer((await run(root, transcript)).stdout)).not.toBeNull();
     writeFileSync(transcript, withUsage(src, 20_000));
-    expect(run(root, transcript).stdout).toBe("");
+    expect((await run(root, transcript)).stdout).toBe("");
     writeFileSync(transcript, withUsage(src, 160_000));
-    expect(offer(run(root, transcript).stdout)).toContain("80% full");
+    expect(offer((await run(root, transcript)).stdout)).toContain("80% full");
   });
 
-  it("settings.json: off, another threshold, another window; a bad value is named on stderr and its default used", () => {
+  it("settings.json: off, another threshold, another window; a bad value is named on stderr and its default used", async () => {
     const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 130_000));
     const settings = path.join(root, ".ai", "memory", "settings.json");
     mkdirSync(path.dirname(settings), { recursive: true });
     writeFileSync(settings, JSON.stringify({ contextOffer: false, contextThreshold: 60 }));
-    expect(run(root, transcript, { session: "a" })).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    expect(await run(root, transcript, { session: "a" })).toMatchObject({ code: 0, stdout: "", stderr: "" });
     writeFileSync(settings, JSON.stringify({ contextThreshold: 60 }));
-    expect(offer(run(root, transcript, { session: "b" }).stdout)).toContain("65% full (130020 of 200000 tokens; the threshold is 60%)");
+    expect(offer((await run(root, transcript, { session: "b" })).stdout)).toContain("65% full (130020 of 200000 tokens; the threshold is 60%)");
     writeFileSync(settings, JSON.stringify({ contextWindow: 1_000_000 }));
-    expect(run(root, transcript, { session: "c" }).stdout).toBe("");
+    expect((await run(root, transcript, { session: "c" })).stdout).toBe("");
     writeFileSync(settings, JSON.stringify({ contextThreshold: "high" }));
-    const bad = run(root, transcript, { session: "d" });
+    const bad = await run(root, transcript, { session: "d" });
     expect(bad.stderr).toBe('memory_io context: .ai/memory/settings.json: "contextThreshold" must be a whole percent from 1 to 99, got "\\"high\\""; using 70\n');
     expect(bad.stdout).toBe("");
     writeFileSync(settings, "{not json");
-    expect(run(root, transcript, { session: "e" }).stderr).toContain("settings.json is not a JSON object");
+    expect((await run(root, transcript, { session: "e" })).stderr).toContain("settings.json is not a JSON object");
   });
 
-  it("a settings.json that cannot be read is said to be that, with why: a folder, too large, no permission", () => {
+  it("a settings.json that cannot be read is said to be that, with why: a folder, too large, no permission", async () => {
     const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 130_000));
     const settings = path.join(root, ".ai", "memory", "settings.json");
     mkdirSync(settings, { recursive: true });
-    const said = (session: string) => run(root, transcript, { session }).stderr;
-    expect(said("f")).toBe("memory_io context: .ai/memory/settings.json is a folder, not a file; using the defaults\n");
+    const said = async (session: string) => (await run(root, transcript, { session })).stderr;
+    expect(await said("f")).toBe("memory_io context: .ai/memory/settings.json is a folder, not a file; using the defaults\n");
     rmdirSync(settings);
     writeFileSync(settings, `{"contextThreshold": 60${" ".repeat(20_000)}}`);
-    expect(said("g")).toContain(".ai/memory/settings.json is larger than 16384 bytes; using the defaults");
+    expect(await said("g")).toContain(".ai/memory/settings.json is larger than 16384 bytes; using the defaults");
     // Root reads a mode-000 file anyway: there the folder above stands in for an unreadable file.
     if (process.getuid?.() === 0) return;
     writeFileSync(settings, "{}", { mode: 0o000 });
     chmodSync(settings, 0o000);
-    expect(said("h")).toContain(".ai/memory/settings.json cannot be read (EACCES: permission denied); using the defaults");
+    expect(await said("h")).toContain(".ai/memory/settings.json cannot be read (EACCES: permission denied); using the defaults");
   });
 
   it("the kill switch and SESSION_HANDOFF_DISABLE silence it", () => {
     const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000));
-    expect(run(root, transcript, { env: { SESSION_HANDOFF_DISABLE: "1" } }).stdout).toBe("");
+    expect(spawned(root, transcript, { env: { SESSION_HANDOFF_DISABLE: "1" } }).stdout).toBe("");
     mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
     writeFileSync(path.join(root, ".ai", "memory", "PAUSE"), "");
-    expect(run(root, transcript).stdout).toBe("");
+    expect(spawned(root, transcript).stdout).toBe("");
     expect(existsSync(cp(root))).toBe(false);
   });
 });
 
 describe("context: Codex's token_count", () => {
-  it("reads the window from the rollout: over 70% of model_context_window gives the offer once", () => {
+  it("reads the window from the rollout: over 70% of model_context_window gives the offer once", async () => {
     const file = path.join(CODEX, "fallback-tools.rollout.jsonl");
     const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
     const points = usagePoints(readEvents("codex", lines, "usage"));
@@ -194,15 +211,15 @@ describe("context: Codex's token_count", () => {
     rec.payload.info.last_token_usage.total_tokens = 220_000;
     lines[last.line] = JSON.stringify(rec);
     const { root, transcript } = world(`${lines.join("\n")}\n`, "rollout.jsonl");
-    expect(offer(run(root, transcript, { format: "codex" }).stdout)).toContain("85% full (220000 of 258400 tokens");
-    expect(run(root, transcript, { format: "codex" }).stdout).toBe("");
+    expect(offer((await run(root, transcript, { format: "codex" })).stdout)).toContain("85% full (220000 of 258400 tokens");
+    expect((await run(root, transcript, { format: "codex" })).stdout).toBe("");
     const low = world(readFileSync(file, "utf8"), "rollout.jsonl");
-    expect(run(low.root, low.transcript, { format: "codex" }).stdout).toBe("");
+    expect((await run(low.root, low.transcript, { format: "codex" })).stdout).toBe("");
   });
 });
 
 describe("context: Codex's first tool call", () => {
-  it("is judged by the window the turn's task_started names, before any token_count is written", () => {
+  it("is judged by the window the turn's task_started names, before any token_count is written", async () => {
     const lines = readFileSync(path.join(CODEX, "fallback-tools.rollout.jsonl"), "utf8").split("\n").filter((l) => l !== "");
     const first = lines.findIndex((l) => l.includes('"type":"token_usage_record"'));
     expect(lines.slice(0, first).some((l) => l.includes('"token_count"'))).toBe(false);
@@ -210,7 +227,7 @@ describe("context: Codex's first tool call", () => {
     rec.payload.usage.total_tokens = 220_000;
     const head = [...lines.slice(0, first), JSON.stringify(rec)];
     const { root, transcript } = world(`${head.join("\n")}\n`, "rollout.jsonl");
-    const r = run(root, transcript, { format: "codex", event: "PostToolUse" });
+    const r = await run(root, transcript, { format: "codex", event: "PostToolUse" });
     expect(offer(r.stdout)).toContain("85% full (220000 of 258400 tokens");
   });
 });
@@ -259,31 +276,31 @@ Add a subtract function to src/math.js
 
 ## Environment anchors
 `;
-  const saveWith = (root: string, env: Record<string, string>) => {
-    const r = helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, env, cwd: root });
+  const saveWith = async (root: string, env: Record<string, string>) => {
+    const r = await inProcess(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, env, cwd: root });
     expect(r.code, r.stderr).toBe(0);
     return /CURRENT-SHA256: ([0-9a-f]{64})/.exec(r.stdout)![1]!;
   };
-  const drift = (root: string) => /^Drift & lessons: .*$/m.exec(helper(["brief"], { cwd: root }).stdout)?.[0] ?? "";
+  const drift = async (root: string) => /^Drift & lessons: .*$/m.exec((await inProcess(["brief"], { cwd: root })).stdout)?.[0] ?? "";
 
-  it("write names Claude Code from CLAUDECODE; brief says saved by Claude Code at the Saved: time", () => {
+  it("write names Claude Code from CLAUDECODE; brief says saved by Claude Code at the Saved: time", async () => {
     const root = gitRepo();
-    saveWith(root, { CLAUDECODE: "1" });
-    expect(drift(root)).toMatch(/; saved by Claude Code at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ[;.]/);
+    await saveWith(root, { CLAUDECODE: "1" });
+    expect(await drift(root)).toMatch(/; saved by Claude Code at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ[;.]/);
   });
 
-  it("SESSION_HANDOFF_AGENT names it; with no sign of an agent nothing is said", () => {
+  it("SESSION_HANDOFF_AGENT names it; with no sign of an agent nothing is said", async () => {
     const named = gitRepo();
-    saveWith(named, { SESSION_HANDOFF_AGENT: "Gemini CLI" });
-    expect(drift(named)).toContain("saved by Gemini CLI at ");
+    await saveWith(named, { SESSION_HANDOFF_AGENT: "Gemini CLI" });
+    expect(await drift(named)).toContain("saved by Gemini CLI at ");
     const none = gitRepo();
-    saveWith(none, {});
-    expect(drift(none)).not.toContain("saved by");
+    await saveWith(none, {});
+    expect(await drift(none)).not.toContain("saved by");
   });
 
-  it("Codex sets nothing in its tools' environment: its PostToolUse hook records the save it saw", () => {
+  it("Codex sets nothing in its tools' environment: its PostToolUse hook records the save it saw", async () => {
     const root = gitRepo();
-    const token = saveWith(root, {});
+    const token = await saveWith(root, {});
     const input = JSON.stringify({
       session_id: "codex-1",
       cwd: root,
@@ -291,14 +308,14 @@ Add a subtract function to src/math.js
       tool_input: { command: `node "/x/.agents/skills/session-handoff/scripts/memory_io.mjs" write handoff --from-draft --expected-current-sha256 absent` },
       tool_response: `saved HANDOFF.md\nCURRENT-SHA256: ${token}\n`,
     });
-    expect(helper(["context", "--format", "codex"], { input })).toMatchObject({ code: 0, stdout: "" });
-    expect(drift(root)).toContain("saved by Codex at ");
+    expect(await inProcess(["context", "--format", "codex"], { input })).toMatchObject({ code: 0, stdout: "" });
+    expect(await drift(root)).toContain("saved by Codex at ");
   });
 
-  it("with a kill switch on, that hook changes nothing on disk: not the repository, its git dir or the home", () => {
+  it("with a kill switch on, that hook changes nothing on disk: not the repository, its git dir or the home", async () => {
     const root = gitRepo();
     const home = tempDir("sh-home-");
-    const token = saveWith(root, {});
+    const token = await saveWith(root, {});
     const tool_input = { command: "node memory_io.mjs write handoff --from-draft --expected-current-sha256 absent" };
     const input = JSON.stringify({ session_id: "c", cwd: root, hook_event_name: "PostToolUse", tool_input,
       tool_response: `saved HANDOFF.md\nCURRENT-SHA256: ${token}\n` });

@@ -1,32 +1,33 @@
-// `validate <kind>` through the built helper.
+// `validate <kind>`, in this process (inProcess); the built helper for the exit codes and one save.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, handoff, helper, save, tokenOf } from "../helpers.ts";
+import { gitRepo, handoff, helper, save } from "../helpers.ts";
+import { inProcess, saveIn, tokenIn } from "../in-process.ts";
 import { splitTemplate } from "../docs/support.ts";
 
 const REPO = path.resolve(import.meta.dirname, "..", "..");
 const { example } = splitTemplate(readFileSync(path.join(REPO, "templates", "handoff.md"), "utf8"));
 
 describe("validate handoff", () => {
-  it("the template's worked example scores 100 in a repository where its key files exist", () => {
+  it("the template's worked example scores 100 in a repository where its key files exist", async () => {
     const root = gitRepo();
     mkdirSync(path.join(root, "src", "import"), { recursive: true });
     for (const f of ["csv.ts", "dedupe.ts"]) writeFileSync(path.join(root, "src", "import", f), "export {};\n");
-    const r = helper(["validate", "handoff", "--stdin", "--root", root, "--json"], { input: example });
+    const r = await inProcess(["validate", "handoff", "--stdin", "--root", root, "--json"], { input: example });
     expect(r.code, r.stderr).toBe(0);
     const v = JSON.parse(r.stdout) as { valid: boolean; score: number; errors: unknown[]; findings: unknown[]; dropped: unknown[]; parts: Record<string, { score: number; max: number }> };
     expect(v).toMatchObject({ valid: true, score: 100, errors: [], findings: [], dropped: [] });
     expect(Object.values(v.parts).every((p) => p.score === p.max)).toBe(true);
     // Without a root nothing is looked up: the key files part is left out, not failed.
-    const bare = JSON.parse(helper(["validate", "handoff", "--stdin", "--json"], { input: example }).stdout) as { score: number; parts: Record<string, unknown> };
+    const bare = JSON.parse((await inProcess(["validate", "handoff", "--stdin", "--json"], { input: example })).stdout) as { score: number; parts: Record<string, unknown> };
     expect(bare.score).toBe(100);
     expect(bare.parts.keyFiles).toBeUndefined();
   });
 
-  it("the heading typo: exit 2, the error and its suggestion on stdout", () => {
+  it("the heading typo: exit 2, the error and its suggestion on stdout", async () => {
     const doc = example.replace("## Failed approaches", "## Failed approaches:");
-    const r = helper(["validate", "handoff", "--stdin"], { input: doc });
+    const r = await inProcess(["validate", "handoff", "--stdin"], { input: doc });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("");
     expect(r.stdout.split("\n").slice(0, 3)).toEqual([
@@ -36,32 +37,32 @@ describe("validate handoff", () => {
     ]);
   });
 
-  it("--root reads the handoff and compares it with the newest archive; --stdin --root with the current file", () => {
+  it("--root reads the handoff and compares it with the newest archive; --stdin --root with the current file", async () => {
     const root = gitRepo();
     const plan = (steps: string) => handoff("g").replace("## Plan\n- none\n", `## Plan\n${steps}\n`);
     save(root, plan("- [ ] alpha step\n- [ ] beta step"));
-    save(root, plan("- [x] alpha step\n- [ ] gamma step"));
-    const onDisk = helper(["validate", "handoff", "--root", root]);
+    await saveIn(root, plan("- [x] alpha step\n- [ ] gamma step"));
+    const onDisk = await inProcess(["validate", "handoff", "--root", root]);
     expect(onDisk.code, onDisk.stdout).toBe(0);
     expect(onDisk.stdout).toMatch(/^dropped: "beta step"$/m);
-    const json = JSON.parse(helper(["validate", "handoff", "--root", root, "--json"]).stdout) as { findings: { rule: string; line: number; message: string }[] };
+    const json = JSON.parse((await inProcess(["validate", "handoff", "--root", root, "--json"])).stdout) as { findings: { rule: string; line: number; message: string }[] };
     expect(json.findings).toContainEqual({ rule: "dropped", line: 0, message: '[Plan] "beta step" of the previous handoff is neither carried over nor closed' });
-    const pasted = helper(["validate", "handoff", "--stdin", "--root", root, "--json"], { input: plan("- [x] other") });
+    const pasted = await inProcess(["validate", "handoff", "--stdin", "--root", root, "--json"], { input: plan("- [x] other") });
     expect((JSON.parse(pasted.stdout) as { dropped: string[] }).dropped).toEqual(["gamma step"]);
-    const closed = helper(["validate", "handoff", "--stdin", "--root", root, "--json"], { input: plan("- [-] gamma step — dropped: not needed") });
+    const closed = await inProcess(["validate", "handoff", "--stdin", "--root", root, "--json"], { input: plan("- [-] gamma step — dropped: not needed") });
     expect((JSON.parse(closed.stdout) as { dropped: string[] }).dropped).toEqual([]);
   });
 
-  it("a handoff on disk without Saved: is invalid; the same text on stdin is valid with a finding", () => {
+  it("a handoff on disk without Saved: is invalid; the same text on stdin is valid with a finding", async () => {
     const root = gitRepo();
-    save(root, handoff("x"));
+    await saveIn(root, handoff("x"));
     const file = path.join(root, ".ai", "memory", "HANDOFF.md");
     const text = readFileSync(file, "utf8").replace(/^Saved: .*\n/m, "");
     writeFileSync(file, text);
-    const disk = helper(["validate", "handoff", "--root", root, "--json"]);
+    const disk = await inProcess(["validate", "handoff", "--root", root, "--json"]);
     expect(disk.code).toBe(2);
     expect((JSON.parse(disk.stdout) as { errors: { rule: string }[] }).errors.map((e) => e.rule)).toEqual(["saved"]);
-    const pasted = helper(["validate", "handoff", "--stdin", "--json"], { input: text });
+    const pasted = await inProcess(["validate", "handoff", "--stdin", "--json"], { input: text });
     expect(pasted.code).toBe(0);
   });
 
@@ -78,28 +79,28 @@ describe("validate handoff", () => {
     expect(r.stderr).toMatch(stderr);
   });
 
-  it("a CRLF, BOM paste is read, and said", () => {
-    const r = helper(["validate", "handoff", "--stdin", "--json"], { input: `\uFEFF${example.replace(/\n/g, "\r\n")}` });
+  it("a CRLF, BOM paste is read, and said", async () => {
+    const r = await inProcess(["validate", "handoff", "--stdin", "--json"], { input: `\uFEFF${example.replace(/\n/g, "\r\n")}` });
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { findings: { rule: string }[] }).findings.map((f) => f.rule)).toEqual(["bom", "crlf"]);
   });
 });
 
 describe("validate lessons|solutions", () => {
-  it("reads the ledger; a malformed entry heading is an error, a missing field a finding", () => {
+  it("reads the ledger; a malformed entry heading is an error, a missing field a finding", async () => {
     const root = gitRepo();
-    const w = helper(["write", "lessons", "--root", root, "--expected-current-sha256", "absent"], {
+    const w = await inProcess(["write", "lessons", "--root", root, "--expected-current-sha256", "absent"], {
       input: "<!-- memory-schema: v1 -->\n# Lessons\n\n## L-0001: Test with a real database\n- When: db work\n- Lesson: use docker\n",
     });
     expect(w.code, w.stderr).toBe(0);
-    const r = helper(["validate", "lessons", "--root", root]);
+    const r = await inProcess(["validate", "lessons", "--root", root]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^LESSONS\.md: valid, score \d+\/100$/m);
     expect(r.stdout).toMatch(/^finding: line 4: entry-field: L-0001 lacks `- Why:`, `- Source:`, `- Status:`$/m);
-    const bad = helper(["validate", "lessons", "--stdin"], { input: "<!-- memory-schema: v1 -->\n# Lessons\n\n## Lesson one\n" });
+    const bad = await inProcess(["validate", "lessons", "--stdin"], { input: "<!-- memory-schema: v1 -->\n# Lessons\n\n## Lesson one\n" });
     expect(bad.code).toBe(2);
     expect(bad.stdout).toMatch(/^error: line 4: entry-heading: /m);
-    expect(helper(["validate", "solutions", "--root", root]).code).toBe(3);
-    expect(tokenOf(root, "lessons")).toMatch(/^[0-9a-f]{64}$/);
+    expect((await inProcess(["validate", "solutions", "--root", root])).code).toBe(3);
+    expect(await tokenIn(root, "lessons")).toMatch(/^[0-9a-f]{64}$/);
   });
 });
