@@ -8,13 +8,16 @@
 //   scripts/lib/cli.mjs      every verb (src/entries/cli.ts)
 //
 // Why two bundles: a session start should parse only what it runs; measured in
-// docs/decisions/plain-bundle.md.
+// docs/decisions/plain-bundle.md. In lib/session.mjs the functions a session start runs are
+// written in parentheses, so that V8 compiles them with the module and Node's compile cache keeps
+// them (tools/session-eager.mjs, docs/decisions/eager-session.md).
 //
 // `node build.mjs --check` builds in memory and fails when a committed file differs.
 import { build } from "esbuild";
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { eagerFunctions } from "./tools/session-eager.mjs";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const check = process.argv.includes("--check");
@@ -34,7 +37,12 @@ const header = (what) =>
 
 const OUTPUTS = [
   { file: "memory_io.mjs", entry: "memory_io", what: "the entry point; it loads lib/session.mjs or lib/cli.mjs." },
-  { file: "lib/session.mjs", entry: "session", what: "the verbs run at each session start (a subset of lib/cli.mjs)." },
+  {
+    file: "lib/session.mjs",
+    entry: "session",
+    what: "the verbs run at each session start (a subset of lib/cli.mjs).",
+    eager: true,
+  },
   // write-file-atomic is CommonJS: it needs require() for node's own modules, and __filename.
   { file: "lib/cli.mjs", entry: "cli", what: "every verb of the helper.", require: true },
 ];
@@ -46,7 +54,7 @@ const REQUIRE = [
   "const __filename = __fileURLToPath(import.meta.url);",
 ].join("\n");
 
-async function bundle({ entry, what, require }) {
+async function bundle({ entry, what, require, eager }) {
   const result = await build({
     entryPoints: [path.join(root, "src", "entries", `${entry}.ts`)],
     bundle: true,
@@ -62,7 +70,7 @@ async function bundle({ entry, what, require }) {
     banner: { js: require ? `${header(what)}\n${REQUIRE}` : header(what) },
     logLevel: "warning",
   });
-  const text = result.outputFiles[0].text;
+  const text = eager ? eagerFunctions(result.outputFiles[0].text) : result.outputFiles[0].text;
   // Users never install packages for the helper: only `node:` modules and the sibling bundles.
   const IMPORT = /^\s*import\b[^"'\n]*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/gm;
   const imports = [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2]);
