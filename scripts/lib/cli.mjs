@@ -4219,13 +4219,16 @@ async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const seen = /* @__PURE__ */ new Set([ids[0]]);
   const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
   const names = held.map(shown);
-  return names.length === 0 ? null : { refs: names.map((b) => b.name), file, rev: names[0].rev };
+  if (names.length === 0) return null;
+  return { refs: names.map((b) => b.name), file, rev: names[0].rev, worktree: held[0].worktree };
 }
 function elsewhereSentence(e, helper) {
   const [shown2, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
   const more = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
   const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
-  return `a handoff is committed on branch ${shown2}${also}, not on this one: brief it with \`git show ${shellWord2(`${e.rev}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
+  const said2 = `a handoff is committed on branch ${shown2}${also}, not on this one: brief it with \`git show ${shellWord2(`${e.rev}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
+  const there = e.worktree === void 0 ? null : `resume it in the worktree at ${quotedPath(e.worktree)}`;
+  return there === null ? said2 : `${said2.slice(0, -"check that branch out".length)}${there}`;
 }
 function newestSentence(a, here) {
   if (a.lost === void 0)

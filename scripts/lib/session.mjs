@@ -2672,7 +2672,8 @@ async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const seen = /* @__PURE__ */ new Set([ids[0]]);
   const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
   const names = held.map(shown);
-  return names.length === 0 ? null : { refs: names.map((b) => b.name), file, rev: names[0].rev };
+  if (names.length === 0) return null;
+  return { refs: names.map((b) => b.name), file, rev: names[0].rev, worktree: held[0].worktree };
 }
 var whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
 var restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;

@@ -209,7 +209,7 @@ export async function keptBlob(root: string, env: Env, bytes: Buffer): Promise<s
 const shellWord = (w: string) => (/^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`);
 
 /** Branches but this one whose newest commit holds a handoff, newest first, one per handoff; `file`: its path. */
-export type HandoffsElsewhere = { refs: string[]; file: string; rev: string };
+export type HandoffsElsewhere = { refs: string[]; file: string; rev: string; worktree?: string };
 
 /**
  * With no handoff here and none of this clone's away: the branches whose tip commits another (a teammate's, pulled or
@@ -229,7 +229,8 @@ export async function handoffsElsewhere(root: string, env: Env, timeout?: number
   const seen = new Set([ids[0]]);
   const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
   const names = held.map(shown);
-  return names.length === 0 ? null : { refs: names.map((b) => b.name), file: file!, rev: names[0]!.rev };
+  if (names.length === 0) return null;
+  return { refs: names.map((b) => b.name), file: file!, rev: names[0]!.rev, worktree: held[0]!.worktree };
 }
 
 /** Which branches hold a handoff (three named) and how to brief one without checking it out. */
@@ -237,8 +238,11 @@ export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string 
   const [shown, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
   const more = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
   const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
-  return `a handoff is committed on branch ${shown}${also}, not on this one: brief it with ` +
+  const said = `a handoff is committed on branch ${shown}${also}, not on this one: brief it with ` +
     `\`git show ${shellWord(`${e.rev}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
+  // git refuses to check out a branch another worktree has checked out: that worktree is named instead.
+  const there = e.worktree === undefined ? null : `resume it in the worktree at ${quotedPath(e.worktree)}`;
+  return there === null ? said : `${said.slice(0, -"check that branch out".length)}${there}`;
 }
 
 /** `in stash@{n}` or `on branch "<name>"`. */

@@ -570,4 +570,19 @@ describe("a handoff away from the working tree", () => {
     expect(r.hook().stdout).toContain(said);
     expect(() => r.git("switch", "w1")).toThrow(/already (checked out|used by worktree)/);
   });
+
+  it("a teammate's handoff on a branch another worktree has checked out: the note names that worktree", { timeout: 60_000 }, async () => {
+    const r = repo();
+    const wt = path.join(path.dirname(r.dir), "w 2");
+    r.git("worktree", "add", "-q", "-b", "feat", wt);
+    mkdirSync(path.join(wt, ".ai", "memory"), { recursive: true });
+    writeFileSync(path.join(wt, ".ai", "memory", "HANDOFF.md"), DOC);
+    r.git("-C", wt, "add", ".ai");
+    r.git("-C", wt, "commit", "-qm", "a handoff committed by hand");
+    const b = await r.run(["brief"]);
+    expect(b.code).toBe(3);
+    expect(b.stdout).toContain(`a handoff is committed on branch "feat", not on this one: brief it with `);
+    expect(b.stdout).toContain(`, or resume it in the worktree at "${wt}"\n`);
+    expect(b.stdout).not.toContain("check that branch out");
+  });
 });
