@@ -166,6 +166,8 @@ describe("statusline", () => {
     // A newer save, then `git stash` (the memory tracked): the older, committed handoff is back in the tree.
     const tok = /CURRENT-SHA256: (\S+)/.exec((await inProcess(["read", "handoff"], { cwd: root })).stdout)![1]!;
     const newer = doc.replace("A goal", "A newer goal");
+    // A second apart: two saves of one second are told apart by their bytes only, which the edit below changes.
+    await new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000) + 5));
     expect((await inProcess(["write", "handoff", "--expected-current-sha256", tok], { input: newer, cwd: root })).code).toBe(0);
     git(root, "stash", "-q");
     expect(await line()).toBe("handoff: saved today · 0 commits since · a newer save in stash@{0} (run check)\n");
