@@ -39,6 +39,7 @@ export const HEAVY = [
   "test/packaging/channels.test.ts",
   "test/git/two-clones.test.ts",
   "test/git/archive-flows.test.ts",
+  "test/git/team-handoffs.test.ts",
   "test/git/merge-base.test.ts",
   "test/git/rebase-archives.test.ts",
   "test/bench/stdin.test.ts",

@@ -1,9 +1,9 @@
 // Redaction stays linear on pathological inputs up to the document limit (1 MB): CPU time at
 // 1/8 and the whole size, a ratio, never an absolute time. Apart from test/guard/redact.test.ts because the 1 MB cases take minutes
 // on two cores: \`npm run test:reliability\` runs this file (vitest.config.ts, HEAVY).
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redactText, redactTranscript } from "../../src/guard/redact.ts";
-import { adversarialDocument } from "../../bench/adversarial.mjs";
+import { ADVERSARIAL_UNITS, adversarialDocument } from "../../bench/adversarial.mjs";
 import { expectLinear } from "../fixtures/redaction/work.ts";
 
 describe("no pathological input makes redaction slow (1 MB, the document limit)", () => {
@@ -58,5 +58,44 @@ describe("no pathological input makes redaction slow (1 MB, the document limit)"
 describe("what the 1 MB bench row costs", () => {
   it("the bench's hostile mix is linear", () => {
     expectLinear(redactText, (k) => adversarialDocument(k), 1_000_000);
+  });
+});
+
+// Smaller pathological families of the redaction kinds and the hostile units, moved here from
+// redact-kinds and redact-hostile: CPU-time ratios are load-sensitive and took half those files' time.
+describe("linear on pathological input: a ratio of CPU times, never an absolute time", () => {
+  it.each<[string, (k: number) => string, number]>([
+    ["PEM headers followed by short lines", (k) => `-----BEGIN PRIVATE KEY-----\n${"ab\n".repeat(k)}`, 300_000],
+    ["PEM BEGIN then base64 without end", (k) => `-----BEGIN PRIVATE KEY-----\n${`${"A".repeat(63)}1\n`.repeat(k)}`, 15_000],
+    ["URL passwords full of /", (k) => `x://u:${"p/".repeat(20)}`.repeat(k), 15_000],
+    ["tables of many rows", (k) => `| Password |\n| --- |\n${"| Xk9mQ2pL7vR4tY8w |\n".repeat(k)}`, 40_000],
+    ["cookie headers without end", (k) => `Cookie: ${"a=b; ".repeat(k)}`, 150_000],
+    ["curl without -u", (k) => `curl ${"x ".repeat(k)}`, 400_000],
+    ["mysql lines without -p", (k) => "mysql -h db ".repeat(k), 80_000],
+    ["XML opening tags", (k) => "<password>".repeat(k), 90_000],
+    ["escapes before prefixes", (k) => "\\nghp_".repeat(k), 150_000],
+    ["block scalars", (k) => "password: |\n".repeat(k), 80_000],
+  ])("%s", (_name, make, k) => {
+    expectLinear(redactText, make, k);
+  });
+});
+
+describe("the linearity check itself", () => {
+  it("fails on a quadratic scan", () => {
+    // Each character looks back over all before it, as a look-back without its cap would.
+    const quadratic = (text: string): number => {
+      let seen = 0;
+      for (let i = 0; i < text.length; i++) seen += text.lastIndexOf("\n", i) === -1 ? i : 0;
+      return seen;
+    };
+    expect(() => expectLinear(quadratic, (k) => "a".repeat(k), 40_000)).toThrow(/the CPU time/);
+  });
+});
+
+describe("linear on repeated hostile units: 8x the input, at most 3 times 8x the time", () => {
+  it.each(Object.entries(ADVERSARIAL_UNITS))("%s", (_name, unit) => {
+    for (const redact of [redactText, redactTranscript]) {
+      expectLinear(redact, (k) => unit.repeat(Math.ceil(k / unit.length)), 100_000);
+    }
   });
 });
