@@ -8,7 +8,8 @@ import { defineConfig } from "vitest/config";
  * verb, odd handoffs through every verb, the random read-write round trips, the bench's quick
  * run, the secret scanners over every file, many sessions saving at once until each has saved,
  * the install channels through the real installers from npm, two teammates' clones through a
- * bare remote, the merge driver's base cases, the hook's stdin waits and publish under contention.
+ * bare remote, the merge driver's base cases, the hook's stdin waits and publish under contention,
+ * installs killed mid-write, and every verb under Node's hardened flags from a read-only copy.
  * `npm run test:reliability` runs them (vitest.reliability.config.ts), and CI runs that as its
  * own step. The reliability files not listed (the kill switch, the breaker, the checkpoint
  * boundary) stay in `npm test` as its sample of the suite; the one-verdict files on bytes and
@@ -40,6 +41,8 @@ export const HEAVY = [
   "test/git/two-clones.test.ts",
   "test/git/archive-flows.test.ts",
   "test/git/team-handoffs.test.ts",
+  "test/agents/install-crash.test.ts",
+  "test/bench/hardened.test.ts",
   "test/git/merge-base.test.ts",
   "test/git/rebase-archives.test.ts",
   "test/bench/stdin.test.ts",
