@@ -11272,8 +11272,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
     const logP = anchors.head === null && !anchors.headNone ? null : git(historyArgs(anchors.head));
     logP?.catch(() => void 0);
     const status = await statusP;
-    const [text, mark] = [opts.handoffText ?? "", /^<!-- saved in clone [0-9a-f]{16} -->/m];
-    const savedLine = (mark.exec(text) ?? /^Saved: [^\r\n]+/m.exec(text))?.[0] ?? null;
+    const savedLine = /^Saved: [^\r\n]+/m.exec(opts.handoffText ?? "")?.[0] ?? null;
     const at2 = { here, top, prefix, keyFiles, git, savedLine, drivers: () => filterDrivers(root, env) };
     const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
     if (status.kind === "repo") await measureRepo(at2, facts, anchors, foldedInto(status.snapshot, folders), logP);

@@ -140,9 +140,7 @@ export async function measureDrift(
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;
-    // The clone mark first: two clones' saves of one second have the same `Saved:` line.
-    const [text, mark] = [opts.handoffText ?? "", /^<!-- saved in clone [0-9a-f]{16} -->/m];
-    const savedLine = (mark.exec(text) ?? /^Saved: [^\r\n]+/m.exec(text))?.[0] ?? null;
+    const savedLine = /^Saved: [^\r\n]+/m.exec(opts.handoffText ?? "")?.[0] ?? null;
     const at = { here, top, prefix, keyFiles, git, savedLine, drivers: () => filterDrivers(root, env) };
     // A folder saved as one entry (by an older version, or a nested repository) is matched by the paths under it now.
     const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
@@ -269,7 +267,7 @@ async function measureRepo(
   // Mid-merge, a handoff the other side changed is that side's in the tree: HEAD's history names the wrong author.
   const merging = facts.inProgress?.current === "merge" && snap.head !== null;
   const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
-  // Whose save it is: the commit that brought its clone mark (else `Saved:` line), so a later save or merge, which
+  // Whose save it is: the commit that brought its `Saved:` line, so a later save or merge on the other side, which
   // kept this one, does not name whoever made it.
   const bySave = at.savedLine === null ? [] : [`-S${at.savedLine}`];
   const theirs = merging ? await lastBy(...bySave, "MERGE_HEAD", "^HEAD") : null;
