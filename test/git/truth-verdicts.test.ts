@@ -459,6 +459,8 @@ describe("what the summary says it knows", () => {
     a.git("commit", "-qm", "alice's handoff");
     const b = person(tempDir("sh-bob-"), tempDir("sh-bob-clone-"));
     b.git("clone", "-q", a.dir, ".");
+    // A second apart: two clones' saves of one second share their `Saved:` line, which names whose save it is.
+    await new Promise((done) => setTimeout(done, 1000 - (Date.now() % 1000) + 5));
     await save(b);
     b.git("add", "-f", ".ai/memory");
     b.git("-c", "user.name=Bob", "-c", "user.email=bob@example.com", "commit", "-qm", "bob's handoff");
