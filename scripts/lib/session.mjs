@@ -2721,11 +2721,11 @@ var isConflicted = (function isConflicted(text) {
 var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side and save it whole (the save archives the conflicted file)";
 
 // src/git/unmerged.ts
-var unmergedMemory = (async function unmergedMemory(root, env) {
+var unmergedMemory = (async function unmergedMemory(root, env, timeoutMs) {
   const top = gitTopOf(root, env);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   if (op === null || op === "bisect") return [];
-  const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env).catch(() => null);
+  const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
   const lines = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
   return [...new Set(lines.filter((l) => l.includes("	")).map((l) => l.slice(l.indexOf("	") + 1)))];
 });
@@ -3587,6 +3587,8 @@ Where this worktree's newest save is, as check says it: "\xB7 a newer save in
 stash@{N} (run check)" (or on branch "<name>"), "\xB7 newest save lost (run
 check)" when a reset put an older handoff in its place; no git when the
 handoff here is that save (git, at most 500 ms each, when it is not).
+"handoff: memory conflicted (run check)" while a merge leaves a memory file
+unmerged or the handoff holds conflict markers.
 Always exit 0.
 `,
   async run(ctx) {
@@ -3608,7 +3610,12 @@ Always exit 0.
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const interrupted = interruptedSave(root);
-      const tree = interrupted || handoff !== null && isConflicted(handoff) ? void 0 : handoff;
+      if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).length > 0) {
+        ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
+        return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
+`, []);
+      }
+      const tree = interrupted ? void 0 : handoff;
       const branches = {};
       const [commits, newest] = await Promise.all([
         handoff === null ? null : commitsSince(root, handoff, ctx.env),

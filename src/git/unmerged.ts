@@ -6,11 +6,11 @@ import { runGit } from "./run.ts";
 type Env = Record<string, string | undefined>;
 
 /** The memory files git's index holds unmerged, root-relative; git runs only while a merge or rebase is under way. */
-export async function unmergedMemory(root: string, env: Env): Promise<string[]> {
+export async function unmergedMemory(root: string, env: Env, timeoutMs?: number): Promise<string[]> {
   const top = gitTopOf(root, env);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   if (op === null || op === "bisect") return [];
-  const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env).catch(() => null);
+  const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
   const lines = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
   return [...new Set(lines.filter((l) => l.includes("\t")).map((l) => l.slice(l.indexOf("\t") + 1)))];
 }

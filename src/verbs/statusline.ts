@@ -6,6 +6,7 @@ import { oursOnly } from "../git/attributes-block.ts";
 import { gitDirOf, gitTopOf } from "../git/git-dir.ts";
 import { commitKind, heldByRef, listedAncestors } from "../git/history-rules.ts";
 import { handoffsElsewhere, newestSave, whereAway, type Branches, type HandoffAway } from "../git/handoff-away.ts";
+import { unmergedMemory } from "../git/unmerged.ts";
 import { runGit, type Git } from "../git/run.ts";
 import { branchWords, plural } from "../guard/words.ts";
 import { isConflicted } from "../schema/conflicted.ts";
@@ -131,6 +132,8 @@ Where this worktree's newest save is, as check says it: "· a newer save in
 stash@{N} (run check)" (or on branch "<name>"), "· newest save lost (run
 check)" when a reset put an older handoff in its place; no git when the
 handoff here is that save (git, at most 500 ms each, when it is not).
+"handoff: memory conflicted (run check)" while a merge leaves a memory file
+unmerged or the handoff holds conflict markers.
 Always exit 0.
 `,
   async run(ctx) {
@@ -155,8 +158,14 @@ Always exit 0.
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       // A save killed midway leaves the handoff under a private name: `recover` brings it back, as the hook says.
       const interrupted = interruptedSave(root);
+      // A merge's conflict in any memory file (git runs only while one is under way), as the hook and check say it:
+      // the handoff's age and commits since are not worth a glance then.
+      if ((handoff !== null && isConflicted(handoff)) || (await unmergedMemory(root, ctx.env, 500)).length > 0) {
+        ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
+        return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}\n`, []);
+      }
       // Where this worktree's newest save is, as check decides it: files first, git only when the tree lacks it.
-      const tree = interrupted || (handoff !== null && isConflicted(handoff)) ? undefined : handoff;
+      const tree = interrupted ? undefined : handoff;
       const branches: Branches = {};
       const [commits, newest] = await Promise.all([handoff === null ? null : commitsSince(root, handoff, ctx.env),
         tree === undefined ? null : newestSave(root, ctx.env, tree, branches, 500)]);

@@ -346,6 +346,31 @@ describe("statusline", () => {
     expect(await line(merging)).toBe("handoff: saved today · 0 commits since · 1 saved commit not on this branch\n");
   });
 
+  it("says memory is conflicted while a merge leaves it so, as the hook and check do, never its age", async () => {
+    const root = gitRepo();
+    const line = async () => (await inProcess(["statusline"], { input: JSON.stringify({ cwd: root, context_window: { used_percentage: 40 } }) })).stdout;
+    const commitHandoff = async (goal: string) => {
+      const text = doc.replace("A goal", goal);
+      const tok = /CURRENT-SHA256: (\S+)/.exec((await inProcess(["read", "handoff"], { cwd: root })).stdout)![1]!;
+      expect((await inProcess(["write", "handoff", "--expected-current-sha256", tok], { input: text, cwd: root })).code).toBe(0);
+      git(root, "add", "-f", ".ai/memory/HANDOFF.md");
+      git(root, "commit", "-qm", goal);
+    };
+    git(root, "checkout", "-qb", "other");
+    await commitHandoff("Their goal");
+    git(root, "checkout", "-q", "main");
+    await commitHandoff("My goal");
+    // No merge driver in this clone: git writes its markers and holds the file unmerged.
+    expect(spawnSync("git", ["merge", "-q", "other"], { cwd: root, encoding: "utf8" }).status).not.toBe(0);
+    expect(await line()).toBe("handoff: memory conflicted (run check) · context 40%\n");
+    // One side taken without markers: git still holds it unmerged until it is added.
+    git(root, "checkout", "--ours", "--", ".ai/memory/HANDOFF.md");
+    expect(await line()).toBe("handoff: memory conflicted (run check) · context 40%\n");
+    git(root, "add", ".ai/memory/HANDOFF.md");
+    git(root, "commit", "-qm", "merged");
+    expect(await line()).toMatch(/^handoff: saved today · .* · context 40%\n$/);
+  });
+
   // A teammate's clone, a bare origin: after each rewrite or merge, what the line claims is what brief --json's drift
   // facts give (on HEAD's history or held by any ref: ahead and behind; rewritten: the commits since and the saved
   // commits with no copy), memory-only commits aside.
