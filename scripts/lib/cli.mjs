@@ -4156,7 +4156,7 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
   if (best <= treeRank) return null;
   const pick = refs[ranks.indexOf(best)];
   const branch = shown(pick);
-  const restore2 = `git restore --source=${shellWord2(branch.rev)} -- .ai/memory`;
+  const restore2 = `git restore --source=${shellWord2(branch.rev)} -- .ai/memory/HANDOFF.md`;
   return { ref: branch.name, worktree: pick.worktree, restore: restore2 };
 }
 function newestSave(root, env, tree, branches = {}, timeout) {

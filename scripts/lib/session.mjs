@@ -2613,7 +2613,7 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
   if (best <= treeRank) return null;
   const pick = refs[ranks.indexOf(best)];
   const branch = shown(pick);
-  const restore = `git restore --source=${shellWord(branch.rev)} -- .ai/memory`;
+  const restore = `git restore --source=${shellWord(branch.rev)} -- .ai/memory/HANDOFF.md`;
   return { ref: branch.name, worktree: pick.worktree, restore };
 }
 var newestSave = (function newestSave(root, env, tree, branches = {}, timeout) {

@@ -123,7 +123,7 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
   // The work tree only: staged, the user's next plain `git commit` would commit it (docs/decisions/handoff-restore.md).
   const pick = refs[ranks.indexOf(best)]!;
   const branch = shown(pick);
-  const restore = `git restore --source=${shellWord(branch.rev)} -- .ai/memory`;
+  const restore = `git restore --source=${shellWord(branch.rev)} -- .ai/memory/HANDOFF.md`;
   return { ref: branch.name, worktree: pick.worktree, restore };
 }
 

@@ -25,7 +25,7 @@ describe("branch names", () => {
       const j = JSON.parse(c.stdout) as { ref: string; restore: string };
       expect(j.ref).toBe(name);
       const id = git(root, "rev-parse", name).trim();
-      if (!/^[\p{L}\p{N}._/+#@,-]+$/u.test(name)) expect(j.restore).toBe(`git restore --source=${id} -- .ai/memory`);
+      if (!/^[\p{L}\p{N}._/+#@,-]+$/u.test(name)) expect(j.restore).toBe(`git restore --source=${id} -- .ai/memory/HANDOFF.md`);
       execFileSync("sh", ["-c", j.restore], { cwd: root });
       expect(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Ship the importer.");
     },
@@ -50,9 +50,9 @@ describe("branch names", () => {
       expect(out).not.toContain(name.slice(4));
       expect(out).toContain(`on branch ${shown}`);
     }
-    expect(hook).toContain(`git restore --source=${id} -- .ai/memory`);
+    expect(hook).toContain(`git restore --source=${id} -- .ai/memory/HANDOFF.md`);
     const j = JSON.parse(helper(["check", "--json", "--root", root]).stdout) as { restore: string };
-    expect(j.restore).toBe(`git restore --source=${id} -- .ai/memory`);
+    expect(j.restore).toBe(`git restore --source=${id} -- .ai/memory/HANDOFF.md`);
     execFileSync("sh", ["-c", j.restore], { cwd: root });
     expect(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Ship the importer.");
   });

@@ -96,11 +96,36 @@ describe("a handoff away from the working tree", () => {
     r.git("checkout", "-q", "old");
     const c = await r.run(["check"]);
     expect(c.code, c.stderr).toBe(2);
-    const cmd = "git restore --source='fix+login' -- .ai/memory";
+    const cmd = "git restore --source='fix+login' -- .ai/memory/HANDOFF.md";
     const note = 'it comes back uncommitted: before checking out "fix+login", put it aside with `git stash -u -- .ai/memory`';
     expect(c.stdout).toBe(`a handoff is parked on branch "fix+login", not in the working tree: bring it back with \`${cmd}\`; ${note}\n`);
     execFileSync("sh", ["-c", cmd], { cwd: r.dir });
     expect(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
+  });
+
+  it("the branch's restore brings the handoff back and leaves this branch's other memory files alone (found by a breaker)", { timeout: 60_000 }, async () => {
+    const r = repo();
+    r.git("checkout", "-q", "-b", "feat");
+    await r.save(DOC);
+    r.git("add", ".ai");
+    r.git("commit", "-qm", "memory");
+    r.git("checkout", "-q", "main");
+    // This branch's lessons, committed, then one more not yet committed: the whole-folder restore deleted both.
+    const lessons = path.join(r.dir, ".ai", "memory", "LESSONS.md");
+    const lesson = (n: number, words: string) => `\n## L-000${n}: l${n}\n- When: always\n- Lesson: ${words}\n- Why: speed\n` +
+      "- Source: [user-directed], 2026-12-07\n- Status: active\n";
+    const head = "<!-- memory-schema: v1 -->\n# Lessons\n";
+    expect((await r.run(["write", "lessons", "--expected-current-sha256", "absent"], head + lesson(1, "keep it small"))).code).toBe(0);
+    r.git("add", "-f", ".ai/memory/LESSONS.md");
+    r.git("commit", "-qm", "lessons");
+    const tok = /CURRENT-SHA256: (\S+)/.exec((await r.run(["read", "lessons"])).stdout)![1]!;
+    const both = head + lesson(1, "keep it small") + lesson(2, "not yet committed");
+    expect((await r.run(["write", "lessons", "--expected-current-sha256", tok], both)).code).toBe(0);
+    const c = JSON.parse((await r.run(["check", "--json"])).stdout);
+    expect(c).toMatchObject({ parked: "branch", ref: "feat", restore: "git restore --source=feat -- .ai/memory/HANDOFF.md" });
+    execFileSync("sh", ["-c", c.restore], { cwd: r.dir, env: { ...process.env, ...r.env } });
+    expect(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
+    expect(readFileSync(lessons, "utf8")).toBe(both);
   });
 
   it("after publish, a checkout of an older branch: check, brief and read name the branch; two git processes; the restore commits nothing and the note gets back to main", { timeout: 90_000 }, async () => {
@@ -109,7 +134,7 @@ describe("a handoff away from the working tree", () => {
     await r.save(DOC);
     expect((await r.run(["publish"])).code).toBe(0);
     r.git("checkout", "-q", "feature");
-    const cmd = "git restore --source=main -- .ai/memory";
+    const cmd = "git restore --source=main -- .ai/memory/HANDOFF.md";
     const note = 'it comes back uncommitted: before checking out "main", put it aside with `git stash -u -- .ai/memory`';
     const { bin, log } = loggingGit();
     const c = await r.run(["check", "--json"], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
@@ -414,7 +439,7 @@ describe("a handoff away from the working tree", () => {
     const check = () => r.run(["check"]);
     const hook = () => r.hook().stdout;
     const said = 'a handoff is parked on branch "main", not in the working tree: bring it back with ' +
-      '`git restore --source=main -- .ai/memory`; it comes back uncommitted: before checking out "main", put it aside ' +
+      '`git restore --source=main -- .ai/memory/HANDOFF.md`; it comes back uncommitted: before checking out "main", put it aside ' +
       "with `git stash -u -- .ai/memory`";
     expect((await check()).stdout).toBe(`${said}\n`);
     expect(hook()).toBe(`session-handoff: ${said}. Tell the user before resuming; \`check\` says the same.\n`);
