@@ -3923,6 +3923,13 @@ function markClone(text, id) {
   lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
   return lines2.join("\n");
 }
+function savePickaxe(text) {
+  const saved = /^Saved: [^\r\n]+/m.exec(text)?.[0];
+  if (saved === void 0) return [];
+  const id = CLONE_MARK.exec(text)?.[1];
+  const mark = id === void 0 ? "" : `[[:space:]]+(Merged-with: .*[[:space:]]+)?<!-- saved in clone ${id} -->`;
+  return ["--pickaxe-regex", `-S${saved.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${mark}`];
+}
 function savesRecord(root, env) {
   const p = savesPath(root, env);
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
@@ -11260,8 +11267,8 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
     const logP = anchors.head === null && !anchors.headNone ? null : git(historyArgs(anchors.head));
     logP?.catch(() => void 0);
     const status = await statusP;
-    const savedLine = /^Saved: [^\r\n]+/m.exec(opts.handoffText ?? "")?.[0] ?? null;
-    const at2 = { here, top, prefix, keyFiles, git, savedLine, drivers: () => filterDrivers(root, env) };
+    const bySave = savePickaxe(opts.handoffText ?? "");
+    const at2 = { here, top, prefix, keyFiles, git, bySave, drivers: () => filterDrivers(root, env) };
     const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
     if (status.kind === "repo") await measureRepo(at2, facts, anchors, foldedInto(status.snapshot, folders), logP);
     else {
@@ -11289,7 +11296,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   return assessDrift(facts);
 }
 async function measureRepo(at2, facts, anchors, snap, logP) {
-  const { top, prefix, keyFiles, git } = at2;
+  const { top, prefix, keyFiles, git, bySave } = at2;
   const elsewhere = at2.here === false;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
@@ -11362,7 +11369,6 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   };
   const merging = facts.inProgress?.current === "merge" && snap.head !== null;
   const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
-  const bySave = at2.savedLine === null ? [] : [`-S${at2.savedLine}`];
   const theirs = merging ? await lastBy(...bySave, "MERGE_HEAD", "^HEAD") : null;
   const saver = theirs ?? (snap.head !== null && bySave.length > 0 ? await lastBy(...bySave) : null);
   if (saver !== null) committer = saver;

@@ -100,6 +100,18 @@ export function markClone(text: string, id: string | null): string {
   return lines.join("\n");
 }
 
+/** `git log` arguments for the commits that brought a handoff's save: its `Saved:` line with the clone mark after it
+ * (two clones' saves of one second share the line, and a clone marks all its saves alike; the merge driver's
+ * `Merged-with:` line may come between), else the line alone; none without the line. */
+export function savePickaxe(text: string): string[] {
+  const saved = /^Saved: [^\r\n]+/m.exec(text)?.[0];
+  if (saved === undefined) return [];
+  const id = CLONE_MARK.exec(text)?.[1];
+  // A regular expression, as git refuses an argument holding a newline.
+  const mark = id === undefined ? "" : `[[:space:]]+(Merged-with: .*[[:space:]]+)?<!-- saved in clone ${id} -->`;
+  return ["--pickaxe-regex", `-S${saved.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${mark}`];
+}
+
 /** The token and `Saved:` stamp of each save this clone recorded, oldest first; null outside git or before one. */
 export function savesRecord(root: string, env: Env): { token: string; stamp: string | null }[] | null {
   const p = savesPath(root, env);
