@@ -3745,25 +3745,140 @@ var init_harness_path = __esm({
   }
 });
 
-// src/git/saves.ts
+// src/store/lock.ts
+import { hostname as hostname2 } from "node:os";
 import path17 from "node:path";
+async function acquireLock(memDir, timeoutSeconds) {
+  return acquireLockDir(path17.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+}
+async function acquireLockDir(lockDir, timeoutSeconds, opts) {
+  const start = performance.now();
+  const deadline = start + timeoutSeconds * 1e3;
+  const me = { pid: process.pid, host: hostname2(), nonce: randomHex8() + randomHex8() };
+  let seen = null;
+  for (; ; ) {
+    checkLockPath(lockDir);
+    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
+    const now = performance.now();
+    const owner = readOwner(lockDir);
+    const st = lstatSync(lockDir, { throwIfNoEntry: false });
+    if (st === void 0) continue;
+    const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
+    if (seen?.key !== key) seen = { key, since: seen ? now : start };
+    const verdict = lockVerdict(owner, st, me.host, now - seen.since);
+    if (verdict === "dead" && takeOver(lockDir, owner)) {
+      seen = null;
+      continue;
+    }
+    if (now >= deadline) {
+      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
+      const who = owner ? `process ${owner.pid}${on}` : "another process";
+      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
+      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
+    }
+    const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
+  }
+}
+function checkLockPath(lockDir) {
+  const st = lstatSync(lockDir, { throwIfNoEntry: false });
+  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
+    const what = st.isSymbolicLink() ? "a link" : "not a directory";
+    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
+  }
+}
+function tryMake(lockDir, me, makeParent2) {
+  try {
+    mkdirSync(lockDir, { mode: 448 });
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    if (err.code === "ENOENT" && makeParent2) {
+      mkdirSync(path17.dirname(lockDir), { recursive: true, mode: 448 });
+      return tryMake(lockDir, me, false);
+    }
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+  try {
+    writeFileSync(path17.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    return true;
+  } catch (err) {
+    const code = err.code;
+    if (code === "ENOENT" || code === "EEXIST") return false;
+    orNull(() => rmdirSync(lockDir));
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+}
+function holding(lockDir, me) {
+  const ours = () => readOwner(lockDir)?.nonce === me.nonce;
+  let lost = false;
+  const timer = setInterval(() => {
+    if (!ours()) {
+      lost = true;
+      return;
+    }
+    const now = /* @__PURE__ */ new Date();
+    if (!succeeds(() => utimesSync(lockDir, now, now))) lost = true;
+  }, REFRESH_MS);
+  timer.unref();
+  return {
+    assertHeld() {
+      if (lost || !ours()) {
+        const lost2 = "lost the memory lock to another process before publishing";
+        throw new Refused(`${lost2}; nothing was published: read again and retry`);
+      }
+    },
+    async release() {
+      clearInterval(timer);
+      if (!ours()) return;
+      if (succeeds(() => unlinkSync(path17.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
+    }
+  };
+}
+function takeOver(lockDir, dead) {
+  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
+  try {
+    renameSync(lockDir, aside);
+  } catch (err) {
+    return err.code === "ENOENT";
+  }
+  const moved = readOwner(aside);
+  if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
+  rmSync(aside, { recursive: true, force: true });
+  return true;
+}
+var RETRY_MS, REFRESH_MS;
+var init_lock = __esm({
+  "src/store/lock.ts"() {
+    "use strict";
+    init_quote();
+    init_builtins();
+    init_errors();
+    init_files();
+    init_private();
+    RETRY_MS = 25;
+    REFRESH_MS = 2e3;
+  }
+});
+
+// src/git/saves.ts
+import path18 from "node:path";
 function savesPath(root, env) {
   const gitDir = gitDirAt(root, env);
-  return gitDir === null ? null : path17.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path18.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name2) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path17.join(path17.dirname(saves), name2);
+  return saves === null ? null : path18.join(path18.dirname(saves), name2);
 }
 function recordLines(p, re) {
   const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
   return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
 }
-function addRecord(p, re, line, drop) {
-  let held = false;
+async function addRecord(p, re, line, drop) {
+  let lock = null;
   try {
-    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
-    held = recordLock(`${p}.lock`);
+    mkdirSync(path18.dirname(p), { recursive: true, mode: 448 });
+    lock = await acquireLockDir(`${p}.lock`, 2, { what: "the saves record is busy" }).catch(() => null);
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
@@ -3772,22 +3887,8 @@ function addRecord(p, re, line, drop) {
     renameSync(tmp, p);
   } catch {
   } finally {
-    if (held) rmSync(`${p}.lock`, { recursive: true, force: true });
+    await lock?.release();
   }
-}
-function recordLock(lock) {
-  for (const until = Date.now() + 2e3; Date.now() < until; ) {
-    try {
-      mkdirSync(lock, { mode: 448 });
-      return true;
-    } catch (err) {
-      if (err.code !== "EEXIST") return false;
-      const age = Date.now() - (lstatOrNull(lock)?.mtimeMs ?? Date.now());
-      if (age > 1e4) rmSync(lock, { recursive: true, force: true });
-      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-    }
-  }
-  return false;
 }
 function savedStampOf(text) {
   const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
@@ -3803,7 +3904,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path18.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -3822,17 +3923,24 @@ function markClone(text, id) {
   lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
   return lines2.join("\n");
 }
+function savePickaxe(text) {
+  const saved = /^Saved: [^\r\n]+/m.exec(text)?.[0];
+  if (saved === void 0) return [];
+  const id = CLONE_MARK.exec(text)?.[1];
+  const mark = id === void 0 ? "" : `[[:space:]]+(Merged-with: .*[[:space:]]+)?<!-- saved in clone ${id} -->`;
+  return ["--pickaxe-regex", `-S${saved.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${mark}`];
+}
 function savesRecord(root, env) {
   const p = savesPath(root, env);
   if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
   return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
 }
-function recordSavedHere(root, env, token, stamp, blob) {
+async function recordSavedHere(root, env, token, stamp, blob) {
   const gitDir = gitDirAt(root, env);
   if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
-  addRecord(path17.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
-  addRecord(lastSavePath(gitDir), LINE2, blob === void 0 ? line : `${line} ${blob}`, () => true);
+  await addRecord(path18.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
+  await addRecord(lastSavePath(gitDir), LINE2, blob === void 0 ? line : `${line} ${blob}`, () => true);
 }
 function lastSave(root, env) {
   const gitDir = gitDirAt(root, env);
@@ -3854,11 +3962,11 @@ function stashesSince(gitDir, savedMs2) {
   const since = (s) => s !== null && (Number.isNaN(sec) || s >= sec);
   return stashEntries(gitDir).flatMap((e, n2) => e.own && since(e.sec) ? [`stash@{${n2}}`] : []);
 }
-function recordSavedBy(root, env, token, agent) {
+async function recordSavedBy(root, env, token, agent) {
   const p = beside(root, env, "saved-by");
   const line = `${token} ${agent}`;
   if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
-  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
+  await addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
 }
 function savedByOf(root, env, token) {
   const p = beside(root, env, "saved-by");
@@ -3881,16 +3989,17 @@ var init_saves = __esm({
     init_git_dir();
     init_run();
     init_fs();
+    init_lock();
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    lastSavePath = (gitDir) => path17.join(gitDir, "session-handoff", "last-save");
+    lastSavePath = (gitDir) => path18.join(gitDir, "session-handoff", "last-save");
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
 
 // src/checkpoint/surface.ts
-import path18 from "node:path";
+import path19 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
@@ -3945,7 +4054,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path18.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path19.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes), { root, env });
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -3961,7 +4070,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path18.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path19.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3982,7 +4091,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path18.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
+  const told = (name2) => readHead(path19.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, env, now = Date.now()) {
@@ -4036,7 +4145,7 @@ var init_surface = __esm({
 });
 
 // src/git/config-pipe.ts
-import path19 from "node:path";
+import path20 from "node:path";
 function includes(text) {
   const out = [];
   let inside = false;
@@ -4052,10 +4161,10 @@ function configPipe(root, env) {
   const home = homeFolder(env);
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  const xdg = env.XDG_CONFIG_HOME || path19.join(home, ".config");
-  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path19.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const xdg = env.XDG_CONFIG_HOME || path20.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path20.join(home, ".gitconfig"), `${xdg}/git/config`];
   const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
-  const local = gitDir === null ? [] : [path19.join(commonDirOf(gitDir), "config"), path19.join(gitDir, "config.worktree")];
+  const local = gitDir === null ? [] : [path20.join(commonDirOf(gitDir), "config"), path20.join(gitDir, "config.worktree")];
   const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
   for (let i = 0; i < todo.length && i < 100; i++) {
     const [file, by, depth] = todo[i];
@@ -4065,7 +4174,7 @@ function configPipe(root, env) {
     }
     const text = depth < 10 ? readSmall(file) : null;
     for (const p of text === null ? [] : includes(text)) {
-      const abs = p.startsWith("~/") ? path19.join(home, p.slice(2)) : path19.resolve(path19.dirname(file), p);
+      const abs = p.startsWith("~/") ? path20.join(home, p.slice(2)) : path20.resolve(path20.dirname(file), p);
       todo.push([abs, file, depth + 1]);
     }
   }
@@ -4082,7 +4191,7 @@ var init_config_pipe = __esm({
 });
 
 // src/git/handoff-away.ts
-import path20 from "node:path";
+import path21 from "node:path";
 async function branchRefs(root, env, timeout) {
   const format2 = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
   const r = await runGit(
@@ -4105,7 +4214,7 @@ function shown(b) {
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  const file = top === null ? "\n" : `${path21.relative(top, root).split(path21.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 function handoffAway(root, env, tree = null, branches = {}, timeout) {
@@ -4177,7 +4286,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   if (away !== null || own === null || tree === null || !later && holds(tree, own)) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n2) => /^HANDOFF-.*\.md$/.test(n2)) : [];
-  const archived = names.map((n2) => readSmall(path20.join(dir, n2)));
+  const archived = names.map((n2) => readSmall(path21.join(dir, n2)));
   const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
@@ -5654,7 +5763,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path21 from "node:path";
+import path22 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -5667,7 +5776,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path21.win32 : path21.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path22.win32 : path22.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -5932,7 +6041,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path22 from "node:path";
+import path23 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -5993,7 +6102,7 @@ function ownedSpan(edit2, text) {
 }
 function userPath(base, rel, env) {
   const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
-  return claude ? path22.join(claudeUserDir(base, env), rel.slice(8)) : path22.join(base, ...rel.split("/"));
+  return claude ? path23.join(claudeUserDir(base, env), rel.slice(8)) : path23.join(base, ...rel.split("/"));
 }
 var nothingLeft, shownOf, claudeUserDir;
 var init_plan = __esm({
@@ -6007,18 +6116,18 @@ var init_plan = __esm({
     init_files();
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
     shownOf = (edit2, file, home) => home === null ? edit2.file : file === userPath(home, edit2.file) ? `~/${edit2.file}` : file;
-    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path22.join(home, ".claude");
+    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path23.join(home, ".claude");
   }
 });
 
 // src/agents/target.ts
-import path23 from "node:path";
+import path24 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path23.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path23.join(real(path23.dirname(path23.dirname(path23.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path24.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path24.join(real(path24.dirname(path24.dirname(path24.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path23.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path23.isAbsolute(rel) ? null : rel.split(path23.sep).join("/") };
+  const rel = path24.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path24.isAbsolute(rel) ? null : rel.split(path24.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -6071,7 +6180,7 @@ var init_target = __esm({
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
-    real = (p) => realOrNull(p) ?? path23.resolve(p);
+    real = (p) => realOrNull(p) ?? path24.resolve(p);
     helperShown = (ctx, root) => ((h) => shellQuote2(h.rel ?? h.abs))(helperLocation(ctx, root));
   }
 });
@@ -6082,7 +6191,7 @@ __export(read_exports, {
   readTargetVerb: () => readTargetVerb,
   readVerb: () => readVerb
 });
-import path24 from "node:path";
+import path25 from "node:path";
 async function readCheckpoint(root, session) {
   const state = checkTree(root) ? checkpointsDirState(root) : "missing";
   if (state === "unsafe") {
@@ -6155,7 +6264,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         const nul = got === null ? -1 : firstNul(got.bytes);
         if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
         const out = envelope(FILE_OF[kind], got);
-        if (!exists(path24.join(root, ".git")) && !exists(memoryDir(root))) {
+        if (!exists(path25.join(root, ".git")) && !exists(memoryDir(root))) {
           out.stderr.push(`note: ${quotedPath(root)} is in no git repository and held no .ai/memory: memory starts there; pass --root <project> to choose another`);
         }
         out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
@@ -6197,7 +6306,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a
 });
 
 // src/git/blob-ids.ts
-import path25 from "node:path";
+import path26 from "node:path";
 async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   const format2 = objectFormat(gitDirOf(top));
   const out = /* @__PURE__ */ new Map();
@@ -6205,7 +6314,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     if (p.includes("\uFFFD")) continue;
-    const abs = path25.join(top, p);
+    const abs = path26.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
       const module = p.endsWith("/") ? null : checkedOutAt(abs);
@@ -6340,12 +6449,12 @@ var init_status = __esm({
 
 // src/git/anchors.ts
 import { lstat } from "node:fs/promises";
-import path26 from "node:path";
+import path27 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path26.join(at2, part);
+    at2 = path27.join(at2, part);
     const st = await lstat(at2).catch(() => null);
     if (st === null || i < parts.length - 1 && !st.isDirectory()) return null;
     if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
@@ -6355,11 +6464,11 @@ async function statInsideRoot(root, rel) {
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  for (const dir of [path26.resolve(skillDir), realOrNull(skillDir)]) {
+  for (const dir of [path27.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
-    const rel = path26.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path26.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path26.sep).join("/"));
+    const rel = path27.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path27.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path27.sep).join("/"));
   }
   return [...out];
 }
@@ -6378,11 +6487,11 @@ async function dirtyHashesOf(root, env, top, dirty) {
 }
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
-  const config = gitDir === null ? null : readSmall(path26.join(commonDirOf(gitDir), "config"));
+  const config = gitDir === null ? null : readSmall(path27.join(commonDirOf(gitDir), "config"));
   const trustX = !/^\s*filemode\s*=\s*false\s*$/im.test(config ?? "");
   return new Map(paths.map((p) => {
     const m = snap.modes?.get(p);
-    const st = m === void 0 ? lstatOrNull(path26.join(top, p)) : null;
+    const st = m === void 0 ? lstatOrNull(path27.join(top, p)) : null;
     const x = trustX && st?.isFile() === true && (st.mode & 64) !== 0;
     const now = m?.[1] ?? (st?.isSymbolicLink() ? "120000" : x ? "100755" : "100644");
     return [p, { now, assumed: m === void 0 || m[0] === "000000" ? "100644" : m[0] }];
@@ -6426,7 +6535,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path26.isAbsolute(value) ? path26.relative(root, value).split(path26.sep).join("/") : value;
+    const given = path27.isAbsolute(value) ? path27.relative(root, value).split(path27.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -8413,10 +8522,10 @@ var init_validate = __esm({
 });
 
 // src/store/settings.ts
-import path27 from "node:path";
+import path28 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path27.join(memDir, SETTINGS_FILE);
+  const file = path28.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -8461,7 +8570,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path28 from "node:path";
+import path29 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -8499,7 +8608,7 @@ function newestFirst(a, b) {
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path28.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path29.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -8507,7 +8616,7 @@ function prunable(dir) {
   return entries2;
 }
 function pruneArchive(dir, justArchived, tracked) {
-  const { settings, problems: warnings } = readSettings(path28.dirname(dir));
+  const { settings, problems: warnings } = readSettings(path29.dirname(dir));
   let entries2;
   try {
     entries2 = prunable(dir);
@@ -8524,7 +8633,7 @@ function pruneArchive(dir, justArchived, tracked) {
   const doomed = rest.slice(Math.max(0, settings.archivesKept - kept.length)).filter((e) => !tracked.has(e.name));
   for (const entry of doomed) {
     try {
-      unlinkSync(path28.join(dir, entry.name));
+      unlinkSync(path29.join(dir, entry.name));
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
     }
@@ -8788,9 +8897,9 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import path29 from "node:path";
+import path30 from "node:path";
 function journalDir(root) {
-  return path29.join(memoryDir(root), "journal");
+  return path30.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -8806,13 +8915,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path29.join(journalDir(root), "OFF"));
+  return exists(path30.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path29.join(dir, name2);
+  const p = path30.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -8846,7 +8955,7 @@ function readJournalText(root, f) {
 }
 async function publishJournalFile(dir, name2, bytes, fp) {
   await failpoint(fp, "journal-before-publication");
-  import_write_file_atomic2.default.sync(path29.join(dir, name2), bytes, { mode: 384 });
+  import_write_file_atomic2.default.sync(path30.join(dir, name2), bytes, { mode: 384 });
   await failpoint(fp, "journal-after-publication");
 }
 async function appendEntry(root, entry, ms, fp) {
@@ -8890,7 +8999,7 @@ var init_store2 = __esm({
 });
 
 // src/journal/record.ts
-import path30 from "node:path";
+import path31 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -8936,7 +9045,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path30.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path30.join(archiveDir(root), n2))]) {
+  for (const f of [path31.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path31.join(archiveDir(root), n2))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -8951,7 +9060,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path30.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path31.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -9041,7 +9150,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync(path30.join(dir, f.name));
+  for (const f of files) unlinkSync(path31.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -9278,121 +9387,6 @@ var init_document = __esm({
     init_errors();
     init_invisible();
     utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  }
-});
-
-// src/store/lock.ts
-import { hostname as hostname2 } from "node:os";
-import path31 from "node:path";
-async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path31.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
-}
-async function acquireLockDir(lockDir, timeoutSeconds, opts) {
-  const start = performance.now();
-  const deadline = start + timeoutSeconds * 1e3;
-  const me = { pid: process.pid, host: hostname2(), nonce: randomHex8() + randomHex8() };
-  let seen = null;
-  for (; ; ) {
-    checkLockPath(lockDir);
-    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
-    const now = performance.now();
-    const owner = readOwner(lockDir);
-    const st = lstatSync(lockDir, { throwIfNoEntry: false });
-    if (st === void 0) continue;
-    const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
-    if (seen?.key !== key) seen = { key, since: seen ? now : start };
-    const verdict = lockVerdict(owner, st, me.host, now - seen.since);
-    if (verdict === "dead" && takeOver(lockDir, owner)) {
-      seen = null;
-      continue;
-    }
-    if (now >= deadline) {
-      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
-      const who = owner ? `process ${owner.pid}${on}` : "another process";
-      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
-      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
-    }
-    const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
-  }
-}
-function checkLockPath(lockDir) {
-  const st = lstatSync(lockDir, { throwIfNoEntry: false });
-  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
-    const what = st.isSymbolicLink() ? "a link" : "not a directory";
-    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
-  }
-}
-function tryMake(lockDir, me, makeParent2) {
-  try {
-    mkdirSync(lockDir, { mode: 448 });
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-    if (err.code === "ENOENT" && makeParent2) {
-      mkdirSync(path31.dirname(lockDir), { recursive: true, mode: 448 });
-      return tryMake(lockDir, me, false);
-    }
-    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
-  }
-  try {
-    writeFileSync(path31.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
-    return true;
-  } catch (err) {
-    const code = err.code;
-    if (code === "ENOENT" || code === "EEXIST") return false;
-    orNull(() => rmdirSync(lockDir));
-    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
-  }
-}
-function holding(lockDir, me) {
-  const ours = () => readOwner(lockDir)?.nonce === me.nonce;
-  let lost = false;
-  const timer = setInterval(() => {
-    if (!ours()) {
-      lost = true;
-      return;
-    }
-    const now = /* @__PURE__ */ new Date();
-    if (!succeeds(() => utimesSync(lockDir, now, now))) lost = true;
-  }, REFRESH_MS);
-  timer.unref();
-  return {
-    assertHeld() {
-      if (lost || !ours()) {
-        const lost2 = "lost the memory lock to another process before publishing";
-        throw new Refused(`${lost2}; nothing was published: read again and retry`);
-      }
-    },
-    async release() {
-      clearInterval(timer);
-      if (!ours()) return;
-      if (succeeds(() => unlinkSync(path31.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
-    }
-  };
-}
-function takeOver(lockDir, dead) {
-  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
-  try {
-    renameSync(lockDir, aside);
-  } catch (err) {
-    return err.code === "ENOENT";
-  }
-  const moved = readOwner(aside);
-  if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
-  rmSync(aside, { recursive: true, force: true });
-  return true;
-}
-var RETRY_MS, REFRESH_MS;
-var init_lock = __esm({
-  "src/store/lock.ts"() {
-    "use strict";
-    init_quote();
-    init_builtins();
-    init_errors();
-    init_files();
-    init_private();
-    RETRY_MS = 25;
-    REFRESH_MS = 2e3;
   }
 });
 
@@ -9877,8 +9871,9 @@ async function saveDocument(req) {
   const saved = done2 ?? built.prior;
   if (kind === "handoff") {
     const stamp = savedStampOf(saved.bytes.toString("utf8"));
-    recordSavedHere(root, env, saved.token, stamp, done2 === null ? void 0 : await keptBlob(root, env, done2.bytes));
-    if (done2 !== null) recordSavedBy(root, env, saved.token, agentOfEnv(env));
+    const blob = done2 === null ? void 0 : await keptBlob(root, env, done2.bytes);
+    await recordSavedHere(root, env, saved.token, stamp, blob);
+    if (done2 !== null) await recordSavedBy(root, env, saved.token, agentOfEnv(env));
   }
   const notes = [...repairs, ...built.notes, ...done2?.warnings ?? [], ...journal];
   return { file, unchanged: done2 === null, token: saved.token, archived: done2?.archived ?? null, notes };
@@ -11272,8 +11267,8 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
     const logP = anchors.head === null && !anchors.headNone ? null : git(historyArgs(anchors.head));
     logP?.catch(() => void 0);
     const status = await statusP;
-    const savedLine = /^Saved: [^\r\n]+/m.exec(opts.handoffText ?? "")?.[0] ?? null;
-    const at2 = { here, top, prefix, keyFiles, git, savedLine, drivers: () => filterDrivers(root, env) };
+    const bySave = savePickaxe(opts.handoffText ?? "");
+    const at2 = { here, top, prefix, keyFiles, git, bySave, drivers: () => filterDrivers(root, env) };
     const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
     if (status.kind === "repo") await measureRepo(at2, facts, anchors, foldedInto(status.snapshot, folders), logP);
     else {
@@ -11301,7 +11296,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   return assessDrift(facts);
 }
 async function measureRepo(at2, facts, anchors, snap, logP) {
-  const { top, prefix, keyFiles, git } = at2;
+  const { top, prefix, keyFiles, git, bySave } = at2;
   const elsewhere = at2.here === false;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
@@ -11374,7 +11369,6 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   };
   const merging = facts.inProgress?.current === "merge" && snap.head !== null;
   const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
-  const bySave = at2.savedLine === null ? [] : [`-S${at2.savedLine}`];
   const theirs = merging ? await lastBy(...bySave, "MERGE_HEAD", "^HEAD") : null;
   const saver = theirs ?? (snap.head !== null && bySave.length > 0 ? await lastBy(...bySave) : null);
   if (saver !== null) committer = saver;
@@ -16530,13 +16524,13 @@ function strings(v, out = [], depth = 0) {
   }
   return out;
 }
-function contextOffer(root, input, o) {
+async function contextOffer(root, input, o) {
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
   const memDir = memoryDir(root);
   const paused = pauseSwitch(memDir, o.env) !== null;
   if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
+    if (token !== null) await recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
   }
   const { settings, problems: notes } = readSettings(memDir);
   const quiet = { notes, offer: null };
@@ -16657,7 +16651,7 @@ exit: always 0.
         } catch (err) {
           return ok("", [say(`${err.message}; printing nothing`)]);
         }
-        const { notes, offer } = contextOffer(root, input, { ...ctx, format: format2 });
+        const { notes, offer } = await contextOffer(root, input, { ...ctx, format: format2 });
         const json2 = offer && { hookSpecificOutput: { hookEventName: offer.event, additionalContext: offer.text } };
         return ok(json2 ? `${JSON.stringify(json2)}
 ` : "", notes.map(say));

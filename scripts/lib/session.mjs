@@ -69,6 +69,13 @@ var Absent = class extends HelperError {
     super(message, 3);
   }
 };
+var Busy = class extends HelperError {
+  holder;
+  constructor(message, holder) {
+    super(message, 5);
+    this.holder = holder;
+  }
+};
 
 // src/store/files.ts
 import path2 from "node:path";
@@ -383,6 +390,9 @@ var succeeds = (function succeeds(f) {
 });
 function tokenOf(data) {
   return nodeCrypto().createHash("sha256").update(data).digest("hex");
+}
+function randomHex8() {
+  return nodeCrypto().randomBytes(4).toString("hex");
 }
 function createExclusive(p, body) {
   return succeeds(() => writeFileSync(p, body, { flag: "wx", mode: 384 }));
@@ -1150,7 +1160,7 @@ function itemCall(item, at2) {
   }
   return call;
 }
-var addEdit = (events, path23) => path23 && events.push({ kind: "edit", path: path23 });
+var addEdit = (events, path24) => path24 && events.push({ kind: "edit", path: path24 });
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
@@ -1407,7 +1417,7 @@ function findLastSave(events, project) {
 }
 
 // src/git/saves.ts
-import path12 from "node:path";
+import path13 from "node:path";
 
 // src/git/git-dir.ts
 import path11 from "node:path";
@@ -1941,25 +1951,126 @@ function stashEntries(gitDir) {
   });
 }
 
+// src/store/lock.ts
+import { hostname as hostname2 } from "node:os";
+import path12 from "node:path";
+var RETRY_MS = 25;
+var REFRESH_MS = 2e3;
+async function acquireLockDir(lockDir, timeoutSeconds, opts) {
+  const start = performance.now();
+  const deadline = start + timeoutSeconds * 1e3;
+  const me = { pid: process.pid, host: hostname2(), nonce: randomHex8() + randomHex8() };
+  let seen = null;
+  for (; ; ) {
+    checkLockPath(lockDir);
+    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
+    const now = performance.now();
+    const owner = readOwner(lockDir);
+    const st = lstatSync(lockDir, { throwIfNoEntry: false });
+    if (st === void 0) continue;
+    const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
+    if (seen?.key !== key) seen = { key, since: seen ? now : start };
+    const verdict = lockVerdict(owner, st, me.host, now - seen.since);
+    if (verdict === "dead" && takeOver(lockDir, owner)) {
+      seen = null;
+      continue;
+    }
+    if (now >= deadline) {
+      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
+      const who = owner ? `process ${owner.pid}${on}` : "another process";
+      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
+      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
+    }
+    const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
+  }
+}
+function checkLockPath(lockDir) {
+  const st = lstatSync(lockDir, { throwIfNoEntry: false });
+  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
+    const what = st.isSymbolicLink() ? "a link" : "not a directory";
+    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
+  }
+}
+function tryMake(lockDir, me, makeParent) {
+  try {
+    mkdirSync(lockDir, { mode: 448 });
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    if (err.code === "ENOENT" && makeParent) {
+      mkdirSync(path12.dirname(lockDir), { recursive: true, mode: 448 });
+      return tryMake(lockDir, me, false);
+    }
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+  try {
+    writeFileSync(path12.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    return true;
+  } catch (err) {
+    const code = err.code;
+    if (code === "ENOENT" || code === "EEXIST") return false;
+    orNull(() => rmdirSync(lockDir));
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+}
+function holding(lockDir, me) {
+  const ours = () => readOwner(lockDir)?.nonce === me.nonce;
+  let lost = false;
+  const timer = setInterval(() => {
+    if (!ours()) {
+      lost = true;
+      return;
+    }
+    const now = /* @__PURE__ */ new Date();
+    if (!succeeds(() => utimesSync(lockDir, now, now))) lost = true;
+  }, REFRESH_MS);
+  timer.unref();
+  return {
+    assertHeld() {
+      if (lost || !ours()) {
+        const lost2 = "lost the memory lock to another process before publishing";
+        throw new Refused(`${lost2}; nothing was published: read again and retry`);
+      }
+    },
+    async release() {
+      clearInterval(timer);
+      if (!ours()) return;
+      if (succeeds(() => unlinkSync(path12.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
+    }
+  };
+}
+function takeOver(lockDir, dead) {
+  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
+  try {
+    renameSync(lockDir, aside);
+  } catch (err) {
+    return err.code === "ENOENT";
+  }
+  const moved = readOwner(aside);
+  if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
+  rmSync(aside, { recursive: true, force: true });
+  return true;
+}
+
 // src/git/saves.ts
 var KEPT = 10;
 var savesPath = (function savesPath(root, env) {
   const gitDir = gitDirAt(root, env);
-  return gitDir === null ? null : path12.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path13.join(commonDirOf(gitDir), "session-handoff", "saves");
 });
 var beside = (function beside(root, env, name) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path12.join(path12.dirname(saves), name);
+  return saves === null ? null : path13.join(path13.dirname(saves), name);
 });
 var recordLines = (function recordLines(p, re) {
   const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
   return lines.map((l) => re.exec(l)).filter((m) => m !== null);
 });
-function addRecord(p, re, line, drop) {
-  let held = false;
+async function addRecord(p, re, line, drop) {
+  let lock = null;
   try {
-    mkdirSync(path12.dirname(p), { recursive: true, mode: 448 });
-    held = recordLock(`${p}.lock`);
+    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
+    lock = await acquireLockDir(`${p}.lock`, 2, { what: "the saves record is busy" }).catch(() => null);
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
@@ -1968,22 +2079,8 @@ function addRecord(p, re, line, drop) {
     renameSync(tmp, p);
   } catch {
   } finally {
-    if (held) rmSync(`${p}.lock`, { recursive: true, force: true });
+    await lock?.release();
   }
-}
-function recordLock(lock) {
-  for (const until = Date.now() + 2e3; Date.now() < until; ) {
-    try {
-      mkdirSync(lock, { mode: 448 });
-      return true;
-    } catch (err) {
-      if (err.code !== "EEXIST") return false;
-      const age = Date.now() - (lstatOrNull(lock)?.mtimeMs ?? Date.now());
-      if (age > 1e4) rmSync(lock, { recursive: true, force: true });
-      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-    }
-  }
-  return false;
 }
 var LINE = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
 var savedStampOf = (function savedStampOf(text) {
@@ -2001,7 +2098,7 @@ var cloneIdOf = (function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path12.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -2022,7 +2119,7 @@ var lastSave = (function lastSave(root, env) {
   const m = gitDir === null ? void 0 : recordLines(lastSavePath(gitDir), LINE)[0];
   return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
 });
-var lastSavePath = (gitDir) => path12.join(gitDir, "session-handoff", "last-save");
+var lastSavePath = (gitDir) => path13.join(gitDir, "session-handoff", "last-save");
 var savedHere = (function savedHere(root, env, text, token) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
   if (mark !== void 0 && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
@@ -2034,11 +2131,11 @@ var savedHere = (function savedHere(root, env, text, token) {
   return saves.some((s) => s.token === tok);
 });
 var SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
-function recordSavedBy(root, env, token, agent) {
+async function recordSavedBy(root, env, token, agent) {
   const p = beside(root, env, "saved-by");
   const line = `${token} ${agent}`;
   if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
-  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
+  await addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
 }
 var gitDirAt = (function gitDirAt(root, env) {
   const top = gitTopOf(root, env);
@@ -2082,7 +2179,7 @@ var renderHook = (function renderHook(format, text, limit) {
 });
 
 // src/checkpoint/store.ts
-import path13 from "node:path";
+import path14 from "node:path";
 var CHECKPOINT_HEADING = "# Session Checkpoint";
 var CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
 function headerValue(text, name) {
@@ -2116,7 +2213,7 @@ function readCheckpointText(text) {
   return { triggers, source, items, dropped };
 }
 var checkpointsDir = (function checkpointsDir(root) {
-  return path13.join(memoryDir(root), "checkpoints");
+  return path14.join(memoryDir(root), "checkpoints");
 });
 var FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 var WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
@@ -2140,7 +2237,7 @@ function listCheckpoints(root, now = Date.now()) {
   const out = [];
   for (const name of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path13.join(checkpointsDir(root), name), 1024);
+    const read = readHeadAndTime(path14.join(checkpointsDir(root), name), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
     if (read === null || !isCheckpointText(head)) continue;
     const savedMs = timeOf(headerValue(head, "Saved"), now);
@@ -2158,7 +2255,7 @@ function rmQuietRegular(p) {
   if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
 function deliveredPath(root, session) {
-  return path13.join(checkpointsDir(root), `.delivered-${session}`);
+  return path14.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
@@ -2171,7 +2268,7 @@ function writeDelivered(root, session, token) {
 }
 
 // src/store/inspect.ts
-import path15 from "node:path";
+import path16 from "node:path";
 
 // src/guard/file-verdict.ts
 var firstNul = (function firstNul(bytes) {
@@ -2179,7 +2276,7 @@ var firstNul = (function firstNul(bytes) {
 });
 
 // src/store/recover.ts
-import path14 from "node:path";
+import path15 from "node:path";
 var MEMORY_FILES = new Set(Object.values(FILE_OF));
 var ROOT_FILES = new Set(TARGETS);
 var pendingRepairs = (function pendingRepairs(root) {
@@ -2192,7 +2289,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path14.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path15.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -2209,7 +2306,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path14.join(path14.dirname(e.path), e.file);
+    const key = path15.join(path15.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -2237,7 +2334,7 @@ var inspectFile = (function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path15.join(memDir, file);
+  const filePath = path16.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe" };
@@ -2290,7 +2387,7 @@ var interruptedSave = (function interruptedSave(root) {
 });
 
 // src/store/pause.ts
-import path16 from "node:path";
+import path17 from "node:path";
 var disabledByEnv = (function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -2301,13 +2398,13 @@ var pauseSwitch = (function pauseSwitch(memDir, env) {
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path16.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path16.join(memDir, "PAUSE"), home, path16.join(userDir(env), "PAUSE")];
+  const home = named !== null && /^~(\/|$)/.test(named) ? path17.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path17.join(memDir, "PAUSE"), home, path17.join(userDir(env), "PAUSE")];
   return files.find((p) => p !== null && exists(p)) ?? null;
 });
 
 // src/store/settings.ts
-import path17 from "node:path";
+import path18 from "node:path";
 var SETTINGS_FILE = "settings.json";
 var MAX_SETTINGS_BYTES = 16 * 1024;
 var DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
@@ -2320,7 +2417,7 @@ var RULES = {
 };
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path17.join(memDir, SETTINGS_FILE);
+  const file = path18.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -2376,13 +2473,13 @@ function strings(v, out = [], depth = 0) {
   }
   return out;
 }
-function contextOffer(root, input, o) {
+async function contextOffer(root, input, o) {
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
   const memDir = memoryDir(root);
   const paused = pauseSwitch(memDir, o.env) !== null;
   if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
+    if (token !== null) await recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
   }
   const { settings, problems: notes } = readSettings(memDir);
   const quiet = { notes, offer: null };
@@ -2425,17 +2522,17 @@ function contextOffer(root, input, o) {
 }
 
 // src/verbs/common.ts
-import path18 from "node:path";
+import path19 from "node:path";
 var CHOOSE = "pass --root <project> to choose another";
 var rootOption = (function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path18.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path19.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path18.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path19.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -2490,7 +2587,7 @@ exit: always 0.
     } catch (err) {
       return ok("", [say(`${err.message}; printing nothing`)]);
     }
-    const { notes, offer } = contextOffer(root, input, { ...ctx, format });
+    const { notes, offer } = await contextOffer(root, input, { ...ctx, format });
     const json = offer && { hookSpecificOutput: { hookEventName: offer.event, additionalContext: offer.text } };
     return ok(json ? `${JSON.stringify(json)}
 ` : "", notes.map(say));
@@ -2498,14 +2595,14 @@ exit: always 0.
 };
 
 // src/git/handoff-away.ts
-import path20 from "node:path";
+import path21 from "node:path";
 
 // src/guard/words.ts
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var branchWords = (name, tokens = (s) => s) => quotedValue(tokens(name));
 
 // src/git/config-pipe.ts
-import path19 from "node:path";
+import path20 from "node:path";
 function includes(text) {
   const out = [];
   let inside = false;
@@ -2521,10 +2618,10 @@ function configPipe(root, env) {
   const home = homeFolder(env);
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  const xdg = env.XDG_CONFIG_HOME || path19.join(home, ".config");
-  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path19.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const xdg = env.XDG_CONFIG_HOME || path20.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path20.join(home, ".gitconfig"), `${xdg}/git/config`];
   const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
-  const local = gitDir === null ? [] : [path19.join(commonDirOf(gitDir), "config"), path19.join(gitDir, "config.worktree")];
+  const local = gitDir === null ? [] : [path20.join(commonDirOf(gitDir), "config"), path20.join(gitDir, "config.worktree")];
   const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
   for (let i = 0; i < todo.length && i < 100; i++) {
     const [file, by, depth] = todo[i];
@@ -2534,7 +2631,7 @@ function configPipe(root, env) {
     }
     const text = depth < 10 ? readSmall(file) : null;
     for (const p of text === null ? [] : includes(text)) {
-      const abs = p.startsWith("~/") ? path19.join(home, p.slice(2)) : path19.resolve(path19.dirname(file), p);
+      const abs = p.startsWith("~/") ? path20.join(home, p.slice(2)) : path20.resolve(path20.dirname(file), p);
       todo.push([abs, file, depth + 1]);
     }
   }
@@ -2564,7 +2661,7 @@ function shown(b) {
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  const file = top === null ? "\n" : `${path21.relative(top, root).split(path21.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
@@ -2634,7 +2731,7 @@ var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, tim
   if (away !== null || own === null || tree === null || !later && holds(tree, own)) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
-  const archived = names.map((n) => readSmall(path20.join(dir, n)));
+  const archived = names.map((n) => readSmall(path21.join(dir, n)));
   const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
@@ -3186,7 +3283,7 @@ var glanceAtHandoff = (function glanceAtHandoff(text, nowMs) {
 });
 
 // src/checkpoint/surface.ts
-import path21 from "node:path";
+import path22 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -3249,7 +3346,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path21.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path22.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes), { root, env });
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -3265,7 +3362,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path21.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path22.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3286,7 +3383,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
   }
 });
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path21.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
+  const told = (name) => readHead(path22.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 
@@ -3423,7 +3520,7 @@ ${paused ? `${SENTENCES.paused()}
 };
 
 // src/verbs/statusline.ts
-import path22 from "node:path";
+import path23 from "node:path";
 
 // src/git/attributes-block.ts
 var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -3513,7 +3610,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path22.relative(top, root).split(path22.sep).join("/");
+    const rel = top === null ? "" : path23.relative(top, root).split(path23.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -3606,7 +3703,7 @@ Always exit 0.
     try {
       const dir = input.workspace?.project_dir ?? input.cwd;
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-      const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const handoff = readHead(path23.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const interrupted = interruptedSave(root);

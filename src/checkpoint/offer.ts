@@ -59,7 +59,7 @@ type Env = Record<string, string | undefined>;
 type OfferOptions = { env: Env; skillDir?: string | null; helperPath?: string; format: string };
 
 /** One hook call's offer: the sentence for the event, or none; `notes` go to stderr either way. */
-export function contextOffer(root: string, input: Record<string, unknown>, o: OfferOptions) {
+export async function contextOffer(root: string, input: Record<string, unknown>, o: OfferOptions) {
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
   const memDir = memoryDir(root);
   // A kill switch turns the whole hook off: not even which agent saved is recorded.
@@ -67,7 +67,7 @@ export function contextOffer(root: string, input: Record<string, unknown>, o: Of
   // After a tool call that saved the handoff, records which agent saved it (Codex tells its tools nothing).
   if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
+    if (token !== null) await recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
   }
   const { settings, problems: notes } = readSettings(memDir);
   const quiet = { notes, offer: null };

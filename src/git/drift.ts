@@ -20,7 +20,7 @@ import { oursOnly } from "./attributes-block.ts";
 import { ATTRIBUTES, commitKind, heldByRef, listedAncestors } from "./history-rules.ts";
 import { lstatOrNull, readHead } from "../store/fs.ts";
 import { orNull } from "../store/files.ts";
-import { savedByOf, savedHere, stashesSince } from "./saves.ts";
+import { savedByOf, savedHere, savePickaxe, stashesSince } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
@@ -140,8 +140,8 @@ export async function measureDrift(
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;
-    const savedLine = /^Saved: [^\r\n]+/m.exec(opts.handoffText ?? "")?.[0] ?? null;
-    const at = { here, top, prefix, keyFiles, git, savedLine, drivers: () => filterDrivers(root, env) };
+    const bySave = savePickaxe(opts.handoffText ?? "");
+    const at = { here, top, prefix, keyFiles, git, bySave, drivers: () => filterDrivers(root, env) };
     // A folder saved as one entry (by an older version, or a nested repository) is matched by the paths under it now.
     const folders = (anchors.dirty ?? []).filter((d) => d.endsWith("/"));
     if (status.kind === "repo") await measureRepo(at, facts, anchors, foldedInto(status.snapshot, folders), logP);
@@ -175,7 +175,7 @@ export async function measureDrift(
 }
 
 type At = {
-  here: boolean | null; top: string | null; prefix: string; keyFiles: string[]; git: Git; savedLine: string | null;
+  here: boolean | null; top: string | null; prefix: string; keyFiles: string[]; git: Git; bySave: string[];
   drivers: () => Promise<Set<string>>;
 };
 
@@ -183,7 +183,7 @@ type At = {
 async function measureRepo(
   at: At, facts: DriftFacts, anchors: CheckedAnchors, snap: Snapshot, logP: Promise<GitResult> | null,
 ): Promise<void> {
-  const { top, prefix, keyFiles, git } = at;
+  const { top, prefix, keyFiles, git, bySave } = at;
   const elsewhere = at.here === false;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
@@ -267,9 +267,8 @@ async function measureRepo(
   // Mid-merge, a handoff the other side changed is that side's in the tree: HEAD's history names the wrong author.
   const merging = facts.inProgress?.current === "merge" && snap.head !== null;
   const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
-  // Whose save it is: the commit that brought its `Saved:` line, so a later save or merge on the other side, which
+  // Whose save it is: the commit that brought it (`savePickaxe`), so a later save or merge on the other side, which
   // kept this one, does not name whoever made it.
-  const bySave = at.savedLine === null ? [] : [`-S${at.savedLine}`];
   const theirs = merging ? await lastBy(...bySave, "MERGE_HEAD", "^HEAD") : null;
   const saver = theirs ?? (snap.head !== null && bySave.length > 0 ? await lastBy(...bySave) : null);
   if (saver !== null) committer = saver;

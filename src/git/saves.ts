@@ -5,6 +5,7 @@ import path from "node:path";
 import { commonDirOf, gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
 import { runGit } from "./run.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
+import { acquireLockDir, type LockHandle } from "../store/lock.ts";
 
 const KEPT = 10;
 type Env = Record<string, string | undefined>;
@@ -28,12 +29,15 @@ function recordLines(p: string, re: RegExp): RegExpExecArray[] {
 }
 
 // Adds `line` to the record at `p` by a rename, so that a reader never sees half of it; a read-only git dir only
-// leaves the record unknown.
-function addRecord(p: string, re: RegExp, line: string, drop: (m: RegExpExecArray) => boolean): void {
-  let held = false;
+// leaves the record unknown. Linked worktrees share `saves` and each save holds only its own worktree's memory lock,
+// so two saving at once each dropped the other's line: the memory lock's protocol on a folder beside the record (a
+// dead holder's taken over); after 2 s of waiting, or where none can be made, the line is added without it, as the
+// save stands either way.
+async function addRecord(p: string, re: RegExp, line: string, drop: (m: RegExpExecArray) => boolean): Promise<void> {
+  let lock: LockHandle | null = null;
   try {
     mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
-    held = recordLock(`${p}.lock`);
+    lock = await acquireLockDir(`${p}.lock`, 2, { what: "the saves record is busy" }).catch(() => null);
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
@@ -42,26 +46,8 @@ function addRecord(p: string, re: RegExp, line: string, drop: (m: RegExpExecArra
   } catch {
     // the save stands without its record
   } finally {
-    if (held) rmSync(`${p}.lock`, { recursive: true, force: true });
+    await lock?.release();
   }
-}
-
-// Linked worktrees share `saves` and each save holds only its own worktree's memory lock, so two saving at once each
-// dropped the other's line: a lock folder beside the record, taken over after 10 s (its holder died); after 2 s of
-// waiting, or where none can be made, the line is added without it, as the save stands either way.
-function recordLock(lock: string): boolean {
-  for (const until = Date.now() + 2000; Date.now() < until;) {
-    try {
-      mkdirSync(lock, { mode: 0o700 });
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") return false;
-      const age = Date.now() - (lstatOrNull(lock)?.mtimeMs ?? Date.now());
-      if (age > 10_000) rmSync(lock, { recursive: true, force: true });
-      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-    }
-  }
-  return false;
 }
 
 // Each line: `<token>` then `@<Saved: stamp>` (a hand edit or the merge driver changes the token, never the stamp);
@@ -114,6 +100,18 @@ export function markClone(text: string, id: string | null): string {
   return lines.join("\n");
 }
 
+/** `git log` arguments for the commits that brought a handoff's save: its `Saved:` line with the clone mark after it
+ * (two clones' saves of one second share the line, and a clone marks all its saves alike; the merge driver's
+ * `Merged-with:` line may come between), else the line alone; none without the line. */
+export function savePickaxe(text: string): string[] {
+  const saved = /^Saved: [^\r\n]+/m.exec(text)?.[0];
+  if (saved === undefined) return [];
+  const id = CLONE_MARK.exec(text)?.[1];
+  // A regular expression, as git refuses an argument holding a newline.
+  const mark = id === undefined ? "" : `[[:space:]]+(Merged-with: .*[[:space:]]+)?<!-- saved in clone ${id} -->`;
+  return ["--pickaxe-regex", `-S${saved.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${mark}`];
+}
+
 /** The token and `Saved:` stamp of each save this clone recorded, oldest first; null outside git or before one. */
 export function savesRecord(root: string, env: Env): { token: string; stamp: string | null }[] | null {
   const p = savesPath(root, env);
@@ -123,13 +121,15 @@ export function savesRecord(root: string, env: Env): { token: string; stamp: str
 
 /** Records in this clone's git dir a handoff save's token and its `Saved:` stamp, for `savedHere`, and in this
  * worktree's the same with the blob id of its bytes (`blob`), for `lastSave`. */
-export function recordSavedHere(root: string, env: Env, token: string, stamp: string | null, blob?: string): void {
+export async function recordSavedHere(
+  root: string, env: Env, token: string, stamp: string | null, blob?: string,
+): Promise<void> {
   const gitDir = gitDirAt(root, env);
   if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
-  addRecord(path.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE, line, (m) => m[1] === token);
+  await addRecord(path.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE, line, (m) => m[1] === token);
   // Linked worktrees share the clone's record and stash: only this worktree's own last save tells its entries since.
-  addRecord(lastSavePath(gitDir), LINE, blob === undefined ? line : `${line} ${blob}`, () => true);
+  await addRecord(lastSavePath(gitDir), LINE, blob === undefined ? line : `${line} ${blob}`, () => true);
 }
 
 /** This worktree's last save: its token, `Saved:` stamp and the blob id git keeps of its bytes (null: none kept). */
@@ -169,12 +169,12 @@ export function stashesSince(gitDir: string, savedMs: number): string[] {
 // `<token> <agent>` per line, in `saved-by` beside `saves`.
 const SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
 
-/** Records which agent made the save of `token`. Never throws. */
-export function recordSavedBy(root: string, env: Env, token: string, agent: string | null): void {
+/** Records which agent made the save of `token`. Never rejects. */
+export async function recordSavedBy(root: string, env: Env, token: string, agent: string | null): Promise<void> {
   const p = beside(root, env, "saved-by");
   const line = `${token} ${agent}`;
   if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
-  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
+  await addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
 }
 
 /** The agent this clone recorded for the save of `token`, or null. */

@@ -101,8 +101,9 @@ export async function saveDocument(req: SaveRequest) {
   if (kind === "handoff") {
     const stamp = savedStampOf(saved.bytes.toString("utf8"));
     // A copy of what this save published in git's objects: a `git reset --hard` that discards it can be undone.
-    recordSavedHere(root, env, saved.token, stamp, done === null ? undefined : await keptBlob(root, env, done.bytes));
-    if (done !== null) recordSavedBy(root, env, saved.token, agentOfEnv(env));
+    const blob = done === null ? undefined : await keptBlob(root, env, done.bytes);
+    await recordSavedHere(root, env, saved.token, stamp, blob);
+    if (done !== null) await recordSavedBy(root, env, saved.token, agentOfEnv(env));
   }
   const notes = [...repairs, ...built.notes, ...(done?.warnings ?? []), ...journal];
   return { file, unchanged: done === null, token: saved.token, archived: done?.archived ?? null, notes };

@@ -48,7 +48,7 @@ exit: always 0.
     } catch (err) {
       return ok("", [say(`${(err as Error).message}; printing nothing`)]);
     }
-    const { notes, offer } = contextOffer(root, input, { ...ctx, format });
+    const { notes, offer } = await contextOffer(root, input, { ...ctx, format });
     const json = offer && { hookSpecificOutput: { hookEventName: offer.event, additionalContext: offer.text } };
     return ok(json ? `${JSON.stringify(json)}\n` : "", notes.map(say));
   },

@@ -1,7 +1,8 @@
 // The clone's own files in its git dir (the clone id and the record of its saves) are only ever read as small
 // regular files: anything else there is passed over without waiting on it, and a save puts a good one back.
-import { execFileSync } from "node:child_process";
-import { lstatSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitRepo, handoff, helper, save, tempDir } from "../helpers.ts";
@@ -48,5 +49,17 @@ describe.skipIf(process.platform === "win32")("the clone's files in its git dir"
     save(root, handoff("second"));
     expect(lstatSync(p).isFile()).toBe(true);
     expect(readFileSync(p, "utf8")).toMatch(/^[0-9a-f]{64} @\S+\n$/);
+  });
+  it("a record's lock left by a save that died: the next save takes it over, adds its line and removes it", () => {
+    const root = gitRepo();
+    save(root, handoff("first"));
+    // The memory lock's owner file, naming a process that has exited: its holder is dead, not busy.
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+    const lock = path.join(dir(root), "saves.lock");
+    mkdirSync(lock);
+    writeFileSync(path.join(lock, "owner"), JSON.stringify({ pid: dead, host: hostname(), nonce: "0123456789abcdef" }));
+    const token = save(root, handoff("second"));
+    expect(readFileSync(path.join(dir(root), "saves"), "utf8")).toContain(token);
+    expect(existsSync(lock)).toBe(false);
   });
 });

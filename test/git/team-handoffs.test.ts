@@ -5,12 +5,13 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { handoff, helper, tempDir } from "../helpers.ts";
+import { handoff, helper, helperAsync, tempDir } from "../helpers.ts";
 
 interface Clone {
   dir: string;
   git(...args: string[]): string;
   run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+  runAsync(args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
 function envOf(home: string): Record<string, string> {
@@ -32,9 +33,11 @@ function team(): { remote: string; clone: (name: string) => Clone } {
     const email = `${name.toLowerCase()}@example.com`;
     for (const [k, v] of [["user.name", name], ["user.email", email], ["pull.rebase", "false"], ["commit.gpgsign", "false"]])
       execFileSync("git", ["config", k!, v!], { cwd: dir, env });
-    const run = (args: string[], input?: string) => helper([...args, "--root", dir], { input, env: { HOME: env.HOME!, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME!, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+    const own = { HOME: env.HOME!, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME!, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+    const run = (args: string[], input?: string) => helper([...args, "--root", dir], { input, env: own });
+    const runAsync = (args: string[], input?: string) => helperAsync([...args, "--root", dir], { input, env: own });
     const g = (...args: string[]) => execFileSync("git", args, { cwd: dir, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-    return { dir, git: g, run };
+    return { dir, git: g, run, runAsync };
   };
   const seed = clone("Seed");
   writeFileSync(path.join(seed.dir, "index.js"), "module.exports = 1;\n");
@@ -44,12 +47,31 @@ function team(): { remote: string; clone: (name: string) => Clone } {
   return { remote, clone };
 }
 
+// Empty anchors: write fills them from git.
+const stepDoc = (goal: string, step: string) =>
+  handoff(goal).replace("## Next steps\n- none", `## Next steps\n1. ${step}`).replace(/- Date: .*\n$/, "");
+
 function save(c: Clone, goal: string, step: string): void {
   const tok = /CURRENT-SHA256: (\S+)/.exec(c.run(["read", "handoff"]).stdout)?.[1] ?? "absent";
-  // Empty anchors: write fills them from git.
-  const doc = handoff(goal).replace("## Next steps\n- none", `## Next steps\n1. ${step}`).replace(/- Date: .*\n$/, "");
-  const r = c.run(["write", "handoff", "--expected-current-sha256", tok], doc);
+  const r = c.run(["write", "handoff", "--expected-current-sha256", tok], stepDoc(goal, step));
   expect(r.code, r.stderr).toBe(0);
+}
+
+/** Each clone's first save, all spawned at once at the start of a second until their `Saved:` lines are the same. */
+async function saveInOneSecond(saves: [Clone, string, string][]): Promise<void> {
+  const savedLine = (c: Clone) => /^Saved: .*$/m.exec(readFileSync(path.join(c.dir, ".ai/memory/HANDOFF.md"), "utf8"))![0];
+  const seen: string[] = [];
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const toks = saves.map(([c]) => /CURRENT-SHA256: (\S+)/.exec(c.run(["read", "handoff"]).stdout)?.[1] ?? "absent");
+    sleep(1000 - (Date.now() % 1000) + 5);
+    // A new goal each try: an unchanged handoff keeps its `Saved:` line.
+    const runs = await Promise.all(saves.map(([c, goal, step], i) =>
+      c.runAsync(["write", "handoff", "--expected-current-sha256", toks[i]!], stepDoc(`${goal} Try ${attempt}.`, step))));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    seen.push(saves.map(([c]) => savedLine(c)).join(" / "));
+    if (new Set(saves.map(([c]) => savedLine(c))).size === 1) return;
+  }
+  throw new Error(`no two saves landed in one second: ${seen.join("; ")}`);
 }
 
 function sleep(ms: number): void {
@@ -69,6 +91,31 @@ describe("a teammate's handoff, pulled", () => {
     expect(me.run(["publish"]).code).toBe(0);
     me.git("pull", "-q", "--no-edit");
     expect(me.git("log", "-1", "--format=%an", "--", ".ai/memory/HANDOFF.md")).toBe("Me");
+    const out = me.run(["brief"]).stdout;
+    expect(out).toContain("Goal: Tess: fix negatives.");
+    expect(out).toContain('its last commit is by "Tess" "tess@example.com"');
+    expect(out).not.toContain('"Me" "me@example.com"');
+    expect(out).toContain('Proposed next step: (the step of "Tess" "tess@example.com", saved in another clone) Edit fmtShort');
+  });
+});
+
+describe("two teammates' saves of one second, on one commit", () => {
+  it("names the teammate whose save was pulled, not the one whose shared `Saved:` line came first", { timeout: 90_000 }, async () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    // The same `Saved:` line in both handoffs: only each clone's mark under it tells them apart.
+    await saveInOneSecond([[tess, "Tess: fix negatives.", "Edit fmtShort"], [me, "Me: add week units.", "Edit fmtLong"]]);
+    expect(tess.run(["publish"]).code).toBe(0);
+    // My publish a second later: the newest commit that added that `Saved:` line is mine.
+    sleep(1100);
+    expect(me.run(["publish", "--push"]).code).toBe(0);
+    // The driver keeps Tess's (ours, in her clone: one second cannot be ordered), and Tess pushes the merge.
+    tess.git("pull", "-q", "--no-edit");
+    tess.git("push", "-q", "origin", "main");
+    me.git("pull", "-q", "--no-edit");
+    // The driver's line now stands between Tess's `Saved:` line and her mark.
+    expect(readFileSync(path.join(me.dir, ".ai/memory/HANDOFF.md"), "utf8")).toMatch(/^Saved: .*\nMerged-with: .*\n<!-- saved in clone /m);
     const out = me.run(["brief"]).stdout;
     expect(out).toContain("Goal: Tess: fix negatives.");
     expect(out).toContain('its last commit is by "Tess" "tess@example.com"');
