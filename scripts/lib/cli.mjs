@@ -14798,14 +14798,24 @@ async function publishMemory(target, memDir, message, push, env, register, runHo
   const memory = await changedOf(paths);
   for (const p of memory) refuseUnsafe(top, p);
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
+  const pushHead = async (done2) => {
+    if (!upstream) return { pushed: null, pushFailed: null };
+    const { remote: r, merge: m } = upstream;
+    const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, done2);
+    const failed = `${done2}the push failed (git exit ${out.code}):
+${out.stderr.trim()}`;
+    if (out.code !== 0) return { pushed: null, pushFailed: failed };
+    return { pushed: `${r} ${m.replace(/^refs\/heads\//, "")}`, pushFailed: null };
+  };
+  const nothing = async () => ({ committed: false, paths: [], commit: null, ...await pushHead("nothing to publish, but ") });
   const attributes = await register() || attributesOnlyOurs(top);
   let changed = [...memory, ...attributes ? await changedOf([".gitattributes"]) : []];
-  if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
+  if (changed.length === 0) return nothing();
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   if (memory.length > 0) await git(["add", "-A", "--", ...memory], "git add");
   const attributesEntry = memory.length < changed.length ? await ourAttributes(top, env, runHooks) : null;
   if (attributesEntry === null) changed = memory;
-  if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
+  if (changed.length === 0) return nothing();
   const programs = await repositoryPrograms(top, env, push);
   const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
   const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
@@ -14817,18 +14827,9 @@ async function publishMemory(target, memDir, message, push, env, register, runHo
     await putBack2(top, env, changed, before, old).catch(() => void 0);
     throw err;
   }
-  if (made === null) return { committed: false, paths: [], commit: null, pushed: null };
+  if (made === null) return nothing();
   const { commit, leftStaged } = made;
-  let pushed = null;
-  let pushFailed = null;
-  if (upstream) {
-    const { remote: r, merge: m } = upstream;
-    const done2 = `committed ${commit.slice(0, 12)}, but `;
-    const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, done2);
-    if (out.code !== 0) pushFailed = `${done2}the push failed (git exit ${out.code}):
-${out.stderr.trim()}`;
-    else pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
-  }
+  const { pushed, pushFailed } = await pushHead(`committed ${commit.slice(0, 12)}, but `);
   return {
     committed: true,
     paths: made.paths,
@@ -15096,7 +15097,8 @@ options:
   --root DIR        the project root
 
 stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
-        or "nothing to publish"; lines on the merge driver and skipped hooks.
+        or "nothing to publish" (with --push, HEAD is pushed all the same);
+        lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
@@ -15106,7 +15108,7 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         UTF-8 text (UTF-16, a NUL), HEAD
         moved by a commit made meanwhile (naming what it holds) or held by
         another git command, git failed: its error follows); also 2 when the
-        push failed after the commit was made: the commit stays, and stderr
+        push failed: a commit made stays, and stderr
         has git's words and the next commands (\`git pull --no-rebase\`, then
         \`git push\`), without the refusal's first words;
         4 paused; 5 busy.
@@ -15148,22 +15150,22 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         }
         const notes = [...repairs, ...driver.notes];
         if (off !== null) notes.push(offBranchWarning(off));
-        const next = "the commit stays; next: `git pull --no-rebase`, then `git push`";
+        const next = "next: `git pull --no-rebase`, then `git push`";
         if (r.pushFailed) notes.push(`${r.pushFailed}
-${next}`);
+${r.committed ? "the commit stays; " : ""}${next}`);
         const code = r.pushFailed ? 2 : 0;
         if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}
 `, notes, code);
-        if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}
-`, notes);
+        const pushedLine = r.pushed ? [`pushed to ${r.pushed}`] : [];
+        if (!r.committed) return ok(`${[...driver.lines, "nothing to publish", ...pushedLine].join("\n")}
+`, notes, code);
         const lines2 = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit.slice(0, 12)}`];
         if (r.attributes) lines2.push(ATTRIBUTES_COMMITTED);
         const left = r.leftStaged ?? [];
         if (left.length) lines2.push(`a hook staged ${namesList(left)} outside the memory dir: left staged, not committed`);
         const skipped = skippedLine(r.skipped);
         if (skipped) lines2.push(skipped);
-        if (r.pushed) lines2.push(`pushed to ${r.pushed}`);
-        return ok(`${lines2.join("\n")}
+        return ok(`${[...lines2, ...pushedLine].join("\n")}
 `, notes, code);
       }
     };

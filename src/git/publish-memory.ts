@@ -32,7 +32,7 @@ interface PublishMemoryResult {
   paths: string[];
   commit: string | null;
   pushed: string | null;
-  /** git's words when the push failed after the commit was made (which stays). */
+  /** git's words when the push failed (a commit made stays). */
   pushFailed?: string | null;
   attributes?: boolean;
   skipped?: Programs;
@@ -156,17 +156,29 @@ export async function publishMemory(
   for (const p of memory) refuseUnsafe(top, p);
   // With --push, the upstream is found before anything is staged: no upstream commits nothing.
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
+  const pushHead = async (done: string) => {
+    if (!upstream) return { pushed: null, pushFailed: null };
+    const { remote: r, merge: m } = upstream;
+    const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, done);
+    // Not a refusal: what was committed stays, and the verb says so with what to run next.
+    const failed = `${done}the push failed (git exit ${out.code}):\n${out.stderr.trim()}`;
+    if (out.code !== 0) return { pushed: null, pushFailed: failed };
+    return { pushed: `${r} ${m.replace(/^refs\/heads\//, "")}`, pushFailed: null };
+  };
+  // Memory an earlier publish committed is still pushed when --push asks: the user wants it on the upstream.
+  const nothing = async () =>
+    ({ committed: false, paths: [], commit: null, ...(await pushHead("nothing to publish, but ")) });
   // The merge driver's block: committed when this run changed it, or when install made the
   // file and nothing else is in it (never a user's other uncommitted attribute edits).
   const attributes = (await register()) || attributesOnlyOurs(top);
   let changed = [...memory, ...(attributes ? await changedOf([".gitattributes"]) : [])];
-  if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
+  if (changed.length === 0) return nothing();
   // The index entries of the paths as they were, put back when the commit fails.
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   if (memory.length > 0) await git(["add", "-A", "--", ...memory], "git add");
   const attributesEntry = memory.length < changed.length ? await ourAttributes(top, env, runHooks) : null;
   if (attributesEntry === null) changed = memory;
-  if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
+  if (changed.length === 0) return nothing();
   const programs = await repositoryPrograms(top, env, push);
   // An unborn branch starts from an empty index.
   const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
@@ -180,18 +192,9 @@ export async function publishMemory(
     await putBack(top, env, changed, before, old).catch(() => undefined);
     throw err;
   }
-  if (made === null) return { committed: false, paths: [], commit: null, pushed: null };
+  if (made === null) return nothing();
   const { commit, leftStaged } = made;
-  let pushed: string | null = null;
-  let pushFailed: string | null = null;
-  if (upstream) {
-    const { remote: r, merge: m } = upstream;
-    const done = `committed ${commit.slice(0, 12)}, but `;
-    const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, done);
-    // Not a refusal: the commit is made and stays, and the verb says so with what to run next.
-    if (out.code !== 0) pushFailed = `${done}the push failed (git exit ${out.code}):\n${out.stderr.trim()}`;
-    else pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
-  }
+  const { pushed, pushFailed } = await pushHead(`committed ${commit.slice(0, 12)}, but `);
   return {
     committed: true, paths: made.paths, commit, pushed, pushFailed,
     attributes: made.paths.includes(".gitattributes"),

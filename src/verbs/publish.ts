@@ -67,7 +67,8 @@ options:
   --root DIR        the project root
 
 stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
-        or "nothing to publish"; lines on the merge driver and skipped hooks.
+        or "nothing to publish" (with --push, HEAD is pushed all the same);
+        lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
@@ -77,7 +78,7 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         UTF-8 text (UTF-16, a NUL), HEAD
         moved by a commit made meanwhile (naming what it holds) or held by
         another git command, git failed: its error follows); also 2 when the
-        push failed after the commit was made: the commit stays, and stderr
+        push failed: a commit made stays, and stderr
         has git's words and the next commands (\`git pull --no-rebase\`, then
         \`git push\`), without the refusal's first words;
         4 paused; 5 busy.
@@ -127,11 +128,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
     const notes = [...repairs, ...driver.notes];
     if (off !== null) notes.push(offBranchWarning(off));
     // A merge keeps the commit the handoff was saved on in this branch's history; a rebase would rewrite it.
-    const next = "the commit stays; next: `git pull --no-rebase`, then `git push`";
-    if (r.pushFailed) notes.push(`${r.pushFailed}\n${next}`);
+    const next = "next: `git pull --no-rebase`, then `git push`";
+    if (r.pushFailed) notes.push(`${r.pushFailed}\n${r.committed ? "the commit stays; " : ""}${next}`);
     const code = r.pushFailed ? 2 : 0;
     if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}\n`, notes, code);
-    if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}\n`, notes);
+    const pushedLine = r.pushed ? [`pushed to ${r.pushed}`] : [];
+    if (!r.committed) return ok(`${[...driver.lines, "nothing to publish", ...pushedLine].join("\n")}\n`, notes, code);
     const lines = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit!.slice(0, 12)}`];
     if (r.attributes) lines.push(ATTRIBUTES_COMMITTED);
     // publish commits only memory: what a hook staged elsewhere is the user's to commit (docs/design.md#publish).
@@ -139,7 +141,6 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
     if (left.length) lines.push(`a hook staged ${namesList(left)} outside the memory dir: left staged, not committed`);
     const skipped = skippedLine(r.skipped);
     if (skipped) lines.push(skipped);
-    if (r.pushed) lines.push(`pushed to ${r.pushed}`);
-    return ok(`${lines.join("\n")}\n`, notes, code);
+    return ok(`${[...lines, ...pushedLine].join("\n")}\n`, notes, code);
   },
 };

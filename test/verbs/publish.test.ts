@@ -244,6 +244,23 @@ describe("publish", () => {
     expect(r.stderr).not.toContain("warning:");
   });
 
+  it("--push after a plain publish pushes the memory already committed, not \"nothing to publish\" (found by a breaker)", async () => {
+    const { root, remote } = project();
+    expect((await run(root)).code).toBe(0);
+    const r = await run(root, "--push");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("nothing to publish\npushed to origin main\n");
+    expect(git(remote, "rev-parse", "main")).toBe(git(root, "rev-parse", "HEAD"));
+    // A push git rejects: nothing was committed, so only git's next commands are said.
+    const other = gitRepo();
+    git(other, "commit", "-q", "--allow-empty", "-m", "a teammate's");
+    git(other, "push", "-q", "-f", remote, "main:main");
+    const failed = await run(root, "--push");
+    expect(failed.code).toBe(2);
+    expect(failed.stdout).toBe("nothing to publish\n");
+    expect(failed.stderr).toMatch(/^nothing to publish, but the push failed \(git exit 1\):\n[\s\S]*\nnext: `git pull --no-rebase`, then `git push`\n$/);
+  });
+
   it("without --push nothing is pushed", async () => {
     const { root, remote } = project();
     const before = git(remote, "rev-parse", "main");
