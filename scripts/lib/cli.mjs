@@ -8954,6 +8954,7 @@ function readJournalText(root, f) {
   return orNull(() => readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null);
 }
 async function publishJournalFile(dir, name2, bytes, fp) {
+  for (const f of readdirSync(dir)) if (/^\d{4}(-\d+)*\.md\.\d+$/.test(f)) rmSync(path30.join(dir, f), { force: true });
   await failpoint(fp, "journal-before-publication");
   import_write_file_atomic2.default.sync(path30.join(dir, name2), bytes, { mode: 384 });
   await failpoint(fp, "journal-after-publication");

@@ -1,5 +1,5 @@
 // The journal folder: month, continuation and year files, the `OFF` switch, and an append that is all or nothing.
-import { closeSync } from "../builtins.ts";
+import { closeSync, readdirSync, rmSync } from "../builtins.ts";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { HelperError, Refused } from "../errors.ts";
@@ -94,6 +94,9 @@ export function readJournalText(root: string, f: JournalFile): string | null {
 
 /** Publishes `bytes` as `journal/<name>`, whole or not at all; the memory lock keeps our other writers out. */
 export async function publishJournalFile(dir: string, name: string, bytes: Buffer, fp?: string) {
+  // A write killed between its temp file and the rename leaves `<name>.<number>`, which git would offer to add: under
+  // the lock no writer of ours is live, so any such file is a dead one's.
+  for (const f of readdirSync(dir)) if (/^\d{4}(-\d+)*\.md\.\d+$/.test(f)) rmSync(path.join(dir, f), { force: true });
   await failpoint(fp, "journal-before-publication");
   writeFileAtomic.sync(path.join(dir, name), bytes, { mode: 0o600 });
   await failpoint(fp, "journal-after-publication");

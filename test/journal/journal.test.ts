@@ -152,6 +152,18 @@ describe("journal on disk", () => {
     expect((await inProcess(["check", "--root", root])).code).toBe(2);
   });
 
+  it("a temp file a killed append left (write-file-atomic's `<month>.md.<number>`) is removed by the next save (found by a breaker)", async () => {
+    const root = gitRepo();
+    expect((await write(root, doc({ goal: "first" }))).code).toBe(0);
+    const dead = `${monthFile(root)}.2740516273`;
+    writeFileSync(dead, readFileSync(monthFile(root)));
+    const kept = path.join(journalDir(root), "notes.md.1");
+    writeFileSync(kept, "the user's own file\n");
+    expect((await write(root, doc({ goal: "second" }))).code).toBe(0);
+    expect(existsSync(dead)).toBe(false);
+    expect(readFileSync(kept, "utf8")).toBe("the user's own file\n");
+  });
+
   it("a month that would pass 1,000,000 bytes goes on in <YYYY-MM>-2.md", async () => {
     const root = gitRepo();
     expect((await write(root, doc({ goal: "first" }))).code).toBe(0);
