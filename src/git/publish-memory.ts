@@ -11,6 +11,7 @@ import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { readSmall } from "../store/fs.ts";
 import { openRegular, orNull, readAll, succeeds, UnsafeFile } from "../store/files.ts";
 import { attributesOnlyOurs, attributesOnto } from "./merge-driver-config.ts";
+import { namesList } from "../guard/words.ts";
 import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
 import { failpoint } from "../store/failpoint.ts";
 
@@ -309,9 +310,7 @@ async function putEntries(top: string, env: Env, paths: string[], entries: strin
   if (listed.length > 0) await update(["-z", "--index-info"], entries);
 }
 
-/** Paths for a sentence: the first three, then how many more. */
-export const namesList = (p: string[]) =>
-  p.length > 3 ? `${p.slice(0, 3).join(", ")} and ${p.length - 3} more` : p.join(", ");
+export { namesList } from "../guard/words.ts";
 
 // Why HEAD did not move to publish's commit, in words that hold: what a commit made meanwhile already took of `paths`
 // (as publish's `tree` has them), or that HEAD stayed and git could not lock it.
