@@ -35,10 +35,7 @@ export async function statInsideRoot(root: string, rel: string): Promise<{ mtime
   return null;
 }
 
-/**
- * The running skill's folder, as invoked and as its real path, relative to the root when inside it: what `git status`
- * leaves out, so that a skill copied into the project is never dirty work.
- */
+/** The skill's folder inside the root, as invoked and as its real path, so that `git status` leaves it out. */
 export function skillExcludes(root: string, skillDir: string | null): string[] {
   if (skillDir === null) return [];
   const out = new Set<string>();
@@ -74,11 +71,7 @@ async function dirtyHashesOf(
   return dirty.flatMap((p) => (ids.has(p) ? [{ path: p, id: ids.get(p)! }] : []));
 }
 
-/**
- * Each dirty path's mode as `git add` would store it (`now`: a tracked file's from the status, a new one's from its
- * stat, never executable under core.fileMode off) and the one a reader assumes with no `- Dirty modes:` entry
- * (`assumed`: HEAD's, 100644 for a new file).
- */
+/** Each path's mode as `git add` would store it (`now`) and as a reader assumes without a `Dirty modes:` entry. */
 export function modesOf(top: string, snap: Snapshot, paths: readonly string[]) {
   const gitDir = gitDirOf(top);
   const config = gitDir === null ? null : readSmall(path.join(commonDirOf(gitDir), "config"));
@@ -92,10 +85,7 @@ export function modesOf(top: string, snap: Snapshot, paths: readonly string[]) {
   }));
 }
 
-/**
- * The anchors at the root with one git process, and one to three more to hash dirty files; outside git (said in
- * `gitNote`), the key files' mtimes.
- */
+/** The anchors at the root: one git process and up to three to hash; outside git, the key files' mtimes. */
 export async function collectAnchors(
   root: string, env: Record<string, string | undefined>, nowMs: number, keyFiles: readonly string[],
   skillDir: string | null = null,

@@ -1,4 +1,4 @@
-// Gathers the drift facts with as few git processes as the answer needs, for the pure `assessDrift`.
+// Gathers the drift facts (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs.
 import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
