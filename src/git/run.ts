@@ -178,8 +178,7 @@ function spawnGit(
 export const pathspecOf = (p: string, magic = "top,") => /[\r\n]/.test(p)
   ? `:(${magic}glob)${p.replace(/[*?[\\]/g, "\\$&").replace(/[\r\n]/g, "?")}` : `:(${magic}literal)${p}`;
 
-/** Each path of `--raw -z` output split at NUL (a log's merge puts an empty field first), up to the first field that is
- * no `:<modes> <ids> <status>` line: its modes and blob ids, the parents' first (a merge's, one each), the new last. */
+/** Each path of `--raw -z` fields with its modes and blob ids, the parents' first, the new last. */
 export function rawPaths(f: readonly string[]) {
   const out: { path: string; modes: string[]; ids: string[] }[] = [];
   for (let i = f[0] === "" ? 1 : 0; i + 1 < f.length && /^\n?:/.test(f[i]!); i += 2) {

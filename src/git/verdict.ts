@@ -257,9 +257,7 @@ export function assessDrift(f: DriftFacts) {
   const newSince = kept ? (f.sinceSaved ?? 0) : f.aheadAsSaved && behind === 0 ? 0 : (ahead ?? 0);
   // Commits older than the save that a merge or fast-forward brought in are drift, not work since the save.
   const older = Math.min(f.olderAhead ?? 0, newSince);
-  // Work since the save; age alone makes nothing stale: with none, the plan still lines up with the code.
-  // Work in progress at the save that the tree no longer holds (reverted, stashed, committed only off HEAD) is drift
-  // too: the plan's step in progress rested on it.
+  // Age alone makes nothing stale; work in progress the tree no longer holds is drift, as the plan rested on it.
   const fates = f.dirtyFates ?? [];
   // A cut dirty list (`… and N more`): an unlisted file clean now has no path to follow, so its work may be gone.
   const unlistedNow = cur === null ? savedMore : cur.dirty.filter((p) => !(f.saved.dirty ?? []).includes(p)).length;
