@@ -11627,20 +11627,18 @@ async function measureFates(git, facts, anchors, at2) {
   const blobs = [...new Set(touches2.filter(([q, id]) => edited.has(q) && !/^0+$/.test(id)).map(([, id]) => id))];
   const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
   const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
-  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path38.join(at2.top, p))]);
+  const disk = changed.map((p) => {
+    const b = blobBytesOf(path38.join(at2.top, p));
+    return [blobNow(p) ?? "", typeof b === "object" && b?.file ? b.bytes : null];
+  });
   const pairs = [...got.map((b, k) => [blobs[k], b]), ...disk];
   const eol = eolPairs(pairs, new Set(hashes.map((h) => h.id)), objectFormat(at2.gitDir));
   return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
-}
-function smallFile(abs) {
-  const st = lstatOrNull(abs);
-  return st?.isFile() && st.size <= 8 * 1024 * 1024 ? orNull(() => readFileSync(abs)) : null;
 }
 var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, savedPresent, withRedacted, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
-    init_builtins();
     init_quote();
     init_token_shape();
     init_values();
@@ -11652,7 +11650,6 @@ var init_drift = __esm({
     init_attributes_block();
     init_history_rules();
     init_fs();
-    init_files();
     init_saves();
     init_status();
     init_verdict();

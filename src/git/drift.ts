@@ -1,5 +1,4 @@
 // Gathers the drift facts (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs.
-import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
@@ -8,9 +7,7 @@ import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
-import {
-  gitDirOf, gitTopOf, inProgressOf, objectFormat, reflogNames, shallowCuts,
-} from "./git-dir.ts";
+import { blobBytesOf, gitDirOf, gitTopOf, inProgressOf, objectFormat, reflogNames, shallowCuts } from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
 import {
   batchBlobs, filterDrivers, GitUnavailable, pathspecOf, rawPaths, runGit, type Git, type GitResult,
@@ -18,7 +15,6 @@ import {
 import { oursOnly } from "./attributes-block.ts";
 import { ATTRIBUTES, commitKind, heldByRef, listedAncestors } from "./history-rules.ts";
 import { lstatOrNull, readHead } from "../store/fs.ts";
-import { orNull } from "../store/files.ts";
 import { savedByOf, savedHere, stashesSince } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
@@ -549,14 +545,11 @@ async function measureFates(
   const blobs = [...new Set(touches.filter(([q, id]) => edited.has(q) && !/^0+$/.test(id)).map(([, id]) => id))];
   const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
   const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
-  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path.join(at.top, p))] as const);
+  const disk = changed.map((p) => {
+    const b = blobBytesOf(path.join(at.top, p));
+    return [blobNow(p) ?? "", typeof b === "object" && b?.file ? b.bytes : null] as const;
+  });
   const pairs = [...got.map((b, k) => [blobs[k]!, b] as const), ...disk];
   const eol = eolPairs(pairs, new Set(hashes.map((h) => h.id)), objectFormat(at.gitDir));
   return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
-}
-
-// A regular file's bytes, at most 8 MB (what the anchor hashes); null otherwise.
-function smallFile(abs: string): Buffer | null {
-  const st = lstatOrNull(abs);
-  return st?.isFile() && st.size <= 8 * 1024 * 1024 ? orNull(() => readFileSync(abs)) : null;
 }
