@@ -1,5 +1,4 @@
-// Our merge-driver block in the top's `.gitattributes` (install and publish write it), told apart from the user's
-// lines; a small module of its own, since the status line runs it at every turn.
+// Our merge-driver block in `.gitattributes`, apart from the user's lines; small, as the status line runs it.
 import { batchBlobs, type Git } from "./run.ts";
 
 export const BEGIN = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";

@@ -32,9 +32,8 @@ async function branchRefs(root: string, env: Env, timeout?: number): Promise<Bra
     worktree: m![3] || undefined }));
 }
 
-// A branch as every output shows it, the session bundle's (too small for the redaction rules) and check's alike: a
-// name shaped like a token is withheld for its commit; a command names the branch only when letters, digits and a few
-// signs make it, else its commit id, so that no quote, blank, bidi character nor token is ever pasted into a shell.
+// A branch as every output shows it: a token-shaped name withheld for its commit, and a command naming a branch only
+// when plain, else its commit id, so that no quote, blank, bidi character nor token is pasted into a shell.
 function shown(b: Branch): { name: string; rev: string } {
   if (mayHoldToken(b.name)) return { name: `<name withheld: commit ${b.id.slice(0, 12)}>`, rev: b.id };
   return { name: b.name, rev: /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id };
@@ -127,8 +126,7 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   // Two saves of this clone stamped in one second: only their bytes tell the older from the newer.
   const twice = (stamp: string | null) =>
     (savesRecord(root, env) ?? []).filter((s) => stampMs(s.stamp) === stampMs(stamp)).length > 1;
-  // The `Saved:` time first, whatever the `- HEAD:` line says (a hand edit): the token's hash loads node:crypto,
-  // which every session start would pay for, so it is asked only when the time cannot tell.
+  // The `Saved:` time first: the token's hash loads node:crypto, which every session start would pay for.
   const holds = (text: string | null, save: { token: string; stamp: string | null } | undefined) => {
     if (save === undefined || text === null) return save === undefined;
     const [at, ms] = [stampMs(savedStampOf(text)), stampMs(save.stamp)];
@@ -167,8 +165,7 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   const ok = found[0] === true;
   // A stash entry or a branch keeps it: the user chose the handoff here over it.
   if (found.includes(true, 2)) return null;
-  // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss; when HEAD's
-  // commit holds it, a checkout of the file from an older commit put that one back.
+  // A commit of this branch held it and a later one replaced it (or a checkout put an older one back): no loss.
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
   const held = ok && !found[1] && file !== null ? await runGit(root, log, env, timeout) : null;
   if (held?.code === 0 && held.stdout.length > 0) return null;

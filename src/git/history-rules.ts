@@ -1,5 +1,4 @@
-// Drift's rules for the commits since a save, apart so that the status line's small bundle counts as the brief does
-// (docs/design.md#drift-and-its-verdict).
+// Drift's rules for commits since a save, apart for the status line's bundle (docs/design.md#drift-and-its-verdict).
 import { detachedHeadsBeside } from "./git-dir.ts";
 import type { Git } from "./run.ts";
 

@@ -1,5 +1,4 @@
-// What the merge driver does with two versions of a memory file (docs/decisions/merge-driver.md): two handoffs ->
-// the later one current, the other archived; two ledgers -> entries by id, both sides kept.
+// The merge driver: the later handoff kept, the other archived; ledgers by id (docs/decisions/merge-driver.md).
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync,
   writeSync } from "../builtins.ts";
 import path from "node:path";

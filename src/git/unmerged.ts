@@ -1,5 +1,4 @@
-// Memory files a merge left conflicted (docs/design.md#conflicted-memory): git's index holding their sides, or
-// conflict markers in the file; and the commands that resolve them, which every verb that sees one prints.
+// Memory files a merge left conflicted, and the commands that resolve them (docs/design.md#conflicted-memory).
 import { gitDirOf, gitTopOf, inProgressOf } from "./git-dir.ts";
 import { runGit } from "./run.ts";
 
