@@ -2041,10 +2041,6 @@ function blobBytesOf(abs) {
   const bytes = orNull(() => readFileSync(abs));
   return bytes === null ? null : { bytes, file: true };
 }
-function stashLines(commonDir) {
-  const log = commonDir === null ? null : readSmall(path9.join(commonDir, "logs", "refs", "stash"), 5e7);
-  return (log ?? "").split("\n").filter((l) => l !== "");
-}
 function otherGitDirs(gitDir) {
   const common = commonDirOf(gitDir);
   const linked = orNull(() => readdirSync(path9.join(common, "worktrees"), { withFileTypes: true })) ?? [];
@@ -2075,7 +2071,8 @@ function checkedOutWhen(gitDir) {
 }
 function stashEntries(gitDir) {
   const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
-  return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
+  const log = readSmall(path9.join(commonDirOf(gitDir), "logs", "refs", "stash"), 5e7) ?? "";
+  return log.split("\n").filter((l) => l !== "").reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
     const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] ?? "";

@@ -126,12 +126,6 @@ export function blobBytesOf(abs: string): { bytes: Buffer; file: boolean } | "de
 export const hashBlob = (bytes: Buffer, format: "sha1" | "sha256"): string =>
   nodeCrypto().createHash(format).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 
-// The stash's reflog lines, read with no git process (`check` and the hook run this).
-function stashLines(commonDir: string | null): string[] {
-  const log = commonDir === null ? null : readSmall(path.join(commonDir, "logs", "refs", "stash"), 50_000_000);
-  return (log ?? "").split("\n").filter((l) => l !== "");
-}
-
 /** The git dirs of the clone's other work trees: the main one's (the common dir) and each linked one's. */
 function otherGitDirs(gitDir: string): string[] {
   const common = commonDirOf(gitDir);
@@ -172,7 +166,9 @@ function checkedOutWhen(gitDir: string): (sec: number | null) => string[] {
 /** Each stash entry, newest first: its second, and whether it is this worktree's (docs/decisions/stash-owner.md). */
 export function stashEntries(gitDir: string): { sec: number | null; own: boolean }[] {
   const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
-  return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
+  // The stash's reflog, read with no git process (`check` and the hook run this).
+  const log = readSmall(path.join(commonDirOf(gitDir), "logs", "refs", "stash"), 50_000_000) ?? "";
+  return log.split("\n").filter((l) => l !== "").reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
     const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] ?? "";
