@@ -6369,11 +6369,6 @@ async function foldedBig(root, env, excludes, s) {
   for (const d of s.dirty.map((p) => folderOf(folders, p))) if (d !== void 0) files.set(d, (files.get(d) ?? 0) + 1);
   return foldedInto(s, [...files].filter(([, n2]) => n2 > MAX_DIRTY_HASHES).map(([d]) => d));
 }
-async function dirtyHashesOf(root, env, top, dirty) {
-  const git = (args, input) => runGit(root, args, env, void 0, { input });
-  const ids = await blobIdsOf(git, await filterDrivers(root, env), top, dirty, MAX_DIRTY_HASHES);
-  return dirty.flatMap((p) => ids.has(p) ? [{ path: p, id: ids.get(p) }] : []);
-}
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
   const config = gitDir === null ? null : readSmall(path26.join(commonDirOf(gitDir), "config"));
@@ -6397,7 +6392,10 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
       const top = gitTopOf(root, env);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
-      const dirtyHashes = top !== null ? await dirtyHashesOf(root, env, top, s.dirty) : [];
+      const git = (args, input) => runGit(root, args, env, void 0, { input });
+      const hash = async (t) => blobIdsOf(git, await filterDrivers(root, env), t, s.dirty, MAX_DIRTY_HASHES);
+      const ids = top === null ? null : await hash(top);
+      const dirtyHashes = s.dirty.flatMap((p) => ids?.has(p) ? [{ path: p, id: ids.get(p) }] : []);
       const hashed = dirtyHashes.filter((h) => h.id !== "deleted").map((h) => h.path);
       const modes = top === null ? [] : [...modesOf(top, s, hashed)].filter(([, m]) => m.now !== m.assumed);
       return {
