@@ -548,8 +548,8 @@ function runRules(rules, parts, pass, c, dropped = []) {
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
   const score = max === 0 ? 100 : Math.round(got / max * 100);
-  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
-  return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
+  const listed = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  return { valid: errors.length === 0, ...listed, score, parts: scored, dropped };
 }
 function editDistance(a, b) {
   const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
@@ -2041,10 +2041,6 @@ function blobBytesOf(abs) {
   const bytes = orNull(() => readFileSync(abs));
   return bytes === null ? null : { bytes, file: true };
 }
-function stashLines(commonDir) {
-  const log = commonDir === null ? null : readSmall(path9.join(commonDir, "logs", "refs", "stash"), 5e7);
-  return (log ?? "").split("\n").filter((l) => l !== "");
-}
 function otherGitDirs(gitDir) {
   const common = commonDirOf(gitDir);
   const linked = orNull(() => readdirSync(path9.join(common, "worktrees"), { withFileTypes: true })) ?? [];
@@ -2075,7 +2071,8 @@ function checkedOutWhen(gitDir) {
 }
 function stashEntries(gitDir) {
   const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
-  return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
+  const log = readSmall(path9.join(commonDirOf(gitDir), "logs", "refs", "stash"), 5e7) ?? "";
+  return log.split("\n").filter((l) => l !== "").reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
     const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] ?? "";
@@ -3458,11 +3455,11 @@ function readHandoff(text, tree, lists = true) {
       continue;
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
-    const listed2 = node.children;
+    const listed = node.children;
     const items2 = [];
-    for (let i = 0; i < listed2.length; i++) items2.push(itemText(text, listed2[i]));
+    for (let i = 0; i < listed.length; i++) items2.push(itemText(text, listed[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items2[i], line: listed2[i].line });
+      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items2[i], line: listed[i].line });
     }
     const into = listOf[section];
     if (into !== void 0) for (let i = 0; i < items2.length; i++) into.push(items2[i]);
@@ -3586,13 +3583,14 @@ var init_handoff = __esm({
 });
 
 // src/guard/words.ts
-var plural, branchWords;
+var plural, branchWords, namesList;
 var init_words = __esm({
   "src/guard/words.ts"() {
     "use strict";
     init_quote();
     plural = (n2, word) => `${n2} ${word}${n2 === 1 ? "" : "s"}`;
     branchWords = (name2, tokens = (s) => s) => quotedValue(tokens(name2));
+    namesList = (names, words = (s) => s) => names.slice(0, 3).map(words).join(", ") + (names.length > 3 ? ` and ${names.length - 3} more` : "");
   }
 });
 
@@ -6480,11 +6478,6 @@ async function foldedBig(root, env, excludes, s) {
   for (const d of s.dirty.map((p) => folderOf(folders, p))) if (d !== void 0) files.set(d, (files.get(d) ?? 0) + 1);
   return foldedInto(s, [...files].filter(([, n2]) => n2 > MAX_DIRTY_HASHES).map(([d]) => d));
 }
-async function dirtyHashesOf(root, env, top, dirty) {
-  const git = (args, input) => runGit(root, args, env, void 0, { input });
-  const ids = await blobIdsOf(git, await filterDrivers(root, env), top, dirty, MAX_DIRTY_HASHES);
-  return dirty.flatMap((p) => ids.has(p) ? [{ path: p, id: ids.get(p) }] : []);
-}
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
   const config = gitDir === null ? null : readSmall(path27.join(commonDirOf(gitDir), "config"));
@@ -6508,7 +6501,10 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
       const top = gitTopOf(root, env);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
-      const dirtyHashes = top !== null ? await dirtyHashesOf(root, env, top, s.dirty) : [];
+      const git = (args, input) => runGit(root, args, env, void 0, { input });
+      const hash = async (t) => blobIdsOf(git, await filterDrivers(root, env), t, s.dirty, MAX_DIRTY_HASHES);
+      const ids = top === null ? null : await hash(top);
+      const dirtyHashes = s.dirty.flatMap((p) => ids?.has(p) ? [{ path: p, id: ids.get(p) }] : []);
       const hashed = dirtyHashes.filter((h) => h.id !== "deleted").map((h) => h.path);
       const modes = top === null ? [] : [...modesOf(top, s, hashed)].filter(([, m]) => m.now !== m.assumed);
       return {
@@ -9088,8 +9084,8 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
 function summaryLine(entries2) {
   const saves = entries2.filter((e) => e.kind === "save").length;
   const resumes = entries2.length - saves;
-  const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
-  const count = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
+  const listed = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
+  const count = (label) => entries2.reduce((n2, e) => n2 + listed(e, label).length, 0);
   const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
   parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
@@ -10923,10 +10919,6 @@ function effectiveBranch(branch, progress) {
   const m = progress === null ? null : /^rebase of (\S+)$/.exec(progress);
   return branch === "(detached)" && m ? m[1] : branch;
 }
-function listed(paths, words = quotedPath) {
-  const shown2 = paths.slice(0, 3).map(words).join(", ");
-  return paths.length > 3 ? `${shown2} and ${paths.length - 3} more` : shown2;
-}
 function notHereWords(reason) {
   return reason === "shallow" ? "not in this clone: deepen it (git fetch --deepen or --unshallow), or the history was rewritten" : "not in this clone: fetch, or the history was rewritten";
 }
@@ -10954,7 +10946,7 @@ function fateClauses(fates) {
     const key = f.fate === "not-here" ? words : `dirty at the save, ${words}${held}`;
     group2.set(key, [...group2.get(key) ?? [], f.path]);
   }
-  return [...group2].map(([words, paths]) => `${words}: ${listed(paths)}`);
+  return [...group2].map(([words, paths]) => `${words}: ${namesList(paths, quotedPath)}`);
 }
 function unverifiableClause(f, notHere) {
   const { state, note } = f.git;
@@ -11020,9 +11012,10 @@ function fileClauses(f, parts, dirtyChanged) {
   const cur = f.current;
   const missing = f.missingKeyFiles;
   const renamed = (f.renamedKeyFiles ?? []).filter((r) => missing.includes(r.path));
-  if (missing.length > 0) parts.push(`key files missing: ${listed(missing, missingWords(renamed))}`);
+  if (missing.length > 0) parts.push(`key files missing: ${namesList(missing, missingWords(renamed))}`);
   const notYet = f.keyFilesNotYetCreated ?? [];
-  if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
+  const notYetWords = "key files not created yet (absent at the save too)";
+  if (notYet.length > 0) parts.push(`${notYetWords}: ${namesList(notYet, quotedPath)}`);
   const up = cur?.upstream ?? null;
   if (up !== null) {
     if (up.ahead === null) parts.push(`upstream ${branchWords(up.name, withoutTokens)} is gone`);
@@ -11031,9 +11024,10 @@ function fileClauses(f, parts, dirtyChanged) {
   }
   const changedKeyFiles = f.changedKeyFiles ?? [];
   const changedPresent = changedKeyFiles.filter((p) => !missing.includes(p));
-  if (changedPresent.length > 0) parts.push(`key files changed: ${listed(changedPresent)}`);
+  if (changedPresent.length > 0) parts.push(`key files changed: ${namesList(changedPresent, quotedPath)}`);
   const dirtyKeyFiles = (f.dirtyKeyFiles ?? []).filter((p) => !missing.includes(p));
-  if (dirtyKeyFiles.length > 0) parts.push(`key files with uncommitted changes: ${listed(dirtyKeyFiles)}`);
+  const uncommitted2 = "key files with uncommitted changes";
+  if (dirtyKeyFiles.length > 0) parts.push(`${uncommitted2}: ${namesList(dirtyKeyFiles, quotedPath)}`);
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
     parts.push(`dirty files: ${f.saved.dirty.length + (f.saved.dirtyMore ?? 0)} then, ${cur.dirty.length} now`);
   }
@@ -11102,7 +11096,7 @@ function assessDrift(f) {
   const stashes = (f.stashesSince ?? []).filter((s) => !named.has(s));
   const which = stashes.length === 1 ? "a stash" : "stashes";
   const stashed = `${which} made since the save, its changes not counted`;
-  if (stashes.length > 0) parts.push(`${stashed}: ${listed(stashes, (s) => s)}`);
+  if (stashes.length > 0) parts.push(`${stashed}: ${namesList(stashes)}`);
   const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;
   const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;
   if (savedMore > 0 && !fromElsewhere) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
@@ -11623,20 +11617,18 @@ async function measureFates(git, facts, anchors, at2) {
   const blobs = [...new Set(touches2.filter(([q, id]) => edited.has(q) && !/^0+$/.test(id)).map(([, id]) => id))];
   const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
   const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
-  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path38.join(at2.top, p))]);
+  const disk = changed.map((p) => {
+    const b = blobBytesOf(path38.join(at2.top, p));
+    return [blobNow(p) ?? "", typeof b === "object" && b?.file ? b.bytes : null];
+  });
   const pairs = [...got.map((b, k) => [blobs[k], b]), ...disk];
   const eol = eolPairs(pairs, new Set(hashes.map((h) => h.id)), objectFormat(at2.gitDir));
   return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
-}
-function smallFile(abs) {
-  const st = lstatOrNull(abs);
-  return st?.isFile() && st.size <= 8 * 1024 * 1024 ? orNull(() => readFileSync(abs)) : null;
 }
 var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, savedPresent, withRedacted, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
-    init_builtins();
     init_quote();
     init_token_shape();
     init_values();
@@ -11648,7 +11640,6 @@ var init_drift = __esm({
     init_attributes_block();
     init_history_rules();
     init_fs();
-    init_files();
     init_saves();
     init_status();
     init_verdict();
@@ -12345,9 +12336,9 @@ function addItems(lines2, h, heading, add) {
   }
   let end = body.to;
   while (end > body.from && lines2[end - 1].trim() === "") end--;
-  const listed2 = lines2.slice(body.from, end);
-  const none = listed2.findIndex((l) => LIST_ITEM.test(l) && NONE_ITEM2.test(l.replace(LIST_ITEM, "").trim()));
-  const lone = none !== -1 && listed2.filter((l) => LIST_ITEM.test(l)).length === 1;
+  const listed = lines2.slice(body.from, end);
+  const none = listed.findIndex((l) => LIST_ITEM.test(l) && NONE_ITEM2.test(l.replace(LIST_ITEM, "").trim()));
+  const lone = none !== -1 && listed.filter((l) => LIST_ITEM.test(l)).length === 1;
   lines2.splice(lone ? body.from + none : end, lone ? 1 : 0, ...bullets);
 }
 function editItems(text, fate) {
@@ -14769,9 +14760,9 @@ async function publishTarget(root, memDir, env) {
       `${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`
     );
   }
-  const listed2 = await runGit(top, [...LS_MEMORY, `${memRel}/`], env);
-  const files = listed2.stdout.toString("utf8").split("\0").filter((p) => p.startsWith(`${memRel}/`));
-  if (listed2.code === 0 && !files.some((p) => isPublicMemoryPath(p.slice(memRel.length + 1)))) {
+  const listed = await runGit(top, [...LS_MEMORY, `${memRel}/`], env);
+  const files = listed.stdout.toString("utf8").split("\0").filter((p) => p.startsWith(`${memRel}/`));
+  if (listed.code === 0 && !files.some((p) => isPublicMemoryPath(p.slice(memRel.length + 1)))) {
     throw new Refused(
       `nothing to publish: ${memRel}/ holds no memory file; save a handoff first (nothing was changed)`
     );
@@ -14781,9 +14772,9 @@ async function publishTarget(root, memDir, env) {
 async function publishMemory(target, memDir, message, push, env, register, runHooks, fp) {
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
-  const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
+  const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
   const journal = !existsSync(path49.join(memDir, "journal", "OFF"));
-  const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
+  const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal));
   const changedOf = async (list2) => {
     const status = list2.length === 0 ? "" : await git([
@@ -14913,15 +14904,15 @@ async function putBack2(top, env, paths, before, old) {
   if (back.length > 0) await putEntries(top, env, back, entries2.map((e) => `${e}\0`).join(""));
 }
 async function putEntries(top, env, paths, entries2, index) {
-  const listed2 = entries2.split("\0").filter(Boolean).map((e) => e.slice(e.indexOf("	") + 1));
-  const gone = paths.filter((p) => !listed2.includes(p));
+  const listed = entries2.split("\0").filter(Boolean).map((e) => e.slice(e.indexOf("	") + 1));
+  const gone = paths.filter((p) => !listed.includes(p));
   const update = async (args, input) => {
     const r = await runGit(top, ["update-index", ...args], env, void 0, { index, input });
     if (r.code !== 0) throw new Refused(`git update-index failed (git exit ${r.code}):
 ${r.stderr.trim()}`);
   };
   if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
-  if (listed2.length > 0) await update(["-z", "--index-info"], entries2);
+  if (listed.length > 0) await update(["-z", "--index-info"], entries2);
 }
 async function notSwapped(top, env, tree, old, paths) {
   const now = (await runGit(top, ["rev-parse", "-q", "--verify", "HEAD"], env)).stdout.toString("utf8").trim();
@@ -15001,7 +14992,7 @@ async function afterHooks(top, env, index, meant, mine) {
   const tree = changed.length > 0 ? (await git(["write-tree"], "git write-tree")).trim() : meant;
   return { tree, memory, outside, entries: theirs };
 }
-var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS, SCAN_BYTES, namesList;
+var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS, SCAN_BYTES;
 var init_publish_memory = __esm({
   "src/git/publish-memory.ts"() {
     "use strict";
@@ -15012,8 +15003,10 @@ var init_publish_memory = __esm({
     init_fs();
     init_files();
     init_merge_driver_config();
+    init_words();
     init_run();
     init_failpoint();
+    init_words();
     COMMIT_HOOKS = [
       "pre-commit",
       "prepare-commit-msg",
@@ -15026,7 +15019,6 @@ var init_publish_memory = __esm({
     LS_MEMORY = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"];
     PUSH_TIMEOUT_MS = 5 * 6e4;
     SCAN_BYTES = 64 * 1024 * 1024;
-    namesList = (p) => p.length > 3 ? `${p.slice(0, 3).join(", ")} and ${p.length - 3} more` : p.join(", ");
   }
 });
 
@@ -16383,12 +16375,12 @@ async function commitsSince(root, handoff, env) {
     const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
     const onHead = commits.every((c) => !c.left);
     const ahead = new Map(commits.map((c) => [c.id, c.parents.split(" ").filter((p) => p !== "")]));
-    const [ours, held, listed2] = await Promise.all([
+    const [ours, held, listed] = await Promise.all([
       oursOnly(git, attributes),
       onHead || heldByRef(head, git, top === null ? null : gitDirOf(top)),
       onHead ? listedAncestors(git, head, ahead) : /* @__PURE__ */ new Set()
     ]);
-    const work = commits.filter((c) => !listed2.has(c.id) && (c.kind === "work" || c.kind === "attributes" && !ours.has(c.id)));
+    const work = commits.filter((c) => !listed.has(c.id) && (c.kind === "work" || c.kind === "attributes" && !ours.has(c.id)));
     const count = (left, copies = true) => work.filter((c) => c.left === left && (copies || c.mark !== "=")).length;
     if (held !== false) return held === null ? null : { commits: count(false), lost: count(true), rewritten: false };
     const lost = work.filter((c) => c.left && (c.mark !== "=" || c.empty)).length;
@@ -17579,9 +17571,9 @@ var VERBS = {
 
 // src/usage.ts
 function usageText() {
-  const listed2 = Object.entries(VERBS).filter(([, v]) => v.summary !== void 0);
-  const width = Math.max(...listed2.map(([name2]) => name2.length));
-  const lines2 = listed2.map(([name2, v]) => `  ${name2.padEnd(width)}  ${v.summary}`);
+  const listed = Object.entries(VERBS).filter(([, v]) => v.summary !== void 0);
+  const width = Math.max(...listed.map(([name2]) => name2.length));
+  const lines2 = listed.map(([name2, v]) => `  ${name2.padEnd(width)}  ${v.summary}`);
   return [
     "usage: node memory_io.mjs <verb> [options]",
     "",

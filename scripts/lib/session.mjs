@@ -1906,10 +1906,6 @@ var inProgressOf = (function inProgressOf(gitDir) {
   return Object.entries(files).find(([file]) => isFile(path11.join(gitDir, file)))?.[1] ?? null;
 });
 var MAX_HASHED_BYTES = 8 * 1024 * 1024;
-function stashLines(commonDir) {
-  const log = commonDir === null ? null : readSmall(path11.join(commonDir, "logs", "refs", "stash"), 5e7);
-  return (log ?? "").split("\n").filter((l) => l !== "");
-}
 function otherGitDirs(gitDir) {
   const common = commonDirOf(gitDir);
   const linked = orNull(() => readdirSync(path11.join(common, "worktrees"), { withFileTypes: true })) ?? [];
@@ -1940,7 +1936,8 @@ function checkedOutWhen(gitDir) {
 }
 function stashEntries(gitDir) {
   const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
-  return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
+  const log = readSmall(path11.join(commonDirOf(gitDir), "logs", "refs", "stash"), 5e7) ?? "";
+  return log.split("\n").filter((l) => l !== "").reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
     const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] ?? "";

@@ -1,7 +1,7 @@
 // The environment anchors of a save: what git and the files say at the root when it is saved.
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import type { AnchorValues, DirtyHash } from "../schema/anchor-lines.ts";
+import type { AnchorValues } from "../schema/anchor-lines.ts";
 import { isoSeconds, safeRelativePath } from "../schema/values.ts";
 import { blobIdsOf } from "./blob-ids.ts";
 import { commonDirOf, gitDirOf, gitTopOf, inProgressOf } from "./git-dir.ts";
@@ -35,10 +35,7 @@ export async function statInsideRoot(root: string, rel: string): Promise<{ mtime
   return null;
 }
 
-/**
- * The running skill's folder, as invoked and as its real path, relative to the root when inside it: what `git status`
- * leaves out, so that a skill copied into the project is never dirty work.
- */
+/** The skill's folder inside the root, as invoked and as its real path, so that `git status` leaves it out. */
 export function skillExcludes(root: string, skillDir: string | null): string[] {
   if (skillDir === null) return [];
   const out = new Set<string>();
@@ -65,20 +62,7 @@ async function foldedBig(
   return foldedInto(s, [...files].filter(([, n]) => n > MAX_DIRTY_HASHES).map(([d]) => d));
 }
 
-/** The `- Dirty hashes:` items for dirty paths (top-relative); a folder (an untracked nested repository) has none. */
-async function dirtyHashesOf(
-  root: string, env: Record<string, string | undefined>, top: string, dirty: readonly string[],
-): Promise<DirtyHash[]> {
-  const git: Git = (args, input) => runGit(root, args, env, undefined, { input });
-  const ids = await blobIdsOf(git, await filterDrivers(root, env), top, dirty, MAX_DIRTY_HASHES);
-  return dirty.flatMap((p) => (ids.has(p) ? [{ path: p, id: ids.get(p)! }] : []));
-}
-
-/**
- * Each dirty path's mode as `git add` would store it (`now`: a tracked file's from the status, a new one's from its
- * stat, never executable under core.fileMode off) and the one a reader assumes with no `- Dirty modes:` entry
- * (`assumed`: HEAD's, 100644 for a new file).
- */
+/** Each path's mode as `git add` would store it (`now`) and as a reader assumes without a `Dirty modes:` entry. */
 export function modesOf(top: string, snap: Snapshot, paths: readonly string[]) {
   const gitDir = gitDirOf(top);
   const config = gitDir === null ? null : readSmall(path.join(commonDirOf(gitDir), "config"));
@@ -92,10 +76,7 @@ export function modesOf(top: string, snap: Snapshot, paths: readonly string[]) {
   }));
 }
 
-/**
- * The anchors at the root with one git process, and one to three more to hash dirty files; outside git (said in
- * `gitNote`), the key files' mtimes.
- */
+/** The anchors at the root: one git process and up to three to hash; outside git, the key files' mtimes. */
 export async function collectAnchors(
   root: string, env: Record<string, string | undefined>, nowMs: number, keyFiles: readonly string[],
   skillDir: string | null = null,
@@ -110,7 +91,11 @@ export async function collectAnchors(
       const top = gitTopOf(root, env);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
-      const dirtyHashes = top !== null ? await dirtyHashesOf(root, env, top, s.dirty) : [];
+      // The `- Dirty hashes:` items; a folder (an untracked nested repository) has none.
+      const git: Git = (args, input) => runGit(root, args, env, undefined, { input });
+      const hash = async (t: string) => blobIdsOf(git, await filterDrivers(root, env), t, s.dirty, MAX_DIRTY_HASHES);
+      const ids = top === null ? null : await hash(top);
+      const dirtyHashes = s.dirty.flatMap((p) => (ids?.has(p) ? [{ path: p, id: ids.get(p)! }] : []));
       // A mode other than the one a reader assumes: a mode change is work too (`chmod +x`).
       const hashed = dirtyHashes.filter((h) => h.id !== "deleted").map((h) => h.path);
       const modes = top === null ? [] : [...modesOf(top, s, hashed)].filter(([, m]) => m.now !== m.assumed);

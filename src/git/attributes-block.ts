@@ -1,5 +1,4 @@
-// Our merge-driver block in the top's `.gitattributes` (install and publish write it), told apart from the user's
-// lines; a small module of its own, since the status line runs it at every turn.
+// Our merge-driver block in `.gitattributes`, apart from the user's lines; small, as the status line runs it.
 import { batchBlobs, type Git } from "./run.ts";
 
 export const BEGIN = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -20,10 +19,7 @@ export function withoutBlock(text: string): { rest: string; had: boolean; line: 
   return { rest, had: true, line: bare.slice(start + 1, end).join("\n") };
 }
 
-/**
- * The commits of `ids` whose change to the top's `.gitattributes` against their first parent (missing reads empty) is
- * our block alone: that change is ours, not the user's work (docs/decisions/first-resume.md). One `git cat-file`.
- */
+/** The commits of `ids` whose `.gitattributes` change is our block alone, not work (docs/decisions/first-resume.md). */
 export async function oursOnly(git: Git, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const r = await git(["cat-file", "--batch"], ids.map((c) => `${c}^:.gitattributes\n${c}:.gitattributes\n`).join(""));

@@ -1,5 +1,4 @@
-// git's blob id of each dirty file as `git add` would store it, for the `- Dirty hashes:` anchor and drift's
-// comparison with it: git's own conversions applied, no program the repository names run
+// git's blob id of each dirty file as `git add` would store it, with no program the repository names run
 // (docs/decisions/dirty-hash-conversions.md).
 import path from "node:path";
 import { blobBytesOf, checkedOutAt, gitDirOf, hashBlob, objectFormat } from "./git-dir.ts";
@@ -10,12 +9,7 @@ import { pathspecOf, type Git } from "./run.ts";
 // (core.autocrlf decides); `text` or `eol=` convert whatever the index holds.
 const AUTO = (attr: string) => /text=auto/.test(attr) || !/\b(text|eol)\b/.test(attr);
 
-/**
- * Ids for the first `max` top-relative `paths` that are files, links, submodules or deleted: `deleted`, `over 8 MB`, a
- * link's target's, a submodule's commit; a regular file's from one `git hash-object --stdin-paths` at the top (`git`
- * runs at the root). Left out: a folder, a name that is not UTF-8, a file under a filter of `drivers` (its command is
- * never run), and every regular file when git fails.
- */
+/** Ids of the first `max` `paths`; none for a folder, a non-UTF-8 name or a file under a filter of `drivers`. */
 export async function blobIdsOf(
   git: Git, drivers: ReadonlySet<string>, top: string, paths: readonly string[], max = Infinity,
 ): Promise<Map<string, string>> {

@@ -1,5 +1,4 @@
-// A named pipe among the config files git reads (docs/decisions/config-pipe.md): git blocks on it forever, so a
-// verb asks before running git and says why instead of waiting out the timeout.
+// A named pipe among git's config files blocks git forever: a verb asks first (docs/decisions/config-pipe.md).
 import { statSync } from "../builtins.ts";
 import path from "node:path";
 import { readSmall } from "../store/fs.ts";

@@ -1,6 +1,4 @@
-// Gathers the drift facts (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs,
-// then hands them to the pure `assessDrift`.
-import { readFileSync } from "../builtins.ts";
+// Gathers the drift facts (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs.
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
@@ -9,9 +7,7 @@ import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { modesOf, statInsideRoot } from "./anchors.ts";
 import { blobIdsOf } from "./blob-ids.ts";
-import {
-  gitDirOf, gitTopOf, inProgressOf, objectFormat, reflogNames, shallowCuts,
-} from "./git-dir.ts";
+import { blobBytesOf, gitDirOf, gitTopOf, inProgressOf, objectFormat, reflogNames, shallowCuts } from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
 import {
   batchBlobs, filterDrivers, GitUnavailable, pathspecOf, rawPaths, runGit, type Git, type GitResult,
@@ -19,7 +15,6 @@ import {
 import { oursOnly } from "./attributes-block.ts";
 import { ATTRIBUTES, commitKind, heldByRef, listedAncestors } from "./history-rules.ts";
 import { lstatOrNull, readHead } from "../store/fs.ts";
-import { orNull } from "../store/files.ts";
 import { savedByOf, savedHere, savePickaxe, stashesSince } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
@@ -38,14 +33,7 @@ const MAX_LOGGED_COMMITS = 2000;
 // Most commits since the saved date for which `sinceSaved` is computed (null beyond).
 const MAX_SINCE_SAVED = 500;
 
-/**
- * Parses `historyArgs`' log: per side, the commits, those touching only memory, the ids of those touching
- * `.gitattributes` and otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching
- * the handoff; `olderAhead` / `olderAttributes`: the commits ahead, memory-only ones aside, committed before
- * `savedSec` and not on HEAD's first-parent line down to `saved.id`; `olderLogged`: all those dated before it,
- * memory-only ones too; `cutAhead`: a commit ahead is in `cuts`; `since`: each commit ahead, since the save or not;
- * `parents`: each commit ahead's; `saved.notAhead`: commits listed that are not ahead.
- */
+/** Counts `historyArgs`' log per side; `older*`: commits ahead dated before the save, off HEAD's first parents. */
 export function parseHistory(
   out: Buffer, memoryPrefix: string, savedSec: number | null = null, cuts?: Set<string>,
   saved?: { id: string; head: string; notAhead?: ReadonlySet<string> },
@@ -70,8 +58,7 @@ export function parseHistory(
   }
   const parentsOf = counts.parents;
   for (const r of records) if (r.side === "ahead") parentsOf.set(r.id, r.parents);
-  // HEAD's first-parent line down to the saved commit, what this branch made or fast-forwarded to since the save, is
-  // since it whatever its dates say; one merged in beside it, by its date (docs/decisions/reachability-skew.md).
+  // HEAD's first parents down to the saved commit came since, whatever the dates (docs/decisions/reachability-skew.md).
   const line: string[] = [];
   let down = saved?.head;
   for (; down !== undefined && parentsOf.has(down); down = parentsOf.get(down)![0]) line.push(down);
@@ -277,8 +264,7 @@ async function measureRepo(
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
 
-// Of `paths`, those dirty at the save that HEAD holds exactly as saved: the saved blob (a submodule's commit) in the
-// saved mode (`modes`, else the saved HEAD's, a new file not executable), or deleted. A symlink is never as saved.
+// Of `paths`, those dirty at the save that HEAD holds exactly as saved: the saved blob in the saved mode, or deleted.
 async function heldAsSaved(
   git: Git, savedHead: string | null, hashes: readonly DirtyHash[], modes: ReadonlyMap<string, string>,
   paths: readonly string[],
@@ -293,20 +279,17 @@ async function heldAsSaved(
     rawPaths(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
     const want = saved.get(p);
     const mode = modes.get(p) ?? (oldMode === "000000" ? "100644" : oldMode);
-    // A link is as saved only when the save recorded it as one (its `Dirty modes:` entry): a file's text can hash
-    // as a link's target.
+    // A link only when the save recorded one: a file's text can hash as a link's target.
     const sameMode = newMode === mode && (/^1(00644|00755|60000)$/.test(newMode) || modes.get(p) === "120000");
     if (want === "deleted" ? newMode === "000000" : sameMode && newId === want) held.add(p);
   }
   return held;
 }
 
-// The dirty paths now, and each as a save wrote it: a name holding a token was saved redacted (`d/<redacted: …>`), and
-// stands for the file it hides, still dirty (its content cannot be compared), never reverted.
+// The dirty paths now, and each as a save wrote it (a name holding a token redacted), so that one is never reverted.
 const withRedacted = (dirty: readonly string[]) => [...new Set([...dirty, ...dirty.map(withoutTokens)])];
 
-// The missing key files absent at the save too: recorded missing outside git; in git, neither in the saved tree nor
-// dirty at the save (an ignored file then counts as absent). [] when it cannot be told.
+// The missing key files absent at the save too (neither in the saved tree nor dirty then); [] when it cannot be told.
 async function absentAtSave(
   missing: string[], facts: DriftFacts, anchors: CheckedAnchors, prefix: string, git: Git,
 ): Promise<string[]> {
@@ -329,8 +312,7 @@ async function absentAtSave(
   return missing.filter((k) => !inTree.some((p) => under(p, `${prefix}${k}`)) && !wasDirty(`${prefix}${k}`));
 }
 
-// The absent key files git keeps out of the work tree on purpose (skip-worktree: a sparse checkout), a folder when
-// every file under it is; one `ls-files`, none with a version 2 index: it holds no such flag (git writes version 3).
+// The absent key files a sparse checkout keeps out (skip-worktree); a version 2 index holds no such flag.
 async function keptOut(absent: string[], facts: DriftFacts, top: string | null, prefix: string, git: Git) {
   const gitDir = absent.length === 0 || top === null || facts.git.state !== "repo" ? null : gitDirOf(top);
   if (gitDir === null) return [];
@@ -350,8 +332,7 @@ function normalTime(text: string): string {
   return "error" in t ? text : isoSeconds(t.ms);
 }
 
-// The commits between the saved HEAD and HEAD with their paths: one `git log` that also gives ahead and behind; with
-// no saved HEAD (saved before the first commit), all of HEAD's.
+// The commits between the saved HEAD (or none) and HEAD with their paths: one `git log` also gives the counts.
 function historyArgs(id: ObjectId | null, ...extra: string[]): string[] {
   return [
     "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%P%x04%H%x04%ct", "--name-only", "-z", "--no-renames",
@@ -379,8 +360,7 @@ async function measureFromNone(
   return h.handoffCommitter;
 }
 
-// Sets reachability, counts and the rewrite facts of the saved HEAD; returns the handoff's last committer and the
-// paths the commits ahead changed (null when not known).
+// Sets reachability, counts and rewrite facts of the saved HEAD; returns the committer and paths changed ahead.
 async function measureHead(
   facts: DriftFacts, snap: Snapshot, head: ObjectId, log: GitResult, git: Git, memoryPrefix: string,
   { gitDir, cuts }: { gitDir: string | null; cuts: Set<string> | null },
@@ -472,9 +452,7 @@ async function branchPresent(git: Git, branch: string): Promise<boolean | null> 
   return r.stdout.toString("utf8").split("\n").some((ref) => ref === `refs/heads/${branch}` || remote(ref) === branch);
 }
 
-// Each side's memory-only commits; one that also changes `.gitattributes` counts when that change is our merge-driver
-// block alone (publish's commit after install wrote it), never a line of the user's. `older`: the other commits ahead
-// committed before the save.
+// Each side's memory-only commits, counting one whose `.gitattributes` change is our merge-driver block alone.
 async function memoryOnlyOf(h: ReturnType<typeof parseHistory>, git: Git) {
   const ours = await oursOnly(git, [...h.attributesAhead, ...h.attributesBehind]);
   const n = (ids: string[]) => ids.filter((id) => ours.has(id)).length;
@@ -489,8 +467,7 @@ async function memoryOnlyOf(h: ReturnType<typeof parseHistory>, git: Git) {
 // The save's second, against which a commit's committer date says whether it came after (null: age unknown).
 const savedSecOf = (f: DriftFacts) => (f.saved.date === null ? null : Math.floor(f.saved.date.ms / 1000));
 
-// The commits ahead committed before the save that a cut log left out (each counted as merged in, memory-only or not):
-// one count of them all by committer date, less those logged.
+// The commits ahead dated before the save that a cut log left out: one count by date, less those logged.
 async function olderUnlogged(git: Git, h: ReturnType<typeof parseHistory>, facts: DriftFacts, revs: string[]) {
   const sec = savedSecOf(facts);
   const r = sec === null ? null : await git(["rev-list", "--count", `--before=@${sec - 1}`, ...revs]);
@@ -503,8 +480,7 @@ async function countBoth(head: ObjectId, git: Git): Promise<{ ahead: number; beh
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 
-// Whether a ref, HEAD or another worktree's detached HEAD holds the id (`heldByRef`); one naming no commit here is
-// missing.
+// Whether a ref holds the id (`heldByRef`); one naming no commit here is missing.
 async function reachableFromRef(head: ObjectId, git: Git, facts: DriftFacts, gitDir: string | null): Promise<boolean> {
   const held = await heldByRef(head, git, gitDir);
   if (held === null) facts.objectMissing = true;
@@ -558,8 +534,7 @@ async function measureFates(
     fromSaved: present && head !== null, fromElsewhere: at.fromElsewhere,
   };
   const fates = fatesOf(inputs);
-  // A file changed since, or still dirty and changed, may hold the saved content with other line endings: its blobs
-  // since (one `cat-file --batch`) and its bytes on disk are compared with the saved id line endings aside.
+  // A changed file may hold the saved content with other line endings: its blobs and bytes are compared without them.
   const hex = (f: DirtyFate) => /^[0-9a-f]{40,64}$/.test(saved.get(f.path) ?? "");
   const edited = new Set(fates.filter((f) => f.fate === "edited" && hex(f)).map((f) => f.path));
   for (const p of [...edited]) edited.add(logs.renames.get(p) ?? p);
@@ -569,14 +544,11 @@ async function measureFates(
   const blobs = [...new Set(touches.filter(([q, id]) => edited.has(q) && !/^0+$/.test(id)).map(([, id]) => id))];
   const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
   const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
-  const disk = changed.map((p) => [blobNow(p) ?? "", smallFile(path.join(at.top, p))] as const);
+  const disk = changed.map((p) => {
+    const b = blobBytesOf(path.join(at.top, p));
+    return [blobNow(p) ?? "", typeof b === "object" && b?.file ? b.bytes : null] as const;
+  });
   const pairs = [...got.map((b, k) => [blobs[k]!, b] as const), ...disk];
   const eol = eolPairs(pairs, new Set(hashes.map((h) => h.id)), objectFormat(at.gitDir));
   return eol.size === 0 ? fates : fatesOf({ ...inputs, eol });
-}
-
-// A regular file's bytes, at most 8 MB (what the anchor hashes); null otherwise.
-function smallFile(abs: string): Buffer | null {
-  const st = lstatOrNull(abs);
-  return st?.isFile() && st.size <= 8 * 1024 * 1024 ? orNull(() => readFileSync(abs)) : null;
 }

@@ -1,5 +1,4 @@
-// What became of each file dirty at the save: one fate per file, told from git's own records, so that drift's
-// summary, its JSON and the brief can never disagree.
+// What became of each file dirty at the save: one fate per file, so drift's summary, JSON and the brief agree.
 import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
@@ -7,12 +6,7 @@ import { hashBlob, stashEntries } from "./git-dir.ts";
 import { pathspecOf, rawPaths, type Git } from "./run.ts";
 import { orNull } from "../store/files.ts";
 
-/**
- * One file's fate since the save; `commit` and `stash` say where its saved content now is, `as` under which path when
- * renamed since; `eol`: it holds the saved content with other line endings. `edited`: no branch, tag or stash holds the
- * saved content, and `commit`, on HEAD since the save (or `stash`, made since), changed the file. `renamed`: to `to`,
- * dirty now, the saved content in no branch, tag or stash.
- */
+/** One file's fate: where its saved content is (`as`: renamed; `eol`: other line endings); `edited`: changed since. */
 export type DirtyFate =
   | { path: string; fate: "committed"; commit: string; onHead: boolean; as?: string; eol?: true }
   | ({ path: string; fate: "edited"; as?: string } & ({ commit: string } | { stash: string }))
@@ -40,15 +34,10 @@ function parseRawLog(out: Buffer): Touch[] {
 }
 
 const ZERO = /^0+$/;
-// A path git is never asked about: a name a save wrote redacted (`d/<redacted: …>`), or one whose bytes are not UTF-8
-// (read as U+FFFD, so it names no file git has).
+// Names git has no file by: written redacted by a save, or not UTF-8 (read as U+FFFD).
 const UNASKED = /<redacted: |\uFFFD/;
 
-/**
- * The logs, newest first (null: not run or failed): commits since the save on HEAD, on other refs, stash entries.
- * `fromSaved`: the walks started at the saved commit, so finding nothing means reverted. `renames`: a saved path's
- * new name, renamed since; `savedSec`: the save's second (null: unknown).
- */
+/** The logs newest first (null: not run); `fromSaved`: the walks started at the saved commit, so none is reverted. */
 interface FateInputs {
   savedDirty: readonly string[];
   hashes: readonly DirtyHash[];
@@ -87,9 +76,7 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
     if (UNASKED.test(p)) return { path: p, fate: i.fromElsewhere ? "not-here" : "clean" };
     const to = i.renames.get(p);
     const renamed = to === undefined ? {} : { as: to };
-    // A folder (untracked when saved) is taken in by any change under it; a file by its saved content, under its
-    // saved name or the one it was renamed to.
-    // A recorded mode is part of the saved content (a stash's untracked tree tells none).
+    // A folder is taken in by any change under it; a recorded mode is part of the content (a stash's tree has none).
     const mode = i.modes?.get(p);
     const sameContent = (id: string, m = mode) =>
       !known || (saved === "deleted" ? ZERO.test(id) : id === saved && (mode === undefined || m === mode));
@@ -107,9 +94,7 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
       if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...as(other), ...eol };
     }
     if (to !== undefined && i.nowDirty.includes(to)) return { path: p, fate: "renamed", to };
-    // No entry holds the saved content, but a commit or stash entry made since the save changed the file: the everyday
-    // "saved, worked on, committed (or stashed)", or the work thrown away and the file changed for another reason;
-    // said as the fact it is. A commit merged in from before the save, or a stash from then, is no change since.
+    // Not held anywhere, but changed by a commit or stash since the save (one merged in from before is not since).
     const after = (t: Touch) => t.since ?? (i.savedSec === null || (t.time !== null && t.time >= i.savedSec));
     const touched = (t: Touch) => after(t) && (t.paths.has(p) || t.paths.has(to ?? p));
     const since = i.onHead?.find(touched);
@@ -124,10 +109,7 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
   });
 }
 
-/**
- * `<saved id> <id>` for each blob of `blobs` (id and bytes) whose bytes with every CRLF made LF, or every LF made
- * CRLF, are one of `savedIds`: the saved content but for its line endings.
- */
+/** `<saved id> <id>` for each blob that is a saved one but for its line endings (all CRLF or all LF). */
 export function eolPairs(
   blobs: readonly (readonly [string, Buffer | null])[], savedIds: ReadonlySet<string>, format: "sha1" | "sha256",
 ): Set<string> {
@@ -143,8 +125,7 @@ export function eolPairs(
   return out;
 }
 
-// Whether this clone was made after `savedMs`: its HEAD reflog starts with a `clone:` entry of a later second (one of
-// the save's own counts as before it, docs/decisions/clone-after-save.md: "not in this clone" hides work lost here).
+// Whether HEAD's reflog starts with a `clone:` after the save's second (docs/decisions/clone-after-save.md).
 export function clonedAfter(gitDir: string | null, savedMs: number | null): boolean {
   if (gitDir === null || savedMs === null) return false;
   const first = orNull(() => readFileSync(path.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]!);
@@ -153,8 +134,7 @@ export function clonedAfter(gitDir: string | null, savedMs: number | null): bool
 }
 
 const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
-// A merge's own change, what differs from every parent (dirty work committed to conclude it); a side's content it took
-// in is that side's commits'. First-parent diffs would show a branch's older commits as the merge's.
+// A merge's own change only: first-parent diffs would show a branch's older commits as the merge's.
 const MERGES = "--diff-merges=combined";
 
 /** The object id each `<rev>:<path>` names, or null when it names none; one `cat-file` process. */
@@ -175,10 +155,7 @@ async function untrackedInStashes(git: Git, count: number, paths: readonly strin
   return { found, unasked: new Set(asks.filter((a) => !safe.includes(a)).map((a) => a.p)) };
 }
 
-/**
- * Where each of `gone` (saved dirty files clean and absent now) went: renamed in a commit since `savedHead` (git's
- * rename detection, one `diff -M`) or, staged, in the index (`staged`, from the status).
- */
+/** Where each of `gone` went: renamed by a commit since `savedHead` (one `diff -M`) or staged as renamed. */
 async function renamesOf(
   git: Git, savedHead: string | null, gone: readonly string[], staged: readonly (readonly [string, string])[],
   found: Map<string, string> | null,
@@ -195,10 +172,7 @@ async function renamesOf(
   return new Map(gone.flatMap((p) => (moves.has(p) ? [[p, moves.get(p)!] as const] : [])));
 }
 
-/**
- * Runs the logs `fatesOf` needs, in parallel, only for the saved dirty files clean now (and the names they were
- * renamed to). `savedHead` is null when its object is not here: the saved date then bounds the walk.
- */
+/** The logs `fatesOf` needs, in parallel, for the saved dirty files clean now; without `savedHead`, bound by date. */
 export async function gatherFateLogs(
   git: Git, opts: { gitDir: string | null; savedHead: string | null; savedDateMs: number | null;
     cleaned: readonly string[]; gone: readonly string[]; staged: readonly (readonly [string, string])[];

@@ -1,5 +1,4 @@
-// Facts read from a work tree's git dir with no process, for the hook's and `check`'s time and for what git cannot
-// tell (a reflog naming a commit whose object is gone).
+// Facts read from a git dir with no process: for the hook's time, and what git cannot tell.
 import { nodeCrypto, readdirSync, readFileSync, readlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { isNullObjectId } from "../schema/values.ts";
@@ -90,10 +89,7 @@ export function reflogNames(gitDir: string | null, id: string): boolean {
   return false;
 }
 
-/**
- * The operation in progress as the `- In progress:` anchor words it (`rebase of feature/login`, `merge`), from git's
- * state files; a `rebase-apply/` holding `applying` is `git am`, which no anchor names.
- */
+/** The operation in progress as the `- In progress:` anchor words it (`rebase of feature/login`); not `git am`. */
 export function inProgressOf(gitDir: string | null): string | null {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
@@ -130,12 +126,6 @@ export function blobBytesOf(abs: string): { bytes: Buffer; file: boolean } | "de
 export const hashBlob = (bytes: Buffer, format: "sha1" | "sha256"): string =>
   nodeCrypto().createHash(format).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 
-// The stash's reflog lines, read with no git process (`check` and the hook run this).
-function stashLines(commonDir: string | null): string[] {
-  const log = commonDir === null ? null : readSmall(path.join(commonDir, "logs", "refs", "stash"), 50_000_000);
-  return (log ?? "").split("\n").filter((l) => l !== "");
-}
-
 /** The git dirs of the clone's other work trees: the main one's (the common dir) and each linked one's. */
 function otherGitDirs(gitDir: string): string[] {
   const common = commonDirOf(gitDir);
@@ -150,9 +140,7 @@ export function detachedHeadsBeside(gitDir: string): string[] {
   return heads.filter((h) => ID.test(h)).slice(0, 100);
 }
 
-// What the work tree of `gitDir` had checked out during a second (`(no branch)`: detached), from its HEAD reflog: the
-// "from" of each checkout or branch rename from that second on, up to the first of a later second, else what its HEAD
-// names now (each line's whole second cannot order it against a stash of that second). Read on first ask only.
+// What the work tree of `gitDir` had checked out during a second, from its HEAD reflog; read on first ask only.
 function checkedOutWhen(gitDir: string): (sec: number | null) => string[] {
   let now: string | undefined, moves: RegExpExecArray[] | undefined;
   return (sec) => {
@@ -175,16 +163,12 @@ function checkedOutWhen(gitDir: string): (sec: number | null) => string[] {
   };
 }
 
-/**
- * Each stash entry, `stash@{0}` first: when it was made (seconds; null: no time on its line) and whether it can hold
- * this worktree's work. Linked worktrees share one stash: then an entry is this worktree's when its message names ("WIP
- * on <branch>:", "On <branch>:") what this worktree had checked out when it was made, and, for a detached one, no other
- * worktree was detached then; one that no other worktree had then is this one's too (its own was removed, or left no
- * reflog line) (docs/decisions/stash-owner.md).
- */
+/** Each stash entry, newest first: its second, and whether it is this worktree's (docs/decisions/stash-owner.md). */
 export function stashEntries(gitDir: string): { sec: number | null; own: boolean }[] {
   const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
-  return stashLines(commonDirOf(gitDir)).reverse().map((l) => {
+  // The stash's reflog, read with no git process (`check` and the hook run this).
+  const log = readSmall(path.join(commonDirOf(gitDir), "logs", "refs", "stash"), 50_000_000) ?? "";
+  return log.split("\n").filter((l) => l !== "").reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
     const on = /^(?:WIP on|On) (.+?): /.exec(m?.[2] ?? "")?.[1] ?? "";

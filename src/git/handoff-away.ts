@@ -1,7 +1,5 @@
-// Where a handoff went that the working tree lacks (a stash took it, a checkout left it on another branch), or where a
-// newer save of this clone than the tree's is: one `cat-file --batch` process, run only when a stash entry exists or
-// this clone recorded a save, after a `for-each-ref` for the branches in the latter case
-// (docs/design.md#a-handoff-away-from-the-working-tree).
+// Where a handoff the working tree lacks went (a stash, another branch), or a newer save of this clone than the tree's,
+// at one `cat-file --batch` (docs/design.md#a-handoff-away-from-the-working-tree).
 import path from "node:path";
 import { existsSync, readdirSync } from "../builtins.ts";
 import { mayHoldToken, quotedPath } from "../guard/quote.ts";
@@ -17,19 +15,13 @@ import { lastSave, savedStampOf, savesRecord } from "./saves.ts";
 
 type Env = Record<string, string | undefined>;
 
-/**
- * The stash entry or branch holding the handoff, and the command that brings back only it (`worktree`: the linked
- * worktree that has that branch checked out); or `lost`: this worktree's newest save (its `Saved:` time) is in none
- * of them, and `restore` brings back git's copy ("": none).
- */
+/** Where the handoff is and the command that brings back only it; `lost`: the newest save's time, in none of them. */
 export type HandoffAway = { stash?: string; ref?: string; worktree?: string; lost?: string; restore: string };
 /** The branch list a verb run reads at most once, for `handoffAway` and `handoffsElsewhere` alike. */
 export type Branches = { refs?: Promise<Branch[]> };
 type Branch = { name: string; id: string; worktree?: string };
 
-// Local and remote-tracking branches but the checked-out one (`%(HEAD)` marks it), newest commit first, as git lists
-// them: the ref files, packed-refs and a reftable alike; at most 1,000. Git is asked by commit id, never by name.
-// `%(worktreepath)` comes last, as a path may hold blanks and a ref name none.
+// Branches but the checked-out one, newest first, at most 1,000; `%(worktreepath)` last, as a path may hold blanks.
 async function branchRefs(root: string, env: Env, timeout?: number): Promise<Branch[]> {
   const format = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
   const r = await runGit(root, ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"], env,
@@ -40,9 +32,8 @@ async function branchRefs(root: string, env: Env, timeout?: number): Promise<Bra
     worktree: m![3] || undefined }));
 }
 
-// A branch as every output shows it, the session bundle's (too small for the redaction rules) and check's alike: a
-// name shaped like a token is withheld for its commit; a command names the branch only when letters, digits and a few
-// signs make it, else its commit id, so that no quote, blank, bidi character nor token is ever pasted into a shell.
+// A branch as every output shows it: a token-shaped name withheld for its commit, and a command naming a branch only
+// when plain, else its commit id, so that no quote, blank, bidi character nor token is pasted into a shell.
 function shown(b: Branch): { name: string; rev: string } {
   if (mayHoldToken(b.name)) return { name: `<name withheld: commit ${b.id.slice(0, 12)}>`, rev: b.id };
   return { name: b.name, rev: /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id };
@@ -58,11 +49,7 @@ function handoffSpec(root: string, env: Env): string | null {
 // A save's time from its `Saved:` stamp (`savedStampOf`), an offset such as `+01:00` kept; NaN when it has none.
 const stampMs = (stamp: string | null | undefined) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
 
-/**
- * With `tree` null, the handoff the working tree lacks: the newest stash entry holding it (`git stash -u` took the
- * memory dir, or `git stash` a staged handoff), else the branch holding this clone's newest save. With `tree` the
- * handoff in the working tree: a stash entry or branch holding a save of this clone newer than it. Null: none.
- */
+/** The stash entry or branch holding the handoff the tree lacks, or (with `tree`) a newer save of this clone. */
 export function handoffAway(root: string, env: Env, tree: string | null = null, branches: Branches = {},
   timeout?: number): Promise<HandoffAway | null> {
   return unlessUnavailable(awayOrThrow(root, env, tree, branches, timeout), null);
@@ -75,8 +62,7 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const saves = savesRecord(root, env) ?? [];
-  // The newest save of this clone a text is, by token, else by `Saved:` stamp (two saves in one second share one);
-  // -1: none of them.
+  // Which save of this clone a text is, by token, else by `Saved:` stamp; -1: none.
   const rank = (text: string, token: string) => {
     const stamp = savedStampOf(text) ?? "no stamp";
     const byToken = saves.findLastIndex((s) => s.token === token);
@@ -127,13 +113,7 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
   return { ref: branch.name, worktree: pick.worktree, restore };
 }
 
-/**
- * The one answer of check, brief and the hook on where this worktree's newest save is when the working tree (`tree`:
- * its handoff, null: none) lacks it: a stash entry or branch (`handoffAway`), else, when the tree holds an older one,
- * `lost`. Null: the tree holds it or a later one, the archive holds it, or nothing says this worktree saved.
- * Files first: git runs only when the record names a save the tree lacks
- * (docs/design.md#a-handoff-away-from-the-working-tree).
- */
+/** Where this worktree's newest save is when the tree lacks it: `handoffAway`'s answer, else `lost`; null: not lost. */
 export function newestSave(root: string, env: Env, tree: string | null, branches: Branches = {},
   timeout?: number): Promise<HandoffAway | null> {
   // A git run cut short (past its time limit) is no answer: nothing is said, never "in neither" nor "no copy".
@@ -146,8 +126,7 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   // Two saves of this clone stamped in one second: only their bytes tell the older from the newer.
   const twice = (stamp: string | null) =>
     (savesRecord(root, env) ?? []).filter((s) => stampMs(s.stamp) === stampMs(stamp)).length > 1;
-  // The `Saved:` time first, whatever the `- HEAD:` line says (a hand edit): the token's hash loads node:crypto,
-  // which every session start would pay for, so it is asked only when the time cannot tell.
+  // The `Saved:` time first: the token's hash loads node:crypto, which every session start would pay for.
   const holds = (text: string | null, save: { token: string; stamp: string | null } | undefined) => {
     if (save === undefined || text === null) return save === undefined;
     const [at, ms] = [stampMs(savedStampOf(text)), stampMs(save.stamp)];
@@ -186,8 +165,7 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   const ok = found[0] === true;
   // A stash entry or a branch keeps it: the user chose the handoff here over it.
   if (found.includes(true, 2)) return null;
-  // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss; when HEAD's
-  // commit holds it, a checkout of the file from an older commit put that one back.
+  // A commit of this branch held it and a later one replaced it (or a checkout put an older one back): no loss.
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
   const held = ok && !found[1] && file !== null ? await runGit(root, log, env, timeout) : null;
   if (held?.code === 0 && held.stdout.length > 0) return null;
@@ -211,11 +189,7 @@ const shellWord = (w: string) => (/^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`);
 /** Branches but this one whose newest commit holds a handoff, newest first, one per handoff; `file`: its path. */
 export type HandoffsElsewhere = { refs: string[]; file: string; rev: string; worktree?: string };
 
-/**
- * With no handoff here and none of this clone's away: the branches whose tip commits another (a teammate's, pulled or
- * fetched), so that no cold start is called while one is on file. One `for-each-ref`, then one `cat-file
- * --batch-check`; a handoff HEAD's commit holds too (deleted here by hand) is not named. Null: none, or outside git.
- */
+// Branches whose tip holds another handoff (a teammate's), so that no cold start is called while one is on file.
 export async function handoffsElsewhere(root: string, env: Env, timeout?: number, branches: Branches = {},
 ): Promise<HandoffsElsewhere | null> {
   const file = handoffSpec(root, env);
@@ -248,9 +222,7 @@ export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string 
 /** `in stash@{n}` or `on branch "<name>"`. */
 export const whereAway = (a: HandoffAway) => (a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`);
 
-/** After the restore: `git stash pop` refuses to overwrite what it brought back, and a checkout of the branch
- * refuses to overwrite the untracked files (`git stash -u` puts them where `brief` finds them); git checks out no
- * branch another worktree has, so that worktree's path is named instead. */
+/** After the restore: what a `git stash pop` or a checkout of the branch would refuse to overwrite, and how. */
 export const restoreNote = (a: HandoffAway) =>
   a.ref === undefined
     ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"

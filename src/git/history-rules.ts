@@ -1,5 +1,4 @@
-// Drift's rules for the commits since a save, apart so that the status line's small bundle counts as the brief does
-// (docs/design.md#drift-and-its-verdict).
+// Drift's rules for commits since a save, apart for the status line's bundle (docs/design.md#drift-and-its-verdict).
 import { detachedHeadsBeside } from "./git-dir.ts";
 import type { Git } from "./run.ts";
 
@@ -13,10 +12,8 @@ export function commitKind(paths: readonly string[], memoryPrefix: string): "mem
   return attributes ? "attributes" : "work";
 }
 
-// Whether HEAD or a ref (refs/stash too) holds the id, null when it names no commit here; a reflog does not hold it.
-// `rev-list` walks by date and stops early, so a wrong clock can hide it: its "not" is asked of each local branch and
-// the stash (0.26 s for 21 branches in 100,000 commits without a commit-graph, so not of remote branches and tags),
-// then of the other worktrees' detached HEADs, by one `merge-base` (docs/decisions/reachability-skew.md).
+// Whether HEAD or a ref holds the id (null: no such commit); `rev-list`'s "not" by date is asked again of local
+// branches, the stash and detached HEADs, as a wrong clock can hide it (docs/decisions/reachability-skew.md).
 export async function heldByRef(head: string, git: Git, gitDir: string | null): Promise<boolean | null> {
   const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
   if (r.code !== 0) return null;
@@ -30,10 +27,8 @@ export async function heldByRef(head: string, git: Git, gitDir: string | null): 
   return base?.code === 0 && base.stdout.toString("utf8").trim() === head;
 }
 
-// Of the commits a `<saved>..HEAD` log listed (`ahead`: each one's parents), those that are ancestors of the saved one
-// all the same, which git's walk by date can leave unmarked (docs/decisions/reachability-skew.md): only those not built
-// on it can be; the merge bases with the newest of them, and their listed parents. One `merge-base`, none without a
-// merge since or past 50 such newest commits.
+// The commits a `<saved>..HEAD` log listed that are ancestors of the saved one all the same, which git's walk by date
+// can leave unmarked (docs/decisions/reachability-skew.md); one `merge-base`.
 export async function listedAncestors(
   git: Git, saved: string, ahead: ReadonlyMap<string, readonly string[]>,
 ): Promise<Set<string>> {

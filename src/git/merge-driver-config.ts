@@ -1,6 +1,5 @@
-// The merge driver's registration (docs/decisions/merge-driver.md): a `merge "session-handoff"` section in this
-// clone's git config, a block of ours in the root `.gitattributes`, and a copy of the helper outside the work tree
-// that the driver runs (a merge can change the helper in the repository, never this copy).
+// The merge driver's registration (docs/decisions/merge-driver.md): config section, `.gitattributes` block, and a
+// copy of the helper outside the work tree (a merge can change the repository's helper, never this copy).
 import { existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync,
   unlinkSync } from "../builtins.ts";
 import path from "node:path";
@@ -49,8 +48,7 @@ function driverCommand(node: string, copy: string): string {
   return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
 }
 
-// Refuses a project path with a line break: git's config holds the driver's command naming it on one line (git gets
-// no such argument), and outside git install's list of the folders it made holds a path a line.
+// Refuses a project path with a line break: the driver's command and install's folder list are a line each.
 export function assertDriverFits(root: string, env: Env): void {
   const c = cloneOf(root, env);
   if (!/[\0\n\r]/.test(c?.copy ?? root)) return;
@@ -84,8 +82,7 @@ function readRegular(p: string, max = 1_000_000): string | null {
   throw new Error(`${p} ${why}; only a regular file of at most ${max / 1e6} MB is edited`);
 }
 
-// Root registering in another user's clone gives what it wrote to the owner of `like`, so they can still change
-// their own clone.
+// Root registering in another user's clone gives them what it wrote, so they can still change their clone.
 function giveTo(p: string, like: string): void {
   const st = process.geteuid?.() === 0 ? lstatOrNull(like) : null;
   // Kept as written when this fails: the verb's own lines still say what changed.
@@ -110,10 +107,7 @@ async function configValue(top: string, key: string, env: Env, local = true): Pr
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 
-/**
- * Writes (or refreshes) the helper copy, sets the config's name and driver only when they differ (a repeated
- * registration changes no byte under `.git/`), and adds our `.gitattributes` block when missing or different.
- */
+/** Writes the copy, config and block, each only when it differs: a repeat changes no byte under `.git/`. */
 async function registerMergeDriver(root: string, helperPath: string | null, env: Env): Promise<Change> {
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
@@ -163,11 +157,7 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
   return out;
 }
 
-/**
- * Removes what registration added to this clone: the config section (only when ours), our `.gitattributes` block
- * (the file removed when nothing else is in it, unless HEAD holds it without) and the clone's own copy with its
- * folder when empty. `keep`: the section and copy stay, as another work tree sharing them has an agent installed.
- */
+/** Removes what registration added; `keep`: the section and copy stay for another work tree that uses them. */
 async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Promise<Change> {
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
@@ -184,8 +174,7 @@ async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Pro
     const file = path.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
-      // As an agent's settings file: one HEAD holds without our block is the user's and stays (emptied); one holding
-      // nothing but ours now is what install made, committed or not, and goes.
+      // A file HEAD holds without our block is the user's and stays (emptied); one only ours was install's and goes.
       const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
       const users = head !== null && head.code === 0 && !withoutBlock(head.stdout.toString("utf8")).had;
       if (rest === "" && !users) unlinkSync(file);
@@ -228,11 +217,7 @@ async function previewMergeDriver(root: string, remove: boolean, env: Env, keep:
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
 
-/**
- * The one call `install`, `uninstall` and `publish` make: registers (with `remove`, unregisters; with `dryRun`,
- * previews) the merge driver for the project at `root`, and returns the lines to print and the notes for stderr.
- * `root` null (`--global`): nothing done, nothing said. `keep`: another work tree that still needs the driver.
- */
+/** Registers, removes or previews the merge driver for `install`, `uninstall` and `publish`; null root: nothing. */
 export async function mergeDriverStep(root: string | null,
   opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null; keep?: string }, env: Env,
 ): Promise<{ lines: string[]; notes: string[]; attributes: boolean }> {
@@ -274,10 +259,7 @@ export const MERGE_DRIVER_MISSING =
     "memory files as text (conflict markers can land); run `init` (or `install --agent NAME`) once in this clone";
 
 const NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
-/**
- * MERGE_DRIVER_MISSING when the top's `.gitattributes` names our driver but git's config for this clone sets none (a
- * text merge), a sentence when that file cannot be read, else null.
- */
+/** MERGE_DRIVER_MISSING when `.gitattributes` names our driver and git's config has none; why when unreadable. */
 export async function mergeDriverMissing(root: string, env: Env): Promise<string | null> {
   const c = cloneOf(root, env);
   const file = c === null ? "" : path.join(c.top, ".gitattributes");

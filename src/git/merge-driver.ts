@@ -1,5 +1,4 @@
-// What the merge driver does with two versions of a memory file (docs/decisions/merge-driver.md): two handoffs ->
-// the later one current, the other archived; two ledgers -> entries by id, both sides kept.
+// The merge driver: the later handoff kept, the other archived; ledgers by id (docs/decisions/merge-driver.md).
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync,
   writeSync } from "../builtins.ts";
 import path from "node:path";
@@ -134,8 +133,7 @@ function sectionBody(lines: string[], h: ParsedHandoff, title: string): { from: 
   return { from: h.headings[at]!.line, to: next === undefined ? lines.length : next.line - 1 };
 }
 
-// Adds items at the end of a section's list (a lone `- none` replaced), or a new section before the next known one
-// when the winner has none.
+// Adds items to a section's list (replacing a lone `- none`), or adds the section when the winner has none.
 function addItems(lines: string[], h: ParsedHandoff, heading: string, add: string[]): void {
   if (add.length === 0) return;
   const body = sectionBody(lines, h, heading.toLowerCase());
@@ -154,8 +152,7 @@ function addItems(lines: string[], h: ParsedHandoff, heading: string, add: strin
   lines.splice(lone ? body.from + none : end, lone ? 1 : 0, ...bullets);
 }
 
-// The text with merged sections' items rewritten by `fate`: new text, null to remove (an emptied section keeps
-// `- none`), undefined to keep.
+// The text with merged sections' items rewritten by `fate` (null: removed; undefined: kept).
 function editItems(text: string, fate: (section: string, item: string) => string | null | undefined): string {
   const mine = parseHandoff(text).items.filter((i) => MERGED.includes(i.section));
   const to = mine.map((i) => fate(i.section, i.text));
@@ -206,8 +203,7 @@ export function mergeHandoffs(later: string, other: string, base = ""): { text: 
     parseHandoff(side).failedApproaches.filter((f) => !was.has(key("failed approaches", f)));
   const [laterEdits, otherEdits] = [fresh(later), fresh(other)];
   const editedIn = (t: string, side: string[]) => side.some((f) => tried(f) === tried(t));
-  // Against the base: an item one side left as it was yields to the other side's edit or removal.
-  // A plan step left as it was yields in its place to the other side's progress on it, so the plan keeps its order.
+  // Against the base, an item one side left yields to the other's edit, a plan step in its place to keep the order.
   const moved = parseHandoff(other).items.filter((i) => i.section === "plan" && !was.has(`plan\n${i.text}`));
   // So does a next step the other side reworded where it stood in the base: the first step stays the first.
   const [baseNext, otherNext] = [parseHandoff(base).nextSteps, parseHandoff(other).nextSteps];
@@ -232,8 +228,7 @@ export function mergeHandoffs(later: string, other: string, base = ""): { text: 
   const decisions = missing(a.decisions, b.decisions);
   const failed = missing(a.failedApproaches, b.failedApproaches);
   const questions = missing(a.openQuestions, b.openQuestions);
-  // Plan: each step of the later side at the furthest status either side reached, with that side's words; the
-  // other side's step is the same words, else the same step with a note on either side (`— dropped: why`).
+  // Plan: each step at the furthest status either side reached (`sameStep` matches a step with a note added).
   const plan = sectionBody(lines, a, "plan") ?? { from: 0, to: 0 };
   const known = new Set(a.steps.map((s) => firstLine(s.text)));
   for (let i = plan.from; i < plan.to; i++) {
@@ -322,9 +317,8 @@ async function otherAuthor(cwd: string, env: Env, side: string, file: string) {
   return name === "" ? null : name.slice(0, 60);
 }
 
-// In a rebase, whether the replaced handoff (`side`) is one no commit will hold: the upstream's (at `onto`) or the
-// branch's last (at `orig-head`). Any other is a commit this rebase wrote, or one the user's next save archived
-// (docs/decisions/rebase-archives.md). Outside a rebase, every replaced handoff is archived.
+// Whether the replaced handoff must be archived: outside a rebase always, in one only when no commit will hold it
+// (the upstream's or the branch's last) (docs/decisions/rebase-archives.md).
 async function archivedInRebase(cwd: string, env: Env, side: string, file: string): Promise<boolean> {
   const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
   const state = dirs.stdout.toString("utf8").split("\n").map((d) => path.resolve(cwd, d))
@@ -336,8 +330,7 @@ async function archivedInRebase(cwd: string, env: Env, side: string, file: strin
   return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine!.stdout.toString("utf8"));
 }
 
-// Merges git's sides of `file` into `ours`; code 1 leaves git's conflict. The caller hands in the journal's month
-// merge, as journal/ sits above git/.
+// Merges git's sides of `file` into `ours` (code 1: git's conflict stands); journal/, a floor above, hands its merge.
 export async function mergeMemoryFile(
   args: string[], cwd: string, env: Env, journalMonth: (a: string, b: string) => string | null,
 ): Promise<Said> {
@@ -362,8 +355,7 @@ export async function mergeMemoryFile(
   const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(file)?.[1];
   const paused = prefix === undefined ? null : pauseSwitch(path.join(cwd, prefix, ".ai", "memory"), env);
   if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
-  // The journal is appended on both sides: a month file keeps each entry once, in time order; any other journal
-  // file gets git's union merge.
+  // The journal is appended on both sides: a month keeps each entry once, in order; another file, git's union merge.
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
     // A month unreadable as text, or not written: the union below.
     const merged = /\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file) ? orNull(() => journalMonth(a, b)) : null;

@@ -11,6 +11,7 @@ import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { readSmall } from "../store/fs.ts";
 import { openRegular, orNull, readAll, succeeds, UnsafeFile } from "../store/files.ts";
 import { attributesOnlyOurs, attributesOnto } from "./merge-driver-config.ts";
+import { namesList } from "../guard/words.ts";
 import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
 import { failpoint } from "../store/failpoint.ts";
 
@@ -25,8 +26,7 @@ export function isPublicMemoryPath(rel: string, journal = true): boolean {
   );
 }
 
-// What `publish` did: top-relative `paths` the commit changes; `skipped`: the repository's hooks and signing it did
-// not run; `leftStaged`: what a hook staged outside the memory dir, staged in the user's index and not committed.
+// What `publish` did; `leftStaged`: what a hook staged outside the memory dir, left staged and not committed.
 interface PublishMemoryResult {
   committed: boolean;
   paths: string[];
@@ -47,8 +47,7 @@ const COMMIT_HOOKS = [
   "pre-push",
 ];
 
-// What a `git commit` in `top` would run: the executable hooks in the repository's hooks folder, and signing when
-// `commit.gpgSign` is on (read with processes that run no hook).
+// What a `git commit` in `top` would run: its executable hooks, and signing when `commit.gpgSign` is on.
 async function repositoryPrograms(top: string, env: Env, push: boolean): Promise<Programs> {
   const opts = { hooksAndSigning: true };
   const [dir, sign] = await Promise.all([
@@ -131,12 +130,7 @@ export async function publishTarget(root: string, memDir: string, env: Env): Pro
   return { top, memRel };
 }
 
-/**
- * Commits the memory dir's public files `git commit --only`-style (what else the user staged stays out of it); with
- * `push`, pushes HEAD to the branch's upstream only. The caller holds the memory lock. `register` (the merge driver's
- * step) is the first write, after every check, so that a refusal changes nothing on disk; it says whether it changed
- * .gitattributes. Throws Refused.
- */
+/** Commits the memory dir's public files alone, under the caller's lock; `register` writes first, after every check. */
 export async function publishMemory(
   target: PublishTarget, memDir: string, message: string, push: boolean, env: Env,
   register: () => Promise<boolean>, runHooks: boolean, fp?: string,
@@ -168,8 +162,7 @@ export async function publishMemory(
   // Memory an earlier publish committed is still pushed when --push asks: the user wants it on the upstream.
   const nothing = async () =>
     ({ committed: false, paths: [], commit: null, ...(await pushHead("nothing to publish, but ")) });
-  // The merge driver's block: committed when this run changed it, or when install made the
-  // file and nothing else is in it (never a user's other uncommitted attribute edits).
+  // Our block is committed when this run changed it or the file holds nothing else (never a user's uncommitted edit).
   const attributes = (await register()) || attributesOnlyOurs(top);
   let changed = [...memory, ...(attributes ? await changedOf([".gitattributes"]) : [])];
   if (changed.length === 0) return nothing();
@@ -205,8 +198,7 @@ export async function publishMemory(
 // A memory file is read whole, the journal's months included, up to this size.
 const SCAN_BYTES = 64 * 1024 * 1024;
 
-// The scan reads UTF-8 only: a file saved as UTF-16 (Notepad's "Unicode") or with a NUL would hide a secret from it,
-// so what is not UTF-8 text is refused rather than committed unread.
+// The scan reads UTF-8 only: UTF-16 or a NUL would hide a secret from it, so such a file is refused, not committed.
 function scannable(bytes: Buffer, rel: string): string {
   if (bytes.includes(0) || !isUtf8(bytes)) throw new Refused(`${rel} is not UTF-8 text (UTF-16? a NUL byte?), so ` +
     "nothing was published: publish scans what it commits for secrets and cannot read it; save it as UTF-8 and " +
@@ -214,8 +206,7 @@ function scannable(bytes: Buffer, rel: string): string {
   return bytes.toString("utf8");
 }
 
-// A commit is pushed and kept forever, and a hand edit or a file linked in from elsewhere never went through write's
-// redaction: each memory file to commit must be a regular file of one link, holding no secret.
+// A commit is kept forever and a hand edit skipped write's redaction: each file must be one link and hold no secret.
 function refuseUnsafe(top: string, rel: string): void {
   const nothing = "so nothing was published";
   const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it ` +
@@ -238,9 +229,7 @@ function refuseUnsafe(top: string, rel: string): void {
   }
 }
 
-/** The saved HEAD of the handoff publish commits (the working tree's) when the branch's history and every
- * remote-tracking branch lack it (a rebase or amend since the save): a teammate who pulls has no such commit, so their
- * brief says unverifiable. Read before committing, so that `--push` can refuse before anything leaves the clone. */
+/** The handoff's saved HEAD when no branch here or remote holds it: a teammate's brief would say unverifiable. */
 export async function savedHeadOffBranch(target: PublishTarget, env: Env): Promise<string | null> {
   const text = readSmall(path.join(target.top, target.memRel, "HANDOFF.md"));
   const head = text === null ? null : checkAnchors(parseHandoff(text), Date.now()).head;
@@ -267,8 +256,7 @@ export async function pushTarget(top: string, env: Env, runHooks: boolean): Prom
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
 
-// The commit's .gitattributes entry, HEAD's file plus our block (the user's uncommitted lines left out), null when that
-// is HEAD's; the user's index gets our block on what they staged, so that nothing they staged is lost.
+// The commit's .gitattributes entry (HEAD's plus our block; null: unchanged); the user's index gets the block too.
 async function ourAttributes(top: string, env: Env, runHooks: boolean): Promise<string | null> {
   const show = async (rev: string) => {
     const r = await step(top, ["cat-file", "blob", rev], env, "git cat-file", runHooks);
@@ -289,8 +277,7 @@ async function ourAttributes(top: string, env: Env, runHooks: boolean): Promise<
   return entry(text);
 }
 
-// The index entries of `paths` from before publish put back; after a commit made meanwhile (HEAD is no longer `old`),
-// but those that commit took of what publish staged (its index entry is the new HEAD's).
+// Puts back the index entries of `paths` from before publish, but those a commit made meanwhile took.
 async function putBack(top: string, env: Env, paths: string[], before: string, old: string): Promise<void> {
   const now = await runGit(top, ["rev-parse", "-q", "--verify", "HEAD"], env);
   const args = ["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", ...paths];
@@ -312,12 +299,9 @@ async function putEntries(top: string, env: Env, paths: string[], entries: strin
   if (listed.length > 0) await update(["-z", "--index-info"], entries);
 }
 
-/** Paths for a sentence: the first three, then how many more. */
-export const namesList = (p: string[]) =>
-  p.length > 3 ? `${p.slice(0, 3).join(", ")} and ${p.length - 3} more` : p.join(", ");
+export { namesList } from "../guard/words.ts";
 
-// Why HEAD did not move to publish's commit, in words that hold: what a commit made meanwhile already took of `paths`
-// (as publish's `tree` has them), or that HEAD stayed and git could not lock it.
+// Why HEAD did not move to publish's commit: a commit made meanwhile (and what of `paths` it took), or a lock.
 async function notSwapped(top: string, env: Env, tree: string, old: string, paths: string[]): Promise<string> {
   const now = (await runGit(top, ["rev-parse", "-q", "--verify", "HEAD"], env)).stdout.toString("utf8").trim();
   if (now === old) return "git could not update HEAD (another git command held it?), so nothing was published; run " +
@@ -332,10 +316,8 @@ async function notSwapped(top: string, env: Env, tree: string, old: string, path
   return `${moved}; that commit already holds ${list}, the rest was not published: run publish again`;
 }
 
-// Commits `old` plus `paths` as the user's index stages them, from an index of its own: nothing else staged goes in.
-// `git commit-tree` and a compare-and-swap of HEAD, so that a commit the user makes meanwhile is never undone; with
-// `programs` (--run-hooks), the hooks a `git commit` runs, run around it as it runs them, and its signing. Null when
-// the tree is HEAD's: an empty commit publishes nothing.
+// Commits `old` plus `paths` from an index of its own, swapping HEAD only if unmoved, so no user commit is undone;
+// with `programs` (--run-hooks), a `git commit`'s hooks and signing. Null: nothing to commit.
 async function commitOnly(top: string, env: Env, programs: Programs | null, message: string, paths: string[],
   attributes: string | null, old: string, mine: (p: string) => boolean, fp?: string) {
   const hooks = programs !== null;
@@ -369,8 +351,7 @@ async function commitOnly(top: string, env: Env, programs: Programs | null, mess
     const swap = await step(top, ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old], env, "git update-ref",
       hooks);
     if (swap.code !== 0) throw new Refused(await notSwapped(top, env, meant, old, held));
-    // A hook may have re-staged a memory file: the user's index takes what landed, or it stages a revert; what a hook
-    // staged elsewhere is staged there too, as `git commit` would have left it, but not committed.
+    // The user's index takes what landed, and what a hook staged elsewhere, as `git commit` would have left it.
     const memory = [...new Set([...paths, ...(hooked?.memory ?? [])])].filter((p) => p !== ".gitattributes");
     if (hooks && memory.length > 0) {
       await putEntries(top, env, memory, await git(["ls-files", "-s", "-z", "--", ...memory], "git ls-files", index));
@@ -384,9 +365,8 @@ async function commitOnly(top: string, env: Env, programs: Programs | null, mess
   }
 }
 
-// After the hooks ran on publish's `index`: the tree to commit is `meant` plus the memory files a hook changed, each
-// refused when the lines it added hold a secret (write would have redacted them, and a commit is kept forever); what
-// a hook staged outside the memory dir is taken out and comes back as the user's index entries.
+// After the hooks: `meant` plus the memory files a hook changed (refused if it added a secret); what it staged
+// elsewhere is taken out, for the user's index.
 async function afterHooks(top: string, env: Env, index: string, meant: string, mine: (p: string) => boolean) {
   const git = (args: string[], what: string) => gitOut(top, args, env, what, false, index);
   const changed = (await git(["diff-index", "--cached", "--name-only", "-z", meant], "git diff-index"))

@@ -1,5 +1,4 @@
-// Finding the project root, the same way for every verb, so that no two verbs ever see two different memories,
-// and never a memory someone else controls.
+// The project root, found one way for every verb, so no two verbs see two memories, nor one someone else controls.
 import { lstatSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";

@@ -68,8 +68,7 @@ const NEUTRAL: readonly Pair[] = [
 const NO_HOOKS_NOR_SIGNING: readonly Pair[] = [
   ["core.hooksPath", "/dev/null"], ["commit.gpgSign", "false"], ["tag.gpgSign", "false"],
 ];
-// Per-name settings that run a program: a filter's commands (`git status` and `git add` run a
-// clean filter), a diff driver's. Their names are only known from the config itself.
+// Per-name settings that run a program (a filter's, a diff driver's), known only from the config itself.
 const NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
 const NAMED = "^(filter|diff)\\.";
 
@@ -100,8 +99,7 @@ export async function filterDrivers(cwd: string, env: Record<string, string | un
   return new Set(keys.filter((m) => /^filter$/i.test(m[1]!) && /^(clean|process)$/i.test(m[3]!)).map((m) => m[2]!));
 }
 
-// Fixed settings as `-c` arguments (any git); the named ones as GIT_CONFIG_COUNT/KEY/VALUE
-// after the caller's own (git 2.31 on): no parsing, so a filter named with "=" is overridden as spelled.
+// The named settings as GIT_CONFIG_COUNT/KEY/VALUE after the caller's own (git 2.31+): a name holding "=" is safe.
 function withConfig(env: Record<string, string>, pairs: readonly Pair[]): Record<string, string> {
   const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
   const out = { ...env };
@@ -178,8 +176,7 @@ function spawnGit(
 export const pathspecOf = (p: string, magic = "top,") => /[\r\n]/.test(p)
   ? `:(${magic}glob)${p.replace(/[*?[\\]/g, "\\$&").replace(/[\r\n]/g, "?")}` : `:(${magic}literal)${p}`;
 
-/** Each path of `--raw -z` output split at NUL (a log's merge puts an empty field first), up to the first field that is
- * no `:<modes> <ids> <status>` line: its modes and blob ids, the parents' first (a merge's, one each), the new last. */
+/** Each path of `--raw -z` fields with its modes and blob ids, the parents' first, the new last. */
 export function rawPaths(f: readonly string[]) {
   const out: { path: string; modes: string[]; ids: string[] }[] = [];
   for (let i = f[0] === "" ? 1 : 0; i + 1 < f.length && /^\n?:/.test(f[i]!); i += 2) {

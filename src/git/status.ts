@@ -15,10 +15,7 @@ export interface Snapshot {
   modes?: Map<string, [string, string]>;
 }
 
-/**
- * `broken`: the root is in a work tree git cannot read (a corrupt index, a HEAD whose object is missing);
- * `not-repo`: no work tree (also a bare repository or a refused `safe.directory`). `note`: git's first stderr line.
- */
+/** `broken`: a work tree git cannot read (a corrupt index, a missing HEAD object); `note`: git's first stderr line. */
 export type SnapshotResult = { kind: "repo"; snapshot: Snapshot } | { kind: "not-repo" | "broken"; note: string };
 
 /** What to do about a `broken` repository, in words, for notes and the drift summary. */
@@ -26,10 +23,8 @@ export const BROKEN_REPO_FIX =
   "repair it (a corrupt index: remove .git/index, then `git reset`; a missing object: `git fsck`, then fetch or " +
     "restore it)";
 
-// Porcelain v2 gives the HEAD id and upstream counts with the dirty entries: one process, not three. The memory
-// dir is excluded by pathspec (git's cwd is the root). A submodule counts as changed when its commit moved, never
-// for edits inside it: that needs a `git status` in it, whose own config may name a filter. Each untracked file is
-// its own entry, so that one in a new folder is hashed and followed (docs/decisions/untracked-files.md).
+// Porcelain v2 gives HEAD and upstream with the dirty entries in one process; a submodule's own edits would need a
+// `git status` inside it, whose config may name a filter (docs/decisions/untracked-files.md).
 export const STATUS_ARGS = [
   "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=dirty", "--",
   ":(exclude).ai/memory",

@@ -1,5 +1,4 @@
-// Memory files a merge left conflicted (docs/design.md#conflicted-memory): git's index holding their sides, or
-// conflict markers in the file; and the commands that resolve them, which every verb that sees one prints.
+// Memory files a merge left conflicted, and the commands that resolve them (docs/design.md#conflicted-memory).
 import { gitDirOf, gitTopOf, inProgressOf } from "./git-dir.ts";
 import { runGit } from "./run.ts";
 
@@ -15,10 +14,7 @@ export async function unmergedMemory(root: string, env: Env, timeoutMs?: number)
   return [...new Set(lines.filter((l) => l.includes("\t")).map((l) => l.slice(l.indexOf("\t") + 1)))];
 }
 
-/**
- * What resolves `files` (memory-relative): unmerged ones are merged again by git with our driver (registered by
- * `init` when `driverMissing`); markers alone are edited away, a handoff by saving one side whole.
- */
+/** What resolves `files`: git merges unmerged ones again with our driver; markers alone are edited away. */
 export function conflictAdvice(files: readonly string[], unmerged: readonly string[], driverMissing: boolean): string {
   if (unmerged.length > 0) {
     const init = driverMissing ? "run `init` once in this clone (it registers the merge driver), then " : "";

@@ -1,6 +1,6 @@
 // Drift arithmetic and the verdict: plain facts in (drift.ts gathers them), the report out.
 import { sanitize } from "../guard/sanitize.ts";
-import { branchWords, plural } from "../guard/words.ts";
+import { branchWords, namesList, plural } from "../guard/words.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
 import { quotedPath } from "../guard/quote.ts";
 import type { ValidTime } from "../schema/values.ts";
@@ -79,11 +79,6 @@ export function effectiveBranch(branch: string | null, progress: string | null):
   return branch === "(detached)" && m ? m[1]! : branch;
 }
 
-function listed(paths: readonly string[], words: (p: string) => string = quotedPath): string {
-  const shown = paths.slice(0, 3).map(words).join(", ");
-  return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
-}
-
 export function notHereWords(reason: "not-fetched" | "shallow"): string {
   return reason === "shallow"
     ? "not in this clone: deepen it (git fetch --deepen or --unshallow), or the history was rewritten"
@@ -120,7 +115,7 @@ function fateClauses(fates: readonly DirtyFate[]): string[] {
     const key = f.fate === "not-here" ? words : `dirty at the save, ${words}${held}`;
     group.set(key, [...(group.get(key) ?? []), f.path]);
   }
-  return [...group].map(([words, paths]) => `${words}: ${listed(paths)}`);
+  return [...group].map(([words, paths]) => `${words}: ${namesList(paths, quotedPath)}`);
 }
 
 const FATE_WORDS = {
@@ -208,9 +203,10 @@ function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | nul
   const cur = f.current;
   const missing = f.missingKeyFiles;
   const renamed = (f.renamedKeyFiles ?? []).filter((r) => missing.includes(r.path));
-  if (missing.length > 0) parts.push(`key files missing: ${listed(missing, missingWords(renamed))}`);
+  if (missing.length > 0) parts.push(`key files missing: ${namesList(missing, missingWords(renamed))}`);
   const notYet = f.keyFilesNotYetCreated ?? [];
-  if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
+  const notYetWords = "key files not created yet (absent at the save too)";
+  if (notYet.length > 0) parts.push(`${notYetWords}: ${namesList(notYet, quotedPath)}`);
   const up = cur?.upstream ?? null;
   if (up !== null) {
     if (up.ahead === null) parts.push(`upstream ${branchWords(up.name, withoutTokens)} is gone`);
@@ -220,9 +216,10 @@ function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | nul
   const changedKeyFiles = f.changedKeyFiles ?? [];
   // A key file deleted since is already said missing; the summary does not name it twice.
   const changedPresent = changedKeyFiles.filter((p) => !missing.includes(p));
-  if (changedPresent.length > 0) parts.push(`key files changed: ${listed(changedPresent)}`);
+  if (changedPresent.length > 0) parts.push(`key files changed: ${namesList(changedPresent, quotedPath)}`);
   const dirtyKeyFiles = (f.dirtyKeyFiles ?? []).filter((p) => !missing.includes(p));
-  if (dirtyKeyFiles.length > 0) parts.push(`key files with uncommitted changes: ${listed(dirtyKeyFiles)}`);
+  const uncommitted = "key files with uncommitted changes";
+  if (dirtyKeyFiles.length > 0) parts.push(`${uncommitted}: ${namesList(dirtyKeyFiles, quotedPath)}`);
   if (dirtyChanged === true && cur !== null && f.saved.dirty !== null) {
     parts.push(`dirty files: ${f.saved.dirty.length + (f.saved.dirtyMore ?? 0)} then, ${cur.dirty.length} now`);
   }
@@ -260,9 +257,7 @@ export function assessDrift(f: DriftFacts) {
   const newSince = kept ? (f.sinceSaved ?? 0) : f.aheadAsSaved && behind === 0 ? 0 : (ahead ?? 0);
   // Commits older than the save that a merge or fast-forward brought in are drift, not work since the save.
   const older = Math.min(f.olderAhead ?? 0, newSince);
-  // Work since the save; age alone makes nothing stale: with none, the plan still lines up with the code.
-  // Work in progress at the save that the tree no longer holds (reverted, stashed, committed only off HEAD) is drift
-  // too: the plan's step in progress rested on it.
+  // Age alone makes nothing stale; work in progress the tree no longer holds is drift, as the plan rested on it.
   const fates = f.dirtyFates ?? [];
   // A cut dirty list (`… and N more`): an unlisted file clean now has no path to follow, so its work may be gone.
   const unlistedNow = cur === null ? savedMore : cur.dirty.filter((p) => !(f.saved.dirty ?? []).includes(p)).length;
@@ -314,7 +309,7 @@ export function assessDrift(f: DriftFacts) {
   const stashes = (f.stashesSince ?? []).filter((s) => !named.has(s));
   const which = stashes.length === 1 ? "a stash" : "stashes";
   const stashed = `${which} made since the save, its changes not counted`;
-  if (stashes.length > 0) parts.push(`${stashed}: ${listed(stashes, (s) => s)}`);
+  if (stashes.length > 0) parts.push(`${stashed}: ${namesList(stashes)}`);
   // Said whenever the list was cut: other files dirty now can hide unlisted ones cleaned (a count is no name).
   const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;
   const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;

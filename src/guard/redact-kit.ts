@@ -95,10 +95,7 @@ export function rarePairCount(words: readonly string[]): number {
 
 const CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
 
-/**
- * A value that is code, not a secret: a dotted path, call, subscript or generic type made of
- * words (`config.get_token()`, `Record<string, string>`), or a name of words (`API_TOKEN`).
- */
+/** A value that is code of words, not a secret (`config.get_token()`, `Record<string, string>`, `API_TOKEN`). */
 export function looksLikeCode(value: string): boolean {
   if (/^[\w$-]+$/.test(value)) {
     // Names keep letters and digits in separate parts (`build-2024`, `api_v2`); random

@@ -42,10 +42,7 @@ function formsOf(value: string, prefixes: readonly string[] | undefined): string
   return forms.filter((f, i) => !wordLike(f) && !phrase(f) && (i === 0 || f !== value));
 }
 
-/**
- * Every other place `text` holds a found secret's value, in any of its forms, longest first, as its kind; a value
- * broken over lines (the next line's indentation or quote mark between its parts) is found too.
- */
+/** Every other place `text` holds a found secret's value in any of its forms, broken over lines too, as its kind. */
 export function repeatedSecrets(
   text: string,
   found: ReadonlyArray<{ start: number; end: number; kind: string }>,

@@ -35,8 +35,7 @@ export function normalise(s: string): string {
     .replace(/\s+/g, " ").replace(/^[\s\p{P}]+|[\s\p{P}]+$/gu, "");
 }
 
-/** The open items and failed approaches of `prior` that `next` neither carries over (its text or title appears)
- * nor marks done. A failed approach is never closed: the record of a dead end is what stops a retry. */
+/** The open items and failed approaches of `prior` that `next` drops; a dead end recorded is what stops a retry. */
 export function droppedItems(prior: string, next: string): OpenItem[] {
   const haystack = normalise(next.replace(/\r\n?/g, "\n"));
   const failed = parseHandoff(prior).failedApproaches.map((t) => t.split("\n")[0]!.trim())

@@ -7,7 +7,6 @@ import { failpoint } from "./failpoint.ts";
 import { quotedPath } from "../guard/quote.ts";
 import { MAX_DOCUMENT_BYTES, TARGETS } from "./paths.ts";
 
-/** What `f` returns, or null when it throws. */
 export function orNull<T>(f: () => T): T | null {
   try {
     return f();
@@ -16,7 +15,6 @@ export function orNull<T>(f: () => T): T | null {
   }
 }
 
-/** Whether `f` ran without throwing. */
 export function succeeds(f: () => unknown): boolean {
   try {
     f();
@@ -34,7 +32,6 @@ export function tokenOf(data: Uint8Array | string): string {
 /** `absent` or 64 lowercase hex. */
 export const TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
 
-/** 8 random lowercase hex characters, for private and archive names. */
 export function randomHex8(): string {
   return nodeCrypto().randomBytes(4).toString("hex");
 }

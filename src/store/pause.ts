@@ -23,7 +23,6 @@ export function pauseSwitch(memDir: string | null, env: Record<string, string | 
   return files.find((p) => p !== null && exists(p)) ?? null;
 }
 
-/** @throws Paused (exit 4) when any kill switch is on. */
 export function assertNotPaused(memDir: string | null, env: Record<string, string | undefined>): void {
   const sw = pauseSwitch(memDir, env);
   if (sw !== null) throw new Paused(sw);

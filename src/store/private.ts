@@ -21,10 +21,8 @@ export function privateName(file: string, role: PrivateEntry["role"], pid: numbe
   return `.${file}.${role}-${pid}-${rand}`;
 }
 
-/** The names in `dir`, none when it cannot be listed. */
 export const listDir = (dir: string): string[] => orNull(() => readdirSync(dir)) ?? [];
 
-/** Lists the private temp and claim files in `dir`. */
 export function listPrivate(dir: string): PrivateEntry[] {
   const out: PrivateEntry[] = [];
   for (const name of listDir(dir)) {
@@ -36,7 +34,6 @@ export function listPrivate(dir: string): PrivateEntry[] {
   return out;
 }
 
-/** lstat with bigint fields (exact inodes and times), or null. */
 export const lstatBig = (p: string): BigIntStats | null => orNull(() => lstatSync(p, { bigint: true }));
 
 /** True when a private file of `file` in `dir` has inode `ino`: the one case where a memory file has two links. */
@@ -53,7 +50,6 @@ export interface LockOwner {
   nonce: string;
 }
 
-/** Parses a lock owner file; null when unreadable or malformed. */
 export function readOwner(lockDir: string): LockOwner | null {
   const data = orNull(() => JSON.parse(readFileSync(path.join(lockDir, OWNER_NAME), "utf8")) as Partial<LockOwner>);
   if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;

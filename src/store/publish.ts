@@ -42,7 +42,6 @@ export function syncDir(dir: string): void {
   }
 }
 
-/** Removes `p`; one already gone (or that cannot be removed) is no error. */
 export const unlinkQuiet = (p: string): void => void orNull(() => unlinkSync(p));
 
 /** Links `from` into the archive under a fresh name, retrying a name clash. */
