@@ -6020,18 +6020,19 @@ function helperLocation(ctx, root) {
   const rel = path23.relative(real(root), abs);
   return { abs, rel: rel.startsWith("..") || path23.isAbsolute(rel) ? null : rel.split(path23.sep).join("/") };
 }
-function targetOf(agent, root, helper, env, dryRun) {
+function targetOf(agent, root, helper, env, dryRun, planned) {
   const global = root === null;
   const home = homeFolder(env);
   const base = root ?? real(home);
-  const target = (edit2, file = userPath(base, edit2.file, global ? env : void 0)) => ({ edit: edit2, file, shown: shownOf(edit2, file, global ? base : null) });
-  const targets = () => agent.edits(helper, global).map((e) => target(e));
-  const planned = /* @__PURE__ */ new Map();
+  const targets = () => agent.edits(helper, global).map((edit2) => {
+    const file = userPath(base, edit2.file, global ? env : void 0);
+    return { edit: edit2, file, shown: shownOf(edit2, file, global ? base : null) };
+  });
   const memDir = root === null ? null : memoryDir(root);
   return { agent, global, base, home, memDir, helper, targets, dryRun, planned };
 }
-function assertLoadable(helper, platform = process.platform) {
-  if (platform === "win32" || !helper.abs.includes("\\")) return;
+function assertLoadable(helper) {
+  if (process.platform === "win32" || !helper.abs.includes("\\")) return;
   throw new Refused(`the helper path ${quotedValue(helper.abs)} holds a backslash, from which Node cannot load it (ERR_INVALID_MODULE_SPECIFIER), so no hook could run; move it to a path without one (nothing was changed)`);
 }
 function agentTargets(ctx, verb, rootOf) {
@@ -6046,7 +6047,15 @@ function agentTargets(ctx, verb, rootOf) {
   if (both) throw new UsageError(`${verb}: --global and --root exclude each other`);
   const root = global ? null : rootOf();
   const planned = /* @__PURE__ */ new Map();
-  return [...new Set(names)].map((n2) => ({ ...targetOf(AGENTS[n2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true), planned }));
+  const dryRun = ctx.values["dry-run"] === true;
+  return [...new Set(names)].map((n2) => targetOf(
+    AGENTS[n2],
+    root,
+    helperLocation(ctx, root),
+    ctx.env,
+    dryRun,
+    planned
+  ));
 }
 var AGENT_NAMES, AGENT_OPTIONS, AGENT_HELP, real, helperShown;
 var init_target = __esm({
@@ -13704,11 +13713,6 @@ var init_installer = __esm({
 
 // src/agents/skill-place.ts
 import path45 from "node:path";
-function linkFolderFor(agent, global) {
-  const folders = agent.skillFolders[global ? "home" : "project"];
-  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
-  return folders[0];
-}
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
@@ -13827,10 +13831,6 @@ function applySteps(from, to, steps2) {
     renameSync(temp, dest);
   }
 }
-function makeLink(place, target) {
-  mkdirSync(path45.dirname(place), { recursive: true });
-  symlinkSync(path45.relative(path45.dirname(place), target), place, "dir");
-}
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
   return ask.undo ? undo(ctx, plan2) : init(ctx, plan2, ask.replace);
@@ -13897,11 +13897,12 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
   const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
-  const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan2.planned };
+  const t = targetOf(agent, root, helper, ctx.env, dryRun, plan2.planned);
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
 }
 function linkPlaces(plan2, agents) {
-  const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
+  const folders = agents.map((a) => a.skillFolders[plan2.global ? "home" : "project"]);
+  const places = folders.filter((f) => f.length > 0 && !f.includes(".agents/skills")).map((f) => f[0]);
   return [...new Set(places)].map((f) => path45.join(plan2.at(f), "session-handoff"));
 }
 async function uncommitted(ctx, plan2) {
@@ -13986,7 +13987,8 @@ async function init(ctx, plan2, replace) {
       after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown2(l.place)}`);
     else {
-      if (!plan2.dryRun) makeLink(l.place, dest);
+      if (!plan2.dryRun) mkdirSync(path45.dirname(l.place), { recursive: true });
+      if (!plan2.dryRun) symlinkSync(path45.relative(path45.dirname(l.place), dest), l.place, "dir");
       after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown2(l.place)} -> ${shown2(dest)}`);
     }
   }
@@ -14311,14 +14313,6 @@ function codexTrust(env, home, hooksFile) {
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
 }
-function budgetFinding(text, file, fixCmd2) {
-  const span = findBlock(text, file);
-  const end = span === null ? 0 : blockEndByte(text, span);
-  if (end <= CODEX_BUDGET) return null;
-  const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
-  const fix = `${fixCmd2} (it moves the block to the top)`;
-  return { what: `${file}: the session-handoff block ends at byte ${end}, ${past}`, fix };
-}
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
@@ -14416,7 +14410,16 @@ async function installState(r, name2, edit2) {
   if (text === null) return why === null ? "absent" : "unreadable";
   const state = judge(r, name2, edit2, text, reinstall);
   const found = startCommands(edit2, text, file, state === "current");
-  for (const argv of found.run) await startRun(r, shown2, argv, name2);
+  for (const argv of found.run) {
+    const run = await runStart(shown2, argv, r.root, r.env);
+    r.runs.push(run);
+    if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
+    else if (run.code !== 0) {
+      const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
+      const what2 = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
+      r.problems.push({ what: what2, fix: reinstall });
+    }
+  }
   for (const c of found.foreign) {
     const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
     const what2 = `${shown2}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
@@ -14424,8 +14427,12 @@ async function installState(r, name2, edit2) {
   }
   if (!installed(state)) return state;
   if (path47.basename(edit2.file) === "AGENTS.md") {
-    const over = budgetFinding(text, edit2.file, reinstall);
-    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
+    const span = findBlock(text, edit2.file);
+    const end = span === null ? 0 : blockEndByte(text, span);
+    const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
+    const what2 = `${edit2.file}: the session-handoff block ends at byte ${end}, ${past}`;
+    const fix2 = `${reinstall} (it moves the block to the top)`;
+    if (end > CODEX_BUDGET && !r.problems.some((p) => p.what === what2)) r.problems.push({ what: what2, fix: fix2 });
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
     if (name2 === "codex") r.notes.push(`codex: ${subfolders}`);
   }
@@ -14566,16 +14573,6 @@ async function gitState(r) {
     return { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
   } catch (err) {
     return err instanceof GitUnavailable && err.reason === "missing" ? "git was not found on PATH" : null;
-  }
-}
-async function startRun(r, shown2, argv, name2) {
-  const run = await runStart(shown2, argv, r.root, r.env);
-  r.runs.push(run);
-  if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
-  else if (run.code !== 0) {
-    const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
-    const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
-    r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
 }
 var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed, editsOf, json;
