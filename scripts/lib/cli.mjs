@@ -3896,7 +3896,7 @@ function minutesAgo(savedMs2, now) {
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
   return m === 1 ? "1 minute ago" : `${m} minutes ago`;
 }
-function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8")), clone) {
+function handoffOrderOf(text, now, clone, token = tokenOf(Buffer.from(text, "utf8"))) {
   let ms;
   const order = {
     token,
@@ -3906,19 +3906,18 @@ function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8")), c
         ms = st.known ? st.time.ms : null;
       }
       return ms;
+    },
+    savedAfter(since) {
+      const stamp = savesRecord(clone.root, clone.env)?.find((s) => s.token === since)?.stamp;
+      return Date.parse(stamp?.replace(/\+.*$/, "") ?? "") > (order.stateMs ?? Infinity);
     }
-  };
-  if (clone === void 0) return order;
-  order.savedAfter = (since) => {
-    const stamp = savesRecord(clone.root, clone.env)?.find((s) => s.token === since)?.stamp;
-    return Date.parse(stamp?.replace(/\+.*$/, "") ?? "") > (order.stateMs ?? Infinity);
   };
   return order;
 }
 function newerThanHandoff(entry, handoff) {
   if (entry.since !== null && entry.since === handoff.token) return true;
   const after = handoff.stateMs === null || entry.savedMs === null ? null : entry.savedMs > handoff.stateMs;
-  return entry.since === null ? after : after === true && (handoff.savedAfter?.(entry.since) || "unsaved");
+  return entry.since === null ? after : after === true && (handoff.savedAfter(entry.since) || "unsaved");
 }
 function currentCheckpoint(root, handoff, now) {
   for (const entry of listCheckpoints(root, now)) {
@@ -3946,7 +3945,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   try {
     if (checkpointsDirState(root) !== "ok") return none();
     const bytes = handoffPresent ? readHead(path18.join(memoryDir(root), FILE_OF.handoff)) : null;
-    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes), { root, env });
+    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, { root, env }, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
     let chosen;
@@ -3987,7 +3986,7 @@ function toldToAnySession(root, token) {
 }
 function checkpointNoteForHandoff(root, handoffText, env, now = Date.now()) {
   try {
-    const order = handoffText === null ? null : handoffOrderOf(handoffText, now, void 0, { root, env });
+    const order = handoffText === null ? null : handoffOrderOf(handoffText, now, { root, env });
     const got = currentCheckpoint(root, order, now);
     if (got === null || got.entry.savedMs === null) return null;
     const name2 = got.entry.name;
@@ -4007,9 +4006,6 @@ function checkpointNoteForHandoff(root, handoffText, env, now = Date.now()) {
   } catch {
     return null;
   }
-}
-function checkpointParked(root) {
-  return orNull(() => currentCheckpoint(root, null, Date.now()) !== null) ?? false;
 }
 var CHECKPOINT_SENTENCES;
 var init_surface = __esm({
@@ -10464,6 +10460,7 @@ var init_check = __esm({
     init_unmerged();
     init_store2();
     init_pause();
+    init_files();
     init_common();
     init_types();
     init_surface();
@@ -10552,7 +10549,8 @@ printed too and the code is kept.
         const tree = state === "parked" && pipe === null ? inspections[0].text : void 0;
         const newest = away || typeof tree === "string" ? await newestSave(root, ctx.env, tree ?? null, branches) : null;
         const stashed = away ? newest : null;
-        if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
+        const captured = () => orNull(() => currentCheckpoint(root, null, Date.now()) !== null) ?? false;
+        if (stashed !== null || state === null && files.handoff === "missing" && captured()) state = "parked";
         state ??= "clean";
         const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
         const paused = pauseSwitch(memoryDir(root), ctx.env);
@@ -12239,7 +12237,7 @@ async function coldBriefFromCheckpoint(root) {
   return got === null ? null : { ...briefFromCheckpoint(got.text, got.age), source: "checkpoint" };
 }
 async function briefWithCheckpoint(root, handoffText, brief, now, env) {
-  const got = await newestText(root, handoffOrderOf(handoffText, now, void 0, { root, env }), now);
+  const got = await newestText(root, handoffOrderOf(handoffText, now, { root, env }), now);
   if (got === null) return brief;
   return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }
@@ -15850,10 +15848,6 @@ function safeItem(raw, max, findings) {
   findings.push(...found);
   return sanitize(text, { max, redact: false });
 }
-function relativePath(file, root) {
-  const prefix = root.endsWith("/") ? root : `${root}/`;
-  return file.startsWith(prefix) ? file.slice(prefix.length) : file;
-}
 function renderSections(head, sections) {
   const out = [...head];
   for (const s of sections) {
@@ -15889,10 +15883,12 @@ function renderCheckpoint(input) {
   const said2 = (what, raw, max) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
   const command = (c) => safe(c, CAP.command).replace(/`/g, "'");
   const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said2("The user wrote", r, CAP.request));
+  const root = input.root.endsWith("/") ? input.root : `${input.root}/`;
+  const file = (f) => safe(f.startsWith(root) ? f.slice(root.length) : f, CAP.file);
   const sections = [
     { heading: "## User requests", items: requests, dropped: 0 },
     list2("## Plan state", cap?.plan, (p) => `- ${MARK[p.status]} ${safe(p.text, CAP.plan)}`),
-    list2("## Files edited", cap?.filesEdited, (f) => `- ${quotePath(safe(relativePath(f, input.root), CAP.file))}`),
+    list2("## Files edited", cap?.filesEdited, (f) => `- ${quotePath(file(f))}`),
     list2("## Commands", cap?.commands, (c) => `- \`${command(c.command)}\` \u2014 ${c.status}`),
     {
       heading: "## Last claim",
