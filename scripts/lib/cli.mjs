@@ -8896,9 +8896,6 @@ var init_store2 = __esm({
 
 // src/journal/record.ts
 import path30 from "node:path";
-function monthIndex(period) {
-  return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
-}
 function savedMs(text) {
   const saved = parseHandoff(text).saved;
   if (saved === null || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(saved)) return null;
@@ -9022,7 +9019,8 @@ ${out.slice(end)}`;
   return out;
 }
 async function foldOne(root, nowMonth, fp) {
-  const old = (period2) => monthIndex(nowMonth) - monthIndex(period2) >= FOLD_AFTER_MONTHS;
+  const months = (period2) => Number(period2.slice(0, 4)) * 12 + Number(period2.slice(5, 7));
+  const old = (period2) => months(nowMonth) - months(period2) >= FOLD_AFTER_MONTHS;
   const due = listJournal(root).filter((f) => f.kind === "month" && old(f.period));
   if (due.length === 0) return null;
   const period = due[0].period;
