@@ -15621,7 +15621,9 @@ function captureOf(format2, events) {
       if (run !== void 0) run.status = r.status;
       waiting.delete(r.id);
       openScripts.delete(r.id);
-      taskCreated(plans, r.id, r.task ?? null);
+      const created = plans.taskCreates.get(r.id);
+      if (created !== void 0 && r.task != null) plans.tasks.set(r.task, created);
+      plans.taskCreates.delete(r.id);
     }
     for (const call of ev.calls) {
       if (call.item === true) {
@@ -15667,12 +15669,6 @@ function plan(plans, call) {
   const known = plans.tasks.get(task.update);
   if (known !== void 0 && task.status !== void 0) known.status = task.status;
   if (known !== void 0 && task.subject !== void 0) known.text = task.subject;
-}
-function taskCreated(plans, id, taskId) {
-  const created = plans.taskCreates.get(id);
-  if (created === void 0) return;
-  if (taskId !== null) plans.tasks.set(taskId, created);
-  plans.taskCreates.delete(id);
 }
 var init_parsers = __esm({
   "src/agents/transcripts/parsers.ts"() {
