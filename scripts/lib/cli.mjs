@@ -125,7 +125,7 @@ function isStandardizedVariant(base, selector) {
 function inFlagSequence(cps, i) {
   for (let k = Math.max(0, i - 6); k < i; k++) {
     if (cps[k] !== BLACK_FLAG || cps[k + 6] !== CANCEL_TAG) continue;
-    if (FLAG_TAGS.some((tags) => tags.every((t, n2) => cps[k + 1 + n2] === t))) return true;
+    if (FLAG_TAGS.some((tags) => tags.every((t, n) => cps[k + 1 + n] === t))) return true;
   }
   return false;
 }
@@ -566,9 +566,9 @@ function editDistance(a, b) {
 function nearest(word, names, limit = misspelt) {
   let best = null;
   let bestD = Infinity;
-  for (const n2 of names) {
-    const d = editDistance(word.toLowerCase(), n2.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n2];
+  for (const n of names) {
+    const d = editDistance(word.toLowerCase(), n.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n];
   }
   return best !== null && bestD <= limit(best) ? best : null;
 }
@@ -1447,10 +1447,10 @@ function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
   let total = 0;
   for (; ; ) {
     const buf = Buffer.allocUnsafe(65536);
-    const n2 = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
-    if (n2 === 0) break;
-    chunks.push(buf.subarray(0, n2));
-    total += n2;
+    const n = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
     if (total > limit) break;
   }
   return Buffer.concat(chunks, total);
@@ -1643,8 +1643,8 @@ function readHeadAndTime(filePath, bytes) {
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
-    const n2 = readSync(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
+    const n = readSync(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
   });
 }
 var lstatOrNull, realOrNull, exists;
@@ -1743,18 +1743,18 @@ function rawPaths(f) {
   const out = [];
   for (let i = f[0] === "" ? 1 : 0; i + 1 < f.length && /^\n?:/.test(f[i]); i += 2) {
     const fields = f[i].replace(/^\n?:+/, "").split(" ");
-    const n2 = (fields.length - 1) / 2;
-    out.push({ path: f[i + 1], modes: fields.slice(0, n2), ids: fields.slice(n2, -1) });
+    const n = (fields.length - 1) / 2;
+    out.push({ path: f[i + 1], modes: fields.slice(0, n), ids: fields.slice(n, -1) });
   }
   return out;
 }
 function firstLine(text) {
   return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }
-function batchBlobs(out, n2) {
+function batchBlobs(out, n) {
   const blobs = [];
   let at2 = 0;
-  while (blobs.length < n2 && at2 < out.length) {
+  while (blobs.length < n && at2 < out.length) {
     const nl = out.indexOf(10, at2);
     if (nl < 0) break;
     const m = /^[0-9a-f]{40,64} (\S+) (\d+)$/.exec(out.subarray(at2, nl).toString("utf8"));
@@ -1762,7 +1762,7 @@ function batchBlobs(out, n2) {
     blobs.push(m?.[1] === "blob" ? out.subarray(nl + 1, nl + 1 + size) : null);
     at2 = m ? nl + 1 + size + 1 : nl + 1;
   }
-  return [...blobs, ...Array(n2 - blobs.length).fill(null)];
+  return [...blobs, ...Array(n - blobs.length).fill(null)];
 }
 var GIT_TIMEOUT_MS, GitUnavailable, unlessUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions, pathspecOf;
 var init_run = __esm({
@@ -2398,8 +2398,8 @@ function unsafeBytes(file, at2) {
     `${file} holds a NUL byte (at byte ${at2}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
   );
 }
-function shownWarning(file, n2) {
-  const what = `${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
+function shownWarning(file, n) {
+  const what = `${n} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
   return `warning: ${file} holds ${what}, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
 }
 var init_file_verdict = __esm({
@@ -2770,7 +2770,7 @@ function cleanCheckpointLeftovers(root) {
 }
 function pruneOfferMarkers(dir, nowMs) {
   try {
-    for (const name2 of readdirSync(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+    for (const name2 of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
       const p = path14.join(dir, name2);
       if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
@@ -2812,7 +2812,7 @@ function nonceFor(holds) {
 function renderEnvelope(file, token, bytes) {
   const shown2 = renderVisible(bytes);
   const body = shown2.changed > 0 ? Buffer.from(shown2.text, "utf8") : Buffer.from(bytes);
-  const nonce = nonceFor((n2) => body.includes(n2));
+  const nonce = nonceFor((n) => body.includes(n));
   const parts = [Buffer.from(`CURRENT-SHA256: ${token}
 <<<BEGIN UNTRUSTED ${file} ${nonce}>>>
 `), body];
@@ -2822,7 +2822,7 @@ function renderEnvelope(file, token, bytes) {
   return { out: Buffer.concat(parts), warning: shown2.changed > 0 ? shownWarning(file, shown2.changed) : null };
 }
 function envelopeText(file, text) {
-  const nonce = nonceFor((n2) => text.includes(n2));
+  const nonce = nonceFor((n) => text.includes(n));
   const body = text.length > 0 && !text.endsWith("\n") ? `${text}
 ` : text;
   return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
@@ -3350,7 +3350,7 @@ var init_state_time = __esm({
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const names = near.map((n2) => `\`## ${n2}\``).join(", ");
+  const names = near.map((n) => `\`## ${n}\``).join(", ");
   const lent = near.length > 0 ? ` (did you mean ${names}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
   const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
@@ -3424,8 +3424,8 @@ function readHandoff(text, tree, lists = true) {
   const seen = /* @__PURE__ */ new Set();
   const goalParts = [];
   const nodes = tree.children;
-  for (let n2 = 0; n2 < nodes.length; n2++) {
-    const node = nodes[n2];
+  for (let n = 0; n < nodes.length; n++) {
+    const node = nodes[n];
     if (node.type === "heading") {
       const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
       out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
@@ -3591,7 +3591,7 @@ var init_words = __esm({
   "src/guard/words.ts"() {
     "use strict";
     init_quote();
-    plural = (n2, word) => `${n2} ${word}${n2 === 1 ? "" : "s"}`;
+    plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
     branchWords = (name2, tokens = (s) => s) => quotedValue(tokens(name2));
   }
 });
@@ -3852,7 +3852,7 @@ function savedHere(root, env, text, token) {
 function stashesSince(gitDir, savedMs2) {
   const sec = Math.floor(savedMs2 / 1e3);
   const since = (s) => s !== null && (Number.isNaN(sec) || s >= sec);
-  return stashEntries(gitDir).flatMap((e, n2) => e.own && since(e.sec) ? [`stash@{${n2}}`] : []);
+  return stashEntries(gitDir).flatMap((e, n) => e.own && since(e.sec) ? [`stash@{${n}}`] : []);
 }
 function recordSavedBy(root, env, token, agent) {
   const p = beside(root, env, "saved-by");
@@ -3930,13 +3930,13 @@ function currentCheckpoint(root, handoff, now) {
 }
 function countWords(text) {
   const { items: items2, dropped } = readCheckpointText(text);
-  const n2 = (h, one) => {
+  const n = (h, one) => {
     const k = (items2.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
     return k === 0 ? null : plural(k, one);
   };
-  const plan2 = n2("## Plan state", "step");
-  const parts = [n2("## User requests", "request"), plan2 && `a plan of ${plan2}`, n2("## Files edited", "file")];
-  const all = [...parts, n2("## Commands", "command")].filter((p) => p !== null);
+  const plan2 = n("## Plan state", "step");
+  const parts = [n("## User requests", "request"), plan2 && `a plan of ${plan2}`, n("## Files edited", "file")];
+  const all = [...parts, n("## Commands", "command")].filter((p) => p !== null);
   return all.length > 0 ? all.join(", ") : "tool calls only (no request, plan, file or command)";
 }
 async function checkpointHookLines(root, input, handoffPresent, paused, now, env) {
@@ -4172,8 +4172,8 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
   if (away !== null || own === null || tree === null || !later && holds(tree, own)) return away;
   const dir = archiveDir(root);
-  const names = existsSync(dir) ? readdirSync(dir).filter((n2) => /^HANDOFF-.*\.md$/.test(n2)) : [];
-  const archived = names.map((n2) => readSmall(path20.join(dir, n2)));
+  const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
+  const archived = names.map((n) => readSmall(path20.join(dir, n)));
   const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
@@ -5918,7 +5918,7 @@ var init_json_hooks = __esm({
     parseJsonc = (text) => parse2(text.replace(/^\uFEFF/, ""), [], JSONC);
     indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
     splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
-    endOf = (n2) => n2.offset + n2.length;
+    endOf = (n) => n.offset + n.length;
     parsedHooks = (text) => hooksOf(parseJsonc(text));
     hooksOf = (v) => isObj(v) && isObj(v.hooks) ? v.hooks : {};
     holdsOurHooks = (text, spec) => oursIn(text).some(oursFor(spec));
@@ -6033,7 +6033,7 @@ function assertLoadable(helper) {
 }
 function agentTargets(ctx, verb, rootOf) {
   const names = ctx.values.agent ?? [];
-  const bad2 = names.find((n2) => !isAgentName(n2));
+  const bad2 = names.find((n) => !isAgentName(n));
   if (names.length === 0 || bad2 !== void 0) {
     const got = bad2 !== void 0 ? `, got ${quotedValue(bad2)}` : "";
     throw new UsageError(`${verb} needs --agent ${AGENT_NAMES}${got}`);
@@ -6044,8 +6044,8 @@ function agentTargets(ctx, verb, rootOf) {
   const root = global ? null : rootOf();
   const planned = /* @__PURE__ */ new Map();
   const dryRun = ctx.values["dry-run"] === true;
-  return [...new Set(names)].map((n2) => targetOf(
-    AGENTS[n2],
+  return [...new Set(names)].map((n) => targetOf(
+    AGENTS[n],
     root,
     helperLocation(ctx, root),
     ctx.env,
@@ -6302,7 +6302,7 @@ function parseStatusV2(out) {
     const skip = kind === "1" ? 8 : kind === "2" ? 9 : kind === "u" ? 10 : kind === "?" || kind === "!" ? 1 : -1;
     if (skip < 0 || kind === "!") continue;
     let at2 = 0;
-    for (let n2 = 0; n2 < skip; n2++) at2 = f.indexOf(" ", at2) + 1;
+    for (let n = 0; n < skip; n++) at2 = f.indexOf(" ", at2) + 1;
     dirty.push(f.slice(at2));
     const parts = f.split(" ");
     if (kind !== "u" && kind !== "?") modes.set(f.slice(at2), [parts[3], parts[5]]);
@@ -6374,7 +6374,7 @@ async function foldedBig(root, env, excludes, s) {
   const folders = new Set(r.code === 0 ? parseStatusV2(r.stdout).dirty.filter((d) => d.endsWith("/")) : []);
   const files = /* @__PURE__ */ new Map();
   for (const d of s.dirty.map((p) => folderOf(folders, p))) if (d !== void 0) files.set(d, (files.get(d) ?? 0) + 1);
-  return foldedInto(s, [...files].filter(([, n2]) => n2 > MAX_DIRTY_HASHES).map(([d]) => d));
+  return foldedInto(s, [...files].filter(([, n]) => n > MAX_DIRTY_HASHES).map(([d]) => d));
 }
 async function dirtyHashesOf(root, env, top, dirty) {
   const git = (args, input) => runGit(root, args, env, void 0, { input });
@@ -6457,9 +6457,9 @@ var init_anchors = __esm({
 });
 
 // src/guard/partition.ts
-function partitionPoint(n2, before) {
+function partitionPoint(n, before) {
   let lo = 0;
-  let hi = n2;
+  let hi = n;
   while (lo < hi) {
     const mid = lo + hi >>> 1;
     if (before(mid)) lo = mid + 1;
@@ -6516,13 +6516,13 @@ function looksLikeCode(value) {
 }
 function shannonEntropy(s) {
   const counts = /* @__PURE__ */ new Map();
-  let n2 = 0;
+  let n = 0;
   for (const ch of s) {
     counts.set(ch, (counts.get(ch) ?? 0) + 1);
-    n2++;
+    n++;
   }
   let h = 0;
-  for (const c of counts.values()) h -= c / n2 * Math.log2(c / n2);
+  for (const c of counts.values()) h -= c / n * Math.log2(c / n);
   return h;
 }
 function globallyAllowed(secret, hexNamed = false, uuid = false) {
@@ -7212,9 +7212,9 @@ function awsUnnamedSpans(text) {
     }
     const from = m.index + m[0].length;
     let to = from;
-    for (let n2 = 0; to < text.length && to - from < AWS_SECTION_CHARS; to++) {
+    for (let n = 0; to < text.length && to - from < AWS_SECTION_CHARS; to++) {
       if (text[to] !== "\n") continue;
-      if (++n2 > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
+      if (++n > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
     }
     const section = text.slice(from, to);
     if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
@@ -7573,12 +7573,12 @@ function secretSpan(m) {
   return [m.index, m.index + m[0].length];
 }
 function codePoints2(text, from, to) {
-  let n2 = 0;
+  let n = 0;
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
-    if (c < 56320 || c > 57343 || i === from) n2++;
+    if (c < 56320 || c > 57343 || i === from) n++;
   }
-  return n2;
+  return n;
 }
 function keywordsIn(lower) {
   allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
@@ -7754,8 +7754,8 @@ var init_redact = __esm({
     GENERIC_KEY = "(?:(?<p>pass(?:word|wd|phrase))|(?<=[_.-])(?<q>pass|pwd)|(?<![A-Za-z0-9])(?<b>pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_. -]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?|(?:encryption|signing|master|hmac|jwt|cipher|aes)[_.-]?key|(?<k>[_.-]key))";
     passwordNamed = (m) => ["p", "q", "e"].some((g) => m.groups?.[g] !== void 0) || m.groups?.["b"] !== void 0 && /^P(?:ASS|WD)/.test(m[0]);
     CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
-    CLI_ARG = (n2) => `(?:"(?<sd${n2}>[^"\\n]{1,256})"|'(?<sq${n2}>[^'\\n]{1,256})'|(?<s${n2}>${CLI_VALUE}))`;
-    CLI_PAIR = (sep, n2) => `(?:"[^"\\s${sep}]{1,128}${sep}(?<sd${n2}>[^"\\n]{1,256})"|'[^'\\s${sep}]{1,128}${sep}(?<sq${n2}>[^'\\n]{1,256})'|[^\\s${sep}"']{1,128}${sep}(?<s${n2}>[^\\s"']{1,256}))`;
+    CLI_ARG = (n) => `(?:"(?<sd${n}>[^"\\n]{1,256})"|'(?<sq${n}>[^'\\n]{1,256})'|(?<s${n}>${CLI_VALUE}))`;
+    CLI_PAIR = (sep, n) => `(?:"[^"\\s${sep}]{1,128}${sep}(?<sd${n}>[^"\\n]{1,256})"|'[^'\\s${sep}]{1,128}${sep}(?<sq${n}>[^'\\n]{1,256})'|[^\\s${sep}"']{1,128}${sep}(?<s${n}>[^\\s"']{1,256}))`;
     CLI_PASSWORD_FLAGS = [
       `(?<![\\w-])--(?:password|passwd|passphrase|pass|PASSWORD)(?:=|[ \\t]+)${CLI_ARG(1)}`,
       `\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p${CLI_ARG(3)}`,
@@ -8245,8 +8245,8 @@ var init_validate = __esm({
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-    SECTION_INDEX = new Map(SECTION_TITLES.map((n2, i) => [n2.toLowerCase(), i]));
-    SECTION_ORDER = SECTION_TITLES.map((n2) => `## ${n2}`).join(", ");
+    SECTION_INDEX = new Map(SECTION_TITLES.map((n, i) => [n.toLowerCase(), i]));
+    SECTION_ORDER = SECTION_TITLES.map((n) => `## ${n}`).join(", ");
     sectionIndex = (title) => SECTION_INDEX.get(title.toLowerCase());
     rule3 = ruleOf();
     onAnchors = (c, when, message) => c.anchorLines !== null && when ? [at(c.anchorsAt.line, message)] : [];
@@ -8346,7 +8346,7 @@ var init_validate = __esm({
       }),
       rule3("next-step", "finding", "nextSteps", (c) => {
         const message = "a next step naming no path, command or check: too vague to start cold";
-        const out = steps(c).flatMap((n2) => CONCRETE.test(n2.text) ? [] : [at(n2.line, message)]);
+        const out = steps(c).flatMap((n) => CONCRETE.test(n.text) ? [] : [at(n.line, message)]);
         const heading = c.first.get("next steps");
         if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
         return out;
@@ -8592,11 +8592,11 @@ function fitEntry(heading, items2, redacted = /* @__PURE__ */ new Set()) {
 `, kept: true }));
   const byLabel = /* @__PURE__ */ new Map();
   shown2.forEach(({ label }, i) => (byLabel.get(label) ?? byLabel.set(label, []).get(label)).push(i));
-  const droppedLine = (n2) => n2 > 0 ? `- Dropped: (${n2} more items left out)
+  const droppedLine = (n) => n > 0 ? `- Dropped: (${n} more items left out)
 ` : "";
   let total = Buffer.byteLength(`${heading}
 
-`) + shown2.reduce((n2, x) => n2 + Buffer.byteLength(x.line), 0);
+`) + shown2.reduce((n, x) => n + Buffer.byteLength(x.line), 0);
   let left = 0;
   while (total + Buffer.byteLength(droppedLine(left)) > ENTRY_MAX_BYTES && left < shown2.length) {
     let busiest = [];
@@ -8620,10 +8620,10 @@ function parseJournal(text, kind = "month") {
   let current = null;
   for (let i = 2; i < lines2.length; i++) {
     const line = lines2[i];
-    const n2 = i + 1;
+    const n = i + 1;
     if (/^(<{7}|={7}|>{7})( |$)/.test(line)) {
       const message = "a merge conflict marker: resolve the conflict (keep both sides' entries, each once)";
-      problems.push({ line: n2, message });
+      problems.push({ line: n, message });
       continue;
     }
     if (line.trim() === "") {
@@ -8645,7 +8645,7 @@ function parseJournal(text, kind = "month") {
     const heading = "`## <YYYY-MM-DDTHH:MM:SSZ> save|resume <16 hex>`";
     const outside = `outside an entry: expected a heading ${heading} or a blank line`;
     const inside = `expected \`- <Label>: <text>\` with a known label (${ENTRY_LABELS.join(", ")})`;
-    problems.push({ line: n2, message: current === null ? outside : inside });
+    problems.push({ line: n, message: current === null ? outside : inside });
   }
   return { entries: entries2, problems };
 }
@@ -8937,8 +8937,8 @@ function retriedNotes(root, priorToken) {
   return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, ${why}; ${todo}`);
 }
 async function handoffWithToken(root, token) {
-  const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path30.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path30.join(archiveDir(root), n2))]) {
+  const archived = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n));
+  for (const f of [path30.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path30.join(archiveDir(root), n))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -8981,7 +8981,7 @@ function summaryLine(entries2) {
   const saves = entries2.filter((e) => e.kind === "save").length;
   const resumes = entries2.length - saves;
   const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
-  const count = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
+  const count = (label) => entries2.reduce((n, e) => n + listed2(e, label).length, 0);
   const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
   parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
@@ -9411,7 +9411,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path32.join(dir, n2)) === ino);
+  return listDir(dir).filter((n) => inoOf(path32.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -9445,7 +9445,7 @@ function plantedPrivate(root) {
   return out;
 }
 function needsRepair(root) {
-  return pendingRepairs(root).length > 0 || listDir(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || listDir(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
+  return pendingRepairs(root).length > 0 || listDir(memoryDir(root)).some((n) => DEAD_LOCK.test(n)) || listDir(archiveDir(root)).some((n) => ARCHIVE_TEMP.test(n));
 }
 var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
 var init_recover = __esm({
@@ -9671,8 +9671,8 @@ import path34 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   const bytes = orNull(() => readFileSync(claimPath));
   if (bytes === null) return void 0;
-  return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path34.join(dir, n2);
+  return listDir(dir).filter((n) => ARCHIVE_NAME.test(n)).find((n) => {
+    const p = path34.join(dir, n);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     return orNull(() => readFileSync(p))?.equals(bytes) === true;
@@ -9683,7 +9683,7 @@ function saveId(e) {
 }
 async function dropArchiveTemps(arch, fp) {
   const out = [];
-  for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
+  for (const name2 of listDir(arch).filter((n) => ARCHIVE_TEMP.test(n))) {
     const p = path34.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
@@ -9757,7 +9757,7 @@ async function repair(root, fp) {
   }
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
-    for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
+    for (const name2 of listDir(memDir).filter((n) => DEAD_LOCK.test(n))) {
       rmSync(path34.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
@@ -10630,7 +10630,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -10813,7 +10813,7 @@ async function objectIds(git, revs) {
   return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
 }
 async function untrackedInStashes(git, count, paths) {
-  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n) => paths.map((p) => ({ n, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   const found = safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
@@ -10852,7 +10852,7 @@ async function gatherFateLogs(git, opts) {
     stashes > 0 ? run(stashLog) : [],
     untrackedInStashes(git, stashes, paths)
   ]);
-  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
+  const n = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
   const byName = /* @__PURE__ */ new Map();
   for (const t of tracked ?? []) byName.set(t.name, t);
   for (const u of untracked.found) {
@@ -10860,9 +10860,9 @@ async function gatherFateLogs(git, opts) {
     t.paths.set(u.p, u.id);
     byName.set(u.stash, t);
   }
-  for (const t of byName.values()) t.time = entries2[n2(t.name)]?.sec ?? null;
-  const own = [...byName.values()].filter((t) => entries2[n2(t.name)]?.own !== false);
-  const all = tracked === null ? null : own.sort((a, b) => n2(a.name) - n2(b.name));
+  for (const t of byName.values()) t.time = entries2[n(t.name)]?.sec ?? null;
+  const own = [...byName.values()].filter((t) => entries2[n(t.name)]?.own !== false);
+  const all = tracked === null ? null : own.sort((a, b) => n(a.name) - n(b.name));
   return { onHead, elsewhere, stashes: all, renames, unasked: untracked.unasked };
 }
 var ZERO, UNASKED, RAW, MERGES;
@@ -10984,12 +10984,12 @@ function patchesKept(f) {
 function headClauses(f, verdict, notHere, memoryOnly, older) {
   const head = short(f.saved.head);
   const pre = older === 0 ? "" : ` (${older} of them committed before the save)`;
-  const n2 = f.commitsSinceDate;
-  const byDate = n2 === null ? [] : [`${plural(n2, "commit")} on HEAD since the saved date`];
+  const n = f.commitsSinceDate;
+  const byDate = n === null ? [] : [`${plural(n, "commit")} on HEAD since the saved date`];
   if (verdict === "unverifiable") return [unverifiableClause(f, notHere), ...byDate];
   if (patchesKept(f)) {
-    const n3 = f.savedCopied ?? null;
-    const copies = n3 === 1 ? "the saved commit is on HEAD as a new commit" : `the ${n3 === null ? "" : `${n3} `}saved commits are on HEAD as new commits`;
+    const n2 = f.savedCopied ?? null;
+    const copies = n2 === 1 ? "the saved commit is on HEAD as a new commit" : `the ${n2 === null ? "" : `${n2} `}saved commits are on HEAD as new commits`;
     const since = f.sinceSaved ?? 0;
     const brought = "committed before the save and brought in by the rebase";
     const others = older === 0 ? `${plural(since, "other commit")} on HEAD since the save` : older === since ? `${plural(since, "other commit")} now on HEAD, ${brought}` : `${plural(since, "other commit")} now on HEAD: ${since - older} committed since the save, ${older} ${brought}`;
@@ -11541,12 +11541,12 @@ async function branchPresent(git, branch) {
 }
 async function memoryOnlyOf(h, git) {
   const ours = await oursOnly(git, [...h.attributesAhead, ...h.attributesBehind]);
-  const n2 = (ids) => ids.filter((id) => ours.has(id)).length;
-  const older = h.olderAhead + h.olderAttributes.length - n2(h.olderAttributes);
+  const n = (ids) => ids.filter((id) => ours.has(id)).length;
+  const older = h.olderAhead + h.olderAttributes.length - n(h.olderAttributes);
   const aheadPaths = h.truncated ? null : new Set(h.aheadPaths);
-  if (n2(h.attributesAhead) < h.attributesAhead.length) aheadPaths?.add(ATTRIBUTES);
-  const ahead = h.memoryOnlyAhead + n2(h.attributesAhead);
-  return { ahead, behind: h.memoryOnlyBehind + n2(h.attributesBehind), older, aheadPaths };
+  if (n(h.attributesAhead) < h.attributesAhead.length) aheadPaths?.add(ATTRIBUTES);
+  const ahead = h.memoryOnlyAhead + n(h.attributesAhead);
+  return { ahead, behind: h.memoryOnlyBehind + n(h.attributesBehind), older, aheadPaths };
 }
 async function olderUnlogged(git, h, facts, revs) {
   const sec = savedSecOf(facts);
@@ -11745,12 +11745,6 @@ __export(drift_exports, {
   driftVerb: () => driftVerb,
   renderDrift: () => renderDrift
 });
-function n(v) {
-  return v === null ? "unknown" : String(v);
-}
-function fateWord(f) {
-  return placeWords(f) ?? (f.fate === "not-here" ? "not in this clone" : f.fate);
-}
 function renderDrift(r) {
   const paths = (ps, none = "none found") => ps.map(quotedPath).join(", ") || none;
   const branch = (b, none) => b === null ? none : branchWords(b, withoutTokens);
@@ -11759,7 +11753,9 @@ function renderDrift(r) {
   const up = r.upstream;
   const gap = up?.ahead == null ? "gone" : `${up.ahead} ahead, ${up.behind} behind`;
   const upWords = up === null ? "none" : `${branchWords(up.name, withoutTokens)}, ${gap}`;
-  const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`);
+  const fate = (f) => placeWords(f) ?? (f.fate === "not-here" ? "not in this clone" : f.fate);
+  const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fate(f)}`);
+  const n = (v) => v === null ? "unknown" : String(v);
   const committer = r.provenance?.committer ?? null;
   const by = committer === null ? "" : `; last committed by ${committer}`;
   const since = r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`;
@@ -11885,9 +11881,9 @@ exit: 0 report printed (any verdict)
 
 // src/brief/cut.ts
 function cpLength(s) {
-  let n2 = 0;
-  for (const _ of s) n2++;
-  return n2;
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
 }
 function codeSpans(s, limit) {
   const runEnd = (k) => {
@@ -11961,13 +11957,13 @@ function fitClauses(clauses, max) {
   return cutAtWord(kept.length === 1 && cpLength(joined()) > max ? kept[0].text : joined(), max);
 }
 function fitList(items2, shownMax, max, cutOne) {
-  let n2 = Math.min(items2.length, shownMax);
+  let n = Math.min(items2.length, shownMax);
   const render2 = (k) => {
     const more = items2.length > k ? ` (+${items2.length - k} more)` : "";
     return { text: `${items2.slice(0, k).join("; ")}${more}`, more };
   };
-  while (n2 > 1 && cpLength(render2(n2).text) > max) n2--;
-  const r = render2(n2);
+  while (n > 1 && cpLength(render2(n).text) > max) n--;
+  const r = render2(n);
   if (cpLength(r.text) <= max) return r.text;
   return `${cutOne(items2[0], max - cpLength(r.more))}${r.more}`;
 }
@@ -12018,8 +12014,8 @@ function countLedger(text, needles) {
   const heads = top.filter((b) => b.type === "heading" && b.depth === 2);
   const items2 = top.filter((b) => b.type === "list").flatMap((l) => l.children);
   const entries2 = heads.length > 0 ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length)) : items2.map((b) => body.slice(b.start, b.end));
-  const useful = needles.filter((n2) => n2.length >= 3);
-  const matching = entries2.filter((e) => useful.some((n2) => e.includes(n2))).length;
+  const useful = needles.filter((n) => n.length >= 3);
+  const matching = entries2.filter((e) => useful.some((n) => e.includes(n))).length;
   return { entries: entries2.length, matching };
 }
 function ledgerText(name2, c) {
@@ -12168,10 +12164,10 @@ function parseCheckpoint(text) {
 }
 function planStatusOf(cp) {
   if (cp.plan.length === 0) return { text: `none captured ${CAPTURED}`, current: null };
-  const n2 = (s) => cp.plan.filter((p) => p.status === s).length;
+  const n = (s) => cp.plan.filter((p) => p.status === s).length;
   const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
-  const bits = [`${n2("done")} done`, `${n2("doing")} in progress`, `${n2("open")} todo`];
-  if (n2("dropped") > 0) bits.push(`${n2("dropped")} abandoned`);
+  const bits = [`${n("done")} done`, `${n("doing")} in progress`, `${n("open")} todo`];
+  if (n("dropped") > 0) bits.push(`${n("dropped")} abandoned`);
   if (cp.planCut > 0) bits.push(`${cp.planCut} older left out of the checkpoint`);
   const at2 = current?.status === "doing" ? "in progress" : "next";
   const where = current ? `; ${at2}: ${flatten(current.text, 160)}` : "";
@@ -12404,7 +12400,7 @@ ${i.text}`));
   const text = editItems(later.replace(/\r\n?/g, "\n"), (section, t) => {
     if (!was.has(key(section, t)) || kept.has(key(section, t))) return void 0;
     if (section === "failed approaches" && !editedIn(t, otherEdits)) return void 0;
-    const there = otherNext[baseNext.findIndex((n2) => key(section, n2) === key(section, t))] ?? "";
+    const there = otherNext[baseNext.findIndex((n) => key(section, n) === key(section, t))] ?? "";
     if (section === "next steps" && there !== "" && ![was, mine].some((k) => k.has(key(section, there)))) {
       return /^\[-\]/.test(there) ? null : there;
     }
@@ -12454,8 +12450,8 @@ ${i.text}`));
   return { text: numberNext(out), added: { decisions: decisions.length, failed: failed.length } };
 }
 function mergeCountsText(c) {
-  const n2 = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
-  return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
+  const n = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
+  return `${n(c.decisions, "decision", "decisions")}, ${n(c.failed, "failed approach", "failed approaches")}`;
 }
 function onRegularFile(p, flags, use) {
   const fd = openSync(p, flags | NOFOLLOW);
@@ -13590,7 +13586,7 @@ ${pair}`) };
 }
 function workTrees(common) {
   const linked = path44.join(common, "worktrees");
-  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n2) => readSmall(path44.join(linked, n2, "gitdir")));
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path44.join(linked, n, "gitdir")));
   return [path44.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path44.dirname(g.trim()))];
 }
 async function uninstall(t, env) {
@@ -13849,7 +13845,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   }
   const side = global ? "home" : "project";
   const at2 = (rel2) => userPath(base, rel2, global ? ctx.env : void 0);
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(at2(m))));
+  let agents = named.length > 0 ? [...new Set(named)].map((n) => AGENTS[n]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(at2(m))));
   if (named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
@@ -13917,8 +13913,8 @@ function collected() {
   return { ...out, take: (o) => void (out.lines.push(...o.lines), out.notes.push(...o.notes)) };
 }
 function counted(steps2) {
-  const n2 = (a) => steps2.filter((s) => s.action === a).length;
-  const parts = [`${n2("create")} new files`, `${n2("update")} changed`, `${n2("remove")} removed`];
+  const n = (a) => steps2.filter((s) => s.action === a).length;
+  const parts = [`${n("create")} new files`, `${n("update")} changed`, `${n("remove")} removed`];
   return parts.filter((s) => !s.startsWith("0 ")).join(", ");
 }
 function refuseLinkOnTheWay(plan2) {
@@ -14004,12 +14000,12 @@ async function init(ctx, plan2, replace) {
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
   const dir = path45.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n2) => saves !== null && lstatOrNull(path45.join(dir, n2)));
+  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path45.join(dir, n)));
   if (names.length === 0) return [];
   const shown2 = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown2}: this clone's record of its handoffs in .ai/memory`];
   if (!plan2.dryRun) {
-    for (const n2 of names) rmSync(path45.join(dir, n2), { force: true });
+    for (const n of names) rmSync(path45.join(dir, n), { force: true });
     removeEmptyDirs([dir]);
   }
   return [`${plan2.dryRun ? "would remove" : "removed"} ${shown2}: this clone's record of its saves`];
@@ -14038,7 +14034,7 @@ async function undo(ctx, plan2) {
   const folder = lstatOrNull(dest)?.isDirectory() === true;
   const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
-  const others = folder ? readdirSync(dest).filter((n2) => n2 !== RECORD && !SKILL_ENTRIES.includes(n2)).sort() : [];
+  const others = folder ? readdirSync(dest).filter((n) => n !== RECORD && !SKILL_ENTRIES.includes(n)).sort() : [];
   const recordToo = kept.length + others.length === 0 && exists(path45.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0) {
@@ -14050,7 +14046,7 @@ async function undo(ctx, plan2) {
     lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown2(dest)}` : whole);
   }
   for (const rel of kept) lines2.push(`left ${shown2(path45.join(dest, rel))}: you edited it since init copied it`);
-  for (const n2 of others) lines2.push(`left ${shown2(path45.join(dest, n2))}: init did not copy it`);
+  for (const n of others) lines2.push(`left ${shown2(path45.join(dest, n))}: init did not copy it`);
   const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path45.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
   const made = (record2?.createdDirs ?? []).map((rel) => path45.join(plan2.base, rel)).filter((d) => mayMake.has(d));
@@ -14145,7 +14141,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
         const root = v.root;
         if (v.global === true && root !== void 0) throw new UsageError("init: --global and --root exclude each other");
         const named = v.agent ?? [];
-        const bad2 = named.find((n2) => !isAgentName(n2));
+        const bad2 = named.find((n) => !isAgentName(n));
         if (bad2 !== void 0) throw new UsageError(`init: unknown agent ${quotedValue(bad2)}; name one of ${AGENT_NAMES}`);
         const ask = {
           named,
@@ -14497,9 +14493,9 @@ function pluginInstalls(r) {
   }
 }
 function driverFix(r) {
-  const here = (n2) => !r.global && Object.values(r.agents[n2].install).some(installed);
+  const here = (n) => !r.global && Object.values(r.agents[n].install).some(installed);
   const names = Object.keys(r.agents).filter(here);
-  if (names.length > 0) return fixCmd(r, `install ${names.map((n2) => `--agent ${n2}`).join(" ")}`);
+  if (names.length > 0) return fixCmd(r, `install ${names.map((n) => `--agent ${n}`).join(" ")}`);
   return `${fixCmd(r, "init")} (add --agent NAME when it finds no agent's folder)`;
 }
 async function memoryState(r, journal) {
@@ -14533,7 +14529,7 @@ async function memoryState(r, journal) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
     problems.push({ what, fix: driverFix(r) });
   }
-  const archives = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+  const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
     const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
@@ -14632,7 +14628,7 @@ function reportText(result) {
     const stderr = run.stderr.trim() ? `; stderr ${quotedValue(run.stderr.trim().slice(0, 300))}` : "";
     lines2.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said2}${stderr}`);
   }
-  for (const n2 of notes) lines2.push(`note: ${n2}`);
+  for (const n of notes) lines2.push(`note: ${n}`);
   const { verdict, archives, journal, paused, git } = memory;
   const state = (g) => `${g.ignored ? "ignored" : "not ignored"}, ${g.tracked ? "tracked" : "untracked"}`;
   const gitWords = git === null ? "not a repository" : typeof git === "string" ? git : state(git);
@@ -15185,7 +15181,7 @@ function claudeUsage(rec) {
   const usage = obj(message?.usage);
   if (usage === null) return null;
   const kinds = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"];
-  const used = kinds.reduce((n2, k) => n2 + num(usage[k]), 0);
+  const used = kinds.reduce((n, k) => n + num(usage[k]), 0);
   const model = str(message?.model);
   if (used === 0 || model === "<synthetic>") return null;
   const asked = str(rec.requestedModel);
@@ -15551,9 +15547,9 @@ function usagePoints(events) {
   return out;
 }
 function countToolCalls(events, after = -1) {
-  let n2 = 0;
-  for (const ev of events) if (ev.line > after) n2 += ev.calls.filter((c) => c.item !== true).length;
-  return n2;
+  let n = 0;
+  for (const ev of events) if (ev.line > after) n += ev.calls.filter((c) => c.item !== true).length;
+  return n;
 }
 function captureSource(cap) {
   return `${cap.format} ${cap.version ?? "unknown"}`;
@@ -15683,9 +15679,9 @@ function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync(fd, buf, got, length - got, position + got);
-    if (n2 === 0) break;
-    got += n2;
+    const n = readSync(fd, buf, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
   }
   return buf.subarray(0, got);
 }
@@ -15870,8 +15866,8 @@ function renderCheckpoint(input) {
     "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; a handoff written later supersedes it."
   ];
   const list2 = (heading, all, item) => {
-    const n2 = all?.length ?? 0;
-    return { heading, items: (all ?? []).slice(-LISTED_ITEMS).map(item), dropped: Math.max(0, n2 - LISTED_ITEMS) };
+    const n = all?.length ?? 0;
+    return { heading, items: (all ?? []).slice(-LISTED_ITEMS).map(item), dropped: Math.max(0, n - LISTED_ITEMS) };
   };
   const safe = (text2, max) => safeItem(text2, max, findings);
   const said2 = (what, raw, max) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
@@ -16232,7 +16228,7 @@ var init_capture2 = __esm({
       removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
       noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
       usage: (what) => `checkpoint: ${what}; nothing was captured`,
-      overlong: (n2, bytes) => `checkpoint: skipped ${n2} of the transcript's record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
+      overlong: (n, bytes) => `checkpoint: skipped ${n} of the transcript's record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
       redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
     };
     LOCK_BUDGET_MS = 1200;
@@ -16737,7 +16733,7 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
       const text = await readText(path53.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
@@ -16915,7 +16911,7 @@ function group(list2) {
     resumes: list2.length,
     followed: judged.filter((r) => r.followed === "yes").length,
     judged: judged.length,
-    retried: list2.reduce((n2, r) => n2 + r.retried, 0),
+    retried: list2.reduce((n, r) => n + r.retried, 0),
     resumesWithRetry: list2.filter((r) => r.retried > 0).length,
     medianCallsToFirstEdit: median(list2.flatMap((r) => r.callsToFirstEdit === null ? [] : [r.callsToFirstEdit]))
   };
@@ -17290,8 +17286,8 @@ async function runVerb(name2, verb, proc) {
       cwd: proc.cwd,
       readStdin: async (maxBytes = MAX_STDIN_BYTES) => {
         const bytes = await proc.readStdin(maxBytes);
-        const n2 = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
-        if (bytes.length > maxBytes) throw new Refused(`stdin is more than ${n2} bytes; send at most ${n2} bytes`);
+        const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
+        if (bytes.length > maxBytes) throw new Refused(`stdin is more than ${n} bytes; send at most ${n} bytes`);
         return bytes;
       },
       readStdinWithin: (ms, maxBytes = MAX_STDIN_BYTES) => proc.readStdinWithin(ms, maxBytes),
@@ -17695,9 +17691,9 @@ function readFd(fd, maxBytes, deadline) {
   let total = 0;
   while (total <= maxBytes) {
     const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
-    let n2;
+    let n;
     try {
-      n2 = readSync(fd, buf, 0, buf.length, null);
+      n = readSync(fd, buf, 0, buf.length, null);
     } catch (err) {
       const code = err.code;
       if (code === "EOF" || code === "EBADF") break;
@@ -17706,10 +17702,10 @@ function readFd(fd, maxBytes, deadline) {
       pause(deadline === void 0 ? 2 : 1);
       continue;
     }
-    if (n2 === 0) break;
-    const got = buf.subarray(0, n2);
+    if (n === 0) break;
+    const got = buf.subarray(0, n);
     chunks.push(got);
-    total += n2;
+    total += n;
     if (deadline !== void 0 && wholeJson(chunks, got)) break;
   }
   return Buffer.concat(chunks);
