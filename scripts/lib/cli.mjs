@@ -9886,11 +9886,6 @@ async function saveDocument(req) {
   const notes = [...repairs, ...built.notes, ...done2?.warnings ?? [], ...journal];
   return { file, unchanged: done2 === null, token: saved.token, archived: done2?.archived ?? null, notes };
 }
-function schemaRefusal(file, errors) {
-  const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
-}
 function scoreNotes(v) {
   const shown2 = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
   const lines2 = issueLines(shown2.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
@@ -9920,7 +9915,11 @@ function checkDocument(raw, kind, root) {
   } else {
     errors = validateLedger(decoded.text, kind, redacted).errors;
   }
-  if (errors.length > 0) throw schemaRefusal(file, errors);
+  if (errors.length > 0) {
+    const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
+    const count = errors.filter((e) => e.rule !== "more").length + Number(more);
+    throw new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+  }
   return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
 }
 function savedLines(pass, marked) {
@@ -9933,9 +9932,6 @@ function savedLines(pass, marked) {
   }
   const { toRedacted } = lineMaps(pass);
   return (line) => line === 0 ? 0 : at2[toRedacted(line) - 1] ?? line;
-}
-function minutes(ms) {
-  return Math.round(Math.abs(ms) / 6e4);
 }
 function editAnchors(text, edit2) {
   const range = handoffLayout(text).anchors;
@@ -9988,6 +9984,7 @@ async function buildDocument(checked, root, anchors) {
 async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const priorText2 = prior ? prior.bytes.toString("utf8") : null;
   const nowMs = Date.now();
+  const minutes = (ms) => Math.round(Math.abs(ms) / 6e4);
   const iso = isoSeconds(nowMs);
   const stamped = stampSaved(checked.text, iso);
   if (stamped.replaced !== null) {
