@@ -12585,10 +12585,6 @@ __export(brief_exports, {
   briefVerb: () => briefVerb
 });
 import path40 from "node:path";
-function sideTime(text, now) {
-  const st = stateTimeOfText(text, now);
-  return st.known ? `saved ${st.time.iso}` : "of unknown age";
-}
 function withDriftNote(b, note, rank = RANK.note) {
   const driftClauses = b.driftClauses ? [{ text: note, rank }, ...b.driftClauses] : void 0;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
@@ -12677,7 +12673,11 @@ exit: 0 brief printed
         const sides = conflictSides(loaded.text);
         const advice = loaded.pasted ? null : await conflictNote(root, ctx.env, sides === null ? [] : ["HANDOFF.md"]);
         if (sides !== null || advice !== null) {
-          const both = sides && `HANDOFF.md has unresolved merge conflicts: one side ${sideTime(sides.ours, now)}, the other ${sideTime(sides.theirs, now)}`;
+          const sideTime = (text) => {
+            const st = stateTimeOfText(text, now);
+            return st.known ? `saved ${st.time.iso}` : "of unknown age";
+          };
+          const both = sides && `HANDOFF.md has unresolved merge conflicts: one side ${sideTime(sides.ours)}, the other ${sideTime(sides.theirs)}`;
           const message = `${both ?? "memory is conflicted"}; ${advice ?? conflictAdvice(["HANDOFF.md"], [], false)}`;
           return ok(json2 ? `${JSON.stringify({ brief: null, message })}
 ` : `${message}
