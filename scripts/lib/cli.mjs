@@ -125,7 +125,7 @@ function isStandardizedVariant(base, selector) {
 function inFlagSequence(cps, i) {
   for (let k = Math.max(0, i - 6); k < i; k++) {
     if (cps[k] !== BLACK_FLAG || cps[k + 6] !== CANCEL_TAG) continue;
-    if (FLAG_TAGS.some((tags) => tags.every((t, n2) => cps[k + 1 + n2] === t))) return true;
+    if (FLAG_TAGS.some((tags) => tags.every((t, n) => cps[k + 1 + n] === t))) return true;
   }
   return false;
 }
@@ -566,9 +566,9 @@ function editDistance(a, b) {
 function nearest(word, names, limit = misspelt) {
   let best = null;
   let bestD = Infinity;
-  for (const n2 of names) {
-    const d = editDistance(word.toLowerCase(), n2.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n2];
+  for (const n of names) {
+    const d = editDistance(word.toLowerCase(), n.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n];
   }
   return best !== null && bestD <= limit(best) ? best : null;
 }
@@ -1447,10 +1447,10 @@ function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
   let total = 0;
   for (; ; ) {
     const buf = Buffer.allocUnsafe(65536);
-    const n2 = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
-    if (n2 === 0) break;
-    chunks.push(buf.subarray(0, n2));
-    total += n2;
+    const n = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
     if (total > limit) break;
   }
   return Buffer.concat(chunks, total);
@@ -1643,8 +1643,8 @@ function readHeadAndTime(filePath, bytes) {
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
-    const n2 = readSync(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
+    const n = readSync(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
   });
 }
 var lstatOrNull, realOrNull, exists;
@@ -1743,18 +1743,18 @@ function rawPaths(f) {
   const out = [];
   for (let i = f[0] === "" ? 1 : 0; i + 1 < f.length && /^\n?:/.test(f[i]); i += 2) {
     const fields = f[i].replace(/^\n?:+/, "").split(" ");
-    const n2 = (fields.length - 1) / 2;
-    out.push({ path: f[i + 1], modes: fields.slice(0, n2), ids: fields.slice(n2, -1) });
+    const n = (fields.length - 1) / 2;
+    out.push({ path: f[i + 1], modes: fields.slice(0, n), ids: fields.slice(n, -1) });
   }
   return out;
 }
 function firstLine(text) {
   return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }
-function batchBlobs(out, n2) {
+function batchBlobs(out, n) {
   const blobs = [];
   let at2 = 0;
-  while (blobs.length < n2 && at2 < out.length) {
+  while (blobs.length < n && at2 < out.length) {
     const nl = out.indexOf(10, at2);
     if (nl < 0) break;
     const m = /^[0-9a-f]{40,64} (\S+) (\d+)$/.exec(out.subarray(at2, nl).toString("utf8"));
@@ -1762,7 +1762,7 @@ function batchBlobs(out, n2) {
     blobs.push(m?.[1] === "blob" ? out.subarray(nl + 1, nl + 1 + size) : null);
     at2 = m ? nl + 1 + size + 1 : nl + 1;
   }
-  return [...blobs, ...Array(n2 - blobs.length).fill(null)];
+  return [...blobs, ...Array(n - blobs.length).fill(null)];
 }
 var GIT_TIMEOUT_MS, GitUnavailable, unlessUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions, pathspecOf;
 var init_run = __esm({
@@ -2395,8 +2395,8 @@ function unsafeBytes(file, at2) {
     `${file} holds a NUL byte (at byte ${at2}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
   );
 }
-function shownWarning(file, n2) {
-  const what = `${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
+function shownWarning(file, n) {
+  const what = `${n} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
   return `warning: ${file} holds ${what}, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
 }
 var init_file_verdict = __esm({
@@ -2767,7 +2767,7 @@ function cleanCheckpointLeftovers(root) {
 }
 function pruneOfferMarkers(dir, nowMs) {
   try {
-    for (const name2 of readdirSync(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+    for (const name2 of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
       const p = path14.join(dir, name2);
       if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
@@ -2809,7 +2809,7 @@ function nonceFor(holds) {
 function renderEnvelope(file, token, bytes) {
   const shown2 = renderVisible(bytes);
   const body = shown2.changed > 0 ? Buffer.from(shown2.text, "utf8") : Buffer.from(bytes);
-  const nonce = nonceFor((n2) => body.includes(n2));
+  const nonce = nonceFor((n) => body.includes(n));
   const parts = [Buffer.from(`CURRENT-SHA256: ${token}
 <<<BEGIN UNTRUSTED ${file} ${nonce}>>>
 `), body];
@@ -2819,7 +2819,7 @@ function renderEnvelope(file, token, bytes) {
   return { out: Buffer.concat(parts), warning: shown2.changed > 0 ? shownWarning(file, shown2.changed) : null };
 }
 function envelopeText(file, text) {
-  const nonce = nonceFor((n2) => text.includes(n2));
+  const nonce = nonceFor((n) => text.includes(n));
   const body = text.length > 0 && !text.endsWith("\n") ? `${text}
 ` : text;
   return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
@@ -3347,7 +3347,7 @@ var init_state_time = __esm({
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const names = near.map((n2) => `\`## ${n2}\``).join(", ");
+  const names = near.map((n) => `\`## ${n}\``).join(", ");
   const lent = near.length > 0 ? ` (did you mean ${names}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
   const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
@@ -3421,8 +3421,8 @@ function readHandoff(text, tree, lists = true) {
   const seen = /* @__PURE__ */ new Set();
   const goalParts = [];
   const nodes = tree.children;
-  for (let n2 = 0; n2 < nodes.length; n2++) {
-    const node = nodes[n2];
+  for (let n = 0; n < nodes.length; n++) {
+    const node = nodes[n];
     if (node.type === "heading") {
       const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
       out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
@@ -3588,7 +3588,7 @@ var init_words = __esm({
   "src/guard/words.ts"() {
     "use strict";
     init_quote();
-    plural = (n2, word) => `${n2} ${word}${n2 === 1 ? "" : "s"}`;
+    plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
     branchWords = (name2, tokens = (s) => s) => quotedValue(tokens(name2));
     namesList = (names, words = (s) => s) => names.slice(0, 3).map(words).join(", ") + (names.length > 3 ? ` and ${names.length - 3} more` : "");
   }
@@ -3958,7 +3958,7 @@ function savedHere(root, env, text, token) {
 function stashesSince(gitDir, savedMs2) {
   const sec = Math.floor(savedMs2 / 1e3);
   const since = (s) => s !== null && (Number.isNaN(sec) || s >= sec);
-  return stashEntries(gitDir).flatMap((e, n2) => e.own && since(e.sec) ? [`stash@{${n2}}`] : []);
+  return stashEntries(gitDir).flatMap((e, n) => e.own && since(e.sec) ? [`stash@{${n}}`] : []);
 }
 async function recordSavedBy(root, env, token, agent) {
   const p = beside(root, env, "saved-by");
@@ -4003,7 +4003,7 @@ function minutesAgo(savedMs2, now) {
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
   return m === 1 ? "1 minute ago" : `${m} minutes ago`;
 }
-function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8")), clone) {
+function handoffOrderOf(text, now, clone, token = tokenOf(Buffer.from(text, "utf8"))) {
   let ms;
   const order = {
     token,
@@ -4013,19 +4013,18 @@ function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8")), c
         ms = st.known ? st.time.ms : null;
       }
       return ms;
+    },
+    savedAfter(since) {
+      const stamp = savesRecord(clone.root, clone.env)?.find((s) => s.token === since)?.stamp;
+      return Date.parse(stamp?.replace(/\+.*$/, "") ?? "") > (order.stateMs ?? Infinity);
     }
-  };
-  if (clone === void 0) return order;
-  order.savedAfter = (since) => {
-    const stamp = savesRecord(clone.root, clone.env)?.find((s) => s.token === since)?.stamp;
-    return Date.parse(stamp?.replace(/\+.*$/, "") ?? "") > (order.stateMs ?? Infinity);
   };
   return order;
 }
 function newerThanHandoff(entry, handoff) {
   if (entry.since !== null && entry.since === handoff.token) return true;
   const after = handoff.stateMs === null || entry.savedMs === null ? null : entry.savedMs > handoff.stateMs;
-  return entry.since === null ? after : after === true && (handoff.savedAfter?.(entry.since) || "unsaved");
+  return entry.since === null ? after : after === true && (handoff.savedAfter(entry.since) || "unsaved");
 }
 function currentCheckpoint(root, handoff, now) {
   for (const entry of listCheckpoints(root, now)) {
@@ -4038,13 +4037,13 @@ function currentCheckpoint(root, handoff, now) {
 }
 function countWords(text) {
   const { items: items2, dropped } = readCheckpointText(text);
-  const n2 = (h, one) => {
+  const n = (h, one) => {
     const k = (items2.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
     return k === 0 ? null : plural(k, one);
   };
-  const plan2 = n2("## Plan state", "step");
-  const parts = [n2("## User requests", "request"), plan2 && `a plan of ${plan2}`, n2("## Files edited", "file")];
-  const all = [...parts, n2("## Commands", "command")].filter((p) => p !== null);
+  const plan2 = n("## Plan state", "step");
+  const parts = [n("## User requests", "request"), plan2 && `a plan of ${plan2}`, n("## Files edited", "file")];
+  const all = [...parts, n("## Commands", "command")].filter((p) => p !== null);
   return all.length > 0 ? all.join(", ") : "tool calls only (no request, plan, file or command)";
 }
 async function checkpointHookLines(root, input, handoffPresent, paused, now, env) {
@@ -4053,7 +4052,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   try {
     if (checkpointsDirState(root) !== "ok") return none();
     const bytes = handoffPresent ? readHead(path19.join(memoryDir(root), FILE_OF.handoff)) : null;
-    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes), { root, env });
+    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, { root, env }, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
     let chosen;
@@ -4094,7 +4093,7 @@ function toldToAnySession(root, token) {
 }
 function checkpointNoteForHandoff(root, handoffText, env, now = Date.now()) {
   try {
-    const order = handoffText === null ? null : handoffOrderOf(handoffText, now, void 0, { root, env });
+    const order = handoffText === null ? null : handoffOrderOf(handoffText, now, { root, env });
     const got = currentCheckpoint(root, order, now);
     if (got === null || got.entry.savedMs === null) return null;
     const name2 = got.entry.name;
@@ -4114,9 +4113,6 @@ function checkpointNoteForHandoff(root, handoffText, env, now = Date.now()) {
   } catch {
     return null;
   }
-}
-function checkpointParked(root) {
-  return orNull(() => currentCheckpoint(root, null, Date.now()) !== null) ?? false;
 }
 var CHECKPOINT_SENTENCES;
 var init_surface = __esm({
@@ -4283,8 +4279,8 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
   if (away !== null || own === null || tree === null || !later && holds(tree, own)) return away;
   const dir = archiveDir(root);
-  const names = existsSync(dir) ? readdirSync(dir).filter((n2) => /^HANDOFF-.*\.md$/.test(n2)) : [];
-  const archived = names.map((n2) => readSmall(path21.join(dir, n2)));
+  const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
+  const archived = names.map((n) => readSmall(path21.join(dir, n)));
   const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
@@ -6029,7 +6025,7 @@ var init_json_hooks = __esm({
     parseJsonc = (text) => parse2(text.replace(/^\uFEFF/, ""), [], JSONC);
     indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
     splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
-    endOf = (n2) => n2.offset + n2.length;
+    endOf = (n) => n.offset + n.length;
     parsedHooks = (text) => hooksOf(parseJsonc(text));
     hooksOf = (v) => isObj(v) && isObj(v.hooks) ? v.hooks : {};
     holdsOurHooks = (text, spec) => oursIn(text).some(oursFor(spec));
@@ -6127,23 +6123,24 @@ function helperLocation(ctx, root) {
   const rel = path24.relative(real(root), abs);
   return { abs, rel: rel.startsWith("..") || path24.isAbsolute(rel) ? null : rel.split(path24.sep).join("/") };
 }
-function targetOf(agent, root, helper, env, dryRun) {
+function targetOf(agent, root, helper, env, dryRun, planned) {
   const global = root === null;
   const home = homeFolder(env);
   const base = root ?? real(home);
-  const target = (edit2, file = userPath(base, edit2.file, global ? env : void 0)) => ({ edit: edit2, file, shown: shownOf(edit2, file, global ? base : null) });
-  const targets = () => agent.edits(helper, global).map((e) => target(e));
-  const planned = /* @__PURE__ */ new Map();
+  const targets = () => agent.edits(helper, global).map((edit2) => {
+    const file = userPath(base, edit2.file, global ? env : void 0);
+    return { edit: edit2, file, shown: shownOf(edit2, file, global ? base : null) };
+  });
   const memDir = root === null ? null : memoryDir(root);
   return { agent, global, base, home, memDir, helper, targets, dryRun, planned };
 }
-function assertLoadable(helper, platform = process.platform) {
-  if (platform === "win32" || !helper.abs.includes("\\")) return;
+function assertLoadable(helper) {
+  if (process.platform === "win32" || !helper.abs.includes("\\")) return;
   throw new Refused(`the helper path ${quotedValue(helper.abs)} holds a backslash, from which Node cannot load it (ERR_INVALID_MODULE_SPECIFIER), so no hook could run; move it to a path without one (nothing was changed)`);
 }
 function agentTargets(ctx, verb, rootOf) {
   const names = ctx.values.agent ?? [];
-  const bad2 = names.find((n2) => !isAgentName(n2));
+  const bad2 = names.find((n) => !isAgentName(n));
   if (names.length === 0 || bad2 !== void 0) {
     const got = bad2 !== void 0 ? `, got ${quotedValue(bad2)}` : "";
     throw new UsageError(`${verb} needs --agent ${AGENT_NAMES}${got}`);
@@ -6153,7 +6150,15 @@ function agentTargets(ctx, verb, rootOf) {
   if (both) throw new UsageError(`${verb}: --global and --root exclude each other`);
   const root = global ? null : rootOf();
   const planned = /* @__PURE__ */ new Map();
-  return [...new Set(names)].map((n2) => ({ ...targetOf(AGENTS[n2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true), planned }));
+  const dryRun = ctx.values["dry-run"] === true;
+  return [...new Set(names)].map((n) => targetOf(
+    AGENTS[n],
+    root,
+    helperLocation(ctx, root),
+    ctx.env,
+    dryRun,
+    planned
+  ));
 }
 var AGENT_NAMES, AGENT_OPTIONS, AGENT_HELP, real, helperShown;
 var init_target = __esm({
@@ -6404,7 +6409,7 @@ function parseStatusV2(out) {
     const skip = kind === "1" ? 8 : kind === "2" ? 9 : kind === "u" ? 10 : kind === "?" || kind === "!" ? 1 : -1;
     if (skip < 0 || kind === "!") continue;
     let at2 = 0;
-    for (let n2 = 0; n2 < skip; n2++) at2 = f.indexOf(" ", at2) + 1;
+    for (let n = 0; n < skip; n++) at2 = f.indexOf(" ", at2) + 1;
     dirty.push(f.slice(at2));
     const parts = f.split(" ");
     if (kind !== "u" && kind !== "?") modes.set(f.slice(at2), [parts[3], parts[5]]);
@@ -6476,7 +6481,7 @@ async function foldedBig(root, env, excludes, s) {
   const folders = new Set(r.code === 0 ? parseStatusV2(r.stdout).dirty.filter((d) => d.endsWith("/")) : []);
   const files = /* @__PURE__ */ new Map();
   for (const d of s.dirty.map((p) => folderOf(folders, p))) if (d !== void 0) files.set(d, (files.get(d) ?? 0) + 1);
-  return foldedInto(s, [...files].filter(([, n2]) => n2 > MAX_DIRTY_HASHES).map(([d]) => d));
+  return foldedInto(s, [...files].filter(([, n]) => n > MAX_DIRTY_HASHES).map(([d]) => d));
 }
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
@@ -6557,9 +6562,9 @@ var init_anchors = __esm({
 });
 
 // src/guard/partition.ts
-function partitionPoint(n2, before) {
+function partitionPoint(n, before) {
   let lo = 0;
-  let hi = n2;
+  let hi = n;
   while (lo < hi) {
     const mid = lo + hi >>> 1;
     if (before(mid)) lo = mid + 1;
@@ -6616,13 +6621,13 @@ function looksLikeCode(value) {
 }
 function shannonEntropy(s) {
   const counts = /* @__PURE__ */ new Map();
-  let n2 = 0;
+  let n = 0;
   for (const ch of s) {
     counts.set(ch, (counts.get(ch) ?? 0) + 1);
-    n2++;
+    n++;
   }
   let h = 0;
-  for (const c of counts.values()) h -= c / n2 * Math.log2(c / n2);
+  for (const c of counts.values()) h -= c / n * Math.log2(c / n);
   return h;
 }
 function globallyAllowed(secret, hexNamed = false, uuid = false) {
@@ -7312,9 +7317,9 @@ function awsUnnamedSpans(text) {
     }
     const from = m.index + m[0].length;
     let to = from;
-    for (let n2 = 0; to < text.length && to - from < AWS_SECTION_CHARS; to++) {
+    for (let n = 0; to < text.length && to - from < AWS_SECTION_CHARS; to++) {
       if (text[to] !== "\n") continue;
-      if (++n2 > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
+      if (++n > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
     }
     const section = text.slice(from, to);
     if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
@@ -7673,12 +7678,12 @@ function secretSpan(m) {
   return [m.index, m.index + m[0].length];
 }
 function codePoints2(text, from, to) {
-  let n2 = 0;
+  let n = 0;
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
-    if (c < 56320 || c > 57343 || i === from) n2++;
+    if (c < 56320 || c > 57343 || i === from) n++;
   }
-  return n2;
+  return n;
 }
 function keywordsIn(lower) {
   allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
@@ -7854,8 +7859,8 @@ var init_redact = __esm({
     GENERIC_KEY = "(?:(?<p>pass(?:word|wd|phrase))|(?<=[_.-])(?<q>pass|pwd)|(?<![A-Za-z0-9])(?<b>pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_. -]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?|(?:encryption|signing|master|hmac|jwt|cipher|aes)[_.-]?key|(?<k>[_.-]key))";
     passwordNamed = (m) => ["p", "q", "e"].some((g) => m.groups?.[g] !== void 0) || m.groups?.["b"] !== void 0 && /^P(?:ASS|WD)/.test(m[0]);
     CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
-    CLI_ARG = (n2) => `(?:"(?<sd${n2}>[^"\\n]{1,256})"|'(?<sq${n2}>[^'\\n]{1,256})'|(?<s${n2}>${CLI_VALUE}))`;
-    CLI_PAIR = (sep, n2) => `(?:"[^"\\s${sep}]{1,128}${sep}(?<sd${n2}>[^"\\n]{1,256})"|'[^'\\s${sep}]{1,128}${sep}(?<sq${n2}>[^'\\n]{1,256})'|[^\\s${sep}"']{1,128}${sep}(?<s${n2}>[^\\s"']{1,256}))`;
+    CLI_ARG = (n) => `(?:"(?<sd${n}>[^"\\n]{1,256})"|'(?<sq${n}>[^'\\n]{1,256})'|(?<s${n}>${CLI_VALUE}))`;
+    CLI_PAIR = (sep, n) => `(?:"[^"\\s${sep}]{1,128}${sep}(?<sd${n}>[^"\\n]{1,256})"|'[^'\\s${sep}]{1,128}${sep}(?<sq${n}>[^'\\n]{1,256})'|[^\\s${sep}"']{1,128}${sep}(?<s${n}>[^\\s"']{1,256}))`;
     CLI_PASSWORD_FLAGS = [
       `(?<![\\w-])--(?:password|passwd|passphrase|pass|PASSWORD)(?:=|[ \\t]+)${CLI_ARG(1)}`,
       `\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p${CLI_ARG(3)}`,
@@ -8345,8 +8350,8 @@ var init_validate = __esm({
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-    SECTION_INDEX = new Map(SECTION_TITLES.map((n2, i) => [n2.toLowerCase(), i]));
-    SECTION_ORDER = SECTION_TITLES.map((n2) => `## ${n2}`).join(", ");
+    SECTION_INDEX = new Map(SECTION_TITLES.map((n, i) => [n.toLowerCase(), i]));
+    SECTION_ORDER = SECTION_TITLES.map((n) => `## ${n}`).join(", ");
     sectionIndex = (title) => SECTION_INDEX.get(title.toLowerCase());
     rule3 = ruleOf();
     onAnchors = (c, when, message) => c.anchorLines !== null && when ? [at(c.anchorsAt.line, message)] : [];
@@ -8446,7 +8451,7 @@ var init_validate = __esm({
       }),
       rule3("next-step", "finding", "nextSteps", (c) => {
         const message = "a next step naming no path, command or check: too vague to start cold";
-        const out = steps(c).flatMap((n2) => CONCRETE.test(n2.text) ? [] : [at(n2.line, message)]);
+        const out = steps(c).flatMap((n) => CONCRETE.test(n.text) ? [] : [at(n.line, message)]);
         const heading = c.first.get("next steps");
         if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
         return out;
@@ -8692,11 +8697,11 @@ function fitEntry(heading, items2, redacted = /* @__PURE__ */ new Set()) {
 `, kept: true }));
   const byLabel = /* @__PURE__ */ new Map();
   shown2.forEach(({ label }, i) => (byLabel.get(label) ?? byLabel.set(label, []).get(label)).push(i));
-  const droppedLine = (n2) => n2 > 0 ? `- Dropped: (${n2} more items left out)
+  const droppedLine = (n) => n > 0 ? `- Dropped: (${n} more items left out)
 ` : "";
   let total = Buffer.byteLength(`${heading}
 
-`) + shown2.reduce((n2, x) => n2 + Buffer.byteLength(x.line), 0);
+`) + shown2.reduce((n, x) => n + Buffer.byteLength(x.line), 0);
   let left = 0;
   while (total + Buffer.byteLength(droppedLine(left)) > ENTRY_MAX_BYTES && left < shown2.length) {
     let busiest = [];
@@ -8720,10 +8725,10 @@ function parseJournal(text, kind = "month") {
   let current = null;
   for (let i = 2; i < lines2.length; i++) {
     const line = lines2[i];
-    const n2 = i + 1;
+    const n = i + 1;
     if (/^(<{7}|={7}|>{7})( |$)/.test(line)) {
       const message = "a merge conflict marker: resolve the conflict (keep both sides' entries, each once)";
-      problems.push({ line: n2, message });
+      problems.push({ line: n, message });
       continue;
     }
     if (line.trim() === "") {
@@ -8745,7 +8750,7 @@ function parseJournal(text, kind = "month") {
     const heading = "`## <YYYY-MM-DDTHH:MM:SSZ> save|resume <16 hex>`";
     const outside = `outside an entry: expected a heading ${heading} or a blank line`;
     const inside = `expected \`- <Label>: <text>\` with a known label (${ENTRY_LABELS.join(", ")})`;
-    problems.push({ line: n2, message: current === null ? outside : inside });
+    problems.push({ line: n, message: current === null ? outside : inside });
   }
   return { entries: entries2, problems };
 }
@@ -8997,9 +9002,6 @@ var init_store2 = __esm({
 
 // src/journal/record.ts
 import path31 from "node:path";
-function monthIndex(period) {
-  return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
-}
 function savedMs(text) {
   const saved = parseHandoff(text).saved;
   if (saved === null || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(saved)) return null;
@@ -9041,8 +9043,8 @@ function retriedNotes(root, priorToken) {
   return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, ${why}; ${todo}`);
 }
 async function handoffWithToken(root, token) {
-  const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path31.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path31.join(archiveDir(root), n2))]) {
+  const archived = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n));
+  for (const f of [path31.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path31.join(archiveDir(root), n))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -9085,7 +9087,7 @@ function summaryLine(entries2) {
   const saves = entries2.filter((e) => e.kind === "save").length;
   const resumes = entries2.length - saves;
   const listed = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
-  const count = (label) => entries2.reduce((n2, e) => n2 + listed(e, label).length, 0);
+  const count = (label) => entries2.reduce((n, e) => n + listed(e, label).length, 0);
   const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
   parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
@@ -9123,7 +9125,8 @@ ${out.slice(end)}`;
   return out;
 }
 async function foldOne(root, nowMonth, fp) {
-  const old = (period2) => monthIndex(nowMonth) - monthIndex(period2) >= FOLD_AFTER_MONTHS;
+  const months = (period2) => Number(period2.slice(0, 4)) * 12 + Number(period2.slice(5, 7));
+  const old = (period2) => months(nowMonth) - months(period2) >= FOLD_AFTER_MONTHS;
   const due = listJournal(root).filter((f) => f.kind === "month" && old(f.period));
   if (due.length === 0) return null;
   const period = due[0].period;
@@ -9399,7 +9402,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path32.join(dir, n2)) === ino);
+  return listDir(dir).filter((n) => inoOf(path32.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -9433,7 +9436,7 @@ function plantedPrivate(root) {
   return out;
 }
 function needsRepair(root) {
-  return pendingRepairs(root).length > 0 || listDir(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || listDir(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
+  return pendingRepairs(root).length > 0 || listDir(memoryDir(root)).some((n) => DEAD_LOCK.test(n)) || listDir(archiveDir(root)).some((n) => ARCHIVE_TEMP.test(n));
 }
 var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
 var init_recover = __esm({
@@ -9659,8 +9662,8 @@ import path34 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   const bytes = orNull(() => readFileSync(claimPath));
   if (bytes === null) return void 0;
-  return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path34.join(dir, n2);
+  return listDir(dir).filter((n) => ARCHIVE_NAME.test(n)).find((n) => {
+    const p = path34.join(dir, n);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     return orNull(() => readFileSync(p))?.equals(bytes) === true;
@@ -9671,7 +9674,7 @@ function saveId(e) {
 }
 async function dropArchiveTemps(arch, fp) {
   const out = [];
-  for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
+  for (const name2 of listDir(arch).filter((n) => ARCHIVE_TEMP.test(n))) {
     const p = path34.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
@@ -9745,7 +9748,7 @@ async function repair(root, fp) {
   }
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
-    for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
+    for (const name2 of listDir(memDir).filter((n) => DEAD_LOCK.test(n))) {
       rmSync(path34.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
@@ -9875,11 +9878,6 @@ async function saveDocument(req) {
   const notes = [...repairs, ...built.notes, ...done2?.warnings ?? [], ...journal];
   return { file, unchanged: done2 === null, token: saved.token, archived: done2?.archived ?? null, notes };
 }
-function schemaRefusal(file, errors) {
-  const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
-}
 function scoreNotes(v) {
   const shown2 = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
   const lines2 = issueLines(shown2.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
@@ -9909,7 +9907,11 @@ function checkDocument(raw, kind, root) {
   } else {
     errors = validateLedger(decoded.text, kind, redacted).errors;
   }
-  if (errors.length > 0) throw schemaRefusal(file, errors);
+  if (errors.length > 0) {
+    const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
+    const count = errors.filter((e) => e.rule !== "more").length + Number(more);
+    throw new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+  }
   return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
 }
 function savedLines(pass, marked) {
@@ -9922,9 +9924,6 @@ function savedLines(pass, marked) {
   }
   const { toRedacted } = lineMaps(pass);
   return (line) => line === 0 ? 0 : at2[toRedacted(line) - 1] ?? line;
-}
-function minutes(ms) {
-  return Math.round(Math.abs(ms) / 6e4);
 }
 function editAnchors(text, edit2) {
   const range = handoffLayout(text).anchors;
@@ -9977,6 +9976,7 @@ async function buildDocument(checked, root, anchors) {
 async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const priorText2 = prior ? prior.bytes.toString("utf8") : null;
   const nowMs = Date.now();
+  const minutes = (ms) => Math.round(Math.abs(ms) / 6e4);
   const iso = isoSeconds(nowMs);
   const stamped = stampSaved(checked.text, iso);
   if (stamped.replaced !== null) {
@@ -10447,6 +10447,7 @@ var init_check = __esm({
     init_unmerged();
     init_store2();
     init_pause();
+    init_files();
     init_common();
     init_types();
     init_surface();
@@ -10535,7 +10536,8 @@ printed too and the code is kept.
         const tree = state === "parked" && pipe === null ? inspections[0].text : void 0;
         const newest = away || typeof tree === "string" ? await newestSave(root, ctx.env, tree ?? null, branches) : null;
         const stashed = away ? newest : null;
-        if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
+        const captured = () => orNull(() => currentCheckpoint(root, null, Date.now()) !== null) ?? false;
+        if (stashed !== null || state === null && files.handoff === "missing" && captured()) state = "parked";
         state ??= "clean";
         const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
         const paused = pauseSwitch(memoryDir(root), ctx.env);
@@ -10617,7 +10619,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -10800,7 +10802,7 @@ async function objectIds(git, revs) {
   return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
 }
 async function untrackedInStashes(git, count, paths) {
-  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n) => paths.map((p) => ({ n, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   const found = safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
@@ -10839,7 +10841,7 @@ async function gatherFateLogs(git, opts) {
     stashes > 0 ? run(stashLog) : [],
     untrackedInStashes(git, stashes, paths)
   ]);
-  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
+  const n = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
   const byName = /* @__PURE__ */ new Map();
   for (const t of tracked ?? []) byName.set(t.name, t);
   for (const u of untracked.found) {
@@ -10847,9 +10849,9 @@ async function gatherFateLogs(git, opts) {
     t.paths.set(u.p, u.id);
     byName.set(u.stash, t);
   }
-  for (const t of byName.values()) t.time = entries2[n2(t.name)]?.sec ?? null;
-  const own = [...byName.values()].filter((t) => entries2[n2(t.name)]?.own !== false);
-  const all = tracked === null ? null : own.sort((a, b) => n2(a.name) - n2(b.name));
+  for (const t of byName.values()) t.time = entries2[n(t.name)]?.sec ?? null;
+  const own = [...byName.values()].filter((t) => entries2[n(t.name)]?.own !== false);
+  const all = tracked === null ? null : own.sort((a, b) => n(a.name) - n(b.name));
   return { onHead, elsewhere, stashes: all, renames, unasked: untracked.unasked };
 }
 var ZERO, UNASKED, RAW, MERGES;
@@ -10967,12 +10969,12 @@ function patchesKept(f) {
 function headClauses(f, verdict, notHere, memoryOnly, older) {
   const head = short(f.saved.head);
   const pre = older === 0 ? "" : ` (${older} of them committed before the save)`;
-  const n2 = f.commitsSinceDate;
-  const byDate = n2 === null ? [] : [`${plural(n2, "commit")} on HEAD since the saved date`];
+  const n = f.commitsSinceDate;
+  const byDate = n === null ? [] : [`${plural(n, "commit")} on HEAD since the saved date`];
   if (verdict === "unverifiable") return [unverifiableClause(f, notHere), ...byDate];
   if (patchesKept(f)) {
-    const n3 = f.savedCopied ?? null;
-    const copies = n3 === 1 ? "the saved commit is on HEAD as a new commit" : `the ${n3 === null ? "" : `${n3} `}saved commits are on HEAD as new commits`;
+    const n2 = f.savedCopied ?? null;
+    const copies = n2 === 1 ? "the saved commit is on HEAD as a new commit" : `the ${n2 === null ? "" : `${n2} `}saved commits are on HEAD as new commits`;
     const since = f.sinceSaved ?? 0;
     const brought = "committed before the save and brought in by the rebase";
     const others = older === 0 ? `${plural(since, "other commit")} on HEAD since the save` : older === since ? `${plural(since, "other commit")} now on HEAD, ${brought}` : `${plural(since, "other commit")} now on HEAD: ${since - older} committed since the save, ${older} ${brought}`;
@@ -11525,12 +11527,12 @@ async function branchPresent(git, branch) {
 }
 async function memoryOnlyOf(h, git) {
   const ours = await oursOnly(git, [...h.attributesAhead, ...h.attributesBehind]);
-  const n2 = (ids) => ids.filter((id) => ours.has(id)).length;
-  const older = h.olderAhead + h.olderAttributes.length - n2(h.olderAttributes);
+  const n = (ids) => ids.filter((id) => ours.has(id)).length;
+  const older = h.olderAhead + h.olderAttributes.length - n(h.olderAttributes);
   const aheadPaths = h.truncated ? null : new Set(h.aheadPaths);
-  if (n2(h.attributesAhead) < h.attributesAhead.length) aheadPaths?.add(ATTRIBUTES);
-  const ahead = h.memoryOnlyAhead + n2(h.attributesAhead);
-  return { ahead, behind: h.memoryOnlyBehind + n2(h.attributesBehind), older, aheadPaths };
+  if (n(h.attributesAhead) < h.attributesAhead.length) aheadPaths?.add(ATTRIBUTES);
+  const ahead = h.memoryOnlyAhead + n(h.attributesAhead);
+  return { ahead, behind: h.memoryOnlyBehind + n(h.attributesBehind), older, aheadPaths };
 }
 async function olderUnlogged(git, h, facts, revs) {
   const sec = savedSecOf(facts);
@@ -11726,12 +11728,6 @@ __export(drift_exports, {
   driftVerb: () => driftVerb,
   renderDrift: () => renderDrift
 });
-function n(v) {
-  return v === null ? "unknown" : String(v);
-}
-function fateWord(f) {
-  return placeWords(f) ?? (f.fate === "not-here" ? "not in this clone" : f.fate);
-}
 function renderDrift(r) {
   const paths = (ps, none = "none found") => ps.map(quotedPath).join(", ") || none;
   const branch = (b, none) => b === null ? none : branchWords(b, withoutTokens);
@@ -11740,7 +11736,9 @@ function renderDrift(r) {
   const up = r.upstream;
   const gap = up?.ahead == null ? "gone" : `${up.ahead} ahead, ${up.behind} behind`;
   const upWords = up === null ? "none" : `${branchWords(up.name, withoutTokens)}, ${gap}`;
-  const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`);
+  const fate = (f) => placeWords(f) ?? (f.fate === "not-here" ? "not in this clone" : f.fate);
+  const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fate(f)}`);
+  const n = (v) => v === null ? "unknown" : String(v);
   const committer = r.provenance?.committer ?? null;
   const by = committer === null ? "" : `; last committed by ${committer}`;
   const since = r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`;
@@ -11866,9 +11864,9 @@ exit: 0 report printed (any verdict)
 
 // src/brief/cut.ts
 function cpLength(s) {
-  let n2 = 0;
-  for (const _ of s) n2++;
-  return n2;
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
 }
 function codeSpans(s, limit) {
   const runEnd = (k) => {
@@ -11942,13 +11940,13 @@ function fitClauses(clauses, max) {
   return cutAtWord(kept.length === 1 && cpLength(joined()) > max ? kept[0].text : joined(), max);
 }
 function fitList(items2, shownMax, max, cutOne) {
-  let n2 = Math.min(items2.length, shownMax);
+  let n = Math.min(items2.length, shownMax);
   const render2 = (k) => {
     const more = items2.length > k ? ` (+${items2.length - k} more)` : "";
     return { text: `${items2.slice(0, k).join("; ")}${more}`, more };
   };
-  while (n2 > 1 && cpLength(render2(n2).text) > max) n2--;
-  const r = render2(n2);
+  while (n > 1 && cpLength(render2(n).text) > max) n--;
+  const r = render2(n);
   if (cpLength(r.text) <= max) return r.text;
   return `${cutOne(items2[0], max - cpLength(r.more))}${r.more}`;
 }
@@ -11999,8 +11997,8 @@ function countLedger(text, needles) {
   const heads = top.filter((b) => b.type === "heading" && b.depth === 2);
   const items2 = top.filter((b) => b.type === "list").flatMap((l) => l.children);
   const entries2 = heads.length > 0 ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length)) : items2.map((b) => body.slice(b.start, b.end));
-  const useful = needles.filter((n2) => n2.length >= 3);
-  const matching = entries2.filter((e) => useful.some((n2) => e.includes(n2))).length;
+  const useful = needles.filter((n) => n.length >= 3);
+  const matching = entries2.filter((e) => useful.some((n) => e.includes(n))).length;
   return { entries: entries2.length, matching };
 }
 function ledgerText(name2, c) {
@@ -12149,10 +12147,10 @@ function parseCheckpoint(text) {
 }
 function planStatusOf(cp) {
   if (cp.plan.length === 0) return { text: `none captured ${CAPTURED}`, current: null };
-  const n2 = (s) => cp.plan.filter((p) => p.status === s).length;
+  const n = (s) => cp.plan.filter((p) => p.status === s).length;
   const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
-  const bits = [`${n2("done")} done`, `${n2("doing")} in progress`, `${n2("open")} todo`];
-  if (n2("dropped") > 0) bits.push(`${n2("dropped")} abandoned`);
+  const bits = [`${n("done")} done`, `${n("doing")} in progress`, `${n("open")} todo`];
+  if (n("dropped") > 0) bits.push(`${n("dropped")} abandoned`);
   if (cp.planCut > 0) bits.push(`${cp.planCut} older left out of the checkpoint`);
   const at2 = current?.status === "doing" ? "in progress" : "next";
   const where = current ? `; ${at2}: ${flatten(current.text, 160)}` : "";
@@ -12216,7 +12214,7 @@ async function coldBriefFromCheckpoint(root) {
   return got === null ? null : { ...briefFromCheckpoint(got.text, got.age), source: "checkpoint" };
 }
 async function briefWithCheckpoint(root, handoffText, brief, now, env) {
-  const got = await newestText(root, handoffOrderOf(handoffText, now, void 0, { root, env }), now);
+  const got = await newestText(root, handoffOrderOf(handoffText, now, { root, env }), now);
   if (got === null) return brief;
   return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }
@@ -12385,7 +12383,7 @@ ${i.text}`));
   const text = editItems(later.replace(/\r\n?/g, "\n"), (section, t) => {
     if (!was.has(key(section, t)) || kept.has(key(section, t))) return void 0;
     if (section === "failed approaches" && !editedIn(t, otherEdits)) return void 0;
-    const there = otherNext[baseNext.findIndex((n2) => key(section, n2) === key(section, t))] ?? "";
+    const there = otherNext[baseNext.findIndex((n) => key(section, n) === key(section, t))] ?? "";
     if (section === "next steps" && there !== "" && ![was, mine].some((k) => k.has(key(section, there)))) {
       return /^\[-\]/.test(there) ? null : there;
     }
@@ -12435,8 +12433,8 @@ ${i.text}`));
   return { text: numberNext(out), added: { decisions: decisions.length, failed: failed.length } };
 }
 function mergeCountsText(c) {
-  const n2 = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
-  return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
+  const n = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
+  return `${n(c.decisions, "decision", "decisions")}, ${n(c.failed, "failed approach", "failed approaches")}`;
 }
 function onRegularFile(p, flags, use) {
   const fd = openSync(p, flags | NOFOLLOW);
@@ -12573,10 +12571,6 @@ __export(brief_exports, {
   briefVerb: () => briefVerb
 });
 import path40 from "node:path";
-function sideTime(text, now) {
-  const st = stateTimeOfText(text, now);
-  return st.known ? `saved ${st.time.iso}` : "of unknown age";
-}
 function withDriftNote(b, note, rank = RANK.note) {
   const driftClauses = b.driftClauses ? [{ text: note, rank }, ...b.driftClauses] : void 0;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
@@ -12665,7 +12659,11 @@ exit: 0 brief printed
         const sides = conflictSides(loaded.text);
         const advice = loaded.pasted ? null : await conflictNote(root, ctx.env, sides === null ? [] : ["HANDOFF.md"]);
         if (sides !== null || advice !== null) {
-          const both = sides && `HANDOFF.md has unresolved merge conflicts: one side ${sideTime(sides.ours, now)}, the other ${sideTime(sides.theirs, now)}`;
+          const sideTime = (text) => {
+            const st = stateTimeOfText(text, now);
+            return st.known ? `saved ${st.time.iso}` : "of unknown age";
+          };
+          const both = sides && `HANDOFF.md has unresolved merge conflicts: one side ${sideTime(sides.ours)}, the other ${sideTime(sides.theirs)}`;
           const message = `${both ?? "memory is conflicted"}; ${advice ?? conflictAdvice(["HANDOFF.md"], [], false)}`;
           return ok(json2 ? `${JSON.stringify({ brief: null, message })}
 ` : `${message}
@@ -13571,7 +13569,7 @@ ${pair}`) };
 }
 function workTrees(common) {
   const linked = path44.join(common, "worktrees");
-  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n2) => readSmall(path44.join(linked, n2, "gitdir")));
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path44.join(linked, n, "gitdir")));
   return [path44.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path44.dirname(g.trim()))];
 }
 async function uninstall(t, env) {
@@ -13690,11 +13688,6 @@ var init_installer = __esm({
 
 // src/agents/skill-place.ts
 import path45 from "node:path";
-function linkFolderFor(agent, global) {
-  const folders = agent.skillFolders[global ? "home" : "project"];
-  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
-  return folders[0];
-}
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
@@ -13813,10 +13806,6 @@ function applySteps(from, to, steps2) {
     renameSync(temp, dest);
   }
 }
-function makeLink(place, target) {
-  mkdirSync(path45.dirname(place), { recursive: true });
-  symlinkSync(path45.relative(path45.dirname(place), target), place, "dir");
-}
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
   return ask.undo ? undo(ctx, plan2) : init(ctx, plan2, ask.replace);
@@ -13839,7 +13828,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   }
   const side = global ? "home" : "project";
   const at2 = (rel2) => userPath(base, rel2, global ? ctx.env : void 0);
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(at2(m))));
+  let agents = named.length > 0 ? [...new Set(named)].map((n) => AGENTS[n]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(at2(m))));
   if (named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
@@ -13883,11 +13872,12 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
   const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
-  const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan2.planned };
+  const t = targetOf(agent, root, helper, ctx.env, dryRun, plan2.planned);
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
 }
 function linkPlaces(plan2, agents) {
-  const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
+  const folders = agents.map((a) => a.skillFolders[plan2.global ? "home" : "project"]);
+  const places = folders.filter((f) => f.length > 0 && !f.includes(".agents/skills")).map((f) => f[0]);
   return [...new Set(places)].map((f) => path45.join(plan2.at(f), "session-handoff"));
 }
 async function uncommitted(ctx, plan2) {
@@ -13906,8 +13896,8 @@ function collected() {
   return { ...out, take: (o) => void (out.lines.push(...o.lines), out.notes.push(...o.notes)) };
 }
 function counted(steps2) {
-  const n2 = (a) => steps2.filter((s) => s.action === a).length;
-  const parts = [`${n2("create")} new files`, `${n2("update")} changed`, `${n2("remove")} removed`];
+  const n = (a) => steps2.filter((s) => s.action === a).length;
+  const parts = [`${n("create")} new files`, `${n("update")} changed`, `${n("remove")} removed`];
   return parts.filter((s) => !s.startsWith("0 ")).join(", ");
 }
 function refuseLinkOnTheWay(plan2) {
@@ -13972,7 +13962,8 @@ async function init(ctx, plan2, replace) {
       after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown2(l.place)}`);
     else {
-      if (!plan2.dryRun) makeLink(l.place, dest);
+      if (!plan2.dryRun) mkdirSync(path45.dirname(l.place), { recursive: true });
+      if (!plan2.dryRun) symlinkSync(path45.relative(path45.dirname(l.place), dest), l.place, "dir");
       after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown2(l.place)} -> ${shown2(dest)}`);
     }
   }
@@ -13992,12 +13983,12 @@ async function init(ctx, plan2, replace) {
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
   const dir = path45.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n2) => saves !== null && lstatOrNull(path45.join(dir, n2)));
+  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path45.join(dir, n)));
   if (names.length === 0) return [];
   const shown2 = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown2}: this clone's record of its handoffs in .ai/memory`];
   if (!plan2.dryRun) {
-    for (const n2 of names) rmSync(path45.join(dir, n2), { force: true });
+    for (const n of names) rmSync(path45.join(dir, n), { force: true });
     removeEmptyDirs([dir]);
   }
   return [`${plan2.dryRun ? "would remove" : "removed"} ${shown2}: this clone's record of its saves`];
@@ -14026,7 +14017,7 @@ async function undo(ctx, plan2) {
   const folder = lstatOrNull(dest)?.isDirectory() === true;
   const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
-  const others = folder ? readdirSync(dest).filter((n2) => n2 !== RECORD && !SKILL_ENTRIES.includes(n2)).sort() : [];
+  const others = folder ? readdirSync(dest).filter((n) => n !== RECORD && !SKILL_ENTRIES.includes(n)).sort() : [];
   const recordToo = kept.length + others.length === 0 && exists(path45.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0) {
@@ -14038,7 +14029,7 @@ async function undo(ctx, plan2) {
     lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown2(dest)}` : whole);
   }
   for (const rel of kept) lines2.push(`left ${shown2(path45.join(dest, rel))}: you edited it since init copied it`);
-  for (const n2 of others) lines2.push(`left ${shown2(path45.join(dest, n2))}: init did not copy it`);
+  for (const n of others) lines2.push(`left ${shown2(path45.join(dest, n))}: init did not copy it`);
   const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path45.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
   const made = (record2?.createdDirs ?? []).map((rel) => path45.join(plan2.base, rel)).filter((d) => mayMake.has(d));
@@ -14133,7 +14124,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
         const root = v.root;
         if (v.global === true && root !== void 0) throw new UsageError("init: --global and --root exclude each other");
         const named = v.agent ?? [];
-        const bad2 = named.find((n2) => !isAgentName(n2));
+        const bad2 = named.find((n) => !isAgentName(n));
         if (bad2 !== void 0) throw new UsageError(`init: unknown agent ${quotedValue(bad2)}; name one of ${AGENT_NAMES}`);
         const ask = {
           named,
@@ -14297,14 +14288,6 @@ function codexTrust(env, home, hooksFile) {
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
 }
-function budgetFinding(text, file, fixCmd2) {
-  const span = findBlock(text, file);
-  const end = span === null ? 0 : blockEndByte(text, span);
-  if (end <= CODEX_BUDGET) return null;
-  const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
-  const fix = `${fixCmd2} (it moves the block to the top)`;
-  return { what: `${file}: the session-handoff block ends at byte ${end}, ${past}`, fix };
-}
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
@@ -14402,7 +14385,16 @@ async function installState(r, name2, edit2) {
   if (text === null) return why === null ? "absent" : "unreadable";
   const state = judge(r, name2, edit2, text, reinstall);
   const found = startCommands(edit2, text, file, state === "current");
-  for (const argv of found.run) await startRun(r, shown2, argv, name2);
+  for (const argv of found.run) {
+    const run = await runStart(shown2, argv, r.root, r.env);
+    r.runs.push(run);
+    if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
+    else if (run.code !== 0) {
+      const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
+      const what2 = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
+      r.problems.push({ what: what2, fix: reinstall });
+    }
+  }
   for (const c of found.foreign) {
     const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
     const what2 = `${shown2}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
@@ -14410,8 +14402,12 @@ async function installState(r, name2, edit2) {
   }
   if (!installed(state)) return state;
   if (path47.basename(edit2.file) === "AGENTS.md") {
-    const over = budgetFinding(text, edit2.file, reinstall);
-    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
+    const span = findBlock(text, edit2.file);
+    const end = span === null ? 0 : blockEndByte(text, span);
+    const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
+    const what2 = `${edit2.file}: the session-handoff block ends at byte ${end}, ${past}`;
+    const fix2 = `${reinstall} (it moves the block to the top)`;
+    if (end > CODEX_BUDGET && !r.problems.some((p) => p.what === what2)) r.problems.push({ what: what2, fix: fix2 });
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
     if (name2 === "codex") r.notes.push(`codex: ${subfolders}`);
   }
@@ -14480,9 +14476,9 @@ function pluginInstalls(r) {
   }
 }
 function driverFix(r) {
-  const here = (n2) => !r.global && Object.values(r.agents[n2].install).some(installed);
+  const here = (n) => !r.global && Object.values(r.agents[n].install).some(installed);
   const names = Object.keys(r.agents).filter(here);
-  if (names.length > 0) return fixCmd(r, `install ${names.map((n2) => `--agent ${n2}`).join(" ")}`);
+  if (names.length > 0) return fixCmd(r, `install ${names.map((n) => `--agent ${n}`).join(" ")}`);
   return `${fixCmd(r, "init")} (add --agent NAME when it finds no agent's folder)`;
 }
 async function memoryState(r, journal) {
@@ -14516,7 +14512,7 @@ async function memoryState(r, journal) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
     problems.push({ what, fix: driverFix(r) });
   }
-  const archives = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+  const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
     const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
@@ -14552,16 +14548,6 @@ async function gitState(r) {
     return { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
   } catch (err) {
     return err instanceof GitUnavailable && err.reason === "missing" ? "git was not found on PATH" : null;
-  }
-}
-async function startRun(r, shown2, argv, name2) {
-  const run = await runStart(shown2, argv, r.root, r.env);
-  r.runs.push(run);
-  if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
-  else if (run.code !== 0) {
-    const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
-    const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
-    r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
 }
 var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed, editsOf, json;
@@ -14625,7 +14611,7 @@ function reportText(result) {
     const stderr = run.stderr.trim() ? `; stderr ${quotedValue(run.stderr.trim().slice(0, 300))}` : "";
     lines2.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said2}${stderr}`);
   }
-  for (const n2 of notes) lines2.push(`note: ${n2}`);
+  for (const n of notes) lines2.push(`note: ${n}`);
   const { verdict, archives, journal, paused, git } = memory;
   const state = (g) => `${g.ignored ? "ignored" : "not ignored"}, ${g.tracked ? "tracked" : "untracked"}`;
   const gitWords = git === null ? "not a repository" : typeof git === "string" ? git : state(git);
@@ -15181,7 +15167,7 @@ function claudeUsage(rec) {
   const usage = obj(message?.usage);
   if (usage === null) return null;
   const kinds = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"];
-  const used = kinds.reduce((n2, k) => n2 + num(usage[k]), 0);
+  const used = kinds.reduce((n, k) => n + num(usage[k]), 0);
   const model = str(message?.model);
   if (used === 0 || model === "<synthetic>") return null;
   const asked = str(rec.requestedModel);
@@ -15547,9 +15533,9 @@ function usagePoints(events) {
   return out;
 }
 function countToolCalls(events, after = -1) {
-  let n2 = 0;
-  for (const ev of events) if (ev.line > after) n2 += ev.calls.filter((c) => c.item !== true).length;
-  return n2;
+  let n = 0;
+  for (const ev of events) if (ev.line > after) n += ev.calls.filter((c) => c.item !== true).length;
+  return n;
 }
 function captureSource(cap) {
   return `${cap.format} ${cap.version ?? "unknown"}`;
@@ -15617,7 +15603,9 @@ function captureOf(format2, events) {
       if (run !== void 0) run.status = r.status;
       waiting.delete(r.id);
       openScripts.delete(r.id);
-      taskCreated(plans, r.id, r.task ?? null);
+      const created = plans.taskCreates.get(r.id);
+      if (created !== void 0 && r.task != null) plans.tasks.set(r.task, created);
+      plans.taskCreates.delete(r.id);
     }
     for (const call of ev.calls) {
       if (call.item === true) {
@@ -15664,12 +15652,6 @@ function plan(plans, call) {
   if (known !== void 0 && task.status !== void 0) known.status = task.status;
   if (known !== void 0 && task.subject !== void 0) known.text = task.subject;
 }
-function taskCreated(plans, id, taskId) {
-  const created = plans.taskCreates.get(id);
-  if (created === void 0) return;
-  if (taskId !== null) plans.tasks.set(taskId, created);
-  plans.taskCreates.delete(id);
-}
 var init_parsers = __esm({
   "src/agents/transcripts/parsers.ts"() {
     "use strict";
@@ -15683,9 +15665,9 @@ function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync(fd, buf, got, length - got, position + got);
-    if (n2 === 0) break;
-    got += n2;
+    const n = readSync(fd, buf, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
   }
   return buf.subarray(0, got);
 }
@@ -15842,10 +15824,6 @@ function safeItem(raw, max, findings) {
   findings.push(...found);
   return sanitize(text, { max, redact: false });
 }
-function relativePath(file, root) {
-  const prefix = root.endsWith("/") ? root : `${root}/`;
-  return file.startsWith(prefix) ? file.slice(prefix.length) : file;
-}
 function renderSections(head, sections) {
   const out = [...head];
   for (const s of sections) {
@@ -15874,17 +15852,19 @@ function renderCheckpoint(input) {
     "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; a handoff written later supersedes it."
   ];
   const list2 = (heading, all, item) => {
-    const n2 = all?.length ?? 0;
-    return { heading, items: (all ?? []).slice(-LISTED_ITEMS).map(item), dropped: Math.max(0, n2 - LISTED_ITEMS) };
+    const n = all?.length ?? 0;
+    return { heading, items: (all ?? []).slice(-LISTED_ITEMS).map(item), dropped: Math.max(0, n - LISTED_ITEMS) };
   };
   const safe = (text2, max) => safeItem(text2, max, findings);
   const said2 = (what, raw, max) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
   const command = (c) => safe(c, CAP.command).replace(/`/g, "'");
   const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said2("The user wrote", r, CAP.request));
+  const root = input.root.endsWith("/") ? input.root : `${input.root}/`;
+  const file = (f) => safe(f.startsWith(root) ? f.slice(root.length) : f, CAP.file);
   const sections = [
     { heading: "## User requests", items: requests, dropped: 0 },
     list2("## Plan state", cap?.plan, (p) => `- ${MARK[p.status]} ${safe(p.text, CAP.plan)}`),
-    list2("## Files edited", cap?.filesEdited, (f) => `- ${quotePath(safe(relativePath(f, input.root), CAP.file))}`),
+    list2("## Files edited", cap?.filesEdited, (f) => `- ${quotePath(file(f))}`),
     list2("## Commands", cap?.commands, (c) => `- \`${command(c.command)}\` \u2014 ${c.status}`),
     {
       heading: "## Last claim",
@@ -16234,7 +16214,7 @@ var init_capture2 = __esm({
       removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
       noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
       usage: (what) => `checkpoint: ${what}; nothing was captured`,
-      overlong: (n2, bytes) => `checkpoint: skipped ${n2} of the transcript's record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
+      overlong: (n, bytes) => `checkpoint: skipped ${n} of the transcript's record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
       redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
     };
     LOCK_BUDGET_MS = 1200;
@@ -16747,7 +16727,7 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
       const text = await readText(path53.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
@@ -16925,7 +16905,7 @@ function group(list2) {
     resumes: list2.length,
     followed: judged.filter((r) => r.followed === "yes").length,
     judged: judged.length,
-    retried: list2.reduce((n2, r) => n2 + r.retried, 0),
+    retried: list2.reduce((n, r) => n + r.retried, 0),
     resumesWithRetry: list2.filter((r) => r.retried > 0).length,
     medianCallsToFirstEdit: median(list2.flatMap((r) => r.callsToFirstEdit === null ? [] : [r.callsToFirstEdit]))
   };
@@ -17300,8 +17280,8 @@ async function runVerb(name2, verb, proc) {
       cwd: proc.cwd,
       readStdin: async (maxBytes = MAX_STDIN_BYTES) => {
         const bytes = await proc.readStdin(maxBytes);
-        const n2 = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
-        if (bytes.length > maxBytes) throw new Refused(`stdin is more than ${n2} bytes; send at most ${n2} bytes`);
+        const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
+        if (bytes.length > maxBytes) throw new Refused(`stdin is more than ${n} bytes; send at most ${n} bytes`);
         return bytes;
       },
       readStdinWithin: (ms, maxBytes = MAX_STDIN_BYTES) => proc.readStdinWithin(ms, maxBytes),
@@ -17705,9 +17685,9 @@ function readFd(fd, maxBytes, deadline) {
   let total = 0;
   while (total <= maxBytes) {
     const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
-    let n2;
+    let n;
     try {
-      n2 = readSync(fd, buf, 0, buf.length, null);
+      n = readSync(fd, buf, 0, buf.length, null);
     } catch (err) {
       const code = err.code;
       if (code === "EOF" || code === "EBADF") break;
@@ -17716,10 +17696,10 @@ function readFd(fd, maxBytes, deadline) {
       pause(deadline === void 0 ? 2 : 1);
       continue;
     }
-    if (n2 === 0) break;
-    const got = buf.subarray(0, n2);
+    if (n === 0) break;
+    const got = buf.subarray(0, n);
     chunks.push(got);
-    total += n2;
+    total += n;
     if (deadline !== void 0 && wholeJson(chunks, got)) break;
   }
   return Buffer.concat(chunks);

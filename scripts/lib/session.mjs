@@ -3286,7 +3286,7 @@ function minutesAgo(savedMs, now) {
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
   return m === 1 ? "1 minute ago" : `${m} minutes ago`;
 }
-function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8")), clone) {
+function handoffOrderOf(text, now, clone, token = tokenOf(Buffer.from(text, "utf8"))) {
   let ms;
   const order = {
     token,
@@ -3296,19 +3296,18 @@ function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8")), c
         ms = st.known ? st.time.ms : null;
       }
       return ms;
+    },
+    savedAfter(since) {
+      const stamp = savesRecord(clone.root, clone.env)?.find((s) => s.token === since)?.stamp;
+      return Date.parse(stamp?.replace(/\+.*$/, "") ?? "") > (order.stateMs ?? Infinity);
     }
-  };
-  if (clone === void 0) return order;
-  order.savedAfter = (since) => {
-    const stamp = savesRecord(clone.root, clone.env)?.find((s) => s.token === since)?.stamp;
-    return Date.parse(stamp?.replace(/\+.*$/, "") ?? "") > (order.stateMs ?? Infinity);
   };
   return order;
 }
 function newerThanHandoff(entry, handoff) {
   if (entry.since !== null && entry.since === handoff.token) return true;
   const after = handoff.stateMs === null || entry.savedMs === null ? null : entry.savedMs > handoff.stateMs;
-  return entry.since === null ? after : after === true && (handoff.savedAfter?.(entry.since) || "unsaved");
+  return entry.since === null ? after : after === true && (handoff.savedAfter(entry.since) || "unsaved");
 }
 function currentCheckpoint(root, handoff, now) {
   for (const entry of listCheckpoints(root, now)) {
@@ -3344,7 +3343,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
   try {
     if (checkpointsDirState(root) !== "ok") return none();
     const bytes = handoffPresent ? readHead(path22.join(memoryDir(root), FILE_OF.handoff)) : null;
-    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes), { root, env });
+    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, { root, env }, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
     let chosen;

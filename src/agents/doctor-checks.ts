@@ -59,16 +59,6 @@ export function codexTrust(env: Record<string, string | undefined>, home: string
   return found ? "entry present (review again if the command changed)" : "no trust entry";
 }
 
-/** The finding for a block of ours in AGENTS.md ending past the 32 KiB Codex reads; null otherwise. */
-export function budgetFinding(text: string, file: string, fixCmd: string): { what: string; fix: string } | null {
-  const span = findBlock(text, file);
-  const end = span === null ? 0 : blockEndByte(text, span);
-  if (end <= CODEX_BUDGET) return null;
-  const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
-  const fix = `${fixCmd} (it moves the block to the top)`;
-  return { what: `${file}: the session-handoff block ends at byte ${end}, ${past}`, fix };
-}
-
 /** What running one installed SessionStart command printed; `notRun` says why it was not run. */
 export type StartRun = { file: string; code: number | null; stdout: string; stderr: string; notRun?: string };
 
@@ -220,7 +210,17 @@ async function installState(r: Report, name: AgentName, edit: Edit): Promise<str
   if (text === null) return why === null ? "absent" : "unreadable";
   const state = judge(r, name, edit, text, reinstall);
   const found = startCommands(edit, text, file, state === "current");
-  for (const argv of found.run) await startRun(r, shown, argv, name);
+  for (const argv of found.run) {
+    const run = await runStart(shown, argv, r.root, r.env);
+    r.runs.push(run);
+    // A command doctor has no shell for is not run, and not broken (Windows without Git Bash).
+    if (run.notRun !== undefined) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
+    else if (run.code !== 0) {
+      const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0]!)}` : "";
+      const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
+      r.problems.push({ what, fix: reinstall });
+    }
+  }
   for (const c of found.foreign) {
     const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
     const what = `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}…` : c)}`;
@@ -228,8 +228,13 @@ async function installState(r: Report, name: AgentName, edit: Edit): Promise<str
   }
   if (!installed(state)) return state;
   if (path.basename(edit.file) === "AGENTS.md") {
-    const over = budgetFinding(text, edit.file, reinstall);
-    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
+    // A block of ours ending past the 32 KiB of AGENTS.md text Codex reads.
+    const span = findBlock(text, edit.file);
+    const end = span === null ? 0 : blockEndByte(text, span);
+    const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
+    const what = `${edit.file}: the session-handoff block ends at byte ${end}, ${past}`;
+    const fix = `${reinstall} (it moves the block to the top)`;
+    if (end > CODEX_BUDGET && !r.problems.some((p) => p.what === what)) r.problems.push({ what, fix });
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
     if (name === "codex") r.notes.push(`codex: ${subfolders}`);
   }
@@ -400,18 +405,5 @@ async function gitState(r: Report): Promise<{ ignored: boolean; tracked: boolean
     return { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
   } catch (err) {
     return err instanceof GitUnavailable && err.reason === "missing" ? "git was not found on PATH" : null;
-  }
-}
-
-/** One installed start command, run as the harness runs it: what a session would see. */
-async function startRun(r: Report, shown: string, argv: string[], name: AgentName): Promise<void> {
-  const run = await runStart(shown, argv, r.root, r.env);
-  r.runs.push(run);
-  // A command doctor has no shell for is not run, and not broken (Windows without Git Bash).
-  if (run.notRun !== undefined) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
-  else if (run.code !== 0) {
-    const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0]!)}` : "";
-    const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
-    r.problems.push({ what, fix: agentFix(r, "install", name) });
   }
 }

@@ -24,13 +24,6 @@ const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates
 /** The one copy, in the project or in HOME (the skills installers' place too). */
 export const CANONICAL = ".agents/skills/session-handoff";
 
-/** The folder (relative to the base) where `agent` finds the skill when it does not read the copy's folder. */
-function linkFolderFor(agent: Agent, global: boolean): string | null {
-  const folders = agent.skillFolders[global ? "home" : "project"];
-  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
-  return folders[0]!;
-}
-
 /** Every file under the skill's entries of `dir`, relative to it, `/`-separated, sorted. */
 function skillFiles(dir: string): string[] {
   const out: string[] = [];
@@ -183,12 +176,6 @@ function applySteps(from: string, to: string, steps: FileStep[]): void {
   }
 }
 
-/** Links `place` to `target`, relative so that a committed link works in every clone. */
-function makeLink(place: string, target: string): void {
-  mkdirSync(path.dirname(place), { recursive: true });
-  symlinkSync(path.relative(path.dirname(place), target), place, "dir");
-}
-
 type Plan = ReturnType<typeof planOf>;
 
 /** What `init` was asked, its options checked; `named` may be empty (then the project's agents). */
@@ -270,14 +257,14 @@ async function agentRun(ctx: Caller, plan: Plan, run: typeof install, agent: Age
   const root = plan.global ? null : plan.base;
   const helper = helperLocation({ cwd: ctx.cwd, helperPath: path.join(plan.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...(plan.global ? { global: true } : { root: plan.base }) };
-  // One dry run's planned texts for every agent: each sees what the earlier ones would leave, as the real run does.
-  const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan.planned };
+  const t = targetOf(agent, root, helper, ctx.env, dryRun, plan.planned);
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
 }
 
-/** The link places of the agents that do not read the copy's folder. */
+/** The link places (each agent's first skills folder) of the agents that do not read the copy's folder. */
 function linkPlaces(plan: Plan, agents: Agent[]): string[] {
-  const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f): f is string => f !== null);
+  const folders = agents.map((a) => a.skillFolders[plan.global ? "home" : "project"]);
+  const places = folders.filter((f) => f.length > 0 && !f.includes(".agents/skills")).map((f) => f[0]!);
   return [...new Set(places)].map((f) => path.join(plan.at(f), "session-handoff"));
 }
 
@@ -370,7 +357,9 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
       after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
     else {
-      if (!plan.dryRun) makeLink(l.place, dest);
+      // Relative, so that a committed link works in every clone.
+      if (!plan.dryRun) mkdirSync(path.dirname(l.place), { recursive: true });
+      if (!plan.dryRun) symlinkSync(path.relative(path.dirname(l.place), dest), l.place, "dir");
       after.push(`${plan.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
     }
   }

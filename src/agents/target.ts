@@ -7,7 +7,7 @@ import { realOrNull } from "../store/fs.ts";
 import { AGENTS, isAgentName } from "./index.ts";
 import { shellQuote } from "./command.ts";
 import { shownOf, userPath } from "./plan.ts";
-import type { Agent, AgentName, Edit, HelperLocation } from "./types.ts";
+import type { Agent, AgentName, HelperLocation } from "./types.ts";
 
 export const AGENT_NAMES = Object.keys(AGENTS).join("|");
 
@@ -50,16 +50,19 @@ export function helperLocation(ctx: Pick<Caller, "cwd" | "helperPath">, root: st
 export const helperShown = (ctx: Pick<Caller, "cwd" | "helperPath">, root: string): string =>
   ((h) => shellQuote(h.rel ?? h.abs))(helperLocation(ctx, root));
 
-/** Where install and uninstall act: `base` is the project root or HOME; `memDir` (null with --global) may be paused. */
-export function targetOf(agent: Agent, root: string | null, helper: HelperLocation, env: Env, dryRun: boolean) {
+/**
+ * Where install and uninstall act: `base` is the project root or HOME; `memDir` (null with --global) may be paused.
+ * `planned`: a dry run's texts of the files it would write, shared by its agents so each sees what the earlier left.
+ */
+export function targetOf(agent: Agent, root: string | null, helper: HelperLocation, env: Env, dryRun: boolean,
+  planned: Map<string, string | null>) {
   const global = root === null;
   const home = homeFolder(env);
   const base = root ?? real(home);
-  const target = (edit: Edit, file = userPath(base, edit.file, global ? env : undefined)) =>
-    ({ edit, file, shown: shownOf(edit, file, global ? base : null) });
-  const targets = () => agent.edits(helper, global).map((e) => target(e));
-  // A dry run's texts of the files it would write: init's agents share one, so each sees what the earlier ones left.
-  const planned = new Map<string, string | null>();
+  const targets = () => agent.edits(helper, global).map((edit) => {
+    const file = userPath(base, edit.file, global ? env : undefined);
+    return { edit, file, shown: shownOf(edit, file, global ? base : null) };
+  });
   const memDir = root === null ? null : memoryDir(root);
   return { agent, global, base, home, memDir, helper, targets, dryRun, planned };
 }
@@ -67,8 +70,8 @@ export function targetOf(agent: Agent, root: string | null, helper: HelperLocati
 export type Target = ReturnType<typeof targetOf>;
 
 /** Refuses a helper path holding a backslash outside Windows: Node loads no ES module from there, nor runs a hook. */
-export function assertLoadable(helper: HelperLocation, platform = process.platform): void {
-  if (platform === "win32" || !helper.abs.includes("\\")) return;
+export function assertLoadable(helper: HelperLocation): void {
+  if (process.platform === "win32" || !helper.abs.includes("\\")) return;
   throw new Refused(`the helper path ${quotedValue(helper.abs)} holds a backslash, from which Node cannot load it ` +
     "(ERR_INVALID_MODULE_SPECIFIER), so no hook could run; move it to a path without one (nothing was changed)");
 }
@@ -85,8 +88,8 @@ export function agentTargets(ctx: Caller, verb: string, rootOf: () => string): T
   const both = global && typeof ctx.values.root === "string";
   if (both) throw new UsageError(`${verb}: --global and --root exclude each other`);
   const root = global ? null : rootOf();
-  // One dry run's planned texts for every agent, as init's: each sees what the earlier ones would leave.
   const planned = new Map<string, string | null>();
-  return [...new Set(names as AgentName[])].map((n) =>
-    ({ ...targetOf(AGENTS[n], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true), planned }));
+  const dryRun = ctx.values["dry-run"] === true;
+  return [...new Set(names as AgentName[])].map((n) => targetOf(AGENTS[n], root, helperLocation(ctx, root), ctx.env,
+    dryRun, planned));
 }

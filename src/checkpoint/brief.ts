@@ -109,7 +109,7 @@ export async function coldBriefFromCheckpoint(root: string): Promise<Brief | nul
 
 export async function briefWithCheckpoint(root: string, handoffText: string, brief: Brief, now: number,
   env: Record<string, string | undefined>) {
-  const got = await newestText(root, handoffOrderOf(handoffText, now, undefined, { root, env }), now);
+  const got = await newestText(root, handoffOrderOf(handoffText, now, { root, env }), now);
   if (got === null) return brief;
   return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }

@@ -47,11 +47,6 @@ export function safeItem(raw: string, max: number, findings: RedactionFinding[])
   return sanitize(text, { max, redact: false });
 }
 
-function relativePath(file: string, root: string): string {
-  const prefix = root.endsWith("/") ? root : `${root}/`;
-  return file.startsWith(prefix) ? file.slice(prefix.length) : file;
-}
-
 const MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" } as const;
 
 const ANCHORS = "## Environment anchors";
@@ -98,10 +93,12 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
   const said = (what: string, raw: string, max: number) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
   const command = (c: string) => safe(c, CAP.command).replace(/`/g, "'");
   const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said("The user wrote", r, CAP.request));
+  const root = input.root.endsWith("/") ? input.root : `${input.root}/`;
+  const file = (f: string) => safe(f.startsWith(root) ? f.slice(root.length) : f, CAP.file);
   const sections: Section[] = [
     { heading: "## User requests", items: requests, dropped: 0 },
     list("## Plan state", cap?.plan, (p) => `- ${MARK[p.status]} ${safe(p.text, CAP.plan)}`),
-    list("## Files edited", cap?.filesEdited, (f) => `- ${quotePath(safe(relativePath(f, input.root), CAP.file))}`),
+    list("## Files edited", cap?.filesEdited, (f) => `- ${quotePath(file(f))}`),
     list("## Commands", cap?.commands, (c) => `- \`${command(c.command)}\` — ${c.status}`),
     {
       heading: "## Last claim",

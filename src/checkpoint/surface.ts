@@ -5,7 +5,7 @@ import { plural } from "../guard/words.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, sessionFileId, writeDelivered,
   readCheckpointText, type CheckpointEntry } from "./store.ts";
 import { readHead } from "../store/fs.ts";
-import { orNull, readStable, tokenOf } from "../store/files.ts";
+import { readStable, tokenOf } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
 import { isProbeSession } from "../agents/harness-path.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
@@ -21,11 +21,11 @@ export function minutesAgo(savedMs: number | null, now: number): string {
 
 /** The current handoff as a checkpoint is ordered against it: its token and state time (null when unknown), and
  * whether this clone's record of saves has a save of `token` stamped after that time. */
-export type HandoffOrder = { token: string; stateMs: number | null; savedAfter?: (token: string) => boolean };
+export type HandoffOrder = { token: string; stateMs: number | null; savedAfter: (token: string) => boolean };
 
 // The state time is parsed only when first asked: a checkpoint with `Since-handoff:` is ordered by token alone.
-export function handoffOrderOf(text: string, now: number, token = tokenOf(Buffer.from(text, "utf8")),
-  clone?: { root: string; env: Env }): HandoffOrder {
+export function handoffOrderOf(text: string, now: number, clone: { root: string; env: Env },
+  token = tokenOf(Buffer.from(text, "utf8"))): HandoffOrder {
   let ms: number | null | undefined;
   const order: HandoffOrder = {
     token,
@@ -36,11 +36,10 @@ export function handoffOrderOf(text: string, now: number, token = tokenOf(Buffer
       }
       return ms;
     },
-  };
-  if (clone === undefined) return order;
-  order.savedAfter = (since) => {
-    const stamp = savesRecord(clone.root, clone.env)?.find((s) => s.token === since)?.stamp;
-    return Date.parse(stamp?.replace(/\+.*$/, "") ?? "") > (order.stateMs ?? Infinity);
+    savedAfter(since) {
+      const stamp = savesRecord(clone.root, clone.env)?.find((s) => s.token === since)?.stamp;
+      return Date.parse(stamp?.replace(/\+.*$/, "") ?? "") > (order.stateMs ?? Infinity);
+    },
   };
   return order;
 }
@@ -54,7 +53,7 @@ type Newer = boolean | null | "unsaved";
 function newerThanHandoff(entry: CheckpointEntry, handoff: HandoffOrder): Newer {
   if (entry.since !== null && entry.since === handoff.token) return true;
   const after = handoff.stateMs === null || entry.savedMs === null ? null : entry.savedMs > handoff.stateMs;
-  return entry.since === null ? after : after === true && (handoff.savedAfter?.(entry.since) || "unsaved");
+  return entry.since === null ? after : after === true && (handoff.savedAfter(entry.since) || "unsaved");
 }
 
 type Chosen = { entry: CheckpointEntry; newer: Newer };
@@ -123,7 +122,7 @@ export async function checkpointHookLines(
   try {
     if (checkpointsDirState(root) !== "ok") return none();
     const bytes = handoffPresent ? readHead(path.join(memoryDir(root), FILE_OF.handoff)) : null;
-    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes), { root, env });
+    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, { root, env }, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
     let chosen: Chosen | null;
@@ -171,7 +170,7 @@ function toldToAnySession(root: string, token: string): boolean {
  * handoff, or with no handoff. Never throws. */
 export function checkpointNoteForHandoff(root: string, handoffText: string | null, env: Env, now = Date.now()) {
   try {
-    const order = handoffText === null ? null : handoffOrderOf(handoffText, now, undefined, { root, env });
+    const order = handoffText === null ? null : handoffOrderOf(handoffText, now, { root, env });
     const got = currentCheckpoint(root, order, now);
     if (got === null || got.entry.savedMs === null) return null;
     const name = got.entry.name;
@@ -193,9 +192,4 @@ export function checkpointNoteForHandoff(root: string, handoffText: string | nul
   } catch {
     return null;
   }
-}
-
-/** True when a capture is parked (for `check` with no handoff): anchors-only checkpoints never count. */
-export function checkpointParked(root: string): boolean {
-  return orNull(() => currentCheckpoint(root, null, Date.now()) !== null) ?? false;
 }

@@ -28,10 +28,6 @@ const FOLD_KEPT = new Set([
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-function monthIndex(period: string): number {
-  return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
-}
-
 /** The save time of a handoff's `Saved:` line, or null when it is not an ISO UTC time. */
 function savedMs(text: string): number | null {
   const saved = parseHandoff(text).saved;
@@ -175,7 +171,8 @@ export function boundYear(text: string): string {
 
 /** A crash between the year file's publication and the month files' removal is finished by the next fold. */
 async function foldOne(root: string, nowMonth: string, fp?: string): Promise<string | null> {
-  const old = (period: string) => monthIndex(nowMonth) - monthIndex(period) >= FOLD_AFTER_MONTHS;
+  const months = (period: string) => Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7));
+  const old = (period: string) => months(nowMonth) - months(period) >= FOLD_AFTER_MONTHS;
   const due = listJournal(root).filter((f) => f.kind === "month" && old(f.period));
   if (due.length === 0) return null;
   const period = due[0]!.period;

@@ -112,12 +112,6 @@ export async function saveDocument(req: SaveRequest) {
 /** Most findings `write` prints on stderr; `validate` lists them all. */
 const MAX_FINDINGS_SHOWN = 20;
 
-function schemaRefusal(file: string, errors: readonly Issue[]): Refused {
-  const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
-}
-
 function scoreNotes(v: Validation): string[] {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
   const lines = issueLines(shown.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
@@ -156,7 +150,11 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string) {
   } else {
     errors = validateLedger(decoded.text, kind, redacted).errors;
   }
-  if (errors.length > 0) throw schemaRefusal(file, errors);
+  if (errors.length > 0) {
+    const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
+    const count = errors.filter((e) => e.rule !== "more").length + Number(more);
+    throw new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+  }
   return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
 }
 
@@ -172,10 +170,6 @@ function savedLines(pass: RedactedText, marked: string): (line: number) => numbe
   }
   const { toRedacted } = lineMaps(pass);
   return (line) => (line === 0 ? 0 : (at[toRedacted(line) - 1] ?? line));
-}
-
-function minutes(ms: number): number {
-  return Math.round(Math.abs(ms) / 60_000);
 }
 
 function editAnchors(text: string, edit: (body: string[]) => string[]): string {
@@ -244,6 +238,7 @@ async function buildHandoff(
 ) {
   const priorText = prior ? prior.bytes.toString("utf8") : null;
   const nowMs = Date.now();
+  const minutes = (ms: number) => Math.round(Math.abs(ms) / 60_000);
   const iso = isoSeconds(nowMs);
   const stamped = stampSaved(checked.text, iso);
   if (stamped.replaced !== null) {

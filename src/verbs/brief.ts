@@ -22,11 +22,6 @@ import { loadMemoryText } from "../guard/memory-text.ts";
 import { ok, type Verb } from "./types.ts";
 import { helperShown } from "../agents/target.ts";
 
-function sideTime(text: string, now: number): string {
-  const st = stateTimeOfText(text, now);
-  return st.known ? `saved ${st.time.iso}` : "of unknown age";
-}
-
 // A fixed note first in Drift & lessons, as a ranked clause, so the field stays within its length.
 function withDriftNote(b: Brief, note: string, rank: number = RANK.note): Brief {
   const driftClauses = b.driftClauses ? [{ text: note, rank }, ...b.driftClauses] : undefined;
@@ -96,8 +91,12 @@ exit: 0 brief printed
     // A merge git has not finished is no handoff to resume either, markers or not (a save over them).
     const advice = loaded.pasted ? null : await conflictNote(root, ctx.env, sides === null ? [] : ["HANDOFF.md"]);
     if (sides !== null || advice !== null) {
-      const both = sides && `HANDOFF.md has unresolved merge conflicts: one side ${sideTime(sides.ours, now)}, ` +
-        `the other ${sideTime(sides.theirs, now)}`;
+      const sideTime = (text: string) => {
+        const st = stateTimeOfText(text, now);
+        return st.known ? `saved ${st.time.iso}` : "of unknown age";
+      };
+      const both = sides && `HANDOFF.md has unresolved merge conflicts: one side ${sideTime(sides.ours)}, ` +
+        `the other ${sideTime(sides.theirs)}`;
       const message = `${both ?? "memory is conflicted"}; ${advice ?? conflictAdvice(["HANDOFF.md"], [], false)}`;
       return ok(json ? `${JSON.stringify({ brief: null, message })}\n` : `${message}\n`, loaded.warnings, 2);
     }

@@ -9,9 +9,10 @@ import { configPipe } from "../git/config-pipe.ts";
 import { conflictAdvice, unmergedMemory } from "../git/unmerged.ts";
 import { listJournal, readJournalText } from "../journal/store.ts";
 import { pauseSwitch } from "../store/pause.ts";
+import { orNull } from "../store/files.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
-import { checkpointNoteForHandoff, checkpointParked } from "../checkpoint/surface.ts";
+import { checkpointNoteForHandoff, currentCheckpoint } from "../checkpoint/surface.ts";
 import { helperShown } from "../agents/target.ts";
 
 /** The result of `check` (docs/design.md#check); `--json` prints it. */
@@ -134,7 +135,8 @@ printed too and the code is kept.
     const newest = away || typeof tree === "string" ? await newestSave(root, ctx.env, tree ?? null, branches) : null;
     const stashed = away ? newest : null;
     // Leftovers in checkpoints/ never change the code (docs/design.md#checkpoints); a checkpoint is parked state.
-    if (stashed !== null || (state === null && files.handoff === "missing" && checkpointParked(root))) state = "parked";
+    const captured = () => orNull(() => currentCheckpoint(root, null, Date.now()) !== null) ?? false;
+    if (stashed !== null || (state === null && files.handoff === "missing" && captured())) state = "parked";
     state ??= "clean";
     const code = ({ clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 } as const)[state];
     const paused = pauseSwitch(memoryDir(root), ctx.env);

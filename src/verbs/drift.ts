@@ -12,16 +12,6 @@ import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "../store/handoff-input.ts";
 import { ok, type Verb } from "./types.ts";
 
-// A count git could not give (the saved HEAD unreachable, no repository): said in words.
-function n(v: number | null): string {
-  return v === null ? "unknown" : String(v);
-}
-
-// A fate in the words of drift's fact lines.
-function fateWord(f: DirtyFate): string {
-  return placeWords(f) ?? (f.fate === "not-here" ? "not in this clone" : f.fate);
-}
-
 /** Human rendering of a drift report: the summary first, then one fact per line. */
 export function renderDrift(r: DriftReport): string {
   const paths = (ps: readonly string[], none = "none found") => ps.map(quotedPath).join(", ") || none;
@@ -31,7 +21,10 @@ export function renderDrift(r: DriftReport): string {
   const up = r.upstream;
   const gap = up?.ahead == null ? "gone" : `${up.ahead} ahead, ${up.behind} behind`;
   const upWords = up === null ? "none" : `${branchWords(up.name, withoutTokens)}, ${gap}`;
-  const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fateWord(f)}`);
+  const fate = (f: DirtyFate) => placeWords(f) ?? (f.fate === "not-here" ? "not in this clone" : f.fate);
+  const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fate(f)}`);
+  // A count git could not give (the saved HEAD unreachable, no repository): said in words.
+  const n = (v: number | null) => (v === null ? "unknown" : String(v));
   const committer = r.provenance?.committer ?? null;
   const by = committer === null ? "" : `; last committed by ${committer}`;
   const since = r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`;

@@ -33,7 +33,10 @@ export function captureOf(format: TranscriptFormat, events: readonly LineEvents[
       if (run !== undefined) run.status = r.status;
       waiting.delete(r.id);
       openScripts.delete(r.id);
-      taskCreated(plans, r.id, r.task ?? null);
+      // A TaskCreate's answer names the task its later updates name.
+      const created = plans.taskCreates.get(r.id);
+      if (created !== undefined && r.task != null) plans.tasks.set(r.task, created);
+      plans.taskCreates.delete(r.id);
     }
     for (const call of ev.calls) {
       if (call.item === true) {
@@ -89,11 +92,4 @@ function plan(plans: Plans, call: Call): void {
   const known = plans.tasks.get(task.update);
   if (known !== undefined && task.status !== undefined) known.status = task.status;
   if (known !== undefined && task.subject !== undefined) known.text = task.subject;
-}
-
-function taskCreated(plans: Plans, id: string, taskId: string | null): void {
-  const created = plans.taskCreates.get(id);
-  if (created === undefined) return;
-  if (taskId !== null) plans.tasks.set(taskId, created);
-  plans.taskCreates.delete(id);
 }
