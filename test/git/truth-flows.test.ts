@@ -3,10 +3,10 @@
 // rebase that squashes the saved commit while a stash holds it, another branch, a fresh
 // clone, and a teammate's save pulled through the merge driver.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { briefBody, helper, tempDir, type Run } from "../helpers.ts";
+import { briefBody, helper, lastingTempDir, tempDir, type Run } from "../helpers.ts";
 import { inProcess } from "../in-process.ts";
 
 interface Repo {
@@ -75,17 +75,25 @@ const DOC = [
   "",
 ].join("\n");
 
+let template: string | null = null;
+
+/** A repository with one commit: made with git once for this file, then copied (the same repository, no git runs). */
 function newRepo(): { home: string; r: Repo } {
+  if (template === null) {
+    const dir = path.join(lastingTempDir("sh-truth-template-"), "work");
+    mkdirSync(dir);
+    const r = person(path.join(dir, "..", "me"), dir, "Alice");
+    r.git("init", "-q");
+    writeFileSync(path.join(dir, "a.ts"), "a\n");
+    writeFileSync(path.join(dir, "Ky.ts"), "k\n");
+    r.git("add", "-A");
+    r.git("commit", "-qm", "initial");
+    template = dir;
+  }
   const home = tempDir("sh-truth-");
   const dir = path.join(home, "work");
-  mkdirSync(dir);
-  const r = person(path.join(home, "me"), dir, "Alice");
-  r.git("init", "-q");
-  writeFileSync(path.join(dir, "a.ts"), "a\n");
-  writeFileSync(path.join(dir, "Ky.ts"), "k\n");
-  r.git("add", "-A");
-  r.git("commit", "-qm", "initial");
-  return { home, r };
+  cpSync(template, dir, { recursive: true, preserveTimestamps: true });
+  return { home, r: person(path.join(home, "me"), dir, "Alice") };
 }
 
 async function save(r: Repo): Promise<void> {
