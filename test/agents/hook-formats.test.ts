@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { ENVELOPES, renderHook, type HookFormat } from "../../src/agents/render.ts";
 import { HOOK_LIMIT } from "../../src/verbs/hook.ts";
 import { gitRepo, helper, MARKER } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 const FORMATS = Object.keys(ENVELOPES) as HookFormat[];
 const GOLDEN_DIR = path.join(import.meta.dirname, "..", "fixtures", "hook");
@@ -75,19 +76,22 @@ function golden(name: string, actual: string): string {
   return readFileSync(file, "utf8");
 }
 
+// The formats run in this process (test/in-process.ts): the envelope is the subject, not the
+// process. The session bundle is spawned for the text reference of each state and for the root
+// taken from stdin, as harnesses run it.
 describe("hook --format", () => {
   const cases = FORMATS.flatMap((format) => (["handoff", "foreign", "lessons"] as State[]).map((state) => [format, state] as const));
   // The text hook's output in a project of each state: it names no path, so one run serves every format.
   const textOf: Partial<Record<State, string>> = {};
 
-  it.each(cases)("%s, %s: matches its golden, parses as the harness does, stays short", (format, state) => {
+  it.each(cases)("%s, %s: matches its golden, parses as the harness does, stays short", async (format, state) => {
     const root = project(state);
-    const r = helper(["hook", "--mode", "session", "--root", root, "--format", format]);
+    const r = await inProcess(["hook", "--mode", "session", "--root", root, "--format", format]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(golden(`${format}.${state}.txt`, r.stdout));
     expect(r.stdout.length).toBeLessThan(HOOK_LIMIT);
     const context = HARNESS_READS[format](r.stdout);
-    // The same sentences in every envelope: text is the reference, run once for each state.
+    // The same sentences in every envelope: text is the reference, spawned once for each state.
     const text = (textOf[state] ??= helper(["hook", "--mode", "session", "--root", root]).stdout);
     expect(context.trimEnd()).toBe(text.trimEnd());
     expect(context).not.toContain("IGNORE PREVIOUS");
@@ -95,25 +99,25 @@ describe("hook --format", () => {
     if (state === "foreign") expect(context).toContain("failed memory safety or schema checks");
   });
 
-  it.each(FORMATS)("%s: prints nothing at all when every file is missing (gemini: {})", (format) => {
+  it.each(FORMATS)("%s: prints nothing at all when every file is missing (gemini: {})", async (format) => {
     const root = gitRepo();
-    const r = helper(["hook", "--mode", "session", "--root", root, "--format", format]);
+    const r = await inProcess(["hook", "--mode", "session", "--root", root, "--format", format]);
     // Gemini CLI would show empty stdout's stderr as a chat line: it gets an empty object.
     expect(r).toMatchObject({ code: 0, stdout: format === "gemini" ? "{}\n" : "" });
   });
 
-  it.each(FORMATS)("%s: paused prints the paused sentence in the envelope", (format) => {
+  it.each(FORMATS)("%s: paused prints the paused sentence in the envelope", async (format) => {
     const root = gitRepo();
     mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
     writeFileSync(path.join(root, ".ai", "memory", "PAUSE"), "");
-    const r = helper(["hook", "--mode", "session", "--root", root, "--format", format]);
+    const r = await inProcess(["hook", "--mode", "session", "--root", root, "--format", format]);
     expect(r.code).toBe(0);
     expect(HARNESS_READS[format](r.stdout)).toContain("paused");
   });
 
-  it.each(["json", "", "CLAUDE", "claude-code"])("an unknown format %j prints nothing, exit 0, a note on stderr", (format) => {
+  it.each(["json", "", "CLAUDE", "claude-code"])("an unknown format %j prints nothing, exit 0, a note on stderr", async (format) => {
     const root = project("handoff");
-    const r = helper(["hook", "--mode", "session", "--root", root, "--format", format]);
+    const r = await inProcess(["hook", "--mode", "session", "--root", root, "--format", format]);
     expect(r).toMatchObject({ code: 0, stdout: "" });
     expect(r.stderr).toContain("--format must be");
   });

@@ -3,7 +3,7 @@
 // project (no memory yet) and a warm one (memory saved). Instructions that don't work are bugs
 // (skill.md). The bundle is copied under a path with a space, as real install paths have. The
 // shell parses each command; a command that is one call of the helper then runs in this process
-// with the argv and stdin the shell gave it (shell()); the kill switch, the hook snippet and
+// with the argv and stdin the shell gave it (shell()); the hook's kill switch, the hook snippet and
 // the crash spawn the built bundle.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
@@ -426,29 +426,29 @@ describe("the save and resume flows as SKILL.md tells them", () => {
 });
 
 describe("recovery as memory-contract.md describes it", () => {
-  it("check exits 1 after a crashed save, recover repairs it, check then sees the parked handoff", () => {
+  it("check exits 1 after a crashed save, recover repairs it, check then sees the parked handoff", async () => {
     const root = scratch("warm");
-    // Spawned throughout, as the crash must be: the documents' commands as a shell runs them.
-    const token = /^CURRENT-SHA256: (\S+)$/m.exec(helper(["read", "handoff", "--root", root]).stdout)![1]!;
+    // The crash is spawned, as it must be; the documents' commands run as shell() runs them.
+    const token = await tokenOf(root, ["read", "handoff"]);
     // A changed document: the parked one sent again would be `unchanged`, no claim made.
     const changed = EXAMPLES.handoff.replace("## Open questions\n", "## Open questions\n- Is 1 GB the right spill threshold?\n");
     const crashed = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], changed, {
       MEMORY_IO_FAILPOINT: "after-claim:crash",
     });
     expect(crashed.signal ?? crashed.status).toBe("SIGKILL");
-    const check = () => spawnShell(fill(documented("check").text, root), root, "");
-    expect(check().status).toBe(1);
-    const recover = spawnShell(fill(documented("recover").text, root), root, "");
+    const check = () => shell(fill(documented("check").text, root), root, "");
+    expect((await check()).status).toBe(1);
+    const recover = await shell(fill(documented("recover").text, root), root, "");
     expect(recover.status, recover.stderr).toBe(0);
-    expect(check().status).toBe(2);
+    expect((await check()).status).toBe(2);
   });
 });
 
 describe("the kill switch as memory-contract.md describes it", () => {
   const write = (root: string, extraEnv: NodeJS.ProcessEnv) =>
-    spawnShell(fill(documented("write", "handoff").text, root, "absent", ".ai/memory/drafts/handoff-0123abcd.md"), root, EXAMPLES.handoff, extraEnv);
+    shell(fill(documented("write", "handoff").text, root, "absent", ".ai/memory/drafts/handoff-0123abcd.md"), root, EXAMPLES.handoff, extraEnv);
 
-  it.each(["memory-dir PAUSE", "SESSION_HANDOFF_PAUSE", "config PAUSE", "SESSION_HANDOFF_DISABLE=1"])("%s pauses writes (exit 4), reads keep working", (which) => {
+  it.each(["memory-dir PAUSE", "SESSION_HANDOFF_PAUSE", "config PAUSE", "SESSION_HANDOFF_DISABLE=1"])("%s pauses writes (exit 4), reads keep working", async (which) => {
     const root = scratch("cold");
     let extraEnv: NodeJS.ProcessEnv = {};
     if (which === "memory-dir PAUSE") {
@@ -466,11 +466,11 @@ describe("the kill switch as memory-contract.md describes it", () => {
     } else {
       extraEnv = { SESSION_HANDOFF_DISABLE: "1" };
     }
-    // Spawned: the environment and the config folder are read by the process the shell starts.
-    const r = write(root, extraEnv);
+    // The verb gets the environment the shell was given (shell()); the hook's switch below is spawned.
+    const r = await write(root, extraEnv);
     expect(r.status, r.stderr).toBe(4);
     expect(r.stderr).toContain("memory writes are paused: remove ");
-    const read = spawnShell(fill(documented("read", "handoff").text, root), root, "", extraEnv);
+    const read = await shell(fill(documented("read", "handoff").text, root), root, "", extraEnv);
     expect(read.status).toBe(3);
   });
 

@@ -3,19 +3,23 @@
 // rebase that squashes the saved commit while a stash holds it, another branch, a fresh
 // clone, and a teammate's save pulled through the merge driver.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { briefBody, helper, tempDir, type Run } from "../helpers.ts";
+import { briefBody, helper, lastingTempDir, tempDir, type Run } from "../helpers.ts";
 import { inProcess } from "../in-process.ts";
 
 interface Repo {
   dir: string;
   git(...args: string[]): string;
+  /** Runs git with the committer and author dates `seconds` in the past. */
+  gitAgo(seconds: number, ...args: string[]): string;
   /** The verb run in this process (test/in-process.ts): what it says of git is the subject here. */
   run(args: string[], input?: string): Promise<Run>;
+  /** The session hook, in this process: the sentences are the subject. */
+  hook(): Promise<Run>;
   /** The session hook, spawned as a harness runs it: the session bundle, which runs no git. */
-  hook(): Run;
+  spawnedHook(): Run;
 }
 
 function env(home: string): Record<string, string> {
@@ -29,8 +33,14 @@ function person(home: string, dir: string, name: string): Repo {
   return {
     dir,
     git: (...args) => execFileSync("git", args, { cwd: dir, env: e, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
+    gitAgo: (seconds, ...args) => {
+      const at = `@${Math.floor(Date.now() / 1000) - seconds} +0000`;
+      const dated = { ...e, GIT_COMMITTER_DATE: at, GIT_AUTHOR_DATE: at };
+      return execFileSync("git", args, { cwd: dir, env: dated, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+    },
     run: (args, input) => inProcess([...args, "--root", dir], { input, env: env(home) }),
-    hook: () => helper(["hook", "--mode", "session", "--root", dir], { env: env(home) }),
+    hook: () => inProcess(["hook", "--mode", "session", "--root", dir], { env: env(home) }),
+    spawnedHook: () => helper(["hook", "--mode", "session", "--root", dir], { env: env(home) }),
   };
 }
 
@@ -65,17 +75,25 @@ const DOC = [
   "",
 ].join("\n");
 
+let template: string | null = null;
+
+/** A repository with one commit: made with git once for this file, then copied (the same repository, no git runs). */
 function newRepo(): { home: string; r: Repo } {
+  if (template === null) {
+    const dir = path.join(lastingTempDir("sh-truth-template-"), "work");
+    mkdirSync(dir);
+    const r = person(path.join(dir, "..", "me"), dir, "Alice");
+    r.git("init", "-q");
+    writeFileSync(path.join(dir, "a.ts"), "a\n");
+    writeFileSync(path.join(dir, "Ky.ts"), "k\n");
+    r.git("add", "-A");
+    r.git("commit", "-qm", "initial");
+    template = dir;
+  }
   const home = tempDir("sh-truth-");
   const dir = path.join(home, "work");
-  mkdirSync(dir);
-  const r = person(path.join(home, "me"), dir, "Alice");
-  r.git("init", "-q");
-  writeFileSync(path.join(dir, "a.ts"), "a\n");
-  writeFileSync(path.join(dir, "Ky.ts"), "k\n");
-  r.git("add", "-A");
-  r.git("commit", "-qm", "initial");
-  return { home, r };
+  cpSync(template, dir, { recursive: true, preserveTimestamps: true });
+  return { home, r: person(path.join(home, "me"), dir, "Alice") };
 }
 
 async function save(r: Repo): Promise<void> {
@@ -126,9 +144,9 @@ describe("what the brief says after one everyday git command", () => {
   it("an older stash or another branch's commit that touched the file is not where the saved work went", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "an old edit\n");
-    r.git("stash", "-q");
-    // A stash's time is a whole second: one made in the save's second counts as made since.
-    execFileSync("sleep", ["1.1"]);
+    // A stash's time is a whole second: one made in the save's second counts as made since, so
+    // this one is dated seconds before it.
+    r.gitAgo(10, "stash", "-q");
     r.git("checkout", "-qb", "side");
     writeFileSync(path.join(r.dir, "a.ts"), "a side edit\n");
     r.git("commit", "-qam", "side");
@@ -159,7 +177,7 @@ describe("what the brief says after one everyday git command", () => {
   it("a handoff taken by `git stash -u`: the hook says what check says", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     await save(r);
-    const hook = () => r.hook().stdout;
+    const hook = () => r.spawnedHook().stdout;
     r.git("stash", "-u", "-q");
     expect(hook()).toBe(
       "session-handoff: a handoff is parked in stash@{0}, not in the working tree: bring it back with `git restore " +
@@ -178,12 +196,11 @@ describe("what the brief says after one everyday git command", () => {
   it("a stash made before the save cannot hold it: a handoff deleted on purpose gets no alarm", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "an old edit\n");
-    r.git("stash", "-q");
-    // The reflog's times are whole seconds: the save comes in a later one.
-    execFileSync("sleep", ["1.1"]);
+    // The reflog's times are whole seconds: the stash is dated seconds before the save.
+    r.gitAgo(10, "stash", "-q");
     await save(r);
     rmSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"));
-    expect(r.hook().stdout).toBe("");
+    expect((await r.hook()).stdout).toBe("");
   });
 
   it("2: dirty files stashed are said to be in the stash, in brief and drift alike", { timeout: 60_000 }, async () => {
@@ -248,15 +265,15 @@ describe("what the brief says after one everyday git command", () => {
     rmSync(path.join(wtDir, ".ai", "memory", "HANDOFF.md"));
     writeFileSync(path.join(r.dir, "a.ts"), "main's own edit\n");
     r.git("stash", "-q");
-    const hook = () => wt.hook().stdout;
-    expect(hook()).toBe("");
+    const hook = async () => (await wt.hook()).stdout;
+    expect(await hook()).toBe("");
     // A stash of this worktree's holding no handoff is nothing either; one holding it is named.
     writeFileSync(path.join(wtDir, "a.ts"), "the worktree's edit\n");
     wt.git("stash", "-q");
-    expect(hook()).toBe("");
+    expect(await hook()).toBe("");
     await save(wt);
     wt.git("stash", "-u", "-q");
-    expect(hook()).toContain("session-handoff: a handoff is parked in stash@{0}, not in the working tree");
+    expect(await hook()).toContain("session-handoff: a handoff is parked in stash@{0}, not in the working tree");
   });
 
   it("a new file stashed with `stash -u` is in that stash, not reverted", { timeout: 60_000 }, async () => {
@@ -334,7 +351,7 @@ describe("what the brief says after one everyday git command", () => {
     writeFileSync(p, readFileSync(p, "utf8").replace("tune the lexer", "tune the lexer first"));
     expect((await drift(r)).provenance).toBeNull();
     expect(await brief(r)).not.toContain("not saved in this clone");
-    expect(r.hook().stdout).not.toContain("not saved in this clone");
+    expect((await r.hook()).stdout).not.toContain("not saved in this clone");
   });
 
   it("7: two clones saving in one second on one commit are told apart by the clone mark", { timeout: 60_000 }, async () => {
@@ -355,7 +372,7 @@ describe("what the brief says after one everyday git command", () => {
     expect(theirs).not.toBe(mine);
     writeFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), theirs);
     expect((await drift(r)).provenance).toMatchObject({ someoneElse: true });
-    expect(r.hook().stdout).toContain("not saved in this clone");
+    expect((await r.hook()).stdout).toContain("not saved in this clone");
   });
 
   it("drift's text says no 'unknown' since-date count beside a known ahead count", { timeout: 60_000 }, async () => {

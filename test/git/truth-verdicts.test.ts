@@ -2,10 +2,10 @@
 // committed off HEAD, old commits merged in, a dirty list cut at 50, a hand-written merge line, a tie in the
 // merge driver. Each case runs the verbs in this process (test/in-process.ts) on a real repository.
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { briefBody, helper, tempDir, type Run } from "../helpers.ts";
+import { briefBody, helper, lastingTempDir, tempDir, type Run } from "../helpers.ts";
 import { inProcess } from "../in-process.ts";
 import { handoff } from "./repo.ts";
 
@@ -35,6 +35,16 @@ function person(home: string, dir: string): Repo {
   };
 }
 
+/**
+ * A `git fast-import` stream of 40 commits on `branch` from `from`, all at second `sec`, the i-th setting `file` to
+ * `i`: the branch in one git process, not 80.
+ */
+function chain(branch: string, from: string, sec: number, file: string, prefix: string): string {
+  const data = (t: string) => `data ${Buffer.byteLength(t)}\n${t}\n`;
+  return Array.from({ length: 40 }, (_, k) => `commit refs/heads/${branch}\ncommitter Alice <alice@example.com> ${sec} +0000\n` +
+    `${data(`${prefix}${k + 1}`)}${k === 0 ? `from ${from}\n` : ""}M 100644 inline ${file}\n${data(`${k + 1}\n`)}`).join("");
+}
+
 function doc(extraKeyLines: string[] = []): string {
   return [
     "<!-- memory-schema: v1 -->", "# Session Handoff", "", "## Current goal", "Make the widget work.", "",
@@ -44,17 +54,25 @@ function doc(extraKeyLines: string[] = []): string {
   ].join("\n");
 }
 
+let template: string | null = null;
+
+/** A repository with one commit: made with git once for this file, then copied (the same repository, no git runs). */
 function newRepo(): Repo {
+  if (template === null) {
+    const dir = path.join(lastingTempDir("sh-verdicts-template-"), "work");
+    mkdirSync(dir);
+    const r = person(path.join(dir, "..", "me"), dir);
+    r.git("init", "-q");
+    writeFileSync(path.join(dir, "a.txt"), "a\n");
+    writeFileSync(path.join(dir, "b.txt"), "b\n");
+    r.git("add", "-A");
+    r.git("commit", "-qm", "init");
+    template = dir;
+  }
   const home = tempDir("sh-verdicts-");
   const dir = path.join(home, "work");
-  mkdirSync(dir);
-  const r = person(path.join(home, "me"), dir);
-  r.git("init", "-q");
-  writeFileSync(path.join(dir, "a.txt"), "a\n");
-  writeFileSync(path.join(dir, "b.txt"), "b\n");
-  r.git("add", "-A");
-  r.git("commit", "-qm", "init");
-  return r;
+  cpSync(template, dir, { recursive: true, preserveTimestamps: true });
+  return person(path.join(home, "me"), dir);
 }
 
 async function save(r: Repo, text = doc()): Promise<void> {
@@ -155,14 +173,8 @@ describe("verdicts after ordinary git work", () => {
 
   it("a merge of 40 commits older than the save is drift, not staleness; 40 made after it are stale", { timeout: 60_000 }, async () => {
     const r = newRepo();
-    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-    r.git("checkout", "-qb", "feat");
-    for (let i = 1; i <= 40; i++) {
-      writeFileSync(path.join(r.dir, "other.txt"), `${i}\n`);
-      r.git("add", "other.txt");
-      r.gitAt(hourAgo, "commit", "-qm", `f${i}`);
-    }
-    r.git("checkout", "-q", "main");
+    const now = Math.floor(Date.now() / 1000);
+    r.gitIn(chain("feat", r.git("rev-parse", "HEAD"), now - 3600, "other.txt", "f"), "fast-import", "--quiet");
     await save(r);
     r.git("merge", "-q", "--no-ff", "--no-edit", "feat");
     const d = await drift(r);
@@ -171,13 +183,7 @@ describe("verdicts after ordinary git work", () => {
     expect(d.summary).toMatch(/^drifted: 41 commits ahead of the saved [0-9a-f]{12} \(40 of them committed before the save\)/);
     expect(await brief(r)).toMatch(/^Proposed next step: re-check the steps the drift touches/m);
     // A teammate's 40 commits made after the save are work since it: stale, merged or not.
-    r.git("checkout", "-qb", "mate", "HEAD~1");
-    for (let i = 1; i <= 40; i++) {
-      writeFileSync(path.join(r.dir, "mate.txt"), `${i}\n`);
-      r.git("add", "mate.txt");
-      r.git("commit", "-qm", `m${i}`);
-    }
-    r.git("checkout", "-q", "main");
+    r.gitIn(chain("mate", r.git("rev-parse", "HEAD~1"), Math.floor(Date.now() / 1000), "mate.txt", "m"), "fast-import", "--quiet");
     r.git("merge", "-q", "--no-ff", "--no-edit", "mate");
     const later = await drift(r);
     expect([later.verdict, later.ahead, later.olderAhead]).toEqual(["stale", 82, 40]);

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { REDACTION_RULES } from "../../src/guard/redact.ts";
 import { MAKERS, SYNTAXES, prng, randomString, ALNUM, B64URL, type Sample } from "../fixtures/redaction/corpus.ts";
 import { kindMembers } from "../fixtures/redaction/kinds.ts";
-import { archives, gitRepo, handoff, helper, referenceOf, sha, snapshot, tokenOf, unstamped, STAMP } from "../helpers.ts";
+import { archives, gitRepo, handoff, helper, referenceOf, sha, snapshot, unstamped, STAMP } from "../helpers.ts";
 // The verbs run in this process as the bundle runs them (inProcess: the same dispatch, the same
 // redaction of what is printed); through the built bundle: the first pasted log end to end, the
 // writer killed at each phase, the random documents, and stdin the redact verb refuses.
@@ -163,7 +163,7 @@ describe("write: every secret kind end to end (disk, archives, temps, stdout, st
   it.each(["after-claim", "before-publication", "after-publication"])("leaves no secret of any kind in temps or claims when the writer dies at %s", async (phase) => {
     const root = gitRepo();
     expect((await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("first") })).code).toBe(0);
-    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root)], {
+    const run = helper(["write", "handoff", "--root", root, "--expected-current-sha256", await tokenIn(root)], {
       input: handoff(body),
       env: { MEMORY_IO_FAILPOINT: `${phase}:crash` },
     });

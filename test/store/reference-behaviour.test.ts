@@ -7,8 +7,8 @@ import { inProcess } from "../in-process.ts";
 
 // The behaviour the reference helper's own test suite (memory_io.py,
 // session-memory plugin) pins, re-expressed as our tests of the shared behaviour, driving our
-// built helper as users run it (the many saves of the two retention cases run in this process:
-// test/in-process.ts). Its in-process phase hooks map to our failpoint seam
+// built helper as users run it (the saves and reads that only set a case up, and the many saves
+// of the two retention cases, run in this process: test/in-process.ts). Its in-process phase hooks map to our failpoint seam
 // (CONTRIBUTING, "The reference's tests"). Where we differ on purpose, README's table says
 // so, and the test pins our side.
 
@@ -30,10 +30,14 @@ function writeCurrent(root: string, kind: Kind, text: string) {
   return helper(["write", kind, "--root", root, "--expected-current-sha256", tokenOf(root, kind)], { input: text });
 }
 
-/** writeCurrent in this process. */
+/** tokenOf in this process: for a token the case needs, not the read it is about. */
+async function tokenIn(root: string, kind: Kind): Promise<string> {
+  return /^CURRENT-SHA256: (\S+)$/m.exec((await inProcess(["read", kind, "--root", root])).stdout)![1]!;
+}
+
+/** writeCurrent in this process: a case's setup save, not the save it is about. */
 async function writeCurrentIn(root: string, kind: Kind, text: string) {
-  const token = /^CURRENT-SHA256: (\S+)$/m.exec((await inProcess(["read", kind, "--root", root])).stdout)![1]!;
-  return inProcess(["write", kind, "--root", root, "--expected-current-sha256", token], { input: text });
+  return inProcess(["write", kind, "--root", root, "--expected-current-sha256", await tokenIn(root, kind)], { input: text });
 }
 
 async function parked(args: string[], input: string, phase: string) {
@@ -97,7 +101,7 @@ describe("shared with the reference helper", () => {
 
   it("an unsafe archive entry is never deleted (ours: a name outside the archive pattern is not even looked at)", async () => {
     const root = tempDir();
-    expect(writeCurrent(root, "handoff", doc("handoff", "first")).code).toBe(0);
+    expect((await writeCurrentIn(root, "handoff", doc("handoff", "first"))).code).toBe(0);
     mkdirSync(mem(root, "archive"), { recursive: true });
     const outside = path.join(root, "outside.md");
     writeFileSync(outside, "do not delete\n");
@@ -148,11 +152,11 @@ describe("shared with the reference helper", () => {
     expect(readFileSync(outside, "utf8")).toBe("outside stays intact\n");
   });
 
-  it("a stale second writer cannot erase the first", () => {
+  it("a stale second writer cannot erase the first", async () => {
     const root = tempDir();
-    expect(writeCurrent(root, "lessons", doc("lessons", "baseline")).code).toBe(0);
-    const shared = tokenOf(root, "lessons");
-    expect(helper(["write", "lessons", "--root", root, "--expected-current-sha256", shared], { input: doc("lessons", "first-writer") }).code).toBe(0);
+    expect((await writeCurrentIn(root, "lessons", doc("lessons", "baseline"))).code).toBe(0);
+    const shared = await tokenIn(root, "lessons");
+    expect((await inProcess(["write", "lessons", "--root", root, "--expected-current-sha256", shared], { input: doc("lessons", "first-writer") })).code).toBe(0);
     const second = helper(["write", "lessons", "--root", root, "--expected-current-sha256", shared], { input: doc("lessons", "stale-second-writer") });
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/changed since it was read/);
@@ -177,7 +181,7 @@ describe("shared with the reference helper", () => {
     const original = doc("lessons", "original");
     const changed = doc("lessons", "external");
     expect(original.length).toBe(changed.length);
-    expect(writeCurrent(root, "lessons", original).code).toBe(0);
+    expect((await writeCurrentIn(root, "lessons", original)).code).toBe(0);
     const p = await parked(["read", "lessons", "--root", root], "", "read-opened");
     writeFileSync(mem(root, "LESSONS.md"), changed);
     p.go();
@@ -191,8 +195,8 @@ describe("shared with the reference helper", () => {
     const root = tempDir();
     const original = doc("handoff", "original");
     const changed = doc("handoff", "external");
-    expect(writeCurrent(root, "handoff", original).code).toBe(0);
-    const p = await parked(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root, "handoff")], doc("handoff", "requested"), "read-opened");
+    expect((await writeCurrentIn(root, "handoff", original)).code).toBe(0);
+    const p = await parked(["write", "handoff", "--root", root, "--expected-current-sha256", await tokenIn(root, "handoff")], doc("handoff", "requested"), "read-opened");
     writeFileSync(mem(root, "HANDOFF.md"), changed);
     p.go();
     const r = await p.run;
@@ -208,9 +212,9 @@ describe("shared with the reference helper", () => {
     const original = doc("handoff", "original");
     const changed = doc("handoff", "external");
     expect(original.length).toBe(changed.length);
-    expect(writeCurrent(root, "handoff", original).code).toBe(0);
+    expect((await writeCurrentIn(root, "handoff", original)).code).toBe(0);
     // Ours checks the claim right after the rename: an edit in place before it is the same case.
-    const p = await parked(["write", "handoff", "--root", root, "--expected-current-sha256", tokenOf(root, "handoff")], doc("handoff", "requested"), "before-claim");
+    const p = await parked(["write", "handoff", "--root", root, "--expected-current-sha256", await tokenIn(root, "handoff")], doc("handoff", "requested"), "before-claim");
     writeFileSync(mem(root, "HANDOFF.md"), changed);
     p.go();
     const r = await p.run;
@@ -224,7 +228,7 @@ describe("shared with the reference helper", () => {
   it("a file created during publication is kept as current and the prior version survives (ours: in the archive, not a claim)", async () => {
     const root = tempDir();
     const original = doc("lessons", "original");
-    expect(writeCurrent(root, "lessons", original).code).toBe(0);
+    expect((await writeCurrentIn(root, "lessons", original)).code).toBe(0);
     const p = await parked(["write", "lessons", "--root", root, "--expected-current-sha256", sha(original)], doc("lessons", "requested"), "before-publication");
     writeFileSync(mem(root, "LESSONS.md"), doc("lessons", "external"), { flag: "wx" });
     p.go();
@@ -237,10 +241,10 @@ describe("shared with the reference helper", () => {
     expect(r.stderr).toContain(`the prior version is in archive/${kept[0]}`);
   });
 
-  it("promote with a token read before someone else's edit is refused; the edit stays", () => {
+  it("promote with a token read before someone else's edit is refused; the edit stays", async () => {
     const root = tempDir();
     writeFileSync(path.join(root, "AGENTS.md"), "# Original\n");
-    const observed = /^CURRENT-SHA256: (\S+)$/m.exec(helper(["read-target", "--root", root, "--target", "AGENTS.md"]).stdout)![1]!;
+    const observed = /^CURRENT-SHA256: (\S+)$/m.exec((await inProcess(["read-target", "--root", root, "--target", "AGENTS.md"])).stdout)![1]!;
     writeFileSync(path.join(root, "AGENTS.md"), "# Concurrent edit\n");
     const r = helper(["promote", "--root", root, "--target", "AGENTS.md", "--expected-current-sha256", observed], { input: "Use pnpm.\n" });
     expect(r.code).toBe(2);

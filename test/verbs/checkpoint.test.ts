@@ -577,10 +577,10 @@ describe("references/verbs/ documents every line the verb prints", () => {
 });
 
 describe("checkpoint: anchors within their size limits", () => {
-  it("dirty files: at most 10 paths and 1,024 bytes, then a count", () => {
+  it("dirty files: at most 10 paths and 1,024 bytes, then a count", async () => {
     const root = gitRepo();
     for (let i = 0; i < 15; i++) writeFileSync(path.join(root, `f${String(i).padStart(2, "0")}-${"n".repeat(150)}.txt`), "x");
-    checkpoint(root);
+    await checkpointIn(root);
     const line = /^- Dirty files: (.*)$/m.exec(cpText(root, "sess-1")!)![1]!;
     const shown = line.split(", ").filter((p) => !p.startsWith("…"));
     expect(shown.length).toBeLessThanOrEqual(10);
@@ -588,11 +588,11 @@ describe("checkpoint: anchors within their size limits", () => {
     expect(line).toMatch(new RegExp(`… and ${15 - shown.length} more$`));
   });
 
-  it("dirty files: an untracked folder is one entry (the hook hashes nothing, and walks no build output)", () => {
+  it("dirty files: an untracked folder is one entry (the hook hashes nothing, and walks no build output)", async () => {
     const root = gitRepo();
     mkdirSync(path.join(root, "dist"));
     for (let i = 0; i < 30; i++) writeFileSync(path.join(root, `dist/f${i}.js`), "x");
-    checkpoint(root);
+    await checkpointIn(root);
     expect(cpText(root, "sess-1")).toMatch(/^- Dirty files: dist\/$/m);
   });
 

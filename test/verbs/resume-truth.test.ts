@@ -3,12 +3,12 @@
 // first case, the disable switch, a checkpoint and the skill's own folder through the built helper.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DAY, ENV, commit, git, handoff, iso, newRepo, tempDir, writeTree, type HandoffSpec } from "../git/repo.ts";
-import { briefBody } from "../helpers.ts";
+import { DAY, ENV, commit, git, handoff, iso, tempDir, writeTree, type HandoffSpec } from "../git/repo.ts";
+import { briefBody, lastingTempDir } from "../helpers.ts";
 import { inProcess } from "../in-process.ts";
 
 const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/memory_io.mjs");
@@ -24,6 +24,26 @@ async function run(args: string[], opts: { input?: string; env?: Record<string, 
   if (opts.spawn !== true && opts.bundle === undefined) return inProcess(args, { input: opts.input, wholeEnv: env, cwd: opts.cwd });
   const r = spawnSync(process.execPath, [opts.bundle ?? BUNDLE, ...args], { env, input: opts.input ?? "", cwd: opts.cwd, encoding: "utf8" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const templates = new Map<string, string>();
+
+/**
+ * A new repository with one commit at `at` (newRepo of test/git/repo.ts): each (time, files) made with git once for
+ * this file, then copied; the same commit, without four git runs a case.
+ */
+function newRepo(at: number, tree: Record<string, string> = { "README.md": "hi\n" }): string {
+  const key = JSON.stringify([at, tree]);
+  let template = templates.get(key);
+  if (template === undefined) {
+    template = lastingTempDir("sh-resume-template-");
+    git(template, ["init", "-q"]);
+    commit(template, "initial", at, tree);
+    templates.set(key, template);
+  }
+  const dir = tempDir();
+  cpSync(template, dir, { recursive: true, preserveTimestamps: true });
+  return dir;
 }
 
 function park(root: string, text: string): string {
