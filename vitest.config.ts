@@ -44,6 +44,7 @@ export const HEAVY = [
   "test/agents/install-crash.test.ts",
   "test/bench/hardened.test.ts",
   "test/git/merge-base.test.ts",
+  "test/git/merge-steps.test.ts",
   "test/git/rebase-archives.test.ts",
   "test/bench/stdin.test.ts",
   "test/verbs/publish-lock.test.ts",

@@ -3492,6 +3492,10 @@ function glanceAtHandoff(text, nowMs) {
   const h = readHandoff(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
+function proposedStep(h) {
+  const current = h.steps.find((s) => s.status === "in-progress") ?? h.steps.find((s) => s.status === "todo");
+  return h.nextSteps[0] ?? current?.text ?? null;
+}
 function goalLineOf(h) {
   const line = h.goal.split("\n").find((l) => l.trim() !== "");
   return line === void 0 ? null : line.trim();
@@ -3979,6 +3983,26 @@ async function trackedArchives(root, env) {
   if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
+async function mergedSaver(root, env, text) {
+  const line = /^Saved: [^\r\n]+/m.exec(text)?.[0];
+  const top = gitTopOf(root, env);
+  if (savedHere(root, env, text, () => tokenOf(text)) !== false || line === void 0 || top === null) return null;
+  const file = path18.relative(top, path18.join(root, ".ai", "memory", "HANDOFF.md")).split(path18.sep).join("/");
+  const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
+  const revs = ["HEAD", ...merging ? ["MERGE_HEAD"] : []];
+  const r = await runGit(root, [
+    "log",
+    "--no-merges",
+    "--format=%an%x03%ae",
+    `-S${line}`,
+    ...revs,
+    "--",
+    `:(top,literal)${file}`
+  ], env);
+  const by = r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() : "";
+  const [name2 = "", email = ""] = (by ?? "").split("");
+  return { committer: by ? `${quotedValue(name2)} ${quotedValue(email)}` : null, someoneElse: true };
+}
 var KEPT, LINE2, CLONE_MARK, lastSavePath, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
@@ -3988,6 +4012,8 @@ var init_saves = __esm({
     init_run();
     init_fs();
     init_lock();
+    init_files();
+    init_quote();
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
@@ -12040,7 +12066,7 @@ function draftBrief(h, drift, ledgers) {
     rank: RANK.ledgers
   });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
-  const next = h.nextSteps[0] ?? (current ? current.text : null);
+  const next = proposedStep(h);
   const who = drift.provenance?.someoneElse ? drift.provenance.committer ?? "someone" : null;
   const whose = who === null ? "" : `(the step of ${who}, saved in another clone) `;
   const nextText = next === null ? null : `${whose}${flatten(next, 200)}`;
@@ -12087,6 +12113,7 @@ var init_brief = __esm({
     init_untrusted();
     init_cut();
     init_grammar();
+    init_handoff();
     BRIEF_LABELS = [
       "Goal:",
       "Plan status:",
@@ -12373,6 +12400,8 @@ function mergeHandoffs(later, other, base = "") {
 ${section === "plan" ? t : normalise(t)}`;
   const keys = (t) => new Set(parseHandoff(t).items.map((i) => key(i.section, i.text)));
   const [was, kept, mine] = [keys(base), keys(other), keys(later)];
+  const goalOf = (t) => normalise(parseHandoff(t).goal);
+  const [laterOn, otherOn] = [later, other].map((t) => goalOf(t) === goalOf(base));
   const tried = (t) => normalise(firstLine2(t).split(/:\s|\s[—–-]\s|\s\(/)[0]);
   const fresh = (side) => parseHandoff(side).failedApproaches.filter((f) => !was.has(key("failed approaches", f)));
   const [laterEdits, otherEdits] = [fresh(later), fresh(other)];
@@ -12381,7 +12410,7 @@ ${section === "plan" ? t : normalise(t)}`;
 ${i.text}`));
   const [baseNext, otherNext] = [parseHandoff(base).nextSteps, parseHandoff(other).nextSteps];
   const text = editItems(later.replace(/\r\n?/g, "\n"), (section, t) => {
-    if (!was.has(key(section, t)) || kept.has(key(section, t))) return void 0;
+    if (!otherOn || !was.has(key(section, t)) || kept.has(key(section, t))) return void 0;
     if (section === "failed approaches" && !editedIn(t, otherEdits)) return void 0;
     const there = otherNext[baseNext.findIndex((n) => key(section, n) === key(section, t))] ?? "";
     if (section === "next steps" && there !== "" && ![was, mine].some((k) => k.has(key(section, there)))) {
@@ -12391,11 +12420,12 @@ ${i.text}`));
     return at2 === -1 ? null : moved.splice(at2, 1)[0].text;
   });
   const a = parseHandoff(text);
-  const b = parseHandoff(editItems(other, (section, t) => was.has(key(section, t)) && (section !== "failed approaches" || editedIn(t, laterEdits)) ? null : void 0));
+  const gone = (section, t) => laterOn && was.has(key(section, t)) && (section !== "failed approaches" || editedIn(t, laterEdits));
+  const b = parseHandoff(editItems(other, (section, t) => gone(section, t) ? null : void 0));
   const lines2 = text.split("\n");
-  const missing = (mine2, theirs) => {
+  const missing = (mine2, theirs2) => {
     const have = new Set(mine2.map(normalise));
-    return real2(theirs).filter((t) => !have.has(normalise(t)) && (have.add(normalise(t)), true));
+    return real2(theirs2).filter((t) => !have.has(normalise(t)) && (have.add(normalise(t)), true));
   };
   const decisions = missing(a.decisions, b.decisions);
   const failed = missing(a.failedApproaches, b.failedApproaches);
@@ -12430,11 +12460,17 @@ ${i.text}`));
     addItems(now, parseHandoff(out), heading, add);
     out = now.join("\n");
   }
-  return { text: numberNext(out), added: { decisions: decisions.length, failed: failed.length } };
+  const step2 = proposedStep(parseHandoff(out));
+  const own = parseHandoff(later);
+  const isStep = (t) => step2 !== null && normalise(t) === normalise(step2);
+  const theirs = step2 !== null && ![...own.nextSteps, ...own.steps.map((s) => s.text)].some(isStep);
+  const added2 = { decisions: decisions.length, failed: failed.length, step: theirs || void 0 };
+  return { text: numberNext(out), added: added2 };
 }
 function mergeCountsText(c) {
   const n = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
-  return `${n(c.decisions, "decision", "decisions")}, ${n(c.failed, "failed approach", "failed approaches")}`;
+  const counts = `${n(c.decisions, "decision", "decisions")}, ${n(c.failed, "failed approach", "failed approaches")}`;
+  return c.step === true ? `${counts}; ${THEIR_STEP}` : counts;
 }
 function onRegularFile(p, flags, use) {
   const fd = openSync(p, flags | NOFOLLOW);
@@ -12540,7 +12576,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return gitMerge([], `the other handoff could not be archived (${err.message})`);
   }
 }
-var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, LIST_ITEM, MERGED, firstLine2, real2, NOFOLLOW;
+var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, LIST_ITEM, MERGED, firstLine2, real2, THEIR_STEP, NOFOLLOW;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
@@ -12561,6 +12597,7 @@ var init_merge_driver = __esm({
     MERGED = ["plan", "decisions", "failed approaches", "open questions", "next steps"];
     firstLine2 = (t) => t.split("\n")[0].trim();
     real2 = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
+    THEIR_STEP = "the proposed step is from that handoff";
     NOFOLLOW = constants.O_NOFOLLOW ?? 0;
   }
 });
@@ -12585,10 +12622,11 @@ var init_brief3 = __esm({
     init_drift();
     init_handoff_away();
     init_brief2();
-    init_builtins();
     init_brief();
     init_cut();
     init_merge_driver();
+    init_saves();
+    init_fs();
     init_merge_driver_config();
     init_conflicted();
     init_unmerged();
@@ -12648,9 +12686,9 @@ exit: 0 brief printed
           const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
           if (b !== null) return ok(json2 ? `${JSON.stringify({ brief: b, drift: null })}
 ` : renderBrief(b), []);
-          const other = stdin ? null : await handoffsElsewhere(root, ctx.env, void 0, branches);
-          const note = other === null ? void 0 : `note: ${elsewhereSentence(other, helperShown(ctx, root))}`;
-          const cold = { brief: null, message: COLD_START, elsewhere: other?.refs, note };
+          const other2 = stdin ? null : await handoffsElsewhere(root, ctx.env, void 0, branches);
+          const note = other2 === null ? void 0 : `note: ${elsewhereSentence(other2, helperShown(ctx, root))}`;
+          const cold = { brief: null, message: COLD_START, elsewhere: other2?.refs, note };
           return ok(json2 ? `${JSON.stringify(cold)}
 ` : `${[COLD_START, note].filter(Boolean).join("\n")}
 `, [], 3);
@@ -12697,15 +12735,18 @@ exit: 0 brief printed
             stderr.push(`warning: ${name2} was not read: ${err.message}`);
           }
         }
-        let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now, ctx.env);
+        const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
+        const other = merged ? readSmall(path40.join(archiveDir(root), merged[1])) : null;
+        const theirs = other !== null && merged[2]?.endsWith(THEIR_STEP) === true;
+        const stepBy = theirs ? { ...report, provenance: await mergedSaver(root, ctx.env, other) } : report;
+        let brief = loaded.pasted ? draftBrief(parsed, stepBy, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, stepBy, ledgers), now, ctx.env);
         const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);
         if (newer !== null) brief = withDriftNote(brief, newestSentence(newer, true));
         if (newer !== null && newer.restore !== "") {
           const proposedNextStep = `bring this clone's newer save back with \`${newer.restore}\`, then run brief again (the fields above are from the older handoff) \u2014 Confirm?`;
           brief = withLines({ ...brief, proposedNextStep });
         }
-        const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
-        if (merged && existsSync(path40.join(archiveDir(root), merged[1]))) {
+        if (merged && other !== null) {
           const [met, archive, note] = mergedClauses(merged[1], merged[2] ?? null);
           if (note !== null) brief = withDriftNote(brief, note, RANK.other);
           brief = withDriftNote(withDriftNote(brief, archive, RANK.names), met);

@@ -5,7 +5,7 @@ import { sanitize } from "../guard/sanitize.ts";
 import { envelopeText } from "../guard/untrusted.ts";
 import { cutAtWord, fitClauses, fitList, type Clause } from "./cut.ts";
 import { parseBlocks } from "../schema/grammar.ts";
-import type { ParsedHandoff } from "../schema/handoff.ts";
+import { proposedStep, type ParsedHandoff } from "../schema/handoff.ts";
 
 /** The six labels, in order (seed 002: match exactly). */
 export const BRIEF_LABELS = [
@@ -164,7 +164,7 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
 
-  const next = h.nextSteps[0] ?? (current ? current.text : null);
+  const next = proposedStep(h);
   // A teammate's step is said to be theirs where the agent reads what to do, not only in a clause a cut may drop.
   const who = drift.provenance?.someoneElse ? drift.provenance.committer ?? "someone" : null;
   const whose = who === null ? "" : `(the step of ${who}, saved in another clone) `;

@@ -3,7 +3,7 @@ import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFi
   writeSync } from "../builtins.ts";
 import path from "node:path";
 import { memoryText } from "../guard/memory-text.ts";
-import { parseHandoff, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";
+import { parseHandoff, proposedStep, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";
 import { normalise } from "../schema/open-items.ts";
 import { archiveName } from "../store/archive.ts";
 import { createExclusive, orNull, succeeds } from "../store/files.ts";
@@ -187,8 +187,9 @@ function sameStep(was: string, now: string): boolean {
   return a !== "" && b!.startsWith(a!) && /^(?:$|\s*[:;,(\u2014\u2013-])/.test(b!.slice(a!.length));
 }
 
-/** What `mergeHandoffs` added from the other side, for the brief's sentence. */
-type MergeCounts = { decisions: number; failed: number };
+/** What `mergeHandoffs` added from the other side, for the brief's sentence; `step`: the step the brief proposes
+ * is the other side's, not among the later one's own steps. */
+type MergeCounts = { decisions: number; failed: number; step?: boolean };
 
 /** The later handoff, keeping the other's decisions, failed approaches, questions, plan progress and next steps. */
 export function mergeHandoffs(later: string, other: string, base = ""): { text: string; added: MergeCounts } {
@@ -196,6 +197,10 @@ export function mergeHandoffs(later: string, other: string, base = ""): { text: 
   const key = (section: string, t: string) => `${section}\n${section === "plan" ? t : normalise(t)}`;
   const keys = (t: string) => new Set(parseHandoff(t).items.map((i) => key(i.section, i.text)));
   const [was, kept, mine] = [keys(base), keys(other), keys(later)];
+  // A side that changed the base's goal wrote a handoff of its own, not an edit of the base's: what it left out or
+  // put in a base item's place says nothing of the other side's items, so they stay (docs/decisions/merge-own-goal.md).
+  const goalOf = (t: string) => normalise(parseHandoff(t).goal);
+  const [laterOn, otherOn] = [later, other].map((t) => goalOf(t) === goalOf(base));
   // A failed approach is never removed by a merge: only the other side's edit of it (the same words before its
   // cause) replaces it, as a dead end anyone recorded must stay recorded (docs/decisions/merge-keeps-failed.md).
   const tried = (t: string) => normalise(firstLine(t).split(/:\s|\s[—–-]\s|\s\(/)[0]!);
@@ -208,7 +213,7 @@ export function mergeHandoffs(later: string, other: string, base = ""): { text: 
   // So does a next step the other side reworded where it stood in the base: the first step stays the first.
   const [baseNext, otherNext] = [parseHandoff(base).nextSteps, parseHandoff(other).nextSteps];
   const text = editItems(later.replace(/\r\n?/g, "\n"), (section, t) => {
-    if (!was.has(key(section, t)) || kept.has(key(section, t))) return undefined;
+    if (!otherOn || !was.has(key(section, t)) || kept.has(key(section, t))) return undefined;
     if (section === "failed approaches" && !editedIn(t, otherEdits)) return undefined;
     const there = otherNext[baseNext.findIndex((n) => key(section, n) === key(section, t))] ?? "";
     if (section === "next steps" && there !== "" && ![was, mine].some((k) => k.has(key(section, there)))) {
@@ -218,8 +223,9 @@ export function mergeHandoffs(later: string, other: string, base = ""): { text: 
     return at === -1 ? null : moved.splice(at, 1)[0]!.text;
   });
   const a = parseHandoff(text);
-  const b = parseHandoff(editItems(other, (section, t) =>
-    was.has(key(section, t)) && (section !== "failed approaches" || editedIn(t, laterEdits)) ? null : undefined));
+  const gone = (section: string, t: string) =>
+    laterOn && was.has(key(section, t)) && (section !== "failed approaches" || editedIn(t, laterEdits));
+  const b = parseHandoff(editItems(other, (section, t) => (gone(section, t) ? null : undefined)));
   const lines = text.split("\n");
   const missing = (mine: string[], theirs: string[]) => {
     const have = new Set(mine.map(normalise));
@@ -260,13 +266,22 @@ export function mergeHandoffs(later: string, other: string, base = ""): { text: 
     addItems(now, parseHandoff(out), heading, add);
     out = now.join("\n");
   }
-  return { text: numberNext(out), added: { decisions: decisions.length, failed: failed.length } };
+  const step = proposedStep(parseHandoff(out));
+  const own = parseHandoff(later);
+  const isStep = (t: string) => step !== null && normalise(t) === normalise(step);
+  const theirs = step !== null && ![...own.nextSteps, ...own.steps.map((s) => s.text)].some(isStep);
+  const added = { decisions: decisions.length, failed: failed.length, step: theirs || undefined };
+  return { text: numberNext(out), added };
 }
+
+/** The end of a merge's note when the step the brief proposes came from the other handoff, whose saver it names. */
+export const THEIR_STEP = "the proposed step is from that handoff";
 
 /** `+2 decisions, +1 failed approach`: what a merge added, in the brief's words. */
 export function mergeCountsText(c: MergeCounts): string {
   const n = (k: number, one: string, many: string) => `+${k} ${k === 1 ? one : many}`;
-  return `${n(c.decisions, "decision", "decisions")}, ${n(c.failed, "failed approach", "failed approaches")}`;
+  const counts = `${n(c.decisions, "decision", "decisions")}, ${n(c.failed, "failed approach", "failed approaches")}`;
+  return c.step === true ? `${counts}; ${THEIR_STEP}` : counts;
 }
 
 type Env = Record<string, string | undefined>;

@@ -6,6 +6,8 @@ import { commonDirOf, gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
 import { runGit } from "./run.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
 import { acquireLockDir, type LockHandle } from "../store/lock.ts";
+import { tokenOf } from "../store/files.ts";
+import { quotedValue } from "../guard/quote.ts";
 
 const KEPT = 10;
 type Env = Record<string, string | undefined>;
@@ -194,4 +196,21 @@ export async function trackedArchives(root: string, env: Env): Promise<Set<strin
   // Outside git (or git unable to answer) nothing is tracked: pruning is what it was.
   if (r === null || r.code !== 0) return new Set();
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
+}
+
+/** Whose save a handoff merged with the tree's was (`text`, its archive), as drift's provenance: null when this
+ * clone saved it or cannot tell; else the oldest commit, merges aside, that brought its `Saved:` line into
+ * HANDOFF.md on HEAD or the merge's other side, so a later commit that replaced the line is never named. */
+export async function mergedSaver(root: string, env: Env, text: string) {
+  const line = /^Saved: [^\r\n]+/m.exec(text)?.[0];
+  const top = gitTopOf(root, env);
+  if (savedHere(root, env, text, () => tokenOf(text)) !== false || line === undefined || top === null) return null;
+  const file = path.relative(top, path.join(root, ".ai", "memory", "HANDOFF.md")).split(path.sep).join("/");
+  const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
+  const revs = ["HEAD", ...(merging ? ["MERGE_HEAD"] : [])];
+  const r = await runGit(root, ["log", "--no-merges", "--format=%an%x03%ae", `-S${line}`, ...revs, "--",
+    `:(top,literal)${file}`], env);
+  const by = r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() : "";
+  const [name = "", email = ""] = (by ?? "").split("\x03");
+  return { committer: by ? `${quotedValue(name)} ${quotedValue(email)}` : null, someoneElse: true };
 }

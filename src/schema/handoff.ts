@@ -236,6 +236,12 @@ export function glanceAtHandoff(text: string, nowMs: number): Pick<ParsedHandoff
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
 
+/** The step `brief` proposes: the first next step, else the plan's step in progress, else its next todo. */
+export function proposedStep(h: ParsedHandoff): string | null {
+  const current = h.steps.find((s) => s.status === "in-progress") ?? h.steps.find((s) => s.status === "todo");
+  return h.nextSteps[0] ?? current?.text ?? null;
+}
+
 /** The first non-blank line of the model's `## Current goal` (for `archives list`), or null. */
 export function goalLineOf(h: ParsedHandoff): string | null {
   const line = h.goal.split("\n").find((l) => l.trim() !== "");

@@ -3,13 +3,14 @@ import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import { elsewhereSentence, handoffsElsewhere, newestSave, newestSentence } from "../git/handoff-away.ts";
 import { briefWithCheckpoint, coldBriefFromCheckpoint } from "../checkpoint/brief.ts";
-import { existsSync } from "../builtins.ts";
 import path from "node:path";
 import {
   briefFromStash, countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, withLines, type Brief, type LedgerCounts,
 } from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
-import { mergedClauses, mergedLineOf } from "../git/merge-driver.ts";
+import { mergedClauses, mergedLineOf, THEIR_STEP } from "../git/merge-driver.ts";
+import { mergedSaver } from "../git/saves.ts";
+import { readSmall } from "../store/fs.ts";
 import { conflictNote } from "../git/merge-driver-config.ts";
 import { conflictSides } from "../schema/conflicted.ts";
 import { conflictAdvice } from "../git/unmerged.ts";
@@ -126,9 +127,15 @@ exit: 0 brief printed
         stderr.push(`warning: ${name} was not read: ${err.message}`);
       }
     }
+    const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
+    // Only an archive that exists is named (a hand-written line names nothing).
+    const other = merged ? readSmall(path.join(archiveDir(root), merged[1]!)) : null;
+    // The step the merge took from the other handoff is said to be its saver's, not the current one's.
+    const theirs = other !== null && merged![2]?.endsWith(THEIR_STEP) === true;
+    const stepBy = theirs ? { ...report, provenance: await mergedSaver(root, ctx.env, other) } : report;
     let brief = loaded.pasted
-      ? draftBrief(parsed, report, ledgers)
-      : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now, ctx.env);
+      ? draftBrief(parsed, stepBy, ledgers)
+      : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, stepBy, ledgers), now, ctx.env);
     // A newer save of this clone than the tree's in a stash or on a branch (`git stash` after `publish`), or gone:
     // the tree's plan is the older one, so the step is to bring the newer back, as when the tree has none.
     const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);
@@ -138,9 +145,7 @@ exit: 0 brief printed
         "again (the fields above are from the older handoff) — Confirm?";
       brief = withLines({ ...brief, proposedNextStep });
     }
-    const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
-    // Only an archive that exists is named (a hand-written line names nothing).
-    if (merged && existsSync(path.join(archiveDir(root), merged[1]!))) {
+    if (merged && other !== null) {
       // Each note goes first, so the last is put first; the archive's long name drops before the counts.
       const [met, archive, note] = mergedClauses(merged[1]!, merged[2] ?? null);
       if (note !== null) brief = withDriftNote(brief, note, RANK.other);
