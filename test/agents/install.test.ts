@@ -9,6 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MARKER, git, gitRepo, referenceOf, tempDir, type Run } from "../helpers.ts";
 import { inProcess } from "../in-process.ts";
+import { gitCalls, loggingGit } from "../git/repo.ts";
 
 const AGENTS = ["claude-code", "codex", "opencode", "cline", "gemini", "cursor"] as const;
 type Agent = (typeof AGENTS)[number];
@@ -643,6 +644,28 @@ describe("modes", () => {
     writeFileSync(path.join(e.root, "AGENTS.md"), "# Rules\n", { mode: 0o600 });
     await e.run(["install", "--agent", "codex", "--root", e.root]);
     expect(statSync(path.join(e.root, "AGENTS.md")).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("the merge driver's git config", () => {
+  // Each install and uninstall runs it (init, per agent): one read of the section, a write only for what differs.
+  it("one git run reads the section; a write only for a key that differs; uninstall reads once and removes it", async () => {
+    const e = setup();
+    const { bin, log } = loggingGit();
+    const PATH = `${bin}${path.delimiter}${process.env.PATH}`;
+    const ours = () => gitCalls(log).filter((argv) => argv[0] === "config" && argv.some((a) => a.includes("session-handoff")))
+      .map((argv) => argv.slice(1, 3).join(" "));
+    const read = "--local -z";
+    for (const [verb, calls] of [
+      ["install", [read, "--local merge.session-handoff.driver", "--local merge.session-handoff.name"]],
+      ["install", [read]],
+      ["uninstall", [read, "--local --remove-section"]],
+    ] as const) {
+      writeFileSync(log, "");
+      expect((await e.run([verb, "--agent", "claude-code", "--root", e.root], { PATH })).code).toBe(0);
+      expect(ours(), verb).toEqual(calls);
+    }
+    expect(readFileSync(path.join(e.root, ".git", "config"), "utf8")).not.toContain("session-handoff");
   });
 });
 
