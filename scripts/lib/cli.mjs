@@ -2208,9 +2208,10 @@ function attributesOnto(head, worktree) {
   const { line } = withoutBlock(worktree);
   return line === null ? withoutBlock(head).rest : blockFor(withoutBlock(head).rest, line);
 }
-async function configValue(top, key, env, local = true) {
-  const r = await runGit(top, ["config", ...local ? ["--local"] : [], "--get", `merge.${DRIVER_NAME}.${key}`], env);
-  return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
+async function section(top, env) {
+  const r = await runGit(top, ["config", "--local", "-z", "--get-regexp", `^merge\\.${DRIVER_NAME}\\.`], env);
+  const pairs = r.stdout.toString("utf8").split("\0").slice(0, -1);
+  return new Map(pairs.map((kv) => /^merge\.[^\n]*\.([^.\n]*)\n?([\s\S]*)$/.exec(kv).slice(1, 3)));
 }
 async function registerMergeDriver(root, helperPath, env) {
   const c = cloneOf(root, env);
@@ -2234,8 +2235,9 @@ async function registerMergeDriver(root, helperPath, env) {
     return out;
   }
   const name2 = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
+  const have = await section(c.top, env);
   for (const [key, want] of [["driver", driverCommand(process.execPath, copy)], ["name", name2]]) {
-    if (await configValue(c.top, key, env) === want) continue;
+    if (have.get(key) === want) continue;
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
@@ -2260,7 +2262,7 @@ async function unregisterMergeDriver(root, env, keep) {
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path10.dirname(c.copy)));
-  const driver = await configValue(c.top, "driver", env);
+  const driver = (await section(c.top, env)).get("driver") ?? null;
   if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path10.join(c.common, "config"), c.common);
@@ -2292,7 +2294,7 @@ function assertAttributesReadable(root, env) {
 async function previewMergeDriver(root, remove2, env, keep) {
   const c = cloneOf(root, env);
   if (c === null) return { config: false, attributes: false, notes: [] };
-  const driver = keep ? null : await configValue(c.top, "driver", env);
+  const driver = keep ? null : (await section(c.top, env)).get("driver") ?? null;
   let text;
   try {
     text = readRegular(path10.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
@@ -2382,7 +2384,7 @@ var init_merge_driver_config = __esm({
     REMOVE_MAX = 64e6;
     MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `init` (or `install --agent NAME`) once in this clone";
     NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
-    effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);
+    effectiveDriver = (top, env) => runGit(top, ["config", "--get", `merge.${DRIVER_NAME}.driver`], env).then((r) => r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null, () => void 0);
   }
 });
 
@@ -2638,15 +2640,15 @@ function readCheckpointText(text) {
   const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
   const items2 = /* @__PURE__ */ new Map();
   const dropped = /* @__PURE__ */ new Map();
-  let section = null;
+  let section2 = null;
   for (const line of text.split("\n")) {
     if (line.startsWith("## ")) {
-      section = line;
-      items2.set(section, []);
-    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
+      section2 = line;
+      items2.set(section2, []);
+    } else if (section2 !== null && line.startsWith("- ") && line !== "- none captured") {
       const older = /^- \((\d+) older left out\)$/.exec(line);
-      if (older) dropped.set(section, Number(older[1]));
-      else items2.get(section).push(line);
+      if (older) dropped.set(section2, Number(older[1]));
+      else items2.get(section2).push(line);
     }
   }
   return { triggers, source, items: items2, dropped };
@@ -3416,7 +3418,7 @@ function readHandoff(text, tree, lists = true) {
     "open questions": out.openQuestions,
     "next steps": out.nextSteps
   };
-  let section = null;
+  let section2 = null;
   let stray = false;
   const seen = /* @__PURE__ */ new Set();
   const goalParts = [];
@@ -3426,21 +3428,21 @@ function readHandoff(text, tree, lists = true) {
     if (node.type === "heading") {
       const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
       out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
-      if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
+      if (node.depth === 1 && title === "Session Handoff" && section2 === null) out.heading = true;
       if (node.depth !== 2) continue;
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
         const near = nearest(title, SECTION_TITLES);
         out.strays.push({ title, near, line: node.line });
-        section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
+        section2 = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
       }
-      section = seen.has(key) ? "(repeated)" : key;
+      section2 = seen.has(key) ? "(repeated)" : key;
       seen.add(key);
       continue;
     }
-    if (section === null) {
+    if (section2 === null) {
       if (node.type !== "paragraph" || out.saved !== null) continue;
       const lines2 = text.slice(node.start, node.end).split("\n");
       const i = lines2.findIndex((l) => /^Saved:/.test(l.trim()));
@@ -3450,25 +3452,25 @@ function readHandoff(text, tree, lists = true) {
       }
       continue;
     }
-    if (section === "current goal") {
+    if (section2 === "current goal") {
       goalParts.push(text.slice(node.start, node.end));
       continue;
     }
-    if (node.type !== "list" || !lists && section !== "environment anchors") continue;
+    if (node.type !== "list" || !lists && section2 !== "environment anchors") continue;
     const listed = node.children;
     const items2 = [];
     for (let i = 0; i < listed.length; i++) items2.push(itemText(text, listed[i]));
-    if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items2[i], line: listed[i].line });
+    if (section2 !== "(repeated)" && !stray && lists) {
+      for (let i = 0; i < listed.length; i++) out.items.push({ section: section2, text: items2[i], line: listed[i].line });
     }
-    const into = listOf[section];
+    const into = listOf[section2];
     if (into !== void 0) for (let i = 0; i < items2.length; i++) into.push(items2[i]);
-    if (section === "plan") {
+    if (section2 === "plan") {
       for (let i = 0; i < items2.length; i++) out.plan.push(planStep(items2[i]));
       allSteps(text, node, 0, out.steps);
-    } else if (section === "key files") {
+    } else if (section2 === "key files") {
       for (const item of items2) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
-    } else if (section === "environment anchors" && !out.anchors.present) {
+    } else if (section2 === "environment anchors" && !out.anchors.present) {
       out.anchors.present = true;
       for (const item of items2) {
         const m = ANCHOR.exec(item);
@@ -7347,8 +7349,8 @@ function awsUnnamedSpans(text) {
       if (text[to] !== "\n") continue;
       if (++n > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
     }
-    const section = text.slice(from, to);
-    if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
+    const section2 = text.slice(from, to);
+    if (AWS_CREDENTIAL_NAME.test(section2)) out.push(...awsCandidates(text, from, to));
   }
   flush();
   return out;
@@ -9180,11 +9182,11 @@ async function foldOne(root, nowMonth, fp) {
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
-function insertSection(text, period, section) {
+function insertSection(text, period, section2) {
   const heads = [...text.matchAll(/^## (\d{4}-\d{2})$/gm)];
   const after = heads.find((h) => h[1] > period);
-  if (!after) return text + section;
-  return text.slice(0, after.index) + section + text.slice(after.index);
+  if (!after) return text + section2;
+  return text.slice(0, after.index) + section2 + text.slice(after.index);
 }
 var FOLD_AFTER_MONTHS, FOLD_KEPT, messageOf;
 var init_record = __esm({
@@ -12396,8 +12398,8 @@ function sameStep(was, now) {
   return a !== "" && b.startsWith(a) && /^(?:$|\s*[:;,(\u2014\u2013-])/.test(b.slice(a.length));
 }
 function mergeHandoffs(later, other, base = "") {
-  const key = (section, t) => `${section}
-${section === "plan" ? t : normalise(t)}`;
+  const key = (section2, t) => `${section2}
+${section2 === "plan" ? t : normalise(t)}`;
   const keys = (t) => new Set(parseHandoff(t).items.map((i) => key(i.section, i.text)));
   const [was, kept, mine] = [keys(base), keys(other), keys(later)];
   const goalOf = (t) => normalise(parseHandoff(t).goal);
@@ -12409,19 +12411,19 @@ ${section === "plan" ? t : normalise(t)}`;
   const moved = parseHandoff(other).items.filter((i) => i.section === "plan" && !was.has(`plan
 ${i.text}`));
   const [baseNext, otherNext] = [parseHandoff(base).nextSteps, parseHandoff(other).nextSteps];
-  const text = editItems(later.replace(/\r\n?/g, "\n"), (section, t) => {
-    if (!otherOn || !was.has(key(section, t)) || kept.has(key(section, t))) return void 0;
-    if (section === "failed approaches" && !editedIn(t, otherEdits)) return void 0;
-    const there = otherNext[baseNext.findIndex((n) => key(section, n) === key(section, t))] ?? "";
-    if (section === "next steps" && there !== "" && ![was, mine].some((k) => k.has(key(section, there)))) {
+  const text = editItems(later.replace(/\r\n?/g, "\n"), (section2, t) => {
+    if (!otherOn || !was.has(key(section2, t)) || kept.has(key(section2, t))) return void 0;
+    if (section2 === "failed approaches" && !editedIn(t, otherEdits)) return void 0;
+    const there = otherNext[baseNext.findIndex((n) => key(section2, n) === key(section2, t))] ?? "";
+    if (section2 === "next steps" && there !== "" && ![was, mine].some((k) => k.has(key(section2, there)))) {
       return /^\[-\]/.test(there) ? null : there;
     }
-    const at2 = section === "plan" ? moved.findIndex((o) => sameStep(t, o.text)) : -1;
+    const at2 = section2 === "plan" ? moved.findIndex((o) => sameStep(t, o.text)) : -1;
     return at2 === -1 ? null : moved.splice(at2, 1)[0].text;
   });
   const a = parseHandoff(text);
-  const gone = (section, t) => laterOn && was.has(key(section, t)) && (section !== "failed approaches" || editedIn(t, laterEdits));
-  const b = parseHandoff(editItems(other, (section, t) => gone(section, t) ? null : void 0));
+  const gone = (section2, t) => laterOn && was.has(key(section2, t)) && (section2 !== "failed approaches" || editedIn(t, laterEdits));
+  const b = parseHandoff(editItems(other, (section2, t) => gone(section2, t) ? null : void 0));
   const lines2 = text.split("\n");
   const missing = (mine2, theirs2) => {
     const have = new Set(mine2.map(normalise));
@@ -16683,14 +16685,14 @@ function queryWords(query) {
 }
 function markdownUnits(text, date) {
   const units2 = [];
-  let section = "";
+  let section2 = "";
   let fenced = false;
   let cur = null;
   for (const line of text.split("\n")) {
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     const h = fenced ? null : /^##\s+(.+?)\s*$/.exec(line);
     if (h) {
-      section = h[1];
+      section2 = h[1];
       cur = null;
       continue;
     }
@@ -16700,7 +16702,7 @@ function markdownUnits(text, date) {
     }
     const bullet = /^\s{0,3}(?:[-*+]|\d+[.)])\s+/.exec(line);
     if (cur === null || bullet) {
-      cur = { section, text: (bullet ? line.slice(bullet[0].length) : line).trim(), date };
+      cur = { section: section2, text: (bullet ? line.slice(bullet[0].length) : line).trim(), date };
       units2.push(cur);
     } else cur.text += ` ${line.trim()}`;
   }

@@ -101,10 +101,11 @@ export function attributesOnto(head: string, worktree: string): string {
   return line === null ? withoutBlock(head).rest : blockFor(withoutBlock(head).rest, line);
 }
 
-// `local`: this clone's own file, which registration writes; else the value git merges with (any file, includes too).
-async function configValue(top: string, key: string, env: Env, local = true): Promise<string | null> {
-  const r = await runGit(top, ["config", ...(local ? ["--local"] : []), "--get", `merge.${DRIVER_NAME}.${key}`], env);
-  return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
+// This clone's own file, which registration writes: the section's keys, the last value of each, from one git run.
+async function section(top: string, env: Env): Promise<Map<string, string>> {
+  const r = await runGit(top, ["config", "--local", "-z", "--get-regexp", `^merge\\.${DRIVER_NAME}\\.`], env);
+  const pairs = r.stdout.toString("utf8").split("\0").slice(0, -1);
+  return new Map(pairs.map((kv) => /^merge\.[^\n]*\.([^.\n]*)\n?([\s\S]*)$/.exec(kv)!.slice(1, 3) as [string, string]));
 }
 
 /** Writes the copy, config and block, each only when it differs: a repeat changes no byte under `.git/`. */
@@ -133,8 +134,9 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
   }
   const name = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
   // The driver first: uninstall knows the section as ours by it, so a failure between the two leaves nothing it keeps.
+  const have = await section(c.top, env);
   for (const [key, want] of [["driver", driverCommand(process.execPath, copy)], ["name", name]] as const) {
-    if ((await configValue(c.top, key, env)) === want) continue;
+    if (have.get(key) === want) continue;
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
@@ -164,7 +166,7 @@ async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Pro
   if (c === null) return out;
   // Missing, or a folder still holding other files of ours: left as it is.
   if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path.dirname(c.copy)));
-  const driver = await configValue(c.top, "driver", env);
+  const driver = (await section(c.top, env)).get("driver") ?? null;
   if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path.join(c.common, "config"), c.common);
@@ -201,7 +203,7 @@ export function assertAttributesReadable(root: string, env: Env): void {
 async function previewMergeDriver(root: string, remove: boolean, env: Env, keep: boolean): Promise<Change> {
   const c = cloneOf(root, env);
   if (c === null) return { config: false, attributes: false, notes: [] };
-  const driver = keep ? null : await configValue(c.top, "driver", env);
+  const driver = keep ? null : (await section(c.top, env)).get("driver") ?? null;
   let text: string | null;
   try {
     text = readRegular(path.join(c.top, ".gitattributes"), remove ? REMOVE_MAX : undefined);
@@ -273,7 +275,8 @@ export async function mergeDriverMissing(root: string, env: Env): Promise<string
 }
 
 // The driver command git merges with; undefined when git cannot run here (no PATH), as then no merge runs either.
-const effectiveDriver = (top: string, env: Env) => configValue(top, "driver", env, false).catch(() => undefined);
+const effectiveDriver = (top: string, env: Env) => runGit(top, ["config", "--get", `merge.${DRIVER_NAME}.driver`], env)
+  .then((r) => (r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null), () => undefined);
 
 /** What this clone's registered driver runs that is gone (its helper copy, or node), for `doctor`; else null. */
 export async function driverPartMissing(root: string, env: Env): Promise<string | null> {

@@ -2,13 +2,15 @@
 // built helper copied into a scratch project as users install it.
 // The verbs run in this process with that copy's path (inProcess); spawned where the process is
 // the subject: the path it was started as, exit codes, umask, a failpoint's pause, the hooks.
-import { copyHelper } from "../helpers.ts";
+import { copyHelper, HELPER } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MARKER, git, gitRepo, referenceOf, tempDir, type Run } from "../helpers.ts";
 import { inProcess } from "../in-process.ts";
+import { gitCalls, loggingGit } from "../git/repo.ts";
 
 const AGENTS = ["claude-code", "codex", "opencode", "cline", "gemini", "cursor"] as const;
 type Agent = (typeof AGENTS)[number];
@@ -25,7 +27,12 @@ function snapshot(dir: string): Record<string, string> {
       if (st.isDirectory()) {
         out[`${rel}/`] = "dir";
         walk(p);
-      } else out[rel] = `${(st.mode & 0o777).toString(8)} ${readFileSync(p).toString("base64")}`;
+      } else {
+        // A large file (the helper) by its hash: the same check, without comparing a megabyte of base64 each time.
+        const bytes = readFileSync(p);
+        const shown = bytes.length > 4096 ? `sha256 ${createHash("sha256").update(bytes).digest("hex")}` : bytes.toString("base64");
+        out[rel] = `${(st.mode & 0o777).toString(8)} ${shown}`;
+      }
     }
   };
   walk(dir);
@@ -42,6 +49,22 @@ interface Env {
   spawn(args: string[], extra?: Record<string, string>): { code: number | null; stdout: string; stderr: string };
 }
 
+/**
+ * The built helper and its bundles at `dest` as hard links where the file system allows (copyHelper elsewhere): the
+ * same files, without writing a megabyte per test. No test here writes to them; one deletes the helper (an unlink).
+ */
+function linkHelper(dest: string): void {
+  const from = path.dirname(HELPER);
+  mkdirSync(path.join(path.dirname(dest), "lib"), { recursive: true });
+  try {
+    linkSync(HELPER, dest);
+    for (const f of readdirSync(path.join(from, "lib"))) linkSync(path.join(from, "lib", f), path.join(path.dirname(dest), "lib", f));
+  } catch {
+    rmSync(path.dirname(dest), { recursive: true, force: true });
+    copyHelper(dest);
+  }
+}
+
 /** A project with the skill at .claude/skills/session-handoff (inside) or elsewhere (outside). */
 function setup(where: "inside" | "outside" = "inside"): Env {
   const root = gitRepo();
@@ -49,7 +72,7 @@ function setup(where: "inside" | "outside" = "inside"): Env {
   const skill = where === "inside" ? path.join(root, ".claude", "skills", "session-handoff") : path.join(tempDir("sh-skill dir-"), "session-handoff");
   mkdirSync(path.join(skill, "scripts"), { recursive: true });
   const helper = path.join(skill, "scripts", "memory_io.mjs");
-  copyHelper(helper);
+  linkHelper(helper);
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } as Record<string, string>;
   for (const k of ["SESSION_HANDOFF_PAUSE", "SESSION_HANDOFF_DISABLE", "MEMORY_IO_FAILPOINT", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]) delete env[k];
   return {
@@ -643,6 +666,28 @@ describe("modes", () => {
     writeFileSync(path.join(e.root, "AGENTS.md"), "# Rules\n", { mode: 0o600 });
     await e.run(["install", "--agent", "codex", "--root", e.root]);
     expect(statSync(path.join(e.root, "AGENTS.md")).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("the merge driver's git config", () => {
+  // Each install and uninstall runs it (init, per agent): one read of the section, a write only for what differs.
+  it("one git run reads the section; a write only for a key that differs; uninstall reads once and removes it", async () => {
+    const e = setup();
+    const { bin, log } = loggingGit();
+    const PATH = `${bin}${path.delimiter}${process.env.PATH}`;
+    const ours = () => gitCalls(log).filter((argv) => argv[0] === "config" && argv.some((a) => a.includes("session-handoff")))
+      .map((argv) => argv.slice(1, 3).join(" "));
+    const read = "--local -z";
+    for (const [verb, calls] of [
+      ["install", [read, "--local merge.session-handoff.driver", "--local merge.session-handoff.name"]],
+      ["install", [read]],
+      ["uninstall", [read, "--local --remove-section"]],
+    ] as const) {
+      writeFileSync(log, "");
+      expect((await e.run([verb, "--agent", "claude-code", "--root", e.root], { PATH })).code).toBe(0);
+      expect(ours(), verb).toEqual(calls);
+    }
+    expect(readFileSync(path.join(e.root, ".git", "config"), "utf8")).not.toContain("session-handoff");
   });
 });
 

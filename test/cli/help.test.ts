@@ -1,15 +1,14 @@
 // `--help` as an agent and a user meet it: every verb's help is one page of at most 60 lines
 // and 80 columns with an example that works, the overview names the kill switch, an unknown
 // verb gets a "did you mean", and no verb is a usage error on stderr.
-import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { suggestion, usageText } from "../../src/usage.ts";
 import { VERBS } from "../../src/verbs/index.ts";
 import { HARNESS_VERBS, SESSION_VERBS } from "../../src/verbs/types.ts";
-import { cleanEnv, gitRepo, helper, HELPER } from "../helpers.ts";
-import { inProcess } from "../in-process.ts";
+import { gitRepo, helper, HELPER } from "../helpers.ts";
+import { inProcess, shellInProcess } from "../in-process.ts";
 
 const VERB_NAMES = Object.keys(VERBS);
 const EXAMPLES = Object.fromEntries(VERB_NAMES.map((v) => [v, VERBS[v]!.example]));
@@ -126,7 +125,8 @@ describe("the examples", () => {
     expect([...SESSION_VERBS, ...HARNESS_VERBS].filter((v) => !VERB_NAMES.includes(v))).toEqual([]);
   });
 
-  it("run as written, in order, in a fresh repository (the root found by the helper)", () => {
+  // Through sh as written; each call of the helper runs in this process (shellInProcess), the root found from its cwd.
+  it("run as written, in order, in a fresh repository (the root found by the helper)", async () => {
     const root = gitRepo();
     // What the examples name that a fresh repository lacks.
     writeFileSync(path.join(root, "notes.txt"), "notes\n");
@@ -137,16 +137,16 @@ describe("the examples", () => {
     expect([...order, "drift"].sort()).toEqual(Object.keys(EXAMPLES).sort().filter((v) => [...order, "drift"].includes(v)));
     const run = (verb: string) => {
       const script = (EXAMPLES[verb] ?? []).join("\n").replaceAll("node memory_io.mjs", `node ${JSON.stringify(HELPER)}`);
-      return spawnSync("sh", ["-c", script], { cwd: root, env: cleanEnv(), encoding: "utf8", timeout: 30_000 });
+      return shellInProcess(script, { cwd: root });
     };
     for (const verb of order) {
-      const r = run(verb);
+      const r = await run(verb);
       expect(r.status, `${verb} example\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(0);
     }
-    const saved = helper(["read", "handoff", "--root", root]);
+    const saved = await inProcess(["read", "handoff", "--root", root]);
     const doc = saved.stdout.split("\n").slice(2, -2).join("\n");
     writeFileSync(path.join(root, "pasted-handoff.md"), `${doc}\n`);
-    const drift = run("drift");
+    const drift = await run("drift");
     expect(drift.status, drift.stderr).toBe(0);
     // write filled what the example left out: the time and the anchors.
     expect(doc).toMatch(/^Saved: \d{4}-/m);

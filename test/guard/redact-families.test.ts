@@ -1,6 +1,8 @@
 // Families a hostile tester found saved unredacted, end to end through the built helper: the quoted forms of the
 // command-line password flags, passphrases under a password name, 40/64 hex under a credential's name or after
 // `Bearer`, .npmrc auth keys and .netrc passwords, random letters under a credential's name. Their look-alikes stay.
+// Each line runs `redact` in this process (inProcess: the bundle's dispatch and output redaction); the built helper
+// is spawned once for all of them, and for the save and the checkpoint.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,6 +11,7 @@ import { redactText } from "../../src/guard/redact.ts";
 import { shannonEntropy } from "../../src/guard/redact-kit.ts";
 import { prng } from "../fixtures/redaction/corpus.ts";
 import { everyByteUnder, gitRepo, handoff, helper } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 import { checkpoint, cpText } from "../verbs/support.ts";
 
 // Fakes from two parts each, so that no scanner reads a secret in this file.
@@ -94,18 +97,30 @@ const KEPT: Array<[string, string]> = [
 ];
 
 describe("redact: the families, quoted and hex forms", () => {
-  it.each(LEAKS)("%s", (_name, line, secret, kind) => {
-    const r = helper(["redact"], { input: `${line}\n` });
+  it.each(LEAKS)("%s", async (_name, line, secret, kind) => {
+    const r = await inProcess(["redact"], { input: `${line}\n` });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain(secret);
     expect(r.stdout).toContain(`<redacted: ${kind}>`);
     expect(r.stderr).not.toContain(secret);
   });
 
-  it.each(KEPT)("keeps %s", (_name, line) => {
-    const r = helper(["redact"], { input: `${line}\n` });
+  it.each(KEPT)("keeps %s", async (_name, line) => {
+    const r = await inProcess(["redact"], { input: `${line}\n` });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`${line}\n`);
+  });
+
+  it("the built helper, spawned: every family's value goes, and the look-alikes come out byte for byte", () => {
+    const leaks = helper(["redact"], { input: `${LEAKS.map(([, line]) => line).join("\n\n")}\n` });
+    expect(leaks.code, leaks.stderr).toBe(0);
+    for (const [, , secret, kind] of LEAKS) {
+      expect(leaks.stdout).not.toContain(secret);
+      expect(leaks.stdout).toContain(`<redacted: ${kind}>`);
+      expect(leaks.stderr).not.toContain(secret);
+    }
+    const kept = `${KEPT.map(([, line]) => line).join("\n\n")}\n`;
+    expect(helper(["redact"], { input: kept })).toMatchObject({ code: 0, stdout: kept, stderr: "" });
   });
 });
 
