@@ -2140,19 +2140,28 @@ var init_attributes_block = __esm({
 async function unmergedMemory(root, env, timeoutMs) {
   const top = gitTopOf(root, env);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
-  if (op === null || op === "bisect") return [];
+  if (op === null || op === "bisect") return { op: "", files: [], oneSided: [] };
   const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
-  const lines2 = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
-  return [...new Set(lines2.filter((l) => l.includes("	")).map((l) => l.slice(l.indexOf("	") + 1)))];
+  const stages = /* @__PURE__ */ new Map();
+  for (const l of r?.code === 0 ? r.stdout.toString("utf8").split("\0") : []) {
+    const tab = l.indexOf("	");
+    if (tab > 0) stages.set(l.slice(tab + 1), (stages.get(l.slice(tab + 1)) ?? "") + l.slice(tab - 1, tab));
+  }
+  const files = [...stages.keys()];
+  const oneSided = files.filter((f) => !(stages.get(f).includes("2") && stages.get(f).includes("3")));
+  return { op: op.split(" ")[0], files, oneSided };
 }
-function conflictAdvice(files, unmerged, driverMissing) {
-  if (unmerged.length > 0) {
-    const init2 = driverMissing ? "run `init` once in this clone (it registers the merge driver), then " : "";
-    return `git holds ${unmerged.join(", ")} unmerged; do not load them: ${init2}run \`git checkout -m -- ${unmerged.map((p) => `.ai/memory/${p}`).join(" ")}\` (git merges them again with the driver), then \`git add .ai/memory\` and \`git commit\` to finish the merge, then check again`;
+function conflictAdvice(files, unmerged, driverUnset2 = false) {
+  if (unmerged !== void 0 && unmerged.files.length > 0) {
+    const both = unmerged.files.filter((f) => !unmerged.oneSided.includes(f));
+    const init2 = driverUnset2 ? "run `init` once in this clone (it registers the merge driver), then " : "";
+    const again = both.length === 0 ? "" : `${init2}run \`git checkout -m -- ${both.join(" ")}\` (git merges them again with the driver), then `;
+    return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}run \`git add -A -- ${unmerged.files.join(" ")}\` (a file only one side has is kept as it is) and \`git -c core.editor=true ${unmerged.op} --continue\` to finish the ${unmerged.op}, then check again`;
   }
   const handoff = files.includes("HANDOFF.md") ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";
-  const others = files.some((f) => f !== "HANDOFF.md") ? "in the others keep both sides' entries, each once, and delete the marker lines; " : "";
-  return `unresolved merge conflict markers in ${files.join(", ")}; do not load them: ${handoff}${others}check again`;
+  const others = files.filter((f) => f !== "HANDOFF.md");
+  const keep = others.length > 0 ? `in ${others.join(", ")} keep both sides' entries, each once, and delete the marker lines; ` : "";
+  return `unresolved merge conflict markers in ${files.join(", ")}; do not load them: ${handoff}${keep}check again`;
 }
 var init_unmerged = __esm({
   "src/git/unmerged.ts"() {
@@ -2358,11 +2367,16 @@ async function driverPartMissing(root, env) {
   if (!existsSync(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
+async function driverUnset(root, env) {
+  const c = cloneOf(root, env);
+  const named = c !== null && NAMES_OURS.test(readSmall(path10.join(c.top, ".gitattributes")) ?? "");
+  return !named || await mergeDriverMissing(root, env) === MERGE_DRIVER_MISSING;
+}
 async function conflictNote(root, env, marked) {
-  const unmerged = (await unmergedMemory(root, env)).map((p) => p.replace(/^\.ai\/memory\//, ""));
-  if (unmerged.length === 0 && marked.length === 0) return null;
-  const driverMissing = await mergeDriverMissing(root, env) === MERGE_DRIVER_MISSING;
-  return conflictAdvice([.../* @__PURE__ */ new Set([...marked, ...unmerged])], unmerged, driverMissing);
+  const unmerged = await unmergedMemory(root, env);
+  if (unmerged.files.length === 0 && marked.length === 0) return null;
+  const files = [.../* @__PURE__ */ new Set([...marked, ...unmerged.files.map((p) => p.slice(11))])];
+  return conflictAdvice(files, unmerged, unmerged.files.length > 0 && await driverUnset(root, env));
 }
 var import_write_file_atomic, DRIVER_NAME, DRIVER_ARGS, COPY_GONE, shellQuote, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
@@ -9821,7 +9835,7 @@ import path35 from "node:path";
 async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
-  if (kind === "handoff" && (await unmergedMemory(root, env)).includes(".ai/memory/HANDOFF.md"))
+  if (kind === "handoff" && (await unmergedMemory(root, env)).files.includes(".ai/memory/HANDOFF.md"))
     throw new Refused(`${file} is conflicted; nothing was saved: ${await conflictNote(root, env, [])}`);
   let checked = null;
   let refusal = null;
@@ -10440,7 +10454,7 @@ var check_exports = {};
 __export(check_exports, {
   checkVerb: () => checkVerb
 });
-var MESSAGES, CHECKPOINT_PARKED, checkVerb;
+var JOURNAL_MARKERS, MESSAGES, CHECKPOINT_PARKED, checkVerb;
 var init_check = __esm({
   "src/verbs/check.ts"() {
     "use strict";
@@ -10459,6 +10473,7 @@ var init_check = __esm({
     init_types();
     init_surface();
     init_target();
+    JOURNAL_MARKERS = "holds merge conflict markers (the handoff is not affected): keep both sides' entries, each once, and delete the marker lines";
     MESSAGES = {
       clean: "nothing parked: no saved session state exists",
       interrupted: "an interrupted save needs recovery: run `recover`, then check again",
@@ -10503,7 +10518,7 @@ exit: 0 nothing parked
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers,
         or git holds it unmerged (the line names the commands that resolve
-        it); or
+        it; markers in a journal month alone are named, the code kept); or
         a root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
@@ -10524,13 +10539,9 @@ printed too and the code is kept.
         const kinds = ["handoff", "lessons", "solutions"];
         const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
         const pipe = configPipe(root, ctx.env);
-        const unmerged = (pipe === null ? await unmergedMemory(root, ctx.env) : []).map((p) => p.slice(11));
-        const journals = listJournal(root).filter((f) => isConflicted(readJournalText(root, f) ?? ""));
-        const conflicted = [.../* @__PURE__ */ new Set([
-          ...inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]),
-          ...journals.map((f) => `journal/${f.name}`),
-          ...unmerged
-        ])];
+        const unmerged = pipe === null ? await unmergedMemory(root, ctx.env) : void 0;
+        const conflicted = [.../* @__PURE__ */ new Set([...inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]), ...(unmerged?.files ?? []).map((p) => p.slice(11))])];
+        const journals = listJournal(root).filter((f) => isConflicted(readJournalText(root, f) ?? "")).map((f) => `journal/${f.name}`).filter((f) => !conflicted.includes(f));
         const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
         let state = null;
         if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
@@ -10557,8 +10568,11 @@ printed too and the code is kept.
         if (parked === "checkpoint") message = CHECKPOINT_PARKED;
         else if (stashed) message = newestSentence(stashed, false);
         const md = pipe ?? await mergeDriverMissing(root, ctx.env);
-        if (state === "conflicted")
-          message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, md === MERGE_DRIVER_MISSING)}`;
+        if (state === "conflicted") {
+          const unset = (unmerged?.files.length ?? 0) > 0 && await driverUnset(root, ctx.env);
+          message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, unset)}`;
+        }
+        if (journals.length > 0) message = `${message}; ${journals.join(", ")} ${JOURNAL_MARKERS}`;
         if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
         const newer = parked === "handoff" ? checkpointNoteForHandoff(root, inspections[0].text, ctx.env) : null;
         if (newer !== null) message = `${message}; ${newer.text}`;
@@ -12680,7 +12694,7 @@ exit: 0 brief printed
         const advice = loaded.pasted ? null : await conflictNote(root, ctx.env, sides === null ? [] : ["HANDOFF.md"]);
         if (sides !== null || advice !== null) {
           const both = sides && `HANDOFF.md has unresolved merge conflicts: one side ${sideTime(sides.ours, now)}, the other ${sideTime(sides.theirs, now)}`;
-          const message = `${both ?? "memory is conflicted"}; ${advice ?? conflictAdvice(["HANDOFF.md"], [], false)}`;
+          const message = `${both ?? "memory is conflicted"}; ${advice ?? conflictAdvice(["HANDOFF.md"])}`;
           return ok(json2 ? `${JSON.stringify({ brief: null, message })}
 ` : `${message}
 `, loaded.warnings, 2);
@@ -12930,7 +12944,7 @@ ${paused ? `${SENTENCES.paused()}
         const interrupted = interruptedSave(root);
         const tree = interrupted ? void 0 : typeof text === "string" && !isConflicted(text) ? text : text === null ? null : void 0;
         const newest = tree === void 0 ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
-        const unmerged = (await unmergedMemory(root, ctx.env)).length > 0;
+        const unmerged = (await unmergedMemory(root, ctx.env)).files.length > 0;
         return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now, checkpoint, newest, unmerged));
       }
     };
@@ -16478,7 +16492,7 @@ Always exit 0.
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const interrupted = interruptedSave(root);
-          if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).length > 0) {
+          if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
             ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
             return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
 `, []);

@@ -2724,10 +2724,16 @@ var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >
 var unmergedMemory = (async function unmergedMemory(root, env, timeoutMs) {
   const top = gitTopOf(root, env);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
-  if (op === null || op === "bisect") return [];
+  if (op === null || op === "bisect") return { op: "", files: [], oneSided: [] };
   const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
-  const lines = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
-  return [...new Set(lines.filter((l) => l.includes("	")).map((l) => l.slice(l.indexOf("	") + 1)))];
+  const stages = /* @__PURE__ */ new Map();
+  for (const l of r?.code === 0 ? r.stdout.toString("utf8").split("\0") : []) {
+    const tab = l.indexOf("	");
+    if (tab > 0) stages.set(l.slice(tab + 1), (stages.get(l.slice(tab + 1)) ?? "") + l.slice(tab - 1, tab));
+  }
+  const files = [...stages.keys()];
+  const oneSided = files.filter((f) => !(stages.get(f).includes("2") && stages.get(f).includes("3")));
+  return { op: op.split(" ")[0], files, oneSided };
 });
 
 // src/schema/state-time.ts
@@ -3417,7 +3423,7 @@ ${paused ? `${SENTENCES.paused()}
     const interrupted = interruptedSave(root);
     const tree = interrupted ? void 0 : typeof text === "string" && !isConflicted(text) ? text : text === null ? null : void 0;
     const newest = tree === void 0 ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
-    const unmerged = (await unmergedMemory(root, ctx.env)).length > 0;
+    const unmerged = (await unmergedMemory(root, ctx.env)).files.length > 0;
     return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now, checkpoint, newest, unmerged));
   }
 };
@@ -3610,7 +3616,7 @@ Always exit 0.
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const interrupted = interruptedSave(root);
-      if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).length > 0) {
+      if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
         ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
         return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
 `, []);
