@@ -1150,7 +1150,7 @@ function itemCall(item, at2) {
   }
   return call;
 }
-var addEdit = (events, path23) => path23 && events.push({ kind: "edit", path: path23 });
+var addEdit = (events, path24) => path24 && events.push({ kind: "edit", path: path24 });
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
@@ -2721,9 +2721,12 @@ var isConflicted = (function isConflicted(text) {
 var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side and save it whole (the save archives the conflicted file)";
 
 // src/git/unmerged.ts
+import path21 from "node:path";
 var unmergedMemory = (async function unmergedMemory(root, env, timeoutMs) {
   const top = gitTopOf(root, env);
-  const op = top === null ? null : inProgressOf(gitDirOf(top));
+  const dir = top === null ? null : gitDirOf(top);
+  const stopped = (f, name) => dir !== null && existsSync(path21.join(dir, f)) ? name : null;
+  const op = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
   if (op === null || op === "bisect") return { op: "", files: [], oneSided: [] };
   const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
   const stages = /* @__PURE__ */ new Map();
@@ -3192,7 +3195,7 @@ var glanceAtHandoff = (function glanceAtHandoff(text, nowMs) {
 });
 
 // src/checkpoint/surface.ts
-import path21 from "node:path";
+import path22 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -3255,7 +3258,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path21.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path22.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes), { root, env });
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -3271,7 +3274,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path21.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path22.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3292,7 +3295,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
   }
 });
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path21.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
+  const told = (name) => readHead(path22.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 
@@ -3429,7 +3432,7 @@ ${paused ? `${SENTENCES.paused()}
 };
 
 // src/verbs/statusline.ts
-import path22 from "node:path";
+import path23 from "node:path";
 
 // src/git/attributes-block.ts
 var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -3519,7 +3522,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path22.relative(top, root).split(path22.sep).join("/");
+    const rel = top === null ? "" : path23.relative(top, root).split(path23.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -3612,7 +3615,7 @@ Always exit 0.
     try {
       const dir = input.workspace?.project_dir ?? input.cwd;
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-      const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const handoff = readHead(path23.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const interrupted = interruptedSave(root);

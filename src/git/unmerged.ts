@@ -1,5 +1,7 @@
 // Memory files a merge left conflicted (docs/design.md#conflicted-memory): git's index holding their sides, or
 // conflict markers in the file; and the commands that resolve them, which every verb that sees one prints.
+import path from "node:path";
+import { existsSync } from "../builtins.ts";
 import { gitDirOf, gitTopOf, inProgressOf } from "./git-dir.ts";
 import { runGit } from "./run.ts";
 
@@ -11,7 +13,10 @@ export type Unmerged = { op: string; files: string[]; oneSided: string[] };
 /** The memory files git's index holds unmerged; git runs only while a merge, rebase, cherry-pick or revert is on. */
 export async function unmergedMemory(root: string, env: Env, timeoutMs?: number): Promise<Unmerged> {
   const top = gitTopOf(root, env);
-  const op = top === null ? null : inProgressOf(gitDirOf(top));
+  const dir = top === null ? null : gitDirOf(top);
+  // `git am` and `git merge --squash` stop with no MERGE_HEAD; their own files say so (a stash pop leaves none).
+  const stopped = (f: string, name: string) => (dir !== null && existsSync(path.join(dir, f)) ? name : null);
+  const op = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
   if (op === null || op === "bisect") return { op: "", files: [], oneSided: [] };
   const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
   // Each line is `<mode> <object> <stage>\t<path>`: stage 2 is our side, 3 theirs.
@@ -39,7 +44,8 @@ export function conflictAdvice(files: readonly string[], unmerged?: Unmerged, dr
     // `git add -A` also takes a side's deletion; the editor stays shut, as a hook or an agent has no terminal.
     return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}` +
       `run \`git add -A -- ${unmerged.files.join(" ")}\` (a file only one side has is kept as it is) and ` +
-      `\`git -c core.editor=true ${unmerged.op} --continue\` to finish the ${unmerged.op}, then check again`;
+      `\`git -c core.editor=true ${unmerged.op === "squash" ? "commit" : `${unmerged.op} --continue`}\` to finish ` +
+      `the ${unmerged.op}, then check again`;
   }
   const handoff = files.includes("HANDOFF.md")
     ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";

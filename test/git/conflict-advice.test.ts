@@ -49,7 +49,7 @@ function followAdvice(p: ReturnType<typeof project>): string {
     else throw new Error(`not a command to run: ${cmd}`);
   }
   const gitDir = path.join(p.dir, ".git");
-  expect(["MERGE_HEAD", "rebase-merge", "rebase-apply"].filter((f) => existsSync(path.join(gitDir, f)))).toEqual([]);
+  expect(["MERGE_HEAD", "SQUASH_MSG", "rebase-merge", "rebase-apply"].filter((f) => existsSync(path.join(gitDir, f)))).toEqual([]);
   expect(p.g("ls-files", "-u")).toBe("");
   expect(p.g("show", "HEAD:.ai/memory/HANDOFF.md")).not.toMatch(/^<<<<<<< /m);
   const after = p.m(["check"]);
@@ -98,6 +98,21 @@ describe("the commands printed for memory git holds unmerged", () => {
     expect(() => p.g("rebase", "main")).toThrow();
     const said = followAdvice(p);
     expect(said).toContain("git -c core.editor=true rebase --continue");
+  });
+
+  it("work as printed in a `git am -3` and a `git merge --squash`, which leave no MERGE_HEAD", { timeout: 90_000 }, () => {
+    const p = project();
+    diverge(p, "base goal");
+    mkdirSync(path.join(p.dir, ".claude"));
+    const patch = p.g("format-patch", "-1", "--stdout", "feat");
+    writeFileSync(path.join(p.dir, "..", "feat.patch"), patch);
+    expect(() => p.g("am", "-3", path.join(p.dir, "..", "feat.patch"))).toThrow();
+    expect(followAdvice(p)).toContain("git -c core.editor=true am --continue");
+    const q = project();
+    diverge(q, "base goal");
+    mkdirSync(path.join(q.dir, ".claude"));
+    expect(() => q.g("merge", "--squash", "feat")).toThrow();
+    expect(followAdvice(q)).toContain("`git -c core.editor=true commit` to finish the squash");
   });
 
   it("work as printed on a modify/delete conflict, which no re-merge resolves", { timeout: 60_000 }, () => {
