@@ -1014,7 +1014,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path55 = __require("path");
+    var path56 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -1067,7 +1067,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path55.resolve(filename);
+      const absoluteName = path56.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -2134,39 +2134,52 @@ var init_attributes_block = __esm({
 });
 
 // src/git/unmerged.ts
+import path10 from "node:path";
 async function unmergedMemory(root, env, timeoutMs) {
   const top = gitTopOf(root, env);
-  const op = top === null ? null : inProgressOf(gitDirOf(top));
-  if (op === null || op === "bisect") return [];
+  const dir = top === null ? null : gitDirOf(top);
+  const stopped = (f, name2) => dir !== null && existsSync(path10.join(dir, f)) ? name2 : null;
+  const op = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
+  if (op === null || op === "bisect") return { op: "", files: [], oneSided: [] };
   const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
-  const lines2 = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
-  return [...new Set(lines2.filter((l) => l.includes("	")).map((l) => l.slice(l.indexOf("	") + 1)))];
+  const stages = /* @__PURE__ */ new Map();
+  for (const l of r?.code === 0 ? r.stdout.toString("utf8").split("\0") : []) {
+    const tab = l.indexOf("	");
+    if (tab > 0) stages.set(l.slice(tab + 1), (stages.get(l.slice(tab + 1)) ?? "") + l.slice(tab - 1, tab));
+  }
+  const files = [...stages.keys()];
+  const oneSided = files.filter((f) => !(stages.get(f).includes("2") && stages.get(f).includes("3")));
+  return { op: op.split(" ")[0], files, oneSided };
 }
-function conflictAdvice(files, unmerged, driverMissing) {
-  if (unmerged.length > 0) {
-    const init2 = driverMissing ? "run `init` once in this clone (it registers the merge driver), then " : "";
-    return `git holds ${unmerged.join(", ")} unmerged; do not load them: ${init2}run \`git checkout -m -- ${unmerged.map((p) => `.ai/memory/${p}`).join(" ")}\` (git merges them again with the driver), then \`git add .ai/memory\` and \`git commit\` to finish the merge, then check again`;
+function conflictAdvice(files, unmerged, driverUnset2 = false) {
+  if (unmerged !== void 0 && unmerged.files.length > 0) {
+    const both = unmerged.files.filter((f) => !unmerged.oneSided.includes(f));
+    const init2 = driverUnset2 ? "run `init` once in this clone (it registers the merge driver), then " : "";
+    const again = both.length === 0 ? "" : `${init2}run \`git checkout -m -- ${both.join(" ")}\` (git merges them again with the driver), then `;
+    return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}run \`git add -A -- ${unmerged.files.join(" ")}\` (a file only one side has is kept as it is) and \`git -c core.editor=true ${unmerged.op === "squash" ? "commit" : `${unmerged.op} --continue`}\` to finish the ${unmerged.op}, then check again`;
   }
   const handoff = files.includes("HANDOFF.md") ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";
-  const others = files.some((f) => f !== "HANDOFF.md") ? "in the others keep both sides' entries, each once, and delete the marker lines; " : "";
-  return `unresolved merge conflict markers in ${files.join(", ")}; do not load them: ${handoff}${others}check again`;
+  const others = files.filter((f) => f !== "HANDOFF.md");
+  const keep = others.length > 0 ? `in ${others.join(", ")} keep both sides' entries, each once, and delete the marker lines; ` : "";
+  return `unresolved merge conflict markers in ${files.join(", ")}; do not load them: ${handoff}${keep}check again`;
 }
 var init_unmerged = __esm({
   "src/git/unmerged.ts"() {
     "use strict";
+    init_builtins();
     init_git_dir();
     init_run();
   }
 });
 
 // src/git/merge-driver-config.ts
-import path10 from "node:path";
+import path11 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path10.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path11.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
@@ -2186,7 +2199,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path10.relative(top, root).split(path10.sep).join("/");
+  const memRel = path11.relative(top, root).split(path11.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 function readRegular(p, max = 1e6) {
@@ -2220,9 +2233,9 @@ async function registerMergeDriver(root, helperPath, env) {
   assertDriverFits(root, env);
   let copy;
   try {
-    const bytes = readFileSync(path10.join(path10.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync(path10.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path10.dirname(c.copy), c.common);
+    const bytes = readFileSync(path11.join(path11.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync(path11.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path11.dirname(c.copy), c.common);
     const st = lstatSync(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
@@ -2241,9 +2254,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path10.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path11.join(c.common, "config"), c.common);
   try {
-    const file = path10.join(c.top, ".gitattributes");
+    const file = path11.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -2261,15 +2274,15 @@ async function unregisterMergeDriver(root, env, keep) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path10.dirname(c.copy)));
+  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path11.dirname(c.copy)));
   const driver = (await section(c.top, env)).get("driver") ?? null;
   if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path10.join(c.common, "config"), c.common);
+    giveTo(path11.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path10.join(c.top, ".gitattributes");
+    const file = path11.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
       const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
@@ -2285,7 +2298,7 @@ async function unregisterMergeDriver(root, env, keep) {
 }
 function assertAttributesReadable(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path10.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path11.join(c.top, ".gitattributes");
   const why = c === null || readSmall(file, REMOVE_MAX) !== null ? null : unreadReason(file, REMOVE_MAX);
   if (why === null) return;
   const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
@@ -2297,7 +2310,7 @@ async function previewMergeDriver(root, remove2, env, keep) {
   const driver = keep ? null : (await section(c.top, env)).get("driver") ?? null;
   let text;
   try {
-    text = readRegular(path10.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
+    text = readRegular(path11.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -2334,17 +2347,17 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
-  const { rest, had } = withoutBlock(readSmall(path10.join(top, ".gitattributes")) ?? "");
+  const { rest, had } = withoutBlock(readSmall(path11.join(top, ".gitattributes")) ?? "");
   return had && rest === "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path10.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path11.join(c.top, ".gitattributes");
   const text = c === null ? "" : readSmall(file);
   const why = text === null ? unreadReason(file) : null;
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
   if (c === null || !NAMES_OURS.test(text ?? "")) return null;
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path10.join(c.common, "config")) ?? "")) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path11.join(c.common, "config")) ?? "")) return null;
   return await effectiveDriver(c.top, env) === null ? MERGE_DRIVER_MISSING : null;
 }
 async function driverPartMissing(root, env) {
@@ -2357,11 +2370,16 @@ async function driverPartMissing(root, env) {
   if (!existsSync(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
+async function driverUnset(root, env) {
+  const c = cloneOf(root, env);
+  const named = c !== null && NAMES_OURS.test(readSmall(path11.join(c.top, ".gitattributes")) ?? "");
+  return !named || await mergeDriverMissing(root, env) === MERGE_DRIVER_MISSING;
+}
 async function conflictNote(root, env, marked) {
-  const unmerged = (await unmergedMemory(root, env)).map((p) => p.replace(/^\.ai\/memory\//, ""));
-  if (unmerged.length === 0 && marked.length === 0) return null;
-  const driverMissing = await mergeDriverMissing(root, env) === MERGE_DRIVER_MISSING;
-  return conflictAdvice([.../* @__PURE__ */ new Set([...marked, ...unmerged])], unmerged, driverMissing);
+  const unmerged = await unmergedMemory(root, env);
+  if (unmerged.files.length === 0 && marked.length === 0) return null;
+  const files = [.../* @__PURE__ */ new Set([...marked, ...unmerged.files.map((p) => p.slice(11))])];
+  return conflictAdvice(files, unmerged, unmerged.files.length > 0 && await driverUnset(root, env));
 }
 var import_write_file_atomic, DRIVER_NAME, DRIVER_ARGS, COPY_GONE, shellQuote, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
@@ -2409,12 +2427,12 @@ var init_file_verdict = __esm({
 });
 
 // src/store/read.ts
-import path11 from "node:path";
+import path12 from "node:path";
 function inProgressOrInterrupted(memDirOrRoot, lockDir, file, leftover) {
   const lock = lockState(lockDir);
   if (lock.state === "held" || !leftover()) {
     const by = lock.pid ? ` by process ${lock.pid}` : "";
-    const where = path11.join(memDirOrRoot, file);
+    const where = path12.join(memDirOrRoot, file);
     return new Refused(`${where} changed while it was read (a save is in progress${by}); read it again`);
   }
   const fix = "run `recover`, then read again";
@@ -2424,7 +2442,7 @@ function changedWhileRead(filePath) {
   return new Refused(`${filePath} changed while it was read (a save finished meanwhile); read it again`);
 }
 async function readManagedFile(dir, file, memDir, opts = {}) {
-  const filePath = path11.join(dir, file);
+  const filePath = path12.join(dir, file);
   const got = await readStable(filePath, opts);
   const mine = () => listPrivate(dir).filter((e) => e.file === file);
   if (got === null) {
@@ -2458,7 +2476,7 @@ var init_read = __esm({
 });
 
 // src/store/pause.ts
-import path12 from "node:path";
+import path13 from "node:path";
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -2469,8 +2487,8 @@ function pauseSwitch(memDir, env) {
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path12.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path12.join(memDir, "PAUSE"), home, path12.join(userDir(env), "PAUSE")];
+  const home = named !== null && /^~(\/|$)/.test(named) ? path13.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path13.join(memDir, "PAUSE"), home, path13.join(userDir(env), "PAUSE")];
   return files.find((p) => p !== null && exists(p)) ?? null;
 }
 function assertNotPaused(memDir, env) {
@@ -2488,19 +2506,19 @@ var init_pause = __esm({
 });
 
 // src/store/drafts.ts
-import path13 from "node:path";
+import path14 from "node:path";
 function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
-  if (arg === void 0 || path13.basename(arg) === `${kind}.md`) {
+  if (arg === void 0 || path14.basename(arg) === `${kind}.md`) {
     const own = draftShown({ kind, id: randomHex8() });
     throw new UsageError(
       `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
     );
   }
-  const m = PER_READ.exec(path13.basename(arg));
-  const dir = path13.dirname(arg).split(path13.sep).join("/");
+  const m = PER_READ.exec(path14.basename(arg));
+  const dir = path14.dirname(arg).split(path14.sep).join("/");
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
     const shown2 = JSON.stringify(arg.slice(0, 80));
@@ -2536,7 +2554,7 @@ function removeName(p, shown2) {
 function takeDraft(root, d) {
   const rel = draftShown(d);
   const dir = draftsDir(root);
-  const file = path13.join(dir, fileName(d));
+  const file = path14.join(dir, fileName(d));
   const again = "write the whole document there with your file tool, then run this again";
   const dirStat = checkTree(root) ? lstatOrNull(dir) : null;
   if (dirStat === null) throw new Refused(`no draft at ${rel}: ${again}`);
@@ -2575,12 +2593,12 @@ function draftId(st) {
   return `${st.ino} ${st.size} ${st.mtimeMs}`;
 }
 function removeDraft(root, d, taken) {
-  const file = path13.join(draftsDir(root), fileName(d));
+  const file = path14.join(draftsDir(root), fileName(d));
   const st = lstatOrNull(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
 }
 function ensureIgnored(dir, text = DRAFTS_IGNORED) {
-  createExclusive(path13.join(dir, ".gitignore"), text);
+  createExclusive(path14.join(dir, ".gitignore"), text);
 }
 function removeLeftoverDrafts(root) {
   if (treeVerdict(root) !== "ok" || lstatOrNull(draftsDir(root)) === null) return [];
@@ -2593,9 +2611,9 @@ function removeLeftBehind(root) {
   const old = Date.now() - LEFT_BEHIND_MS;
   for (const name2 of readdirSync(dir)) {
     const retired = RETIRED.test(name2);
-    const st = retired || PER_READ.test(name2) ? lstatOrNull(path13.join(dir, name2)) : null;
+    const st = retired || PER_READ.test(name2) ? lstatOrNull(path14.join(dir, name2)) : null;
     if (st === null || st.isDirectory() || !retired && st.mtimeMs > old) continue;
-    removeName(path13.join(dir, name2), `${draftShown()}/${name2}`);
+    removeName(path14.join(dir, name2), `${draftShown()}/${name2}`);
     if (!name2.startsWith(".read-")) {
       out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
     }
@@ -2616,13 +2634,13 @@ var init_drafts = __esm({
     PER_READ = /^(handoff|lessons|solutions)-([0-9a-f]{8})\.md$/;
     RETIRED = /^(handoff|lessons|solutions)\.md$|^\.read-(handoff|lessons|solutions)-[0-9a-f]{8}$/;
     LEFT_BEHIND_MS = 60 * 60 * 1e3;
-    draftsDir = (root) => path13.join(memoryDir(root), "drafts");
+    draftsDir = (root) => path14.join(memoryDir(root), "drafts");
     fileName = (d) => `${d.kind}-${d.id}.md`;
   }
 });
 
 // src/checkpoint/store.ts
-import path14 from "node:path";
+import path15 from "node:path";
 function headerValue(text, name2) {
   for (const line of text.split("\n", 12)) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
   return null;
@@ -2654,7 +2672,7 @@ function readCheckpointText(text) {
   return { triggers, source, items: items2, dropped };
 }
 function checkpointsDir(root) {
-  return path14.join(memoryDir(root), "checkpoints");
+  return path15.join(memoryDir(root), "checkpoints");
 }
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
@@ -2676,7 +2694,7 @@ function listCheckpoints(root, now = Date.now()) {
   const out = [];
   for (const name2 of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name2)) continue;
-    const read = readHeadAndTime(path14.join(checkpointsDir(root), name2), 1024);
+    const read = readHeadAndTime(path15.join(checkpointsDir(root), name2), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
     if (read === null || !isCheckpointText(head)) continue;
     const savedMs2 = timeOf(headerValue(head, "Saved"), now);
@@ -2694,7 +2712,7 @@ function rmQuietRegular(p) {
   if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
 function deliveredPath(root, session) {
-  return path14.join(checkpointsDir(root), `.delivered-${session}`);
+  return path15.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
@@ -2706,7 +2724,7 @@ function writeDelivered(root, session, token) {
 `);
 }
 function holdsWork(root, e) {
-  const { items: items2 } = readCheckpointText(readHead(path14.join(checkpointsDir(root), e.name), 8192)?.toString() ?? "");
+  const { items: items2 } = readCheckpointText(readHead(path15.join(checkpointsDir(root), e.name), 8192)?.toString() ?? "");
   const failed = (line) => /— (?:exit -?[1-9]\d*|failed)$/.test(line);
   return (items2.get("## Files edited")?.length ?? 0) > 0 || (items2.get("## Commands")?.some(failed) ?? false);
 }
@@ -2723,8 +2741,8 @@ function pruneCheckpoints(root, keep) {
   const survivors = /* @__PURE__ */ new Set([keep, ...kept.map((e) => e.name)]);
   for (const e of list2) {
     if (survivors.has(e.name)) continue;
-    orNull(() => unlinkSync(path14.join(checkpointsDir(root), e.name)));
-    rmQuietRegular(path14.join(checkpointsDir(root), `.delivered-${e.session}`));
+    orNull(() => unlinkSync(path15.join(checkpointsDir(root), e.name)));
+    rmQuietRegular(path15.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
 }
 function cleanCheckpointLeftovers(root) {
@@ -2736,7 +2754,7 @@ function cleanCheckpointLeftovers(root) {
     const st = lstatSync(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
-      if (succeeds(() => linkSync(e.path, path14.join(dir, e.file)))) {
+      if (succeeds(() => linkSync(e.path, path15.join(dir, e.file)))) {
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       }
     }
@@ -2749,20 +2767,20 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHead(path14.join(dir, name2));
+      const bytes = readHead(path15.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path14.join(dir, name2), 128)?.toString().trim() ?? "";
-      const st = lstatSync(path14.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path14.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path14.join(dir, name2));
+      const told = readHead(path15.join(dir, name2), 128)?.toString().trim() ?? "";
+      const st = lstatSync(path15.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path15.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path15.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path14.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path15.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -2770,7 +2788,7 @@ function cleanCheckpointLeftovers(root) {
 function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
-      const p = path14.join(dir, name2);
+      const p = path15.join(dir, name2);
       if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
@@ -2838,16 +2856,16 @@ var init_untrusted = __esm({
 });
 
 // src/verbs/common.ts
-import path15 from "node:path";
+import path16 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path15.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path16.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path15.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path16.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -2946,9 +2964,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path55 = q ? q.value : m?.[1];
-    if (!m || !path55) return null;
-    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path56 = q ? q.value : m?.[1];
+    if (!m || !path56) return null;
+    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -3688,7 +3706,7 @@ var init_types2 = __esm({
 });
 
 // src/agents/harness-path.ts
-import path16 from "node:path";
+import path17 from "node:path";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
@@ -3700,10 +3718,10 @@ function hookObject(data, max) {
   return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync(path16.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync(path17.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path16.relative(base, dir);
-    return !rel.startsWith("..") && !path16.isAbsolute(rel);
+    const rel = path17.relative(base, dir);
+    return !rel.startsWith("..") && !path17.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -3712,13 +3730,13 @@ function windowsShaped(p) {
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path16.win32 : path16.posix).isAbsolute(p);
+  const absolute = (windows || platform === "win32" ? path17.win32 : path17.posix).isAbsolute(p);
   if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") {
     const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
     return { ok: false, reason, windows };
   }
-  return { ok: true, path: platform === "win32" ? path16.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path17.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -3751,9 +3769,9 @@ var init_harness_path = __esm({
 
 // src/store/lock.ts
 import { hostname as hostname2 } from "node:os";
-import path17 from "node:path";
+import path18 from "node:path";
 async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path17.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+  return acquireLockDir(path18.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -3797,13 +3815,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      mkdirSync(path17.dirname(lockDir), { recursive: true, mode: 448 });
+      mkdirSync(path18.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    writeFileSync(path17.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    writeFileSync(path18.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -3834,7 +3852,7 @@ function holding(lockDir, me) {
     async release() {
       clearInterval(timer);
       if (!ours()) return;
-      if (succeeds(() => unlinkSync(path17.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
+      if (succeeds(() => unlinkSync(path18.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     }
   };
 }
@@ -3865,14 +3883,14 @@ var init_lock = __esm({
 });
 
 // src/git/saves.ts
-import path18 from "node:path";
+import path19 from "node:path";
 function savesPath(root, env) {
   const gitDir = gitDirAt(root, env);
-  return gitDir === null ? null : path18.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path19.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name2) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path18.join(path18.dirname(saves), name2);
+  return saves === null ? null : path19.join(path19.dirname(saves), name2);
 }
 function recordLines(p, re) {
   const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -3881,7 +3899,7 @@ function recordLines(p, re) {
 async function addRecord(p, re, line, drop) {
   let lock = null;
   try {
-    mkdirSync(path18.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path19.dirname(p), { recursive: true, mode: 448 });
     lock = await acquireLockDir(`${p}.lock`, 2, { what: "the saves record is busy" }).catch(() => null);
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
@@ -3908,7 +3926,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path18.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path19.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -3943,7 +3961,7 @@ async function recordSavedHere(root, env, token, stamp, blob) {
   const gitDir = gitDirAt(root, env);
   if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
-  await addRecord(path18.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
+  await addRecord(path19.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
   await addRecord(lastSavePath(gitDir), LINE2, blob === void 0 ? line : `${line} ${blob}`, () => true);
 }
 function lastSave(root, env) {
@@ -3989,7 +4007,7 @@ async function mergedSaver(root, env, text) {
   const line = /^Saved: [^\r\n]+/m.exec(text)?.[0];
   const top = gitTopOf(root, env);
   if (savedHere(root, env, text, () => tokenOf(text)) !== false || line === void 0 || top === null) return null;
-  const file = path18.relative(top, path18.join(root, ".ai", "memory", "HANDOFF.md")).split(path18.sep).join("/");
+  const file = path19.relative(top, path19.join(root, ".ai", "memory", "HANDOFF.md")).split(path19.sep).join("/");
   const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
   const revs = ["HEAD", ...merging ? ["MERGE_HEAD"] : []];
   const r = await runGit(root, [
@@ -4019,13 +4037,13 @@ var init_saves = __esm({
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    lastSavePath = (gitDir) => path18.join(gitDir, "session-handoff", "last-save");
+    lastSavePath = (gitDir) => path19.join(gitDir, "session-handoff", "last-save");
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
 
 // src/checkpoint/surface.ts
-import path19 from "node:path";
+import path20 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
@@ -4079,7 +4097,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path19.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path20.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, { root, env }, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -4095,7 +4113,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path19.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path20.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -4116,7 +4134,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path19.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
+  const told = (name2) => readHead(path20.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, env, now = Date.now()) {
@@ -4167,7 +4185,7 @@ var init_surface = __esm({
 });
 
 // src/git/config-pipe.ts
-import path20 from "node:path";
+import path21 from "node:path";
 function includes(text) {
   const out = [];
   let inside = false;
@@ -4183,10 +4201,10 @@ function configPipe(root, env) {
   const home = homeFolder(env);
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  const xdg = env.XDG_CONFIG_HOME || path20.join(home, ".config");
-  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path20.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const xdg = env.XDG_CONFIG_HOME || path21.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path21.join(home, ".gitconfig"), `${xdg}/git/config`];
   const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
-  const local = gitDir === null ? [] : [path20.join(commonDirOf(gitDir), "config"), path20.join(gitDir, "config.worktree")];
+  const local = gitDir === null ? [] : [path21.join(commonDirOf(gitDir), "config"), path21.join(gitDir, "config.worktree")];
   const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
   for (let i = 0; i < todo.length && i < 100; i++) {
     const [file, by, depth] = todo[i];
@@ -4196,7 +4214,7 @@ function configPipe(root, env) {
     }
     const text = depth < 10 ? readSmall(file) : null;
     for (const p of text === null ? [] : includes(text)) {
-      const abs = p.startsWith("~/") ? path20.join(home, p.slice(2)) : path20.resolve(path20.dirname(file), p);
+      const abs = p.startsWith("~/") ? path21.join(home, p.slice(2)) : path21.resolve(path21.dirname(file), p);
       todo.push([abs, file, depth + 1]);
     }
   }
@@ -4213,7 +4231,7 @@ var init_config_pipe = __esm({
 });
 
 // src/git/handoff-away.ts
-import path21 from "node:path";
+import path22 from "node:path";
 async function branchRefs(root, env, timeout) {
   const format2 = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
   const r = await runGit(
@@ -4236,7 +4254,7 @@ function shown(b) {
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path21.relative(top, root).split(path21.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  const file = top === null ? "\n" : `${path22.relative(top, root).split(path22.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 function handoffAway(root, env, tree = null, branches = {}, timeout) {
@@ -4308,7 +4326,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   if (away !== null || own === null || tree === null || !later && holds(tree, own)) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
-  const archived = names.map((n) => readSmall(path21.join(dir, n)));
+  const archived = names.map((n) => readSmall(path22.join(dir, n)));
   const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
@@ -5306,12 +5324,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path55) {
+function findNodeAtLocation(root, path56) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path55) {
+  for (let segment of path56) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -5785,7 +5803,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path22 from "node:path";
+import path23 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -5798,7 +5816,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path22.win32 : path22.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path23.win32 : path23.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -6063,7 +6081,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path23 from "node:path";
+import path24 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -6124,7 +6142,7 @@ function ownedSpan(edit2, text) {
 }
 function userPath(base, rel, env) {
   const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
-  return claude ? path23.join(claudeUserDir(base, env), rel.slice(8)) : path23.join(base, ...rel.split("/"));
+  return claude ? path24.join(claudeUserDir(base, env), rel.slice(8)) : path24.join(base, ...rel.split("/"));
 }
 var nothingLeft, shownOf, claudeUserDir;
 var init_plan = __esm({
@@ -6138,18 +6156,18 @@ var init_plan = __esm({
     init_files();
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
     shownOf = (edit2, file, home) => home === null ? edit2.file : file === userPath(home, edit2.file) ? `~/${edit2.file}` : file;
-    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path23.join(home, ".claude");
+    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path24.join(home, ".claude");
   }
 });
 
 // src/agents/target.ts
-import path24 from "node:path";
+import path25 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path24.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path24.join(real(path24.dirname(path24.dirname(path24.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path25.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path25.join(real(path25.dirname(path25.dirname(path25.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path24.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path24.isAbsolute(rel) ? null : rel.split(path24.sep).join("/") };
+  const rel = path25.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path25.isAbsolute(rel) ? null : rel.split(path25.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun, planned) {
   const global = root === null;
@@ -6211,7 +6229,7 @@ var init_target = __esm({
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
-    real = (p) => realOrNull(p) ?? path24.resolve(p);
+    real = (p) => realOrNull(p) ?? path25.resolve(p);
     helperShown = (ctx, root) => ((h) => shellQuote2(h.rel ?? h.abs))(helperLocation(ctx, root));
   }
 });
@@ -6222,7 +6240,7 @@ __export(read_exports, {
   readTargetVerb: () => readTargetVerb,
   readVerb: () => readVerb
 });
-import path25 from "node:path";
+import path26 from "node:path";
 async function readCheckpoint(root, session) {
   const state = checkTree(root) ? checkpointsDirState(root) : "missing";
   if (state === "unsafe") {
@@ -6295,7 +6313,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         const nul = got === null ? -1 : firstNul(got.bytes);
         if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
         const out = envelope(FILE_OF[kind], got);
-        if (!exists(path25.join(root, ".git")) && !exists(memoryDir(root))) {
+        if (!exists(path26.join(root, ".git")) && !exists(memoryDir(root))) {
           out.stderr.push(`note: ${quotedPath(root)} is in no git repository and held no .ai/memory: memory starts there; pass --root <project> to choose another`);
         }
         out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
@@ -6337,7 +6355,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a
 });
 
 // src/git/blob-ids.ts
-import path26 from "node:path";
+import path27 from "node:path";
 async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   const format2 = objectFormat(gitDirOf(top));
   const out = /* @__PURE__ */ new Map();
@@ -6345,7 +6363,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     if (p.includes("\uFFFD")) continue;
-    const abs = path26.join(top, p);
+    const abs = path27.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
       const module = p.endsWith("/") ? null : checkedOutAt(abs);
@@ -6480,12 +6498,12 @@ var init_status = __esm({
 
 // src/git/anchors.ts
 import { lstat } from "node:fs/promises";
-import path27 from "node:path";
+import path28 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path27.join(at2, part);
+    at2 = path28.join(at2, part);
     const st = await lstat(at2).catch(() => null);
     if (st === null || i < parts.length - 1 && !st.isDirectory()) return null;
     if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
@@ -6495,11 +6513,11 @@ async function statInsideRoot(root, rel) {
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  for (const dir of [path27.resolve(skillDir), realOrNull(skillDir)]) {
+  for (const dir of [path28.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
-    const rel = path27.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path27.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path27.sep).join("/"));
+    const rel = path28.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path28.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path28.sep).join("/"));
   }
   return [...out];
 }
@@ -6513,11 +6531,11 @@ async function foldedBig(root, env, excludes, s) {
 }
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
-  const config = gitDir === null ? null : readSmall(path27.join(commonDirOf(gitDir), "config"));
+  const config = gitDir === null ? null : readSmall(path28.join(commonDirOf(gitDir), "config"));
   const trustX = !/^\s*filemode\s*=\s*false\s*$/im.test(config ?? "");
   return new Map(paths.map((p) => {
     const m = snap.modes?.get(p);
-    const st = m === void 0 ? lstatOrNull(path27.join(top, p)) : null;
+    const st = m === void 0 ? lstatOrNull(path28.join(top, p)) : null;
     const x = trustX && st?.isFile() === true && (st.mode & 64) !== 0;
     const now = m?.[1] ?? (st?.isSymbolicLink() ? "120000" : x ? "100755" : "100644");
     return [p, { now, assumed: m === void 0 || m[0] === "000000" ? "100644" : m[0] }];
@@ -6564,7 +6582,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path27.isAbsolute(value) ? path27.relative(root, value).split(path27.sep).join("/") : value;
+    const given = path28.isAbsolute(value) ? path28.relative(root, value).split(path28.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -6641,10 +6659,10 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path55, tail === void 0 && !path55.includes("."))) return true;
-  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path55) && /^\([\w$.,]*\)?$/.test(tail)) return true;
-  const parts = path55.split(/\??\.|::|->/);
+  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path56, tail === void 0 && !path56.includes("."))) return true;
+  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path56) && /^\([\w$.,]*\)?$/.test(tail)) return true;
+  const parts = path56.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -8551,10 +8569,10 @@ var init_validate = __esm({
 });
 
 // src/store/settings.ts
-import path28 from "node:path";
+import path29 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path28.join(memDir, SETTINGS_FILE);
+  const file = path29.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -8599,7 +8617,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path29 from "node:path";
+import path30 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -8637,7 +8655,7 @@ function newestFirst(a, b) {
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path29.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path30.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -8645,7 +8663,7 @@ function prunable(dir) {
   return entries2;
 }
 function pruneArchive(dir, justArchived, tracked) {
-  const { settings, problems: warnings } = readSettings(path29.dirname(dir));
+  const { settings, problems: warnings } = readSettings(path30.dirname(dir));
   let entries2;
   try {
     entries2 = prunable(dir);
@@ -8662,7 +8680,7 @@ function pruneArchive(dir, justArchived, tracked) {
   const doomed = rest.slice(Math.max(0, settings.archivesKept - kept.length)).filter((e) => !tracked.has(e.name));
   for (const entry of doomed) {
     try {
-      unlinkSync(path29.join(dir, entry.name));
+      unlinkSync(path30.join(dir, entry.name));
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
     }
@@ -8926,9 +8944,9 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import path30 from "node:path";
+import path31 from "node:path";
 function journalDir(root) {
-  return path30.join(memoryDir(root), "journal");
+  return path31.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -8944,13 +8962,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path30.join(journalDir(root), "OFF"));
+  return exists(path31.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path30.join(dir, name2);
+  const p = path31.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -8983,9 +9001,9 @@ function readJournalText(root, f) {
   return orNull(() => readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null);
 }
 async function publishJournalFile(dir, name2, bytes, fp) {
-  for (const f of readdirSync(dir)) if (/^\d{4}(-\d+)*\.md\.\d+$/.test(f)) rmSync(path30.join(dir, f), { force: true });
+  for (const f of readdirSync(dir)) if (/^\d{4}(-\d+)*\.md\.\d+$/.test(f)) rmSync(path31.join(dir, f), { force: true });
   await failpoint(fp, "journal-before-publication");
-  import_write_file_atomic2.default.sync(path30.join(dir, name2), bytes, { mode: 384 });
+  import_write_file_atomic2.default.sync(path31.join(dir, name2), bytes, { mode: 384 });
   await failpoint(fp, "journal-after-publication");
 }
 async function appendEntry(root, entry, ms, fp) {
@@ -9029,7 +9047,7 @@ var init_store2 = __esm({
 });
 
 // src/journal/record.ts
-import path31 from "node:path";
+import path32 from "node:path";
 function savedMs(text) {
   const saved = parseHandoff(text).saved;
   if (saved === null || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(saved)) return null;
@@ -9072,7 +9090,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n));
-  for (const f of [path31.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path31.join(archiveDir(root), n))]) {
+  for (const f of [path32.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path32.join(archiveDir(root), n))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -9087,7 +9105,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path31.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path32.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -9178,7 +9196,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync(path31.join(dir, f.name));
+  for (const f of files) unlinkSync(path32.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -9419,7 +9437,7 @@ var init_document = __esm({
 });
 
 // src/store/recover.ts
-import path32 from "node:path";
+import path33 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -9430,7 +9448,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path32.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path33.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -9447,7 +9465,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path32.join(path32.dirname(e.path), e.file);
+    const key = path33.join(path33.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -9480,7 +9498,7 @@ var init_recover = __esm({
 });
 
 // src/store/publish.ts
-import path33 from "node:path";
+import path34 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync(dir, constants.O_RDONLY);
@@ -9497,7 +9515,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path33.join(archiveDirPath, name2));
+      linkSync(from, path34.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -9524,7 +9542,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path33.join(spec.dir, spec.file);
+  const filePath = path34.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -9536,8 +9554,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path33.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path33.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path34.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path34.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -9646,7 +9664,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path33.join(spec.archiveDir, archived));
+      unlinkQuiet(path34.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -9657,7 +9675,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path33.join(spec.archiveDir, archived));
+    unlinkQuiet(path34.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -9686,12 +9704,12 @@ var init_publish = __esm({
 });
 
 // src/store/repair.ts
-import path34 from "node:path";
+import path35 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   const bytes = orNull(() => readFileSync(claimPath));
   if (bytes === null) return void 0;
   return listDir(dir).filter((n) => ARCHIVE_NAME.test(n)).find((n) => {
-    const p = path34.join(dir, n);
+    const p = path35.join(dir, n);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     return orNull(() => readFileSync(p))?.equals(bytes) === true;
@@ -9703,7 +9721,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n) => ARCHIVE_TEMP.test(n))) {
-    const p = path34.join(arch, name2);
+    const p = path35.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -9724,7 +9742,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path34.basename(filePath);
+    const file = path35.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -9739,7 +9757,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync(path34.join(arch, copy));
+          unlinkSync(path35.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync(claim.path);
@@ -9777,7 +9795,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n) => DEAD_LOCK.test(n))) {
-      rmSync(path34.join(memDir, name2), { recursive: true, force: true });
+      rmSync(path35.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -9839,11 +9857,11 @@ var init_mutate = __esm({
 });
 
 // src/save/save.ts
-import path35 from "node:path";
+import path36 from "node:path";
 async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
-  if (kind === "handoff" && (await unmergedMemory(root, env)).includes(".ai/memory/HANDOFF.md"))
+  if (kind === "handoff" && (await unmergedMemory(root, env)).files.includes(".ai/memory/HANDOFF.md"))
     throw new Refused(`${file} is conflicted; nothing was saved: ${await conflictNote(root, env, [])}`);
   let checked = null;
   let refusal = null;
@@ -9866,7 +9884,7 @@ async function saveDocument(req) {
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const tracked = kind === "handoff" ? await trackedArchives(root, env) : void 0;
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path35.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path36.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const built2 = same ? prebuilt : await buildDocument(checked, root, req);
     if (built2.unchanged) return { built: built2, done: null, journal: [] };
@@ -9928,7 +9946,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHead(path35.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path36.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -9986,9 +10004,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path35.join(memoryDir(root), file));
+  const prior = await readStable(path36.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path35.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path36.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -10377,7 +10395,7 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import path36 from "node:path";
+import path37 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -10388,7 +10406,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path36.join(memDir, file);
+  const filePath = path37.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe" };
@@ -10460,7 +10478,7 @@ var check_exports = {};
 __export(check_exports, {
   checkVerb: () => checkVerb
 });
-var MESSAGES, CHECKPOINT_PARKED, checkVerb;
+var JOURNAL_MARKERS, MESSAGES, CHECKPOINT_PARKED, checkVerb;
 var init_check = __esm({
   "src/verbs/check.ts"() {
     "use strict";
@@ -10480,6 +10498,7 @@ var init_check = __esm({
     init_types();
     init_surface();
     init_target();
+    JOURNAL_MARKERS = "holds merge conflict markers (the handoff is not affected): keep both sides' entries, each once, and delete the marker lines";
     MESSAGES = {
       clean: "nothing parked: no saved session state exists",
       interrupted: "an interrupted save needs recovery: run `recover`, then check again",
@@ -10524,7 +10543,7 @@ exit: 0 nothing parked
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers,
         or git holds it unmerged (the line names the commands that resolve
-        it); or
+        it; markers in a journal month alone are named, the code kept); or
         a root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
@@ -10545,13 +10564,9 @@ printed too and the code is kept.
         const kinds = ["handoff", "lessons", "solutions"];
         const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
         const pipe = configPipe(root, ctx.env);
-        const unmerged = (pipe === null ? await unmergedMemory(root, ctx.env) : []).map((p) => p.slice(11));
-        const journals = listJournal(root).filter((f) => isConflicted(readJournalText(root, f) ?? ""));
-        const conflicted = [.../* @__PURE__ */ new Set([
-          ...inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]),
-          ...journals.map((f) => `journal/${f.name}`),
-          ...unmerged
-        ])];
+        const unmerged = pipe === null ? await unmergedMemory(root, ctx.env) : void 0;
+        const conflicted = [.../* @__PURE__ */ new Set([...inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]), ...(unmerged?.files ?? []).map((p) => p.slice(11))])];
+        const journals = listJournal(root).filter((f) => isConflicted(readJournalText(root, f) ?? "")).map((f) => `journal/${f.name}`).filter((f) => !conflicted.includes(f));
         const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
         let state = null;
         if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
@@ -10579,8 +10594,11 @@ printed too and the code is kept.
         if (parked === "checkpoint") message = CHECKPOINT_PARKED;
         else if (stashed) message = newestSentence(stashed, false);
         const md = pipe ?? await mergeDriverMissing(root, ctx.env);
-        if (state === "conflicted")
-          message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, md === MERGE_DRIVER_MISSING)}`;
+        if (state === "conflicted") {
+          const unset = (unmerged?.files.length ?? 0) > 0 && await driverUnset(root, ctx.env);
+          message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, unset)}`;
+        }
+        if (journals.length > 0) message = `${message}; ${journals.join(", ")} ${JOURNAL_MARKERS}`;
         if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
         const newer = parked === "handoff" ? checkpointNoteForHandoff(root, inspections[0].text, ctx.env) : null;
         if (newer !== null) message = `${message}; ${newer.text}`;
@@ -10751,7 +10769,7 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import path37 from "node:path";
+import path38 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -10818,7 +10836,7 @@ function eolPairs(blobs, savedIds, format2) {
 }
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
-  const first = orNull(() => readFileSync(path37.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
+  const first = orNull(() => readFileSync(path38.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
   return m !== null && Number(m[1]) > Math.floor(savedMs2 / 1e3);
 }
@@ -11205,7 +11223,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path38 from "node:path";
+import path39 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -11282,7 +11300,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path38.relative(top, root).split(path38.sep).join("/");
+  const rel = top === null ? "" : path39.relative(top, root).split(path39.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -11434,7 +11452,7 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
 async function keptOut(absent, facts, top, prefix, git) {
   const gitDir = absent.length === 0 || top === null || facts.git.state !== "repo" ? null : gitDirOf(top);
   if (gitDir === null) return [];
-  const index = readHead(path38.join(gitDir, "index"), 8);
+  const index = readHead(path39.join(gitDir, "index"), 8);
   if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
   const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
   const r = await git(["ls-files", "-t", "-z", "--full-name", "--", ...specs]);
@@ -11608,7 +11626,7 @@ async function measureFates(git, facts, anchors, at2) {
   const present = savedPresent(facts);
   const hashes = anchors.dirtyHashes ?? [];
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path38.join(at2.top, p)) === null);
+  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path39.join(at2.top, p)) === null);
   const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
     gitDir: at2.gitDir,
@@ -11648,7 +11666,7 @@ async function measureFates(git, facts, anchors, at2) {
   const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
   const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
   const disk = changed.map((p) => {
-    const b = blobBytesOf(path38.join(at2.top, p));
+    const b = blobBytesOf(path39.join(at2.top, p));
     return [blobNow(p) ?? "", typeof b === "object" && b?.file ? b.bytes : null];
   });
   const pairs = [...got.map((b, k) => [blobs[k], b]), ...disk];
@@ -12263,7 +12281,7 @@ var init_brief2 = __esm({
 });
 
 // src/git/merge-driver.ts
-import path39 from "node:path";
+import path40 from "node:path";
 function mergedClauses(name2, note = null) {
   return ["two handoffs met in a merge", `the other is archive/${name2}`, note];
 }
@@ -12494,7 +12512,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path39.join(at2, part);
+    at2 = path40.join(at2, part);
     if (lstatSync(at2, { throwIfNoEntry: false }) === void 0) mkdirSync(at2, { mode: 448 });
     if (!lstatSync(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -12510,10 +12528,10 @@ async function otherAuthor(cwd, env, side, file) {
 }
 async function archivedInRebase(cwd, env, side, file) {
   const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
-  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path39.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path39.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
+  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path40.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path40.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
   if (dirs.code !== 0 || state === void 0) return true;
   const blob = (rev) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
-  const tips = ["onto", "orig-head"].map((f) => readFileSync(path39.join(state, f), "utf8").trim());
+  const tips = ["onto", "orig-head"].map((f) => readFileSync(path40.join(state, f), "utf8").trim());
   const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
   return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine.stdout.toString("utf8"));
 }
@@ -12534,7 +12552,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return said2(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
   };
   const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(file)?.[1];
-  const paused = prefix === void 0 ? null : pauseSwitch(path39.join(cwd, prefix, ".ai", "memory"), env);
+  const paused = prefix === void 0 ? null : pauseSwitch(path40.join(cwd, prefix, ".ai", "memory"), env);
   if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
     const merged = /\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file) ? orNull(() => journalMonth(a, b)) : null;
@@ -12561,7 +12579,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path39.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path40.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -12609,7 +12627,7 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import path40 from "node:path";
+import path41 from "node:path";
 function withDriftNote(b, note, rank = RANK.note) {
   const driftClauses = b.driftClauses ? [{ text: note, rank }, ...b.driftClauses] : void 0;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
@@ -12704,7 +12722,7 @@ exit: 0 brief printed
             return st.known ? `saved ${st.time.iso}` : "of unknown age";
           };
           const both = sides && `HANDOFF.md has unresolved merge conflicts: one side ${sideTime(sides.ours)}, the other ${sideTime(sides.theirs)}`;
-          const message = `${both ?? "memory is conflicted"}; ${advice ?? conflictAdvice(["HANDOFF.md"], [], false)}`;
+          const message = `${both ?? "memory is conflicted"}; ${advice ?? conflictAdvice(["HANDOFF.md"])}`;
           return ok(json2 ? `${JSON.stringify({ brief: null, message })}
 ` : `${message}
 `, loaded.warnings, 2);
@@ -12738,7 +12756,7 @@ exit: 0 brief printed
           }
         }
         const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
-        const other = merged ? readSmall(path40.join(archiveDir(root), merged[1])) : null;
+        const other = merged ? readSmall(path41.join(archiveDir(root), merged[1])) : null;
         const theirs = other !== null && merged[2]?.endsWith(THEIR_STEP) === true;
         const stepBy = theirs ? { ...report, provenance: await mergedSaver(root, ctx.env, other) } : report;
         let brief = loaded.pasted ? draftBrief(parsed, stepBy, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, stepBy, ledgers), now, ctx.env);
@@ -12957,7 +12975,7 @@ ${paused ? `${SENTENCES.paused()}
         const interrupted = interruptedSave(root);
         const tree = interrupted ? void 0 : typeof text === "string" && !isConflicted(text) ? text : text === null ? null : void 0;
         const newest = tree === void 0 ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
-        const unmerged = (await unmergedMemory(root, ctx.env)).length > 0;
+        const unmerged = (await unmergedMemory(root, ctx.env)).files.length > 0;
         return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now, checkpoint, newest, unmerged));
       }
     };
@@ -12965,7 +12983,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import path41 from "node:path";
+import path42 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -12974,7 +12992,7 @@ function listArchives(root) {
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name2 of readdirSync(dir)) {
-    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path41.join(dir, name2)) : null;
+    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path42.join(dir, name2)) : null;
     if (s !== null) out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
   }
   return out.sort(newestFirst);
@@ -12987,11 +13005,11 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path41.join(archiveDir(root), name2)) : null;
-  const merged = readSmall(path41.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name2}`);
+  const got = checkTree(root) ? await readStable(path42.join(archiveDir(root), name2)) : null;
+  const merged = readSmall(path42.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name2}`);
   const where = merged ? "; HANDOFF.md's Merged-with: line names it, but the clone that made that merge holds it until it runs `publish` (a merge commit carries no archive): ask whoever merged to publish" : "";
   if (got === null) throw new Absent(`no archived handoff named ${name2}${where}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path41.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path42.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -13151,7 +13169,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path42 from "node:path";
+import path43 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -13237,7 +13255,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path42.join(archiveDir(root), name2))) {
+        if (!exists(path43.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -13246,7 +13264,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path42.join(memoryDir(root), file));
+      const current = await readStable(path43.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -13347,11 +13365,11 @@ exit: 0 done
 });
 
 // src/agents/agent-file.ts
-import path43 from "node:path";
+import path44 from "node:path";
 async function committedText(file, env) {
-  const top = gitTopOf(path43.dirname(file), env);
+  const top = gitTopOf(path44.dirname(file), env);
   if (top === null) return null;
-  const rel = path43.relative(top, file).split(path43.sep).join("/");
+  const rel = path44.relative(top, file).split(path44.sep).join("/");
   const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
   return got?.code === 0 ? got.stdout.toString("utf8") : null;
 }
@@ -13382,7 +13400,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-    accessSync(path43.dirname(file), constants.W_OK);
+    accessSync(path44.dirname(file), constants.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -13392,7 +13410,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path43.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path44.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -13422,10 +13440,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path43.relative(base, dir);
-  if (rel.split(path43.sep)[0] === ".." || path43.isAbsolute(rel)) return [];
+  const rel = path44.relative(base, dir);
+  if (rel.split(path44.sep)[0] === ".." || path44.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path43.sep).filter(Boolean).map((part) => cur = path43.join(cur, part));
+  return rel.split(path44.sep).filter(Boolean).map((part) => cur = path44.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -13451,13 +13469,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync(path43.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync(path44.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic3.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
   rmSync(at2, { force: true });
-  removeEmptyDirs([path43.dirname(at2)]);
+  removeEmptyDirs([path44.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -13471,10 +13489,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync(d))) keepMade(at2, made.filter((d) => existsSync(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path43.join(dir, "node");
+  const target = path44.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path43.parse(dir).root, dir).filter((d) => !existsSync(d));
+  const missing = dirsBelow(path44.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
     mkdirSync(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -13503,7 +13521,7 @@ var init_agent_file = __esm({
 });
 
 // src/agents/installer.ts
-import path44 from "node:path";
+import path45 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -13513,9 +13531,9 @@ async function install(t, env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
-  const away = targets.map((x) => path44.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
+  const away = targets.map((x) => path45.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
   if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
-  for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
   const plans = [];
   const notes = [];
   const first = t.planned.size === 0;
@@ -13538,7 +13556,7 @@ async function install(t, env) {
       lines2.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path44.dirname(p.file));
+    const dirs = missingDirs(t.base, path45.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -13559,8 +13577,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path44.dirname(x.file), x.file].filter((f) => !existsSync(f));
-        mkdirSync(path44.dirname(x.file), { recursive: true });
+        const made = [path45.dirname(x.file), x.file].filter((f) => !existsSync(f));
+        mkdirSync(path45.dirname(x.file), { recursive: true });
         import_write_file_atomic4.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -13580,8 +13598,8 @@ async function forAgents(ts, run, named = ts.length > 1) {
 }
 function madeListFile(t, env) {
   const trees = t.global ? null : treesOf(t.base, env);
-  if (trees !== null) return path44.join(trees.common, "session-handoff", "made-folders");
-  return path44.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+  if (trees !== null) return path45.join(trees.common, "session-handoff", "made-folders");
+  return path45.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -13598,27 +13616,27 @@ function excludeOf(base, file, env) {
   const trees = treesOf(base, env);
   if (trees === null) return null;
   const { top, common, others } = trees;
-  const exclude = path44.join(common, "info", "exclude");
+  const exclude = path45.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-  const rel = path44.relative(top, file).split(path44.sep).join("/");
+  const rel = path45.relative(top, file).split(path45.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const needed = others.some((w) => existsSync(path44.join(w, rel)));
+  const needed = others.some((w) => existsSync(path45.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path44.join(common, "worktrees");
-  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path44.join(linked, n, "gitdir")));
-  return [path44.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path44.dirname(g.trim()))];
+  const linked = path45.join(common, "worktrees");
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path45.join(linked, n, "gitdir")));
+  return [path45.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path45.dirname(g.trim()))];
 }
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown: shown2 } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13634,8 +13652,8 @@ async function uninstall(t, env) {
   if (last && t.dryRun) t.planned.set("", null);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
-  const rel = trees === null ? "" : path44.relative(trees.top, t.base);
-  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path44.join(w, rel), ""));
+  const rel = trees === null ? "" : path45.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path45.join(w, rel), ""));
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -13647,12 +13665,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path44.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path45.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic4.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path44.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path45.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   return { lines: lines2, driver: driver.lines, notes: driver.notes, last };
@@ -13670,10 +13688,10 @@ async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  const root = global ? null : orNull(() => findRoot(path44.resolve(ctx.cwd, given), ctx.env).root);
+  const root = global ? null : orNull(() => findRoot(path45.resolve(ctx.cwd, given), ctx.env).root);
   if (!global && root === null) return run();
-  const lockDir = path44.join(root === null ? userDir(ctx.env) : path44.join(root, ".ai"), ".install.lock");
-  const parent = path44.dirname(lockDir);
+  const lockDir = path45.join(root === null ? userDir(ctx.env) : path45.join(root, ".ai"), ".install.lock");
+  const parent = path45.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -13685,9 +13703,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path44.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path44.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path44.dirname(dir)) {
+    const stop = global ? path45.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path45.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path45.dirname(dir)) {
       if (!succeeds(() => rmdirSync(dir))) break;
       if (dir === made && !uninstall2) break;
     }
@@ -13724,17 +13742,17 @@ var init_installer = __esm({
     init_plan();
     init_target();
     isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-    claudeSettings = (home, env) => path44.join(claudeUserDir(home, env), "settings.json");
+    claudeSettings = (home, env) => path45.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/skill-place.ts
-import path45 from "node:path";
+import path46 from "node:path";
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path45.join(dir, rel);
+    const abs = path46.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -13748,32 +13766,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path45.join(to, rel);
+    const dest = path46.join(to, rel);
     let have = null;
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync(path45.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync(path46.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path45.relative(base, path45.dirname(p)).split(path45.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path45.dirname(p);
+  const parts = path46.relative(base, path46.dirname(p)).split(path46.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path46.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path45.join(at2, part);
+    at2 = path46.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path45.join(dir, RECORD);
+  const file = path46.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -13791,9 +13809,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path45.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path46.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  const fd = openSync(path45.join(dir, RECORD), flags, 420);
+  const fd = openSync(path46.join(dir, RECORD), flags, 420);
   try {
     writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -13803,7 +13821,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path45.join(dir, rel);
+    const file = path46.join(dir, rel);
     return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -13813,14 +13831,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
-    return path45.resolve(path45.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path46.resolve(path46.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path45.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path46.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path45.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path45.dirname(dir);
+  let dir = path46.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path46.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -13836,15 +13854,15 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path45.join(to, s.rel);
+    const dest = path46.join(to, s.rel);
     if (s.action === "remove") {
       rmSync(dest, { force: true });
-      removeEmptyUpTo(path45.dirname(dest), to);
+      removeEmptyUpTo(path46.dirname(dest), to);
       continue;
     }
-    mkdirSync(path45.dirname(dest), { recursive: true });
+    mkdirSync(path46.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path45.join(from, s.rel);
+    const src = path46.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 511 });
     renameSync(temp, dest);
   }
@@ -13860,7 +13878,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync(homeFolder(ctx.env));
   else {
-    const found = findRoot(path45.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path46.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13891,18 +13909,18 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync(path45.join(source, "SKILL.md"))) {
+  const source = realpathSync(path46.dirname(path46.dirname(path46.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path46.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const rel = (p) => path45.relative(base, p).split(path45.sep).join("/");
+  const rel = (p) => path46.relative(base, p).split(path46.sep).join("/");
   const shown2 = (p) => rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`;
   const planned = /* @__PURE__ */ new Map();
-  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
+  return { base, global, dryRun, source, dest: path46.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
 }
 function holdsEntries(agent, base, global, env) {
   try {
-    const edits = agent.edits({ abs: path45.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path46.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(userPath(base, edit2.file, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
@@ -13913,7 +13931,7 @@ function holdsEntries(agent, base, global, env) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path46.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun, plan2.planned);
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
@@ -13921,15 +13939,15 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 function linkPlaces(plan2, agents) {
   const folders = agents.map((a) => a.skillFolders[plan2.global ? "home" : "project"]);
   const places = folders.filter((f) => f.length > 0 && !f.includes(".agents/skills")).map((f) => f[0]);
-  return [...new Set(places)].map((f) => path45.join(plan2.at(f), "session-handoff"));
+  return [...new Set(places)].map((f) => path46.join(plan2.at(f), "session-handoff"));
 }
 async function uncommitted(ctx, plan2) {
   const helper = helperLocation(
-    { cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") },
+    { cwd: ctx.cwd, helperPath: path46.join(plan2.dest, "scripts", "memory_io.mjs") },
     plan2.base
   );
-  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path45.join(plan2.base, e.file)));
-  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path45.join(plan2.base, ".gitattributes")];
+  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path46.join(plan2.base, e.file)));
+  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path46.join(plan2.base, ".gitattributes")];
   const args = ["status", "--porcelain", "-z", "--untracked-files=all", "--", ...paths];
   const r = await runGit(plan2.base, args, ctx.env).catch(() => null);
   return r === null || r.code !== 0 || r.stdout.length > 0;
@@ -13962,13 +13980,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown2(path45.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown2(path46.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path45.join(dest, s.rel));
+  const writes = steps2.map((s) => path46.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13976,12 +13994,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path46.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync(d)).map((d) => path45.relative(plan2.base, d).split(path45.sep).join("/"));
+  const below = [dest, ...links.map((l) => path46.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path46.relative(plan2.base, d).split(path46.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13996,7 +14014,7 @@ async function init(ctx, plan2, replace) {
   const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown2(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown2(to)} (${counted(copy2)})`;
   if (!plan2.dryRun) applySteps(source, dest, steps2);
   const recorded = !running && (steps2.length > 0 || made.length > 0 || record2 === null);
-  const again = exists(path45.join(dest, RECORD)) ? "update" : "create";
+  const again = exists(path46.join(dest, RECORD)) ? "update" : "create";
   lines2.unshift(copied(dest, [...steps2, ...recorded ? [{ action: again }] : []]));
   const after = [];
   for (const l of links) {
@@ -14005,8 +14023,8 @@ async function init(ctx, plan2, replace) {
       after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown2(l.place)}`);
     else {
-      if (!plan2.dryRun) mkdirSync(path45.dirname(l.place), { recursive: true });
-      if (!plan2.dryRun) symlinkSync(path45.relative(path45.dirname(l.place), dest), l.place, "dir");
+      if (!plan2.dryRun) mkdirSync(path46.dirname(l.place), { recursive: true });
+      if (!plan2.dryRun) symlinkSync(path46.relative(path46.dirname(l.place), dest), l.place, "dir");
       after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown2(l.place)} -> ${shown2(dest)}`);
     }
   }
@@ -14014,7 +14032,7 @@ async function init(ctx, plan2, replace) {
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const changed = lines2.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
-  const copy = shown2(path45.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown2(path46.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   if (!plan2.dryRun && !plan2.global && changed && await uncommitted(ctx, plan2)) {
     lines2.push("commit: the skill's copy and the team files above (docs/install.md); each teammate runs `init` once in their own clone too: what it writes to .git/config is not committed");
@@ -14025,13 +14043,13 @@ async function init(ctx, plan2, replace) {
 }
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
-  const dir = path45.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path45.join(dir, n)));
+  const dir = path46.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path46.join(dir, n)));
   if (names.length === 0) return [];
   const shown2 = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown2}: this clone's record of its handoffs in .ai/memory`];
   if (!plan2.dryRun) {
-    for (const n of names) rmSync(path45.join(dir, n), { force: true });
+    for (const n of names) rmSync(path46.join(dir, n), { force: true });
     removeEmptyDirs([dir]);
   }
   return [`${plan2.dryRun ? "would remove" : "removed"} ${shown2}: this clone's record of its saves`];
@@ -14049,7 +14067,7 @@ async function undo(ctx, plan2) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    const from = path45.relative(plan2.base, place).startsWith("..") ? path45.dirname(path45.dirname(place)) : plan2.base;
+    const from = path46.relative(plan2.base, place).startsWith("..") ? path46.dirname(path46.dirname(place)) : plan2.base;
     if (!ours || linkOnTheWay(from, place) !== null) {
       lines2.push(`left ${shown2(place)}: it is not a link to or a copy of this skill`);
       continue;
@@ -14061,21 +14079,21 @@ async function undo(ctx, plan2) {
   const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const others = folder ? readdirSync(dest).filter((n) => n !== RECORD && !SKILL_ENTRIES.includes(n)).sort() : [];
-  const recordToo = kept.length + others.length === 0 && exists(path45.join(dest, RECORD)) ? [RECORD] : [];
+  const recordToo = kept.length + others.length === 0 && exists(path46.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync(path45.join(dest, rel), { force: true });
-      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), dest);
+      for (const rel of files) rmSync(path46.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path46.dirname(path46.join(dest, rel)), dest);
     }
     const whole = `${would} ${shown2(dest)} (${files.length} files)`;
     lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown2(dest)}` : whole);
   }
-  for (const rel of kept) lines2.push(`left ${shown2(path45.join(dest, rel))}: you edited it since init copied it`);
-  for (const n of others) lines2.push(`left ${shown2(path45.join(dest, n))}: init did not copy it`);
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path45.dirname(p))];
+  for (const rel of kept) lines2.push(`left ${shown2(path46.join(dest, rel))}: you edited it since init copied it`);
+  for (const n of others) lines2.push(`left ${shown2(path46.join(dest, n))}: init did not copy it`);
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path46.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path45.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path46.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (!plan2.global) lines2.push(...saveRecords(plan2, ctx.env));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
@@ -14104,7 +14122,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path45.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path46.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -14248,7 +14266,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path46 from "node:path";
+import path47 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -14286,7 +14304,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
-        const stays = done2.last?.last === true && existsSync(path46.join(ts[0].base, CANONICAL));
+        const stays = done2.last?.last === true && existsSync(path47.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -14296,7 +14314,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/doctor-checks.ts
-import path47 from "node:path";
+import path48 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -14326,7 +14344,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path48.join(env.CODEX_HOME || path48.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -14334,9 +14352,9 @@ function codexTrust(env, home, hooksFile) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path48.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path47.win32.join(dir, "sh.exe");
+    const sh = path48.win32.join(dir, "sh.exe");
     if (existsSync(sh)) return sh;
   }
   return null;
@@ -14379,9 +14397,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(userPath(r.home, f, r.env), "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path48.join(userPath(r.home, f, r.env), "session-handoff"))
+  ].filter((d) => exists(path48.join(d, "SKILL.md")));
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of editsOf(r, agent, r.global)) install2[edit2.file] = await installState(r, name2, edit2);
@@ -14397,7 +14415,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -14444,7 +14462,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown2}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path48.basename(edit2.file) === "AGENTS.md") {
     const span = findBlock(text, edit2.file);
     const end = span === null ? 0 : blockEndByte(text, span);
     const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
@@ -14480,16 +14498,16 @@ function judge(r, name2, edit2, ours, reinstall) {
 }
 function claudePluginInstalls(home, env) {
   const dir = claudeUserDir(home, env);
-  const plugins = json(path47.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path48.join(dir, "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path48.join(dir, "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = obj(raw) ?? {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync(path47.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path48.isAbsolute(at2) && existsSync(path48.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -14541,7 +14559,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -14557,7 +14575,7 @@ async function memoryState(r, journal) {
   }
   const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14639,7 +14657,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path48 from "node:path";
+import path49 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -14708,7 +14726,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path49.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14732,7 +14750,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 // src/git/publish-memory.ts
 import { isUtf8 as isUtf83 } from "node:buffer";
 import { tmpdir } from "node:os";
-import path49 from "node:path";
+import path50 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14742,9 +14760,9 @@ async function repositoryPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path50.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
-    const file = path49.join(hooksDir, h);
+    const file = path50.join(hooksDir, h);
     return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
@@ -14776,7 +14794,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
     throw new Refused(
@@ -14802,7 +14820,7 @@ async function publishMemory(target, memDir, message, push, env, register, runHo
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync(path50.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal));
   const changedOf = async (list2) => {
@@ -14870,7 +14888,7 @@ function refuseUnsafe(top, rel) {
   const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it points to; move it away (or replace it with a copy that is only this file) and publish again`;
   let opened;
   try {
-    opened = openRegular(path49.join(top, rel), SCAN_BYTES);
+    opened = openRegular(path50.join(top, rel), SCAN_BYTES);
   } catch (err) {
     throw err instanceof UnsafeFile && err.state !== "too-large" ? new Refused(linked) : err;
   }
@@ -14885,7 +14903,7 @@ function refuseUnsafe(top, rel) {
   }
 }
 async function savedHeadOffBranch(target, env) {
-  const text = readSmall(path49.join(target.top, target.memRel, "HANDOFF.md"));
+  const text = readSmall(path50.join(target.top, target.memRel, "HANDOFF.md"));
   const head = text === null ? null : checkAnchors(parseHandoff(text), Date.now()).head;
   const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
   if (r?.code !== 1) return null;
@@ -14911,7 +14929,7 @@ async function ourAttributes(top, env, runHooks) {
   };
   const head = await show2("HEAD:.gitattributes");
   const staged = await show2(":.gitattributes");
-  const worktree = readSmall(path49.join(top, ".gitattributes")) ?? "";
+  const worktree = readSmall(path50.join(top, ".gitattributes")) ?? "";
   const text = attributesOnto(head, worktree);
   if (text === head) return null;
   const entry = async (t) => {
@@ -14958,9 +14976,9 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, m
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
-  const dir = mkdtempSync(path49.join(tmpdir(), "sh-publish-"));
-  const index = path49.join(dir, "index");
-  const msg = path49.join(dir, "COMMIT_EDITMSG");
+  const dir = mkdtempSync(path50.join(tmpdir(), "sh-publish-"));
+  const index = path50.join(dir, "index");
+  const msg = path50.join(dir, "COMMIT_EDITMSG");
   const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
@@ -15301,7 +15319,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path50 from "node:path";
+import path51 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -15324,8 +15342,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path50.win32 : cwd.startsWith("/") ? path50.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path50.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path51.win32 : cwd.startsWith("/") ? path51.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path51.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -15467,7 +15485,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
+    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
   }
 });
 
@@ -15998,9 +16016,9 @@ var init_format2 = __esm({
 });
 
 // src/checkpoint/capture.ts
-import path51 from "node:path";
+import path52 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHead(path51.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path52.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -16014,7 +16032,7 @@ function projectHandoffs(root) {
       if (archived === null) {
         archived = /* @__PURE__ */ new Set();
         for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
-          const b = e.regular ? readHead(path51.join(archiveDir(root), e.name)) : null;
+          const b = e.regular ? readHead(path52.join(archiveDir(root), e.name)) : null;
           if (b !== null) archived.add(tokenOf(b));
         }
       }
@@ -16113,7 +16131,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
+  if (root === path52.parse(root).root || home !== "" && samePath(root, path52.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -16132,7 +16150,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path51.join(dir, name2);
+  const file = path52.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
   const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -16346,7 +16364,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path52 from "node:path";
+import path53 from "node:path";
 function statusText(handoff, since, newest, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
@@ -16372,7 +16390,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path52.relative(top, root).split(path52.sep).join("/");
+    const rel = top === null ? "" : path53.relative(top, root).split(path53.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -16486,11 +16504,11 @@ Always exit 0.
         try {
           const dir = input.workspace?.project_dir ?? input.cwd;
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const interrupted = interruptedSave(root);
-          if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).length > 0) {
+          if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
             ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
             return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
 `, []);
@@ -16679,7 +16697,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path53 from "node:path";
+import path54 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16755,7 +16773,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path54.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16770,9 +16788,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
+    for (const name2 of listDir(path54.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path53.join(mem, file), file, notes);
+      const text = await readText(path54.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -17061,7 +17079,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import path54 from "node:path";
+import path55 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -17119,13 +17137,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync(path54.join(journalDir(root), f.name));
+            const st = lstatSync(path55.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync(path54.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync(path55.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)

@@ -1160,7 +1160,7 @@ function itemCall(item, at2) {
   }
   return call;
 }
-var addEdit = (events, path24) => path24 && events.push({ kind: "edit", path: path24 });
+var addEdit = (events, path25) => path25 && events.push({ kind: "edit", path: path25 });
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
@@ -2815,13 +2815,22 @@ var isConflicted = (function isConflicted(text) {
 var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side and save it whole (the save archives the conflicted file)";
 
 // src/git/unmerged.ts
+import path22 from "node:path";
 var unmergedMemory = (async function unmergedMemory(root, env, timeoutMs) {
   const top = gitTopOf(root, env);
-  const op = top === null ? null : inProgressOf(gitDirOf(top));
-  if (op === null || op === "bisect") return [];
+  const dir = top === null ? null : gitDirOf(top);
+  const stopped = (f, name) => dir !== null && existsSync(path22.join(dir, f)) ? name : null;
+  const op = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
+  if (op === null || op === "bisect") return { op: "", files: [], oneSided: [] };
   const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
-  const lines = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
-  return [...new Set(lines.filter((l) => l.includes("	")).map((l) => l.slice(l.indexOf("	") + 1)))];
+  const stages = /* @__PURE__ */ new Map();
+  for (const l of r?.code === 0 ? r.stdout.toString("utf8").split("\0") : []) {
+    const tab = l.indexOf("	");
+    if (tab > 0) stages.set(l.slice(tab + 1), (stages.get(l.slice(tab + 1)) ?? "") + l.slice(tab - 1, tab));
+  }
+  const files = [...stages.keys()];
+  const oneSided = files.filter((f) => !(stages.get(f).includes("2") && stages.get(f).includes("3")));
+  return { op: op.split(" ")[0], files, oneSided };
 });
 
 // src/schema/state-time.ts
@@ -3280,7 +3289,7 @@ var glanceAtHandoff = (function glanceAtHandoff(text, nowMs) {
 });
 
 // src/checkpoint/surface.ts
-import path22 from "node:path";
+import path23 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -3342,7 +3351,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path22.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path23.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, { root, env }, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -3358,7 +3367,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path22.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path23.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3379,7 +3388,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
   }
 });
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path22.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
+  const told = (name) => readHead(path23.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 
@@ -3510,13 +3519,13 @@ ${paused ? `${SENTENCES.paused()}
     const interrupted = interruptedSave(root);
     const tree = interrupted ? void 0 : typeof text === "string" && !isConflicted(text) ? text : text === null ? null : void 0;
     const newest = tree === void 0 ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
-    const unmerged = (await unmergedMemory(root, ctx.env)).length > 0;
+    const unmerged = (await unmergedMemory(root, ctx.env)).files.length > 0;
     return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now, checkpoint, newest, unmerged));
   }
 };
 
 // src/verbs/statusline.ts
-import path23 from "node:path";
+import path24 from "node:path";
 
 // src/git/attributes-block.ts
 var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -3606,7 +3615,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path23.relative(top, root).split(path23.sep).join("/");
+    const rel = top === null ? "" : path24.relative(top, root).split(path24.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -3699,11 +3708,11 @@ Always exit 0.
     try {
       const dir = input.workspace?.project_dir ?? input.cwd;
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-      const handoff = readHead(path23.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const handoff = readHead(path24.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const interrupted = interruptedSave(root);
-      if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).length > 0) {
+      if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
         ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
         return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
 `, []);

@@ -290,10 +290,20 @@ export async function driverPartMissing(root: string, env: Env): Promise<string 
   return null;
 }
 
+/**
+ * True when git merges memory here as text: the top's `.gitattributes` names no driver of ours (memory committed by
+ * hand), or this clone's config lacks the one it names; `init` registers both.
+ */
+export async function driverUnset(root: string, env: Env): Promise<boolean> {
+  const c = cloneOf(root, env);
+  const named = c !== null && NAMES_OURS.test(readSmall(path.join(c.top, ".gitattributes")) ?? "");
+  return !named || (await mergeDriverMissing(root, env)) === MERGE_DRIVER_MISSING;
+}
+
 /** `conflictAdvice` for the memory files here, `marked` those holding markers; null when none is conflicted. */
 export async function conflictNote(root: string, env: Env, marked: readonly string[]): Promise<string | null> {
-  const unmerged = (await unmergedMemory(root, env)).map((p) => p.replace(/^\.ai\/memory\//, ""));
-  if (unmerged.length === 0 && marked.length === 0) return null;
-  const driverMissing = (await mergeDriverMissing(root, env)) === MERGE_DRIVER_MISSING;
-  return conflictAdvice([...new Set([...marked, ...unmerged])], unmerged, driverMissing);
+  const unmerged = await unmergedMemory(root, env);
+  if (unmerged.files.length === 0 && marked.length === 0) return null;
+  const files = [...new Set([...marked, ...unmerged.files.map((p) => p.slice(11))])];
+  return conflictAdvice(files, unmerged, unmerged.files.length > 0 && (await driverUnset(root, env)));
 }

@@ -1,31 +1,55 @@
 // Memory files a merge left conflicted, and the commands that resolve them (docs/design.md#conflicted-memory).
+import path from "node:path";
+import { existsSync } from "../builtins.ts";
 import { gitDirOf, gitTopOf, inProgressOf } from "./git-dir.ts";
 import { runGit } from "./run.ts";
 
 type Env = Record<string, string | undefined>;
 
-/** The memory files git's index holds unmerged, root-relative; git runs only while a merge or rebase is under way. */
-export async function unmergedMemory(root: string, env: Env, timeoutMs?: number): Promise<string[]> {
+/** Root-relative memory files git's index holds unmerged; `oneSided` lack our side or theirs (modify/delete). */
+export type Unmerged = { op: string; files: string[]; oneSided: string[] };
+
+/** The memory files git's index holds unmerged; git runs only while a merge, rebase, cherry-pick or revert is on. */
+export async function unmergedMemory(root: string, env: Env, timeoutMs?: number): Promise<Unmerged> {
   const top = gitTopOf(root, env);
-  const op = top === null ? null : inProgressOf(gitDirOf(top));
-  if (op === null || op === "bisect") return [];
+  const dir = top === null ? null : gitDirOf(top);
+  // `git am` and `git merge --squash` stop with no MERGE_HEAD; their own files say so (a stash pop leaves none).
+  const stopped = (f: string, name: string) => (dir !== null && existsSync(path.join(dir, f)) ? name : null);
+  const op = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
+  if (op === null || op === "bisect") return { op: "", files: [], oneSided: [] };
   const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
-  const lines = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
-  return [...new Set(lines.filter((l) => l.includes("\t")).map((l) => l.slice(l.indexOf("\t") + 1)))];
+  // Each line is `<mode> <object> <stage>\t<path>`: stage 2 is our side, 3 theirs.
+  const stages = new Map<string, string>();
+  for (const l of r?.code === 0 ? r.stdout.toString("utf8").split("\0") : []) {
+    const tab = l.indexOf("\t");
+    if (tab > 0) stages.set(l.slice(tab + 1), (stages.get(l.slice(tab + 1)) ?? "") + l.slice(tab - 1, tab));
+  }
+  const files = [...stages.keys()];
+  const oneSided = files.filter((f) => !(stages.get(f)!.includes("2") && stages.get(f)!.includes("3")));
+  return { op: op.split(" ")[0]!, files, oneSided };
 }
 
-/** What resolves `files`: git merges unmerged ones again with our driver; markers alone are edited away. */
-export function conflictAdvice(files: readonly string[], unmerged: readonly string[], driverMissing: boolean): string {
-  if (unmerged.length > 0) {
-    const init = driverMissing ? "run `init` once in this clone (it registers the merge driver), then " : "";
-    return `git holds ${unmerged.join(", ")} unmerged; do not load them: ${init}run ` +
-      `\`git checkout -m -- ${unmerged.map((p) => `.ai/memory/${p}`).join(" ")}\` (git merges them again with the ` +
-      "driver), then " +
-      "`git add .ai/memory` and `git commit` to finish the merge, then check again";
+/**
+ * What resolves `files` (memory-relative): unmerged ones with both sides are merged again by git with our driver
+ * (registered by `init` when `driverUnset`), one-sided ones kept as the work tree holds them, then the operation
+ * under way goes on; markers alone are edited away, a handoff by saving one side whole.
+ */
+export function conflictAdvice(files: readonly string[], unmerged?: Unmerged, driverUnset = false): string {
+  if (unmerged !== undefined && unmerged.files.length > 0) {
+    const both = unmerged.files.filter((f) => !unmerged.oneSided.includes(f));
+    const init = driverUnset ? "run `init` once in this clone (it registers the merge driver), then " : "";
+    const again = both.length === 0 ? "" : `${init}run \`git checkout -m -- ${both.join(" ")}\` (git merges ` +
+      "them again with the driver), then ";
+    // `git add -A` also takes a side's deletion; the editor stays shut, as a hook or an agent has no terminal.
+    return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}` +
+      `run \`git add -A -- ${unmerged.files.join(" ")}\` (a file only one side has is kept as it is) and ` +
+      `\`git -c core.editor=true ${unmerged.op === "squash" ? "commit" : `${unmerged.op} --continue`}\` to finish ` +
+      `the ${unmerged.op}, then check again`;
   }
   const handoff = files.includes("HANDOFF.md")
     ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";
-  const others = files.some((f) => f !== "HANDOFF.md")
-    ? "in the others keep both sides' entries, each once, and delete the marker lines; " : "";
-  return `unresolved merge conflict markers in ${files.join(", ")}; do not load them: ${handoff}${others}check again`;
+  const others = files.filter((f) => f !== "HANDOFF.md");
+  const keep = others.length > 0
+    ? `in ${others.join(", ")} keep both sides' entries, each once, and delete the marker lines; ` : "";
+  return `unresolved merge conflict markers in ${files.join(", ")}; do not load them: ${handoff}${keep}check again`;
 }

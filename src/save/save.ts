@@ -44,7 +44,7 @@ export async function saveDocument(req: SaveRequest) {
   const { root, env, kind, expected, failpoint } = req;
   const file = FILE_OF[kind];
   // A save over a handoff git holds unmerged would finish no merge and leave the journal's markers unseen.
-  if (kind === "handoff" && (await unmergedMemory(root, env)).includes(".ai/memory/HANDOFF.md"))
+  if (kind === "handoff" && (await unmergedMemory(root, env)).files.includes(".ai/memory/HANDOFF.md"))
     throw new Refused(`${file} is conflicted; nothing was saved: ${await conflictNote(root, env, [])}`);
   // Decoding, redaction, validation and the build run before the lock, so that a large document
   // never keeps other writers waiting; a refusal is raised in its turn, under the lock.

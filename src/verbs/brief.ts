@@ -98,7 +98,7 @@ exit: 0 brief printed
       };
       const both = sides && `HANDOFF.md has unresolved merge conflicts: one side ${sideTime(sides.ours)}, ` +
         `the other ${sideTime(sides.theirs)}`;
-      const message = `${both ?? "memory is conflicted"}; ${advice ?? conflictAdvice(["HANDOFF.md"], [], false)}`;
+      const message = `${both ?? "memory is conflicted"}; ${advice ?? conflictAdvice(["HANDOFF.md"])}`;
       return ok(json ? `${JSON.stringify({ brief: null, message })}\n` : `${message}\n`, loaded.warnings, 2);
     }
     const parsed = parseHandoff(loaded.text);

@@ -3,7 +3,7 @@ import { inspectFile, interruptedSave, unsafePrivate } from "../store/inspect.ts
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
-import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
+import { driverUnset, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { elsewhereSentence, handoffsElsewhere, newestSave, newestSentence } from "../git/handoff-away.ts";
 import { configPipe } from "../git/config-pipe.ts";
 import { conflictAdvice, unmergedMemory } from "../git/unmerged.ts";
@@ -41,6 +41,9 @@ export interface CheckResult {
   /** Each level-2 section of the parked handoff schema v1 does not know: the nearest known title, or null. */
   unknownSections?: (string | null)[];
 }
+
+const JOURNAL_MARKERS = "holds merge conflict markers (the handoff is not affected): keep both sides' entries, " +
+  "each once, and delete the marker lines";
 
 const MESSAGES: Record<CheckResult["state"], string> = {
   clean: "nothing parked: no saved session state exists",
@@ -90,7 +93,7 @@ exit: 0 nothing parked
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers,
         or git holds it unmerged (the line names the commands that resolve
-        it); or
+        it; markers in a journal month alone are named, the code kept); or
         a root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
@@ -113,12 +116,13 @@ printed too and the code is kept.
     const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
     const pipe = configPipe(root, ctx.env);
     // Git's index too: a save over a conflicted handoff, or a journal month, leaves the merge unfinished.
-    const unmerged = (pipe === null ? await unmergedMemory(root, ctx.env) : []).map((p) => p.slice(11));
-    const journals = listJournal(root).filter((f) => isConflicted(readJournalText(root, f) ?? ""));
+    const unmerged = pipe === null ? await unmergedMemory(root, ctx.env) : undefined;
     const conflicted = [...new Set([...inspections
       .filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text))
-      .map((i) => FILE_OF[i.kind]), ...journals.map((f) => `journal/${f.name}`),
-    ...unmerged])];
+      .map((i) => FILE_OF[i.kind]), ...(unmerged?.files ?? []).map((p) => p.slice(11))])];
+    // Markers in a journal month alone are said, never a reason not to resume: no resume reads the journal.
+    const journals = listJournal(root).filter((f) => isConflicted(readJournalText(root, f) ?? ""))
+      .map((f) => `journal/${f.name}`).filter((f) => !conflicted.includes(f));
     const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status])) as Record<Kind, string>;
     let state: CheckResult["state"] | null = null;
     if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
@@ -150,8 +154,11 @@ printed too and the code is kept.
     if (parked === "checkpoint") message = CHECKPOINT_PARKED;
     else if (stashed) message = newestSentence(stashed, false);
     const md = pipe ?? await mergeDriverMissing(root, ctx.env);
-    if (state === "conflicted")
-      message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, md === MERGE_DRIVER_MISSING)}`;
+    if (state === "conflicted") {
+      const unset = (unmerged?.files.length ?? 0) > 0 && (await driverUnset(root, ctx.env));
+      message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, unset)}`;
+    }
+    if (journals.length > 0) message = `${message}; ${journals.join(", ")} ${JOURNAL_MARKERS}`;
     // Never "parked" alone while this clone's newest save is elsewhere or gone.
     if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
     // Work from after the handoff's save that no save holds yet: a user resuming from the handoff alone would lose it.

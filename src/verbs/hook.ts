@@ -180,7 +180,7 @@ export const hookVerb: Verb = {
     const tree = interrupted ? undefined : typeof text === "string" && !isConflicted(text) ? text
       : text === null ? null : undefined;
     const newest = tree === undefined ? null : await newestSave(root, ctx.env, tree, {}, HOOK_GIT_MS);
-    const unmerged = (await unmergedMemory(root, ctx.env)).length > 0;
+    const unmerged = (await unmergedMemory(root, ctx.env)).files.length > 0;
     return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now, checkpoint, newest, unmerged));
   },
 };

@@ -160,7 +160,7 @@ Always exit 0.
       const interrupted = interruptedSave(root);
       // A merge's conflict in any memory file (git runs only while one is under way), as the hook and check say it:
       // the handoff's age and commits since are not worth a glance then.
-      if ((handoff !== null && isConflicted(handoff)) || (await unmergedMemory(root, ctx.env, 500)).length > 0) {
+      if ((handoff !== null && isConflicted(handoff)) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
         ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
         return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}\n`, []);
       }

@@ -1,0 +1,149 @@
+// The commands check prints for memory git holds unmerged, run exactly as printed: each must work and leave the
+// operation finished with no conflict markers committed (merge and rebase, driver set or not, modify/delete,
+// add/add); and markers in a journal month alone, which no resume reads, never stop a resume.
+import { execFileSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { handoff, helper, tempDir } from "../helpers.ts";
+
+function envOf(home: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(GIT_|VISUAL$|EDITOR$)/.test(k)) env[k] = v;
+  // An editor that fails: a printed command that opens one does not work for an agent.
+  return { ...env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: home, XDG_CONFIG_HOME: `${home}/.c`,
+    GIT_CEILING_DIRECTORIES: path.dirname(home), EDITOR: "false", VISUAL: "false", GIT_AUTHOR_NAME: "T",
+    GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.com" };
+}
+
+function project() {
+  const top = tempDir("sh-advice-");
+  const dir = path.join(top, "p");
+  mkdirSync(dir);
+  const env = envOf(path.join(top, "home"));
+  mkdirSync(env.HOME!);
+  const g = (...args: string[]) => execFileSync("git", args, { cwd: dir, env, encoding: "utf8", stdio: "pipe" });
+  const m = (args: string[], input?: string) => helper([...args, "--root", dir], { input, env });
+  g("init", "-q", "-b", "main");
+  writeFileSync(path.join(dir, "README.md"), "x\n");
+  g("add", "README.md");
+  g("commit", "-qm", "init");
+  const save = (goal: string) => {
+    const tok = /CURRENT-SHA256: (\S+)/.exec(m(["read", "handoff"]).stdout)?.[1] ?? "absent";
+    const w = m(["write", "handoff", "--expected-current-sha256", tok], handoff(goal));
+    expect(w.code, w.stderr).toBe(0);
+    g("add", "-f", ".ai/memory");
+    g("commit", "-qm", goal);
+  };
+  return { dir, g, m, save };
+}
+
+/** Runs every command check prints, as printed; then git has no operation under way and check no conflict. */
+function followAdvice(p: ReturnType<typeof project>): string {
+  const check = p.m(["check"]);
+  expect(check.code).toBe(3);
+  for (const [, cmd] of check.stdout.matchAll(/`([^`]+)`/g)) {
+    const words = cmd!.split(" ");
+    if (words[0] === "init") expect(p.m(words).code).toBe(0);
+    else if (words[0] === "git") p.g(...words.slice(1));
+    else throw new Error(`not a command to run: ${cmd}`);
+  }
+  const gitDir = path.join(p.dir, ".git");
+  expect(["MERGE_HEAD", "SQUASH_MSG", "rebase-merge", "rebase-apply"].filter((f) => existsSync(path.join(gitDir, f)))).toEqual([]);
+  expect(p.g("ls-files", "-u")).toBe("");
+  expect(p.g("show", "HEAD:.ai/memory/HANDOFF.md")).not.toMatch(/^<<<<<<< /m);
+  const after = p.m(["check"]);
+  expect(after.code, after.stdout).toBe(2);
+  return check.stdout;
+}
+
+/** Two branches each saving a handoff over `base` (null: none before), and main saving again. */
+function diverge(p: ReturnType<typeof project>, base: string | null) {
+  if (base !== null) p.save(base);
+  p.g("switch", "-qc", "feat");
+  p.save("feat goal");
+  p.g("switch", "-q", "main");
+  p.save("main goal");
+}
+
+describe("the commands printed for memory git holds unmerged", () => {
+  it("work as printed in a merge when .gitattributes names no driver: init first", { timeout: 60_000 }, () => {
+    const p = project();
+    diverge(p, "base goal");
+    expect(() => p.g("merge", "feat")).toThrow();
+    // The project has an agent's folder: `init` as printed finds it.
+    mkdirSync(path.join(p.dir, ".claude"));
+    const said = followAdvice(p);
+    expect(said).toContain("run `init` once in this clone");
+    expect(said).toContain("git -c core.editor=true merge --continue");
+  });
+
+  it("work as printed in an add/add merge", { timeout: 60_000 }, () => {
+    const p = project();
+    diverge(p, null);
+    expect(() => p.g("merge", "feat")).toThrow();
+    mkdirSync(path.join(p.dir, ".claude"));
+    followAdvice(p);
+  });
+
+  it("work as printed in a rebase whose clone lacks the driver the attributes name", { timeout: 60_000 }, () => {
+    const p = project();
+    mkdirSync(path.join(p.dir, ".claude"));
+    expect(p.m(["init"]).code).toBe(0);
+    p.g("add", "-A");
+    p.g("commit", "-qm", "install");
+    p.g("config", "--remove-section", "merge.session-handoff");
+    diverge(p, "base goal");
+    p.g("switch", "-q", "feat");
+    expect(() => p.g("rebase", "main")).toThrow();
+    const said = followAdvice(p);
+    expect(said).toContain("git -c core.editor=true rebase --continue");
+  });
+
+  it("work as printed in a `git am -3` and a `git merge --squash`, which leave no MERGE_HEAD", { timeout: 90_000 }, () => {
+    const p = project();
+    diverge(p, "base goal");
+    mkdirSync(path.join(p.dir, ".claude"));
+    const patch = p.g("format-patch", "-1", "--stdout", "feat");
+    writeFileSync(path.join(p.dir, "..", "feat.patch"), patch);
+    expect(() => p.g("am", "-3", path.join(p.dir, "..", "feat.patch"))).toThrow();
+    expect(followAdvice(p)).toContain("git -c core.editor=true am --continue");
+    const q = project();
+    diverge(q, "base goal");
+    mkdirSync(path.join(q.dir, ".claude"));
+    expect(() => q.g("merge", "--squash", "feat")).toThrow();
+    expect(followAdvice(q)).toContain("`git -c core.editor=true commit` to finish the squash");
+  });
+
+  it("work as printed on a modify/delete conflict, which no re-merge resolves", { timeout: 60_000 }, () => {
+    const p = project();
+    p.save("base goal");
+    p.g("switch", "-qc", "feat");
+    p.save("feat goal");
+    p.g("switch", "-q", "main");
+    // No save on main: its archive of the base handoff would make git see the deletion as a move.
+    p.g("rm", "-q", ".ai/memory/HANDOFF.md");
+    p.g("commit", "-qm", "stop tracking the handoff");
+    expect(() => p.g("merge", "feat")).toThrow();
+    expect(p.g("status", "--short", ".ai/memory/HANDOFF.md")).toBe("DU .ai/memory/HANDOFF.md\n");
+    const said = followAdvice(p);
+    expect(said).not.toContain("checkout -m");
+    // The side that modified it is kept, and a save works again.
+    expect(p.g("show", "HEAD:.ai/memory/HANDOFF.md")).toContain("feat goal");
+    p.save("after the merge");
+  });
+});
+
+describe("conflict markers in a journal month alone", () => {
+  it("are named by check, which exits as the hook and brief answer: resume", { timeout: 60_000 }, () => {
+    const p = project();
+    p.save("one");
+    const month = readdirSync(path.join(p.dir, ".ai/memory/journal"))[0]!;
+    appendFileSync(path.join(p.dir, ".ai/memory/journal", month), "<<<<<<< ours\n## x\n=======\n## y\n>>>>>>> theirs\n");
+    const check = p.m(["check"]);
+    expect(check.code).toBe(2);
+    expect(check.stdout).toContain(`journal/${month} holds merge conflict markers`);
+    expect(p.m(["hook", "--mode", "session"]).stdout).toContain("a parked handoff exists");
+    expect(p.m(["brief"]).code).toBe(0);
+  });
+});
