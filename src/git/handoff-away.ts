@@ -96,12 +96,14 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
     if (!own[i]) continue;
-    // `--overlay` removes nothing: the untracked tree holds only what the stash took.
+    // A pop leaves no copy for a later pop to refuse (docs/decisions/stash-pop.md); a handoff here stops the pop of
+    // an untracked one, so only the memory files come back.
+    const pop = `git stash pop ${stash}`;
     if (untracked && (tree === null || newer(untracked)))
-      return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };
+      return { stash, restore: tree === null ? pop : `git restore --overlay --source=${stash}^3 -- .ai/memory` };
     // A handoff the stash took from the index or the tree: in its tree, other than in the commit it was made on.
     if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
-      return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
+      return { stash, restore: pop };
   }
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => (b ? rankOf(b) : -1));
   const best = Math.max(-1, ...ranks);
@@ -222,10 +224,13 @@ export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string 
 /** `in stash@{n}` or `on branch "<name>"`. */
 export const whereAway = (a: HandoffAway) => (a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`);
 
-/** After the restore: what a `git stash pop` or a checkout of the branch would refuse to overwrite, and how. */
+/** After the restore: a pop brings the entry's other changes too; a kept entry or a checkout of the branch would
+ * refuse what the restore put back, and how to get past it. */
 export const restoreNote = (a: HandoffAway) =>
   a.ref === undefined
-    ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
+    ? a.restore.startsWith("git stash pop")
+      ? "that entry's other changes come back with it"
+      : `that entry keeps a copy a pop would refuse: \`git stash drop ${a.stash}\` if it holds nothing else`
     : a.worktree !== undefined
     ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead`
     : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with ` +

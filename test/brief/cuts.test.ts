@@ -39,11 +39,29 @@ describe("fitClauses and fitList", () => {
       { text: "ledgers: none found", rank: 0 },
     ];
     expect(fitClauses(c, 100)).toBe("verdict: drifted; on main; ledgers: none found");
-    // A dropped clause leaves `; …`: the reader knows drift's summary says more.
-    expect(fitClauses(c, 30)).toBe("verdict: drifted; on main; …");
-    expect(fitClauses(c, 20)).toBe("verdict: drifted; …");
+    // Dropped clauses are counted at the end: the reader knows drift's summary says more, and how much.
+    expect(fitClauses(c, 45)).toBe("verdict: drifted; on main; … +1 fact");
+    expect(fitClauses(c, 35)).toBe("verdict: drifted; … +2 facts");
+    // No room for the count: the lone survivor whole, or cut as any text is.
     expect(fitClauses(c, 17)).toBe("verdict: drifted");
     expect(fitClauses(c, 12)).toBe("verdict…");
+  });
+
+  it("a dropped list of files counts its files; a cut lone survivor counts its words too", () => {
+    const c = [
+      { text: "drifted: 3 commits ahead of the saved commit, on a branch made since", rank: 100 },
+      { text: 'key files changed: "src/a.ts", "src/b.ts", "src/c.ts" and 2 more', rank: 95 },
+      { text: "on main", rank: 40 },
+    ];
+    expect(fitClauses(c, 120)).toBe("drifted: 3 commits ahead of the saved commit, on a branch made since; on main; … +5 files");
+    expect(fitClauses(c, 60)).toBe("drifted: 3 commits ahead of… +8 words, +5 files, +1 fact");
+    for (const max of [60, 80, 100]) expect([...fitClauses(c, max)].length).toBeLessThanOrEqual(max);
+    // The count costs facts ranked below the dirty counts, never a clause at or above them: then a bare `…`.
+    const [v, n, x] = ["v".repeat(20), "dirty files: 1 then, 2 now", "x".repeat(50)];
+    const d = [{ text: v, rank: 100 }, { text: "on main", rank: 40 }, { text: n, rank: 85 }, { text: x, rank: 40 }];
+    expect(fitClauses(d, 70)).toBe(`${v}; on main; ${n}; … +1 fact`);
+    expect(fitClauses(d, 62)).toBe(`${v}; ${n}; … +2 facts`);
+    expect(fitClauses(d, 52)).toBe(`${v}; ${n}; …`);
   });
 
   it("takes back a clause dropped before a longer one made room (a 300-character author name)", () => {
@@ -53,7 +71,7 @@ describe("fitClauses and fitList", () => {
       { text: `its last commit is by "${"x".repeat(300)}"`, rank: 90 },
       { text: "ledgers: none found", rank: 85 },
     ];
-    expect(fitClauses(c, 120)).toBe("fresh: at the saved commit; dirty files: 1 then, 1 now; ledgers: none found; …");
+    expect(fitClauses(c, 120)).toBe("fresh: at the saved commit; dirty files: 1 then, 1 now; ledgers: none found; … +1 fact");
   });
 
   it("a list drops its last items first, counted, and a lone long item keeps its cause", () => {
@@ -78,7 +96,7 @@ describe("the brief's fields", () => {
     const summary = [
       "drifted: 3 commits ahead of the saved abc123def456",
       "2 memory-only commits (saves of .ai/memory) not counted",
-      "branch moved from main to feature/a-very-long-branch-name-for-testing",
+      "branch moved from main to feature/a-long-branch",
       `upstream: ${"origin/feature ".repeat(6).trim()} is 4 ahead`,
       `saved ${"1".repeat(1)} days ago`,
       `key files changed: ${"src/some/deeply/nested/module/file.ts, ".repeat(4).trim()}`,
@@ -88,15 +106,15 @@ describe("the brief's fields", () => {
     expect([...b.driftAndLessons].length).toBeLessThanOrEqual(MAX_FIELD_CHARS);
     expect(b.driftAndLessons.startsWith("drifted: 3 commits ahead")).toBe(true);
     // What the resume step acts on stays (SKILL.md reads the ledger count; changed key files may make the plan stale).
-    expect(b.driftAndLessons).toContain("; ledgers: LESSONS.md 3 entries (1 mention the key files or branch); …");
+    expect(b.driftAndLessons).toContain("; ledgers: LESSONS.md 3 entries (1 mention the key files or branch); … +2 facts");
     expect(b.driftAndLessons).toContain("; dirty files: 2 then, 5 now; ");
     expect(b.driftAndLessons).not.toContain("memory-only");
     expect(b.driftAndLessons).toContain("; key files changed: src/some/");
     expect(b.driftAndLessons).toContain("branch moved from main");
     expect(b.driftAndLessons).not.toContain("upstream");
-    // Whole clauses only, no word cut: one `…` at the end says clauses were dropped.
-    expect(b.driftAndLessons.endsWith("; …")).toBe(true);
-    expect(b.driftAndLessons.indexOf("…")).toBe(b.driftAndLessons.length - 1);
+    // Whole clauses only, no word cut: one `…` at the end counts the clauses dropped.
+    expect(b.driftAndLessons.endsWith("; … +2 facts")).toBe(true);
+    expect(b.driftAndLessons.indexOf("…")).toBe(b.driftAndLessons.length - 10);
     const clauses = driftSummaryClauses(summary).map((c) => c.rank);
     expect(clauses).toEqual([100, 10, 92, 20, 40, 95, 85]);
   });

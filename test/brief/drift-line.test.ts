@@ -79,9 +79,9 @@ describe("brief's Drift & lessons line after two handoffs met in a merge", () =>
     expect(merged).toContain("dirty files: 0 then, 1 now");
     expect(merged).toContain("ledgers: LESSONS.md 1 entry (1 mention the key files or branch)");
     expect(merged).toContain("the handoff was not saved in this clone");
-    // The longest name, the archive's, is what went: `archives list` names it, and `; …` says clauses were dropped.
+    // The longest name, the archive's, is what went: `archives list` names it, and the end counts what was dropped.
     expect(merged).not.toContain("the other is archive/");
-    expect(merged.endsWith("; …")).toBe(true);
+    expect(merged).toMatch(/; … \+\d+ facts?$/);
 
     // Amending the merge keeps its parents: the same line.
     bob.git("commit", "-q", "--amend", "-m", "merge alice's handoff");
@@ -105,7 +105,7 @@ describe("brief's Drift & lessons line after two handoffs met in a merge", () =>
     expect(folded).toContain("ledgers: LESSONS.md 1 entry (1 mention the key files or branch)");
     expect(folded).toContain("; source: checkpoint 0 minutes ago;");
     expect(folded).not.toContain("the other is archive/");
-    expect(folded.endsWith("; …")).toBe(true);
+    expect(folded).toMatch(/; … \+\d+ facts?$/);
     expect(JSON.parse((await bob.run(["brief", "--json"])).stdout).brief.source).toBe("handoff+checkpoint");
 
     // An amend that changes the saved commit's patch rewrites it: a longer verdict, the same counts kept.
@@ -175,7 +175,10 @@ describe("brief's Drift & lessons line in a teammate's clone with everything at 
       // What went is what an agent can do without, `drift` prints it, and the line says so.
       const gone = summary.split("; ").filter((c) => !line.includes(c));
       for (const c of gone) expect(c).toMatch(/memory-only|^upstream |^its last commit is by |^on "|^saved \d|^a stash /);
-      expect(line.endsWith("; …")).toBe(gone.length > 0);
+      // The count covers them and the merge's notes dropped with them, unless it would cost a clause kept here.
+      const mark = /; …( \+(\d+) facts?)?$/.exec(line);
+      expect(mark !== null, line).toBe(gone.length > 0);
+      if (mark?.[2] !== undefined) expect(Number(mark[2])).toBeGreaterThanOrEqual(gone.length);
     };
     kept(driftLine((await bob.run(["brief"])).stdout));
 
@@ -191,5 +194,34 @@ describe("brief's Drift & lessons line in a teammate's clone with everything at 
     kept(folded);
     expect(folded).not.toContain("after the save the user asked");
     expect(folded).toMatch(/; source: checkpoint 0 minutes ago(;|$)/);
+  });
+});
+
+// Found by a user: three long key files changed since the save made their clause too long, and the line ended in a
+// bare `; …` that said neither that files were left out nor how many.
+describe("brief's Drift & lessons line says what a cut left out", () => {
+  it("names the count of the files in a dropped clause, within 400 characters", { timeout: 60_000 }, async () => {
+    const home = tempDir("sh-drift-left-");
+    const remote = path.join(home, "remote.git");
+    execFileSync("git", ["init", "-q", "--bare", "-b", "main", remote], { stdio: "pipe" });
+    const alice = clone(home, remote, "alice");
+    const keys = ["parser", "router", "handler"].map((w) =>
+      `packages/${"the-long-named-workspace-package-".repeat(2)}${w}/src/${"a-deeply-descriptive-module-name-".repeat(2)}${w}.js`);
+    for (const k of keys) {
+      mkdirSync(path.dirname(path.join(alice.dir, k)), { recursive: true });
+      writeFileSync(path.join(alice.dir, k), "export {};\n");
+    }
+    alice.git("add", "-A");
+    alice.git("commit", "-qm", "initial");
+    await alice.save("handoff", handoffOf("Alice's feature", "wire the app")
+      .replace("- src/app.js — the entry", keys.map((k) => `- ${k} — a part`).join("\n")));
+    for (const k of keys) writeFileSync(path.join(alice.dir, k), "export const changed = 1;\n");
+    alice.git("commit", "-qam", "change every key file");
+    const summary = JSON.parse((await alice.run(["drift", "--json"])).stdout).summary as string;
+    expect(summary).toContain("key files changed: ");
+    const line = driftLine((await alice.run(["brief"])).stdout);
+    expect([...line].length).toBeLessThanOrEqual(400);
+    expect(line).not.toContain("key files changed");
+    expect(line).toMatch(/; … \+3 files(, \+\d+ facts?)?$/);
   });
 });

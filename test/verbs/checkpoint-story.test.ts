@@ -300,22 +300,33 @@ describe("checkpoint: captures of one session merge, never degrade", () => {
 });
 
 describe("checkpoint: concurrent sessions keep their checkpoints", () => {
-  it("five sessions ending together each keep their checkpoint (real processes, one lock)", async () => {
+  // A session end must not hang the agent: each waits for the lock at most what remains of 1.2 s since its start
+  // (Claude Code allows 1.5 s at SessionEnd). On an idle machine all five save; on a loaded one a start-up can eat the
+  // budget, and that session says busy and skips, having waited it out, never sooner and never half-written.
+  it("five sessions ending together each keep their checkpoint, or say busy once their time is spent (real processes, one lock)", async () => {
     const root = gitRepo();
     const p = path.join(root, "t.jsonl");
     writeFileSync(p, `${SAVE.slice(0, CALL - 3).join("\n")}\n`);
     const started = Date.now();
-    const runs = await Promise.all(
-      [0, 1, 2, 3, 4].map((i) => helperAsync(["checkpoint"], { input: JSON.stringify({ session_id: `end-${i}`, transcript_path: p, cwd: root, hook_event_name: "SessionEnd" }) })),
-    );
+    const runs = await Promise.all([0, 1, 2, 3, 4].map(async (i) => {
+      const t = Date.now();
+      const input = JSON.stringify({ session_id: `end-${i}`, transcript_path: p, cwd: root, hook_event_name: "SessionEnd" });
+      const r = await helperAsync(["checkpoint"], { input });
+      return { ...r, ms: Date.now() - t, text: cpText(root, `end-${i}`) };
+    }));
     const elapsed = Date.now() - started;
     for (const r of runs) {
       expect(r.code).toBe(0);
-      expect(r.stderr).toMatch(/checkpoint: saved checkpoints\/end-\d\.md/);
+      if (/checkpoint: saved checkpoints\/end-\d\.md/.test(r.stderr)) expect(r.text).toContain("# Session Checkpoint");
+      else {
+        expect(r.stderr).toMatch(/^checkpoint: memory is busy: .*; skipped, nothing was captured\n$/);
+        expect(r.text).toBeNull();
+        expect(r.ms).toBeGreaterThanOrEqual(1200);
+      }
     }
-    expect([0, 1, 2, 3, 4].map((i) => cpText(root, `end-${i}`) !== null)).toEqual([true, true, true, true, true]);
-    // Each waits for the lock at most what remains of 1.2 s; on a loaded test machine the
-    // node start-ups dominate, so the bound here is loose.
+    // The first to reach the lock waits for nobody.
+    expect(runs.some((r) => r.text !== null)).toBe(true);
+    // On a loaded test machine the node start-ups dominate, so the bound here is loose.
     expect(elapsed).toBeLessThan(10_000);
   });
 });
