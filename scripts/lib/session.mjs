@@ -2639,15 +2639,20 @@ function configPipe(root, env) {
 }
 
 // src/git/handoff-away.ts
+async function answer(root, args, env, timeout, input) {
+  const r = await runGit(root, args, env, timeout, input === void 0 ? {} : { input });
+  if (r.code !== 0) throw new GitUnavailable("failed", `git ${args[0]} exited ${r.code}`);
+  return r.stdout;
+}
 async function branchRefs(root, env, timeout) {
   const format = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
-  const r = await runGit(
+  const out = await answer(
     root,
     ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"],
     env,
     timeout
   );
-  const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
+  const lines = out.toString("utf8").split("\n").filter((l) => l.startsWith("  "));
   const all = lines.map((l) => /^ {2}(\S+) (\S+) (.*)$/.exec(l)).filter((m) => m !== null && !m[2].endsWith("/HEAD"));
   return all.slice(0, 1e3).map((m) => ({
     id: m[1],
@@ -2688,8 +2693,7 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
   const revs = [...stashRevs.flat(), ...refs.map((b) => b.id)];
   const input = revs.map((x) => `${x}:${file}
 `).join("");
-  const r = await runGit(root, ["cat-file", "--batch"], env, timeout, { input });
-  const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
+  const blobs = batchBlobs(await answer(root, ["cat-file", "--batch"], env, timeout, input), revs.length);
   const treeAt = tree === null ? NaN : stampMs(savedStampOf(tree));
   const rankOf = (b) => {
     const text = b.toString("utf8");
@@ -2744,13 +2748,13 @@ var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, tim
   const revs = git && file !== null ? ["HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
   const input = `${[own.blob, ...revs.map((x) => `${x}:${file}`)].join("\n")}
 `;
-  const r = git ? await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }) : null;
-  const found = (r?.stdout.toString("utf8") ?? "").split("\n").map((l) => l.startsWith(`${own.blob} blob `));
+  const r = git ? await answer(root, ["cat-file", "--batch-check"], env, timeout, input) : null;
+  const found = (r?.toString("utf8") ?? "").split("\n").map((l) => l.startsWith(`${own.blob} blob `));
   const ok2 = found[0] === true;
   if (found.includes(true, 2)) return null;
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
-  const held = ok2 && !found[1] && file !== null ? await runGit(root, log, env, timeout) : null;
-  if (held?.code === 0 && held.stdout.length > 0) return null;
+  const held = ok2 && !found[1] && file !== null ? await answer(root, log, env, timeout) : null;
+  if (held !== null && held.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };

@@ -12,10 +12,18 @@ import { readSmall } from "../store/fs.ts";
 import { archiveDir } from "../store/paths.ts";
 import { configPipe } from "./config-pipe.ts";
 import { gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
-import { batchBlobs, runGit, unlessUnavailable } from "./run.ts";
+import { batchBlobs, GitUnavailable, runGit, unlessUnavailable } from "./run.ts";
 import { lastSave, savedStampOf, savesRecord } from "./saves.ts";
 
 type Env = Record<string, string | undefined>;
+
+// A git that exits non-zero (a repository extension it does not know, a damaged ref) gave no answer, which must
+// never read as "not there": like a run past its time limit, it makes the caller say nothing.
+async function answer(root: string, args: string[], env: Env, timeout?: number, input?: string) {
+  const r = await runGit(root, args, env, timeout, input === undefined ? {} : { input });
+  if (r.code !== 0) throw new GitUnavailable("failed", `git ${args[0]} exited ${r.code}`);
+  return r.stdout;
+}
 
 /**
  * The stash entry or branch holding the handoff, and the command that brings back only it (`worktree`: the linked
@@ -32,9 +40,9 @@ type Branch = { name: string; id: string; worktree?: string };
 // `%(worktreepath)` comes last, as a path may hold blanks and a ref name none.
 async function branchRefs(root: string, env: Env, timeout?: number): Promise<Branch[]> {
   const format = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
-  const r = await runGit(root, ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"], env,
+  const out = await answer(root, ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"], env,
     timeout);
-  const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
+  const lines = out.toString("utf8").split("\n").filter((l) => l.startsWith("  "));
   const all = lines.map((l) => /^ {2}(\S+) (\S+) (.*)$/.exec(l)).filter((m) => m !== null && !m[2]!.endsWith("/HEAD"));
   return all.slice(0, 1000).map((m) => ({ id: m![1]!, name: m![2]!.replace(/^refs\/(heads|remotes)\//, ""),
     worktree: m![3] || undefined }));
@@ -97,8 +105,7 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
   const revs = [...stashRevs.flat(), ...refs.map((b) => b.id)];
   const input = revs.map((x) => `${x}:${file}\n`).join("");
-  const r = await runGit(root, ["cat-file", "--batch"], env, timeout, { input });
-  const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
+  const blobs = batchBlobs(await answer(root, ["cat-file", "--batch"], env, timeout, input), revs.length);
   // A save stamped before the tree's is not newer: a merge result holds this clone's older save.
   const treeAt = tree === null ? NaN : stampMs(savedStampOf(tree));
   const rankOf = (b: Buffer) => {
@@ -181,16 +188,16 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   const refs = git && file !== null ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
   const revs = git && file !== null ? ["HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
   const input = `${[own.blob, ...revs.map((x) => `${x}:${file}`)].join("\n")}\n`;
-  const r = git ? await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }) : null;
-  const found = (r?.stdout.toString("utf8") ?? "").split("\n").map((l) => l.startsWith(`${own.blob} blob `));
+  const r = git ? await answer(root, ["cat-file", "--batch-check"], env, timeout, input) : null;
+  const found = (r?.toString("utf8") ?? "").split("\n").map((l) => l.startsWith(`${own.blob} blob `));
   const ok = found[0] === true;
   // A stash entry or a branch keeps it: the user chose the handoff here over it.
   if (found.includes(true, 2)) return null;
   // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss; when HEAD's
   // commit holds it, a checkout of the file from an older commit put that one back.
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
-  const held = ok && !found[1] && file !== null ? await runGit(root, log, env, timeout) : null;
-  if (held?.code === 0 && held.stdout.length > 0) return null;
+  const held = ok && !found[1] && file !== null ? await answer(root, log, env, timeout) : null;
+  if (held !== null && held.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   return { lost, restore: ok ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };

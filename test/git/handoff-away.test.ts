@@ -492,6 +492,24 @@ describe("a handoff away from the working tree", () => {
     expect(line()).toBe("handoff: saved today\n");
   });
 
+  it("a git that fails every run (an extension it does not know) is no answer: nothing says the save is lost (found by a breaker)", { timeout: 90_000 }, async () => {
+    const r = repo();
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
+    await nextSecond();
+    await r.save(SECOND);
+    r.git("stash", "-q");
+    // Every git run now exits 128: the stash entry is still on disk, git just cannot read the repository.
+    r.git("config", "core.repositoryformatversion", "1");
+    r.git("config", "extensions.noSuchExtension", "true");
+    const said = (await r.run(["check"])).stdout;
+    expect(said).not.toContain("in neither");
+    expect(said).not.toContain("git keeps no copy");
+    expect(r.hook().stdout).not.toContain("in neither");
+    const line = helper(["statusline", "--root", r.dir], { env: r.env, input: "{}" }).stdout;
+    expect(line).not.toContain("lost");
+  });
+
   it("a checkout of the file from HEAD~1 while HEAD's commit holds the newest save: check, brief and the hook say so (found by a breaker)", { timeout: 90_000 }, async () => {
     const r = repo();
     await r.save(DOC);
