@@ -4287,7 +4287,10 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   const later = own !== null && tree !== null && stampMs(savedStampOf(tree)) > stampMs(own.stamp);
   if (tree !== null && !later && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
-  if (away !== null || own === null || tree === null || !later && holds(tree, own)) return away;
+  const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
+  const moved = tree === null && own !== null && gitDir !== null ? movedSince(gitDir, stampMs(own.stamp)) : null;
+  const kept = tree === null ? moved === null : !later && holds(tree, own ?? void 0);
+  if (away !== null || own === null || kept) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n2) => /^HANDOFF-.*\.md$/.test(n2)) : [];
   const archived = names.map((n2) => readSmall(path21.join(dir, n2)));
@@ -4297,22 +4300,30 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   const git = own.blob !== null && configPipe(root, env) === null;
   if (later && !git) return null;
   const file = handoffSpec(root, env);
-  const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
   const stashes = (gitDir === null ? [] : stashEntries(gitDir).slice(0, 100)).flatMap((e, i) => e.own ? [`stash@{${i}}`, `stash@{${i}}^3`] : []);
   const refs = git && file !== null ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
-  const revs = git && file !== null ? ["HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
+  const revs = git && file !== null ? ["HEAD", moved ?? "HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
   const input = `${[own.blob, ...revs.map((x) => `${x}:${file}`)].join("\n")}
 `;
   const r = git ? await answer(root, ["cat-file", "--batch-check"], env, timeout, input) : null;
-  const found = (r?.toString("utf8") ?? "").split("\n").map((l) => l.startsWith(`${own.blob} blob `));
+  const lines2 = (r?.toString("utf8") ?? "").split("\n");
+  const found = lines2.map((l) => l.startsWith(`${own.blob} blob `));
   const ok2 = found[0] === true;
-  if (found.includes(true, 2)) return null;
+  const blob = (l) => / blob /.test(l ?? "");
+  if (moved !== null && (!git || blob(lines2[1]) || !blob(lines2[2]))) return null;
+  if (found.includes(true, 3)) return null;
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
   const held = ok2 && !found[1] && file !== null ? await answer(root, log, env, timeout) : null;
   if (held !== null && held.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
+}
+function movedSince(gitDir, savedMs2) {
+  const log = readSmall(path21.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
+  const line = log.slice(log.lastIndexOf("\n") + 1);
+  const m = /^([0-9a-f]+) ([0-9a-f]+) .* (\d+) [+-]\d{4}\t(reset|checkout|pull|merge|rebase)/.exec(line);
+  return m !== null && m[1] !== m[2] && Number(m[3]) >= Math.floor(savedMs2 / 1e3) ? m[1] : null;
 }
 async function keptBlob(root, env, bytes) {
   if (gitTopOf(root, env) === null) return void 0;
@@ -4347,7 +4358,8 @@ function newestSentence(a, here) {
   if (a.lost === void 0)
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
-  return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} put another one in its place; ${back}`;
+  const did = here ? "put another one in its place" : "took it away";
+  return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }
 var stampMs, HANDOFF, shellWord2, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
@@ -4367,8 +4379,8 @@ var init_handoff_away = __esm({
     stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     HANDOFF = ".ai/memory/HANDOFF.md";
     shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
-    whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`;
-    restoreNote = (a) => a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
+    whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
+    restoreNote = (a) => a.lost !== void 0 ? "a reset or a checkout took it from the working tree" : a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
     awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
   }
 });
@@ -10506,7 +10518,8 @@ exit: 0 nothing parked
         a root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
-apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
+apply, "parked" ("handoff", "stash", "branch", "lost", "checkpoint" or
+"conflicted"),
 "stash", "ref", "worktree", "lost", "restore", "checkpoint", "elsewhere",
 "conflicted", "mergeDriverMissing" and "unknownSections":
 references/verbs/check.md. When the kill switch is on, the paused sentence is
@@ -10550,7 +10563,8 @@ printed too and the code is kept.
         let parked;
         if (state === "conflicted") parked = "conflicted";
         else if (state === "parked") {
-          parked = files.handoff === "present" ? "handoff" : stashed ? stashed.stash ? "stash" : "branch" : "checkpoint";
+          const kind = stashed?.stash ? "stash" : stashed?.ref ? "branch" : "lost";
+          parked = files.handoff === "present" ? "handoff" : stashed ? kind : "checkpoint";
         }
         let message = MESSAGES[state];
         if (parked === "checkpoint") message = CHECKPOINT_PARKED;
@@ -12089,7 +12103,7 @@ function briefFromStash(a) {
     driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is ${where}; drift not measured`,
     proposedNextStep: `bring the handoff back with \`${a.restore}\` (${restoreNote(a)}), then run brief again \u2014 Confirm?`
   });
-  return { ...brief, source: a.stash !== void 0 ? "stash" : "branch" };
+  return { ...brief, source: a.stash !== void 0 ? "stash" : a.ref !== void 0 ? "branch" : "lost" };
 }
 var BRIEF_LABELS, AGE_ONLY, AGE_ONLY_PLAN, MAX_FIELD_CHARS, STALE, NONE2, CAUSE2, RANK, RANKED;
 var init_brief = __esm({
@@ -12662,7 +12676,7 @@ exit: 0 brief printed
           const stdin = ctx.values.stdin === true;
           const branches = {};
           const away = stdin ? null : await newestSave(root, ctx.env, null, branches);
-          const fromStash = away === null ? null : briefFromStash(away);
+          const fromStash = away === null || away.restore === "" ? null : briefFromStash(away);
           const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
           if (b !== null) return ok(json2 ? `${JSON.stringify({ brief: b, drift: null })}
 ` : renderBrief(b), []);
@@ -16400,6 +16414,7 @@ async function commitsSince(root, handoff, env) {
 }
 async function noneHere(root, env, newest, branches) {
   if (newest?.stash !== void 0) return `handoff: in ${newest.stash} (run check)`;
+  if (newest?.lost !== void 0) return "handoff: none here, newest save lost (run check)";
   const ref = newest?.ref ?? (await handoffsElsewhere(root, env, 500, branches))?.refs[0];
   return ref === void 0 ? void 0 : `handoff: none here, one on branch ${branchWords(ref)} (run brief)`;
 }

@@ -168,8 +168,12 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   if (tree !== null && !later && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   // Nothing newer than a later handoff is looked for: where this save's bytes are is asked below.
   const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
-  // A handoff deleted on purpose is no alarm: only another one in its place (a reset, a checkout) says it was lost.
-  if (away !== null || own === null || tree === null || (!later && holds(tree, own))) return away;
+  const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
+  // A handoff deleted on purpose is no alarm: only another one in its place (a reset, a checkout) says it was lost,
+  // or HEAD moved by one since the save, to a commit without it (below): the move took the tracked file away.
+  const moved = tree === null && own !== null && gitDir !== null ? movedSince(gitDir, stampMs(own.stamp)) : null;
+  const kept = tree === null ? moved === null : !later && holds(tree, own ?? undefined);
+  if (away !== null || own === null || kept) return away;
   // `archives restore` put an older one back on purpose: the newest is in archive/.
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
@@ -182,17 +186,20 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   if (later && !git) return null;
   // One look at git's copy and at which of HEAD's commit, this worktree's stash entries and the branches hold it.
   const file = handoffSpec(root, env);
-  const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
   const stashes = (gitDir === null ? [] : stashEntries(gitDir).slice(0, 100))
     .flatMap((e, i) => (e.own ? [`stash@{${i}}`, `stash@{${i}}^3`] : []));
   const refs = git && file !== null ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
-  const revs = git && file !== null ? ["HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
+  const revs = git && file !== null ? ["HEAD", moved ?? "HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
   const input = `${[own.blob, ...revs.map((x) => `${x}:${file}`)].join("\n")}\n`;
   const r = git ? await answer(root, ["cat-file", "--batch-check"], env, timeout, input) : null;
-  const found = (r?.toString("utf8") ?? "").split("\n").map((l) => l.startsWith(`${own.blob} blob `));
+  const lines = (r?.toString("utf8") ?? "").split("\n");
+  const found = lines.map((l) => l.startsWith(`${own.blob} blob `));
   const ok = found[0] === true;
+  // The commit left held no handoff (the move took none), or HEAD's does (a hand deleted it after the move).
+  const blob = (l?: string) => / blob /.test(l ?? "");
+  if (moved !== null && (!git || blob(lines[1]) || !blob(lines[2]))) return null;
   // A stash entry or a branch keeps it: the user chose the handoff here over it.
-  if (found.includes(true, 2)) return null;
+  if (found.includes(true, 3)) return null;
   // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss; when HEAD's
   // commit holds it, a checkout of the file from an older commit put that one back.
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
@@ -204,6 +211,16 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
 }
 
 const HANDOFF = ".ai/memory/HANDOFF.md";
+
+// The commit HEAD's last move (its reflog's last line: a reset, a checkout, a pull) left, when that move came in or
+// after the second of a save stamped `savedMs` and went to another commit (`git stash` resets to HEAD itself); else
+// null. Files only: the hook reads them.
+function movedSince(gitDir: string, savedMs: number): string | null {
+  const log = readSmall(path.join(gitDir, "logs", "HEAD"), 50_000_000)?.trimEnd() ?? "";
+  const line = log.slice(log.lastIndexOf("\n") + 1);
+  const m = /^([0-9a-f]+) ([0-9a-f]+) .* (\d+) [+-]\d{4}\t(reset|checkout|pull|merge|rebase)/.exec(line);
+  return m !== null && m[1] !== m[2] && Number(m[3]) >= Math.floor(savedMs / 1000) ? m[1]! : null;
+}
 
 /** Writes `bytes` into git's objects and gives its id: a copy a `git reset --hard` cannot take; null outside git. */
 export async function keptBlob(root: string, env: Env, bytes: Buffer): Promise<string | undefined> {
@@ -253,13 +270,16 @@ export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string 
 }
 
 /** `in stash@{n}` or `on branch "<name>"`. */
-export const whereAway = (a: HandoffAway) => (a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`);
+export const whereAway = (a: HandoffAway) =>
+  a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
 
 /** After the restore: `git stash pop` refuses to overwrite what it brought back, and a checkout of the branch
  * refuses to overwrite the untracked files (`git stash -u` puts them where `brief` finds them); git checks out no
  * branch another worktree has, so that worktree's path is named instead. */
 export const restoreNote = (a: HandoffAway) =>
-  a.ref === undefined
+  a.lost !== undefined
+    ? "a reset or a checkout took it from the working tree"
+    : a.ref === undefined
     ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
     : a.worktree !== undefined
     ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead`
@@ -277,6 +297,7 @@ export function newestSentence(a: HandoffAway, here: boolean): string {
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}`
       : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
+  const did = here ? "put another one in its place" : "took it away";
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a ` +
-    `\`git reset --hard\` or a checkout of ${HANDOFF} put another one in its place; ${back}`;
+    `\`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }
