@@ -4281,7 +4281,8 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   const holds = (text, save2) => {
     if (save2 === void 0 || text === null) return save2 === void 0;
     const [at2, ms2] = [stampMs(savedStampOf(text)), stampMs(save2.stamp)];
-    const same = savedStampOf(text) === save2.stamp || at2 === ms2;
+    const mine = () => savedHere(root, env, text, () => save2.token) !== false;
+    const same = (savedStampOf(text) === save2.stamp || at2 === ms2) && mine();
     return at2 > ms2 || same && !twice(save2.stamp) || tokenOf(Buffer.from(text)) === save2.token;
   };
   const later = own !== null && tree !== null && stampMs(savedStampOf(tree)) > stampMs(own.stamp);

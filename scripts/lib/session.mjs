@@ -2726,7 +2726,8 @@ var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, tim
   const holds = (text, save) => {
     if (save === void 0 || text === null) return save === void 0;
     const [at2, ms2] = [stampMs(savedStampOf(text)), stampMs(save.stamp)];
-    const same = savedStampOf(text) === save.stamp || at2 === ms2;
+    const mine = () => savedHere(root, env, text, () => save.token) !== false;
+    const same = (savedStampOf(text) === save.stamp || at2 === ms2) && mine();
     return at2 > ms2 || same && !twice(save.stamp) || tokenOf(Buffer.from(text)) === save.token;
   };
   const later = own !== null && tree !== null && stampMs(savedStampOf(tree)) > stampMs(own.stamp);

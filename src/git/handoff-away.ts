@@ -13,7 +13,7 @@ import { archiveDir } from "../store/paths.ts";
 import { configPipe } from "./config-pipe.ts";
 import { gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
 import { batchBlobs, GitUnavailable, runGit, unlessUnavailable } from "./run.ts";
-import { lastSave, savedStampOf, savesRecord } from "./saves.ts";
+import { lastSave, savedHere, savedStampOf, savesRecord } from "./saves.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -158,7 +158,9 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   const holds = (text: string | null, save: { token: string; stamp: string | null } | undefined) => {
     if (save === undefined || text === null) return save === undefined;
     const [at, ms] = [stampMs(savedStampOf(text)), stampMs(save.stamp)];
-    const same = savedStampOf(text) === save.stamp || at === ms;
+    // Another clone's mark: a save of the same second elsewhere (a teammate's), never this one.
+    const mine = () => savedHere(root, env, text, () => save.token) !== false;
+    const same = (savedStampOf(text) === save.stamp || at === ms) && mine();
     return at > ms || (same && !twice(save.stamp)) || tokenOf(Buffer.from(text)) === save.token;
   };
   // A later `Saved:` (a teammate's handoff a reset put here) holds this save only where archive/, git's history, a

@@ -463,6 +463,26 @@ describe("a handoff away from the working tree", () => {
     expect(r.hook().stdout).toContain(`session-handoff: this clone's newest save (Saved: ${saved}) is in neither`);
   });
 
+  it("a teammate's handoff stamped in this clone's save's second is told apart by its clone mark (found by a breaker)", { timeout: 90_000 }, async () => {
+    const r = repo();
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
+    await nextSecond();
+    await r.save(SECOND);
+    const file = path.join(r.dir, ".ai/memory/HANDOFF.md");
+    const mine = readFileSync(file, "utf8");
+    // Bob's save of the same second, from his clone, committed over this clone's unpublished one.
+    const bob = mine.replace(/<!-- saved in clone [0-9a-f]{16} -->/, "<!-- saved in clone 0123456789abcdef -->")
+      .replace("Ship the streaming importer.", "Bob's own goal.");
+    expect(bob).not.toBe(mine.replace("Ship the streaming importer.", "Bob's own goal."));
+    writeFileSync(file, bob);
+    r.git("commit", "-qm", "bob's handoff", "--", ".ai/memory/HANDOFF.md");
+    const c = await r.run(["check", "--json"]);
+    expect(c.code, c.stderr).toBe(2);
+    expect(JSON.parse(c.stdout).restore).toMatch(/^git cat-file blob [0-9a-f]{40} > \.ai\/memory\/HANDOFF\.md$/);
+    expect(r.hook().stdout).toContain("put another one in its place");
+  });
+
   it("this clone's handoff on another branch: the hook says what check says, and an unrelated stash changes neither", { timeout: 90_000 }, async () => {
     const r = repo();
     await r.save(DOC);
