@@ -226,5 +226,5 @@ export function briefFromStash(a: HandoffAway): Brief {
     proposedNextStep:
       `bring the handoff back with \`${a.restore}\` (${restoreNote(a)}), then run brief again — Confirm?`,
   });
-  return { ...brief, source: a.stash !== undefined ? "stash" : "branch" };
+  return { ...brief, source: a.stash !== undefined ? "stash" : a.ref !== undefined ? "branch" : "lost" };
 }

@@ -10,12 +10,24 @@ import { readSmall } from "../store/fs.ts";
 import { archiveDir } from "../store/paths.ts";
 import { configPipe } from "./config-pipe.ts";
 import { gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
-import { batchBlobs, runGit, unlessUnavailable } from "./run.ts";
-import { lastSave, savedStampOf, savesRecord } from "./saves.ts";
+import { batchBlobs, GitUnavailable, runGit, unlessUnavailable } from "./run.ts";
+import { lastSave, savedHere, savedStampOf, savesRecord } from "./saves.ts";
 
 type Env = Record<string, string | undefined>;
 
-/** Where the handoff is and the command that brings back only it; `lost`: the newest save's time, in none of them. */
+// A git that exits non-zero (a repository extension it does not know, a damaged ref) gave no answer, which must
+// never read as "not there": like a run past its time limit, it makes the caller say nothing.
+async function answer(root: string, args: string[], env: Env, timeout?: number, input?: string) {
+  const r = await runGit(root, args, env, timeout, input === undefined ? {} : { input });
+  if (r.code !== 0) throw new GitUnavailable("failed", `git ${args[0]} exited ${r.code}`);
+  return r.stdout;
+}
+
+/**
+ * The stash entry or branch holding the handoff, and the command that brings back only it (`worktree`: the linked
+ * worktree that has that branch checked out); or `lost`: this worktree's newest save (its `Saved:` time) is in none
+ * of them, and `restore` brings back git's copy ("": none).
+ */
 export type HandoffAway = { stash?: string; ref?: string; worktree?: string; lost?: string; restore: string };
 /** The branch list a verb run reads at most once, for `handoffAway` and `handoffsElsewhere` alike. */
 export type Branches = { refs?: Promise<Branch[]> };
@@ -24,9 +36,9 @@ type Branch = { name: string; id: string; worktree?: string };
 // Branches but the checked-out one, newest first, at most 1,000; `%(worktreepath)` last, as a path may hold blanks.
 async function branchRefs(root: string, env: Env, timeout?: number): Promise<Branch[]> {
   const format = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
-  const r = await runGit(root, ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"], env,
+  const out = await answer(root, ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"], env,
     timeout);
-  const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
+  const lines = out.toString("utf8").split("\n").filter((l) => l.startsWith("  "));
   const all = lines.map((l) => /^ {2}(\S+) (\S+) (.*)$/.exec(l)).filter((m) => m !== null && !m[2]!.endsWith("/HEAD"));
   return all.slice(0, 1000).map((m) => ({ id: m![1]!, name: m![2]!.replace(/^refs\/(heads|remotes)\//, ""),
     worktree: m![3] || undefined }));
@@ -83,8 +95,7 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
   const revs = [...stashRevs.flat(), ...refs.map((b) => b.id)];
   const input = revs.map((x) => `${x}:${file}\n`).join("");
-  const r = await runGit(root, ["cat-file", "--batch"], env, timeout, { input });
-  const blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
+  const blobs = batchBlobs(await answer(root, ["cat-file", "--batch"], env, timeout, input), revs.length);
   // A save stamped before the tree's is not newer: a merge result holds this clone's older save.
   const treeAt = tree === null ? NaN : stampMs(savedStampOf(tree));
   const rankOf = (b: Buffer) => {
@@ -132,7 +143,9 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   const holds = (text: string | null, save: { token: string; stamp: string | null } | undefined) => {
     if (save === undefined || text === null) return save === undefined;
     const [at, ms] = [stampMs(savedStampOf(text)), stampMs(save.stamp)];
-    const same = savedStampOf(text) === save.stamp || at === ms;
+    // Another clone's mark: a save of the same second elsewhere (a teammate's), never this one.
+    const mine = () => savedHere(root, env, text, () => save.token) !== false;
+    const same = (savedStampOf(text) === save.stamp || at === ms) && mine();
     return at > ms || (same && !twice(save.stamp)) || tokenOf(Buffer.from(text)) === save.token;
   };
   // A later `Saved:` (a teammate's handoff a reset put here) holds this save only where archive/, git's history, a
@@ -142,8 +155,12 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   if (tree !== null && !later && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
   // Nothing newer than a later handoff is looked for: where this save's bytes are is asked below.
   const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
-  // A handoff deleted on purpose is no alarm: only another one in its place (a reset, a checkout) says it was lost.
-  if (away !== null || own === null || tree === null || (!later && holds(tree, own))) return away;
+  const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
+  // A handoff deleted on purpose is no alarm: only another one in its place (a reset, a checkout) says it was lost,
+  // or HEAD moved by one since the save, to a commit without it (below): the move took the tracked file away.
+  const moved = tree === null && own !== null && gitDir !== null ? movedSince(gitDir, stampMs(own.stamp)) : null;
+  const kept = tree === null ? moved === null : !later && holds(tree, own ?? undefined);
+  if (away !== null || own === null || kept) return away;
   // `archives restore` put an older one back on purpose: the newest is in archive/.
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
@@ -156,27 +173,41 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   if (later && !git) return null;
   // One look at git's copy and at which of HEAD's commit, this worktree's stash entries and the branches hold it.
   const file = handoffSpec(root, env);
-  const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
   const stashes = (gitDir === null ? [] : stashEntries(gitDir).slice(0, 100))
     .flatMap((e, i) => (e.own ? [`stash@{${i}}`, `stash@{${i}}^3`] : []));
   const refs = git && file !== null ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
-  const revs = git && file !== null ? ["HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
+  const revs = git && file !== null ? ["HEAD", moved ?? "HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
   const input = `${[own.blob, ...revs.map((x) => `${x}:${file}`)].join("\n")}\n`;
-  const r = git ? await runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }) : null;
-  const found = (r?.stdout.toString("utf8") ?? "").split("\n").map((l) => l.startsWith(`${own.blob} blob `));
+  const r = git ? await answer(root, ["cat-file", "--batch-check"], env, timeout, input) : null;
+  const lines = (r?.toString("utf8") ?? "").split("\n");
+  const found = lines.map((l) => l.startsWith(`${own.blob} blob `));
   const ok = found[0] === true;
+  // The commit left held no handoff (the move took none), or HEAD's does (a hand deleted it after the move).
+  const blob = (l?: string) => / blob /.test(l ?? "");
+  if (moved !== null && (!git || blob(lines[1]) || !blob(lines[2]))) return null;
   // A stash entry or a branch keeps it: the user chose the handoff here over it.
-  if (found.includes(true, 2)) return null;
-  // A commit of this branch held it and a later one replaced it (or a checkout put an older one back): no loss.
+  if (found.includes(true, 3)) return null;
+  // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss; when HEAD's
+  // commit holds it, a checkout of the file from an older commit put that one back.
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
-  const held = ok && !found[1] && file !== null ? await runGit(root, log, env, timeout) : null;
-  if (held?.code === 0 && held.stdout.length > 0) return null;
+  const held = ok && !found[1] && file !== null ? await answer(root, log, env, timeout) : null;
+  if (held !== null && held.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
   return { lost, restore: ok ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
 }
 
 const HANDOFF = ".ai/memory/HANDOFF.md";
+
+// The commit HEAD's last move (its reflog's last line: a reset, a checkout, a pull) left, when that move came in or
+// after the second of a save stamped `savedMs` and went to another commit (`git stash` resets to HEAD itself); else
+// null. Files only: the hook reads them.
+function movedSince(gitDir: string, savedMs: number): string | null {
+  const log = readSmall(path.join(gitDir, "logs", "HEAD"), 50_000_000)?.trimEnd() ?? "";
+  const line = log.slice(log.lastIndexOf("\n") + 1);
+  const m = /^([0-9a-f]+) ([0-9a-f]+) .* (\d+) [+-]\d{4}\t(reset|checkout|pull|merge|rebase)/.exec(line);
+  return m !== null && m[1] !== m[2] && Number(m[3]) >= Math.floor(savedMs / 1000) ? m[1]! : null;
+}
 
 /** Writes `bytes` into git's objects and gives its id: a copy a `git reset --hard` cannot take; null outside git. */
 export async function keptBlob(root: string, env: Env, bytes: Buffer): Promise<string | undefined> {
@@ -222,12 +253,15 @@ export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string 
 }
 
 /** `in stash@{n}` or `on branch "<name>"`. */
-export const whereAway = (a: HandoffAway) => (a.ref ? `on branch ${branchWords(a.ref)}` : `in ${a.stash}`);
+export const whereAway = (a: HandoffAway) =>
+  a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
 
 /** After the restore: a pop brings the entry's other changes too; a kept entry or a checkout of the branch would
  * refuse what the restore put back, and how to get past it. */
 export const restoreNote = (a: HandoffAway) =>
-  a.ref === undefined
+  a.lost !== undefined
+    ? "a reset or a checkout took it from the working tree"
+    : a.ref === undefined
     ? a.restore.startsWith("git stash pop")
       ? "that entry's other changes come back with it"
       : `that entry keeps a copy a pop would refuse: \`git stash drop ${a.stash}\` if it holds nothing else`
@@ -247,6 +281,7 @@ export function newestSentence(a: HandoffAway, here: boolean): string {
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}`
       : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
+  const did = here ? "put another one in its place" : "took it away";
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a ` +
-    `\`git reset --hard\` or a checkout of ${HANDOFF} put another one in its place; ${back}`;
+    `\`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }

@@ -77,7 +77,7 @@ exit: 0 brief printed
       const stdin = ctx.values.stdin === true;
       const branches = {};
       const away = stdin ? null : await newestSave(root, ctx.env, null, branches);
-      const fromStash = away === null ? null : briefFromStash(away);
+      const fromStash = away === null || away.restore === "" ? null : briefFromStash(away);
       const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
       if (b !== null) return ok(json ? `${JSON.stringify({ brief: b, drift: null })}\n` : renderBrief(b), []);
       // Still 3, nothing here to resume, but never silent about a teammate's handoff on another branch.

@@ -22,7 +22,7 @@ export interface CheckResult {
   files: Record<Kind, string>;
   paused: string | null;
   message: string;
-  parked?: "handoff" | "stash" | "branch" | "checkpoint" | "conflicted";
+  parked?: "handoff" | "stash" | "branch" | "lost" | "checkpoint" | "conflicted";
   /** The stash entry or branch holding the handoff the working tree lacks, or a save newer than the tree's; `lost`:
    * the `Saved:` time of this clone's newest save, in none of them; the command that brings it back. */
   stash?: string;
@@ -97,7 +97,8 @@ exit: 0 nothing parked
         a root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
-apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
+apply, "parked" ("handoff", "stash", "branch", "lost", "checkpoint" or
+"conflicted"),
 "stash", "ref", "worktree", "lost", "restore", "checkpoint", "elsewhere",
 "conflicted", "mergeDriverMissing" and "unknownSections":
 references/verbs/check.md. When the kill switch is on, the paused sentence is
@@ -148,7 +149,8 @@ printed too and the code is kept.
     let parked: CheckResult["parked"];
     if (state === "conflicted") parked = "conflicted";
     else if (state === "parked") {
-      parked = files.handoff === "present" ? "handoff" : stashed ? (stashed.stash ? "stash" : "branch") : "checkpoint";
+      const kind = stashed?.stash ? "stash" : stashed?.ref ? "branch" : "lost";
+      parked = files.handoff === "present" ? "handoff" : stashed ? kind : "checkpoint";
     }
     let message = MESSAGES[state];
     if (parked === "checkpoint") message = CHECKPOINT_PARKED;

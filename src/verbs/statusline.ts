@@ -99,6 +99,7 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
 // branch (git, within the line's 500 ms each), so that "none" is never said while one is on file.
 async function noneHere(root: string, env: VerbContext["env"], newest: HandoffAway | null, branches: Branches) {
   if (newest?.stash !== undefined) return `handoff: in ${newest.stash} (run check)`;
+  if (newest?.lost !== undefined) return "handoff: none here, newest save lost (run check)";
   const ref = newest?.ref ?? (await handoffsElsewhere(root, env, 500, branches))?.refs[0];
   return ref === undefined ? undefined : `handoff: none here, one on branch ${branchWords(ref)} (run brief)`;
 }

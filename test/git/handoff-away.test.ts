@@ -403,6 +403,38 @@ describe("a handoff away from the working tree", () => {
     expect((await r.run(["check"])).stdout).toBe("a handoff is parked and can be resumed\n");
   });
 
+  it("a reset past the publish commit takes the handoff away: check, brief, the hook and the status line name git's copy; a deletion by hand stays quiet (found by a newcomer)", { timeout: 90_000 }, async () => {
+    const r = repo();
+    await r.save(DOC);
+    writeFileSync(path.join(r.dir, "a.txt"), "work\n");
+    r.git("commit", "-qam", "code");
+    expect((await r.run(["publish"])).code).toBe(0);
+    await nextSecond();
+    await r.save(SECOND);
+    // Deleted by hand, HEAD's commit still holding a handoff: the user's act, nothing said.
+    rmSync(path.join(r.dir, ".ai/memory/HANDOFF.md"));
+    expect((await r.run(["check"])).stdout).toBe("nothing parked: no saved session state exists\n");
+    r.git("checkout", "-q", "--", ".ai/memory/HANDOFF.md");
+    await r.save(SECOND.replace("streaming", "chunked"));
+    await nextSecond();
+    // Undo the code commit and the publish: the tracked handoff goes with them, the newest save with it.
+    r.git("reset", "-q", "--hard", "HEAD~2");
+    const c = await r.run(["check", "--json"]);
+    expect(c.code, c.stderr).toBe(2);
+    const j = JSON.parse(c.stdout);
+    expect(j).toMatchObject({ state: "parked", parked: "lost" });
+    expect(j.restore).toMatch(/^git cat-file blob [0-9a-f]{40} > \.ai\/memory\/HANDOFF\.md$/);
+    const said = `this clone's newest save (Saved: ${j.lost}) is in neither the working tree, a stash nor another branch: ` +
+      `a \`git reset --hard\` or a checkout of .ai/memory/HANDOFF.md took it away; \`${j.restore}\` brings it back`;
+    expect(j.message).toBe(said);
+    expect(r.hook().stdout).toContain(`session-handoff: ${said}.`);
+    const b = await r.run(["brief"]);
+    expect(b.stdout).toContain(`Proposed next step: bring the handoff back with \`${j.restore}\``);
+    const line = helper(["statusline", "--root", r.dir], { env: r.env, input: "{}" }).stdout;
+    expect(line).toBe("handoff: none here, newest save lost (run check)\n");
+    expect(r.git("cat-file", "blob", j.restore.split(" ")[3])).toContain("chunked");
+  });
+
   it("two saves in one second on one commit share a stamp: the older one put back is told from the newer", { timeout: 90_000 }, async () => {
     const file = (r: { dir: string }) => path.join(r.dir, ".ai/memory/HANDOFF.md");
     // Both saves in one second: retried, as a loaded machine can cross a second between them.
@@ -434,6 +466,26 @@ describe("a handoff away from the working tree", () => {
     const j = JSON.parse((await r.run(["check", "--json"])).stdout);
     expect(j).toMatchObject({ state: "parked", parked: "handoff", lost: saved });
     expect(r.hook().stdout).toContain(`session-handoff: this clone's newest save (Saved: ${saved}) is in neither`);
+  });
+
+  it("a teammate's handoff stamped in this clone's save's second is told apart by its clone mark (found by a breaker)", { timeout: 90_000 }, async () => {
+    const r = repo();
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
+    await nextSecond();
+    await r.save(SECOND);
+    const file = path.join(r.dir, ".ai/memory/HANDOFF.md");
+    const mine = readFileSync(file, "utf8");
+    // Bob's save of the same second, from his clone, committed over this clone's unpublished one.
+    const bob = mine.replace(/<!-- saved in clone [0-9a-f]{16} -->/, "<!-- saved in clone 0123456789abcdef -->")
+      .replace("Ship the streaming importer.", "Bob's own goal.");
+    expect(bob).not.toBe(mine.replace("Ship the streaming importer.", "Bob's own goal."));
+    writeFileSync(file, bob);
+    r.git("commit", "-qm", "bob's handoff", "--", ".ai/memory/HANDOFF.md");
+    const c = await r.run(["check", "--json"]);
+    expect(c.code, c.stderr).toBe(2);
+    expect(JSON.parse(c.stdout).restore).toMatch(/^git cat-file blob [0-9a-f]{40} > \.ai\/memory\/HANDOFF\.md$/);
+    expect(r.hook().stdout).toContain("put another one in its place");
   });
 
   it("this clone's handoff on another branch: the hook says what check says, and an unrelated stash changes neither", { timeout: 90_000 }, async () => {
@@ -532,6 +584,24 @@ describe("a handoff away from the working tree", () => {
     expect(hook).not.toContain("in neither");
     expect(hook).not.toContain("git keeps no copy");
     expect(line()).toBe("handoff: saved today\n");
+  });
+
+  it("a git that fails every run (an extension it does not know) is no answer: nothing says the save is lost (found by a breaker)", { timeout: 90_000 }, async () => {
+    const r = repo();
+    await r.save(DOC);
+    expect((await r.run(["publish"])).code).toBe(0);
+    await nextSecond();
+    await r.save(SECOND);
+    r.git("stash", "-q");
+    // Every git run now exits 128: the stash entry is still on disk, git just cannot read the repository.
+    r.git("config", "core.repositoryformatversion", "1");
+    r.git("config", "extensions.noSuchExtension", "true");
+    const said = (await r.run(["check"])).stdout;
+    expect(said).not.toContain("in neither");
+    expect(said).not.toContain("git keeps no copy");
+    expect(r.hook().stdout).not.toContain("in neither");
+    const line = helper(["statusline", "--root", r.dir], { env: r.env, input: "{}" }).stdout;
+    expect(line).not.toContain("lost");
   });
 
   it("a checkout of the file from HEAD~1 while HEAD's commit holds the newest save: check, brief and the hook say so (found by a breaker)", { timeout: 90_000 }, async () => {
