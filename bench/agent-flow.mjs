@@ -18,7 +18,7 @@
 /** Targets (docs/decisions/skill-flows.md): helper calls and bytes loaded (SKILL.md included) per flow. */
 export const AGENT_FLOW_TARGETS = {
   resume: { calls: 1, bytes: 9_000 },
-  save: { calls: 2, bytes: 11_000 },
+  save: { calls: 2, bytes: 7_500 },
 };
 
 const CONDITIONAL = /\b(if|when|whenever|only|unless|otherwise)\b/i;

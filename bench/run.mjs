@@ -388,7 +388,7 @@ function contextCost(encode) {
 /**
  * The agent-flow row (docs/decisions/skill-flows.md): the save and resume flows exactly as SKILL.md writes them,
  * replayed as an agent would run them in a repository where a session was saved before (the
- * template's worked example): the resume at the start of a session, then the save at its end
+ * worked example, references/handoff-example.md): the resume at the start of a session, then the save at its end
  * (its fenced commands; the handoff is the worked example with a new goal, `Saved:` and the
  * anchors left to the helper as the template says). Calls and files are counted from the docs
  * (bench/agent-flow.mjs), never listed here; every call must exit 0.
@@ -400,8 +400,8 @@ function agentFlow(encode) {
   mkdirSync(root);
   git(root, ["init", "-q", "-b", "main"]);
   git(root, ["-c", "user.name=Bench", "-c", "user.email=bench@example.invalid", "commit", "-q", "--allow-empty", "-m", "start"]);
-  const template = readFileSync(path.join(repoRoot, "templates", "handoff.md"), "utf8");
-  const example = /^```markdown\n([\s\S]*?)^```$/m.exec(template.slice(template.indexOf("<!-- Worked example")))?.[1] ?? "";
+  const saved = readFileSync(path.join(repoRoot, "references", "handoff-example.md"), "utf8");
+  const example = /^```markdown\n([\s\S]*?)^```$/m.exec(saved)?.[1] ?? "";
   const doc = (goal) =>
     example
       .replace(/^Saved: .+\n\n?/m, "")

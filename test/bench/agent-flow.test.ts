@@ -1,6 +1,6 @@
 // The agent-flow row of `npm run bench` (docs/decisions/skill-flows.md): the save and resume flows
 // are counted from SKILL.md itself, and what the shipped SKILL.md says meets the targets — resume
-// in one helper call, save in two, within 9,000 / 11,000 bytes loaded, SKILL.md included.
+// in one helper call, save in two, within 9,000 / 7,500 bytes loaded, SKILL.md included.
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -37,6 +37,8 @@ describe("parseFlows on the shipped SKILL.md", () => {
     expect(flows.resume.branchFiles).toContain("references/memory-contract.md");
     expect(flows.resume.branchFiles).toContain("references/lessons-schema.md");
     expect(flows.save.branchCommands).toContain("read checkpoint");
+    // The worked example is paid for only by an agent unsure of a section's form, not on every save.
+    expect(flows.save.branchFiles).toEqual(["references/handoff-example.md", "references/memory-contract.md"]);
     expect(flows.resume.branchCommands.some((c) => c.includes("brief --stdin"))).toBe(true);
   });
 });
@@ -86,7 +88,7 @@ it("npm run bench's agent-flow row runs alone and replays the flows: every call 
   const r = spawnSync(process.execPath, [BENCH, "--only", "agent-flow", "--out", out], { encoding: "utf8", timeout: 120_000 });
   expect(r.status, r.stderr).toBe(0);
   expect(r.stdout).toMatch(/^agent flow, resume: 1 call \(target 1\), \d+ B \/ \d+ tokens loaded \(≤ 9000 B\) met: SKILL\.md;/m);
-  expect(r.stdout).toMatch(/^agent flow, save: 2 calls \(target 2\), \d+ B \/ \d+ tokens loaded \(≤ 11000 B\) met: SKILL\.md \+ templates\/handoff\.md;/m);
+  expect(r.stdout).toMatch(/^agent flow, save: 2 calls \(target 2\), \d+ B \/ \d+ tokens loaded \(≤ 7500 B\) met: SKILL\.md \+ templates\/handoff\.md;/m);
   const res = JSON.parse(readFileSync(out, "utf8"));
   for (const flow of ["resume", "save"]) {
     expect(res.agentFlow[flow].met, flow).toBe(true);

@@ -21,7 +21,7 @@ import {
   INVOCATION,
   readDoc,
   REPO,
-  splitTemplate,
+  templateParts,
   type DocCommand,
 } from "./support.ts";
 
@@ -33,7 +33,7 @@ type State = "cold" | "warm";
 type Kind = "handoff" | "lessons" | "solutions";
 
 const EXAMPLES: Record<Kind, string> = {
-  handoff: splitTemplate(readDoc("templates/handoff.md")).example,
+  handoff: templateParts().example,
   lessons: fencedBlocks(readDoc("references/lessons-schema.md"), "markdown")[0] ?? "",
   solutions: fencedBlocks(readDoc("references/solutions-schema.md"), "markdown")[0] ?? "",
 };

@@ -151,13 +151,11 @@ export function handoffProblems(text: string, opts: { placeholders: boolean; hel
   return problems;
 }
 
-/** Splits the template into its fill-in skeleton and the worked example's document. */
-export function splitTemplate(text: string): { skeleton: string; example: string } {
-  const cut = text.indexOf("<!-- Worked example");
-  if (cut < 0) throw new Error("templates/handoff.md has no `<!-- Worked example` separator");
-  const skeleton = `${text.slice(0, cut).trimEnd()}\n`;
-  const fence = /^```markdown\n([\s\S]*?)^```$/m.exec(text.slice(cut));
-  if (!fence?.[1]) throw new Error("templates/handoff.md has no ```markdown block after the separator");
+/** The template (the fill-in skeleton) and the worked example's document, kept apart so a save reads only the first. */
+export function templateParts(): { skeleton: string; example: string } {
+  const skeleton = readDoc("templates/handoff.md");
+  const fence = /^```markdown\n([\s\S]*?)^```$/m.exec(readDoc("references/handoff-example.md"));
+  if (!fence?.[1]) throw new Error("references/handoff-example.md has no ```markdown block");
   return { skeleton, example: fence[1] };
 }
 

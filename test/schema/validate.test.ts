@@ -1,7 +1,5 @@
 // `validate handoff` (9): table-driven over real handoffs of
 // several styles, each with its expected errors, score parts and findings.
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { collectAnchors } from "../../src/git/anchors.ts";
 import { renderAnchorLines } from "../../src/schema/anchor-lines.ts";
@@ -9,11 +7,10 @@ import { comparable, fillAnchors, stampSaved } from "../../src/schema/stamp.ts";
 import { OPTIONAL_SECTIONS, handoffKeyFiles, validateHandoff, type HandoffValidateOptions } from "../../src/schema/validate.ts";
 import { parseKeyFileMtimes, readAnchorLine } from "../../src/schema/anchor-lines.ts";
 import { DAY, ENV, git, newRepo, tempDir, writeTree } from "../git/repo.ts";
-import { splitTemplate } from "../docs/support.ts";
+import { templateParts } from "../docs/support.ts";
 
 const NOW = Date.UTC(2026, 10, 30, 12, 0, 0);
-const REPO = path.resolve(import.meta.dirname, "..", "..");
-const { skeleton, example } = splitTemplate(readFileSync(path.join(REPO, "templates", "handoff.md"), "utf8"));
+const { skeleton, example } = templateParts();
 const EXAMPLE_FILES = new Set(handoffKeyFiles(example));
 
 const opts = (o: Partial<HandoffValidateOptions> = {}): HandoffValidateOptions => ({ mode: "root", nowMs: NOW, ...o });

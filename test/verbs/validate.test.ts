@@ -4,10 +4,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitRepo, handoff, helper, save } from "../helpers.ts";
 import { inProcess, saveIn, tokenIn } from "../in-process.ts";
-import { splitTemplate } from "../docs/support.ts";
+import { templateParts } from "../docs/support.ts";
 
-const REPO = path.resolve(import.meta.dirname, "..", "..");
-const { example } = splitTemplate(readFileSync(path.join(REPO, "templates", "handoff.md"), "utf8"));
+const { example } = templateParts();
 
 describe("validate handoff", () => {
   it("the template's worked example scores 100 in a repository where its key files exist", async () => {

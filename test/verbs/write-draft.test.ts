@@ -153,8 +153,7 @@ describe("write --from-draft: a refusal keeps the draft, a save removes it", () 
 
   it("the template copied unfilled: refused naming each placeholder line (the anchors' is write's to fill); one left is refused alone", async () => {
     const root = gitRepo();
-    const template = readFileSync(path.join(path.dirname(HELPER), "..", "templates", "handoff.md"), "utf8");
-    const skeleton = template.slice(0, template.indexOf("<!-- Worked example"));
+    const skeleton = readFileSync(path.join(path.dirname(HELPER), "..", "templates", "handoff.md"), "utf8");
     draft(root, skeleton);
     const r = await write(root, "handoff", "absent");
     refused(r, 2, /HANDOFF\.md has 18 schema error\(s\)/);
