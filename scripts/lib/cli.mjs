@@ -2153,10 +2153,16 @@ async function unmergedMemory(root, env, timeoutMs) {
 }
 function conflictAdvice(files, unmerged, driverUnset2 = false) {
   if (unmerged !== void 0 && unmerged.files.length > 0) {
+    const words = (list2) => list2.map((f) => shellWord(f) ?? "").filter((w) => w !== "");
     const both = unmerged.files.filter((f) => !unmerged.oneSided.includes(f));
+    const ours = (f) => /^\.ai\/memory\/((HANDOFF|LESSONS|SOLUTIONS)\.md|journal\/[^/]+\.md)$/.test(f);
+    const driven = both.filter(ours);
+    const byHand2 = both.filter((f) => !ours(f)).map((f) => f.slice(11));
     const init2 = driverUnset2 ? "run `init` once in this clone (it registers the merge driver), then " : "";
-    const again = both.length === 0 ? "" : `${init2}run \`git checkout -m -- ${both.join(" ")}\` (git merges them again with the driver), then `;
-    return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}run \`git add -A -- ${unmerged.files.join(" ")}\` (a file only one side has is kept as it is) and \`git -c core.editor=true ${unmerged.op === "squash" ? "commit" : `${unmerged.op} --continue`}\` to finish the ${unmerged.op}, then check again`;
+    const again = driven.length === 0 ? "" : `${init2}run \`git checkout -m -- ${words(driven).join(" ")}\` (git merges them again with the driver), then `;
+    const hand = byHand2.length === 0 ? "" : `edit ${byHand2.join(", ")} to keep one side, without the marker lines (the driver merges only the handoff, ledgers and journal), then `;
+    const add = words(unmerged.files).length === unmerged.files.length ? `git add -A -- ${words(unmerged.files).join(" ")}` : "git add -u -- .ai/memory";
+    return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}${hand}run \`${add}\` (a file only one side has is kept as it is) and \`git -c core.editor=true ${unmerged.op === "squash" ? "commit" : `${unmerged.op} --continue`}\` to finish the ${unmerged.op}, then check again`;
   }
   const handoff = files.includes("HANDOFF.md") ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";
   const others = files.filter((f) => f !== "HANDOFF.md");
@@ -2169,6 +2175,7 @@ var init_unmerged = __esm({
     init_builtins();
     init_git_dir();
     init_run();
+    init_quote();
   }
 });
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import { existsSync } from "../builtins.ts";
 import { gitDirOf, gitTopOf, inProgressOf } from "./git-dir.ts";
 import { runGit } from "./run.ts";
+import { shellWord } from "../guard/quote.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -36,13 +37,23 @@ export async function unmergedMemory(root: string, env: Env, timeoutMs?: number)
  */
 export function conflictAdvice(files: readonly string[], unmerged?: Unmerged, driverUnset = false): string {
   if (unmerged !== undefined && unmerged.files.length > 0) {
+    // Names go into commands a user pastes: each one shell word; one no shell word can hold is added with the rest.
+    const words = (list: string[]) => list.map((f) => shellWord(f) ?? "").filter((w) => w !== "");
     const both = unmerged.files.filter((f) => !unmerged.oneSided.includes(f));
+    // The driver merges the handoff, the ledgers and journal files; any other file it leaves to git's text merge.
+    const ours = (f: string) => /^\.ai\/memory\/((HANDOFF|LESSONS|SOLUTIONS)\.md|journal\/[^/]+\.md)$/.test(f);
+    const driven = both.filter(ours);
+    const byHand = both.filter((f) => !ours(f)).map((f) => f.slice(11));
     const init = driverUnset ? "run `init` once in this clone (it registers the merge driver), then " : "";
-    const again = both.length === 0 ? "" : `${init}run \`git checkout -m -- ${both.join(" ")}\` (git merges ` +
-      "them again with the driver), then ";
+    const again = driven.length === 0 ? "" : `${init}run \`git checkout -m -- ${words(driven).join(" ")}\` (git ` +
+      "merges them again with the driver), then ";
+    const hand = byHand.length === 0 ? "" : `edit ${byHand.join(", ")} to keep one side, without the marker lines ` +
+      "(the driver merges only the handoff, ledgers and journal), then ";
+    const add = words(unmerged.files).length === unmerged.files.length
+      ? `git add -A -- ${words(unmerged.files).join(" ")}` : "git add -u -- .ai/memory";
     // `git add -A` also takes a side's deletion; the editor stays shut, as a hook or an agent has no terminal.
     return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}` +
-      `run \`git add -A -- ${unmerged.files.join(" ")}\` (a file only one side has is kept as it is) and ` +
+      `${hand}run \`${add}\` (a file only one side has is kept as it is) and ` +
       `\`git -c core.editor=true ${unmerged.op === "squash" ? "commit" : `${unmerged.op} --continue`}\` to finish ` +
       `the ${unmerged.op}, then check again`;
   }

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { handoff, helper, tempDir } from "../helpers.ts";
+import { handoff, helper, MARKER, tempDir } from "../helpers.ts";
 
 function envOf(home: string): Record<string, string> {
   const env: Record<string, string> = {};
@@ -24,6 +24,8 @@ function project() {
   mkdirSync(env.HOME!);
   const g = (...args: string[]) => execFileSync("git", args, { cwd: dir, env, encoding: "utf8", stdio: "pipe" });
   const m = (args: string[], input?: string) => helper([...args, "--root", dir], { input, env });
+  // A printed command runs through the shell, as a user pastes it.
+  const sh = (cmd: string) => execFileSync("sh", ["-c", cmd], { cwd: dir, env, encoding: "utf8", stdio: "pipe" });
   g("init", "-q", "-b", "main");
   writeFileSync(path.join(dir, "README.md"), "x\n");
   g("add", "README.md");
@@ -35,7 +37,7 @@ function project() {
     g("add", "-f", ".ai/memory");
     g("commit", "-qm", goal);
   };
-  return { dir, g, m, save };
+  return { dir, g, m, save, sh };
 }
 
 /** Runs every command check prints, as printed; then git has no operation under way and check no conflict. */
@@ -45,7 +47,7 @@ function followAdvice(p: ReturnType<typeof project>): string {
   for (const [, cmd] of check.stdout.matchAll(/`([^`]+)`/g)) {
     const words = cmd!.split(" ");
     if (words[0] === "init") expect(p.m(words).code).toBe(0);
-    else if (words[0] === "git") p.g(...words.slice(1));
+    else if (words[0] === "git") p.sh(cmd!);
     else throw new Error(`not a command to run: ${cmd}`);
   }
   const gitDir = path.join(p.dir, ".git");
@@ -113,6 +115,41 @@ describe("the commands printed for memory git holds unmerged", () => {
     mkdirSync(path.join(q.dir, ".claude"));
     expect(() => q.g("merge", "--squash", "feat")).toThrow();
     expect(followAdvice(q)).toContain("`git -c core.editor=true commit` to finish the squash");
+  });
+
+  it("work as printed for file names the shell would read, and a settings file the driver does not merge (found by a breaker)", { timeout: 60_000 }, () => {
+    const p = project();
+    mkdirSync(path.join(p.dir, ".claude"));
+    expect(p.m(["init"]).code).toBe(0);
+    p.g("add", "-A");
+    p.g("commit", "-qm", "install");
+    const odd = path.join(p.dir, ".ai", "memory", "notes $(touch PWNED) it's.md");
+    const settings = path.join(p.dir, ".ai", "memory", "settings.json");
+    const side = (branch: string, words: string) => {
+      mkdirSync(path.dirname(settings), { recursive: true });
+      writeFileSync(odd, `${MARKER}\n# Notes\n\n- ${words}\n`);
+      writeFileSync(settings, `{ "journal": "${words}" }\n`);
+      p.g("add", "-f", odd, settings);
+      p.g("commit", "-qm", branch);
+    };
+    p.g("switch", "-qc", "feat");
+    side("feat", "feat");
+    p.g("switch", "-q", "main");
+    side("main", "main");
+    expect(() => p.g("merge", "feat")).toThrow();
+    const check = p.m(["check"]);
+    expect(check.code).toBe(3);
+    // The driver merges the handoff, ledgers and journal only: the others are the user's to settle, before the add.
+    expect(check.stdout).toContain("edit notes $(touch PWNED) it's.md, settings.json to keep one side, without the marker lines");
+    const cmds = [...check.stdout.matchAll(/`(git [^`]+)`/g)].map((m) => m[1]!);
+    expect(cmds).toHaveLength(2);
+    writeFileSync(odd, `${MARKER}\n# Notes\n\n- main\n`);
+    writeFileSync(settings, `{ "journal": "main" }\n`);
+    p.sh(cmds[0]!);
+    p.sh(cmds[1]!);
+    expect(existsSync(path.join(p.dir, "PWNED"))).toBe(false);
+    expect(p.g("ls-files", "-u")).toBe("");
+    expect(p.g("show", "HEAD:.ai/memory/settings.json")).toBe(`{ "journal": "main" }\n`);
   });
 
   it("work as printed on a modify/delete conflict, which no re-merge resolves", { timeout: 60_000 }, () => {
