@@ -14896,9 +14896,16 @@ async function publishMemory(target, memDir, message, push, env, register, runHo
     const failed = `${done2}the push failed (git exit ${out.code}):
 ${out.stderr.trim()}`;
     if (out.code !== 0) return { pushed: null, pushFailed: failed };
-    return { pushed: `${r} ${m.replace(/^refs\/heads\//, "")}`, pushFailed: null };
+    const had = /Everything up-to-date/.test(out.stderr) ? " (it had HEAD already: nothing sent)" : "";
+    return { pushed: `${r} ${m.replace(/^refs\/heads\//, "")}${had}`, pushFailed: null };
   };
-  const nothing = async () => ({ committed: false, paths: [], commit: null, ...await pushHead("nothing to publish, but ") });
+  const nothing = async () => ({
+    committed: false,
+    paths: [],
+    commit: null,
+    ...await pushHead("nothing to publish, but "),
+    ...upstream && !runHooks ? { skipped: await repositoryPrograms(top, env, true) } : {}
+  });
   const attributes = await register() || attributesOnlyOurs(top);
   let changed = [...memory, ...attributes ? await changedOf([".gitattributes"]) : []];
   if (changed.length === 0) return nothing();
@@ -15249,13 +15256,16 @@ ${r.committed ? "the commit stays; " : ""}${next}`);
         if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}
 `, notes, code);
         const pushedLine = r.pushed ? [`pushed to ${r.pushed}`] : [];
-        if (!r.committed) return ok(`${[...driver.lines, "nothing to publish", ...pushedLine].join("\n")}
+        const skipped = skippedLine(r.skipped);
+        if (!r.committed) {
+          const said2 = [...driver.lines, "nothing to publish", ...skipped ? [skipped] : [], ...pushedLine];
+          return ok(`${said2.join("\n")}
 `, notes, code);
+        }
         const lines2 = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit.slice(0, 12)}`];
         if (r.attributes) lines2.push(ATTRIBUTES_COMMITTED);
         const left = r.leftStaged ?? [];
         if (left.length) lines2.push(`a hook staged ${namesList(left)} outside the memory dir: left staged, not committed`);
-        const skipped = skippedLine(r.skipped);
         if (skipped) lines2.push(skipped);
         return ok(`${[...lines2, ...pushedLine].join("\n")}
 `, notes, code);

@@ -157,11 +157,16 @@ export async function publishMemory(
     // Not a refusal: what was committed stays, and the verb says so with what to run next.
     const failed = `${done}the push failed (git exit ${out.code}):\n${out.stderr.trim()}`;
     if (out.code !== 0) return { pushed: null, pushFailed: failed };
-    return { pushed: `${r} ${m.replace(/^refs\/heads\//, "")}`, pushFailed: null };
+    // git's own words (LC_ALL=C) when the upstream already had HEAD: nothing was sent.
+    const had = /Everything up-to-date/.test(out.stderr) ? " (it had HEAD already: nothing sent)" : "";
+    return { pushed: `${r} ${m.replace(/^refs\/heads\//, "")}${had}`, pushFailed: null };
   };
-  // Memory an earlier publish committed is still pushed when --push asks: the user wants it on the upstream.
-  const nothing = async () =>
-    ({ committed: false, paths: [], commit: null, ...(await pushHead("nothing to publish, but ")) });
+  // Memory an earlier publish committed is still pushed when --push asks: the user wants it on the upstream; the
+  // pre-push hook it did not run is said, as after a commit.
+  const nothing = async () => ({
+    committed: false, paths: [], commit: null, ...(await pushHead("nothing to publish, but ")),
+    ...(upstream && !runHooks ? { skipped: await repositoryPrograms(top, env, true) } : {}),
+  });
   // Our block is committed when this run changed it or the file holds nothing else (never a user's uncommitted edit).
   const attributes = (await register()) || attributesOnlyOurs(top);
   let changed = [...memory, ...(attributes ? await changedOf([".gitattributes"]) : [])];

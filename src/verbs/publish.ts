@@ -133,13 +133,16 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
     const code = r.pushFailed ? 2 : 0;
     if (ctx.values.json) return ok(`${JSON.stringify({ ...r, mergeDriver: driver.lines })}\n`, notes, code);
     const pushedLine = r.pushed ? [`pushed to ${r.pushed}`] : [];
-    if (!r.committed) return ok(`${[...driver.lines, "nothing to publish", ...pushedLine].join("\n")}\n`, notes, code);
+    const skipped = skippedLine(r.skipped);
+    if (!r.committed) {
+      const said = [...driver.lines, "nothing to publish", ...(skipped ? [skipped] : []), ...pushedLine];
+      return ok(`${said.join("\n")}\n`, notes, code);
+    }
     const lines = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit!.slice(0, 12)}`];
     if (r.attributes) lines.push(ATTRIBUTES_COMMITTED);
     // publish commits only memory: what a hook staged elsewhere is the user's to commit (docs/design.md#publish).
     const left = r.leftStaged ?? [];
     if (left.length) lines.push(`a hook staged ${namesList(left)} outside the memory dir: left staged, not committed`);
-    const skipped = skippedLine(r.skipped);
     if (skipped) lines.push(skipped);
     return ok(`${[...lines, ...pushedLine].join("\n")}\n`, notes, code);
   },

@@ -247,10 +247,17 @@ describe("publish", () => {
   it("--push after a plain publish pushes the memory already committed, not \"nothing to publish\" (found by a breaker)", async () => {
     const { root, remote } = project();
     expect((await run(root)).code).toBe(0);
+    // The pre-push hook it does not run is said, as after a commit of its own.
+    const hook = path.join(root, ".git", "hooks", "pre-push");
+    writeFileSync(hook, "#!/bin/sh\nexit 1\n", { mode: 0o755 });
     const r = await run(root, "--push");
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe("nothing to publish\npushed to origin main\n");
+    expect(r.stdout).toBe("nothing to publish\nran none of the repository's hooks (pre-push): pass --run-hooks to run " +
+      "them\npushed to origin main\n");
     expect(git(remote, "rev-parse", "main")).toBe(git(root, "rev-parse", "HEAD"));
+    unlinkSync(hook);
+    // Once more: the upstream has HEAD, and the line says nothing was sent.
+    expect((await run(root, "--push")).stdout).toBe("nothing to publish\npushed to origin main (it had HEAD already: nothing sent)\n");
     // A push git rejects: nothing was committed, so only git's next commands are said.
     const other = gitRepo();
     git(other, "commit", "-q", "--allow-empty", "-m", "a teammate's");
