@@ -11088,6 +11088,9 @@ function fileClauses(f, parts, dirtyChanged) {
     else if (up.ahead > 0 || (up.behind ?? 0) > 0)
       parts.push(`upstream ${branchWords(up.name, withoutTokens)}: ${up.ahead} ahead, ${up.behind} behind`);
   }
+  if ((f.unpublishedMemory ?? 0) > 0) {
+    parts.push(`memory saves not published (${plural(f.unpublishedMemory, "file")}) stop \`git pull --rebase\`, and \`git pull\` when the upstream changed them: run publish first, so the merge driver joins both`);
+  }
   const changedKeyFiles = f.changedKeyFiles ?? [];
   const changedPresent = changedKeyFiles.filter((p) => !missing.includes(p));
   if (changedPresent.length > 0) parts.push(`key files changed: ${namesList(changedPresent, quotedPath)}`);
@@ -11421,6 +11424,10 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const newlyDirty = (p) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   facts.stashesSince = gitDir === null || facts.saved.date === null ? [] : stashesSince(gitDir, facts.saved.date.ms);
+  if ((snap.upstream?.behind ?? 0) > 0) {
+    const r = await git(["diff", "--name-only", "-z", "HEAD", "--", `:(top,literal)${mem.slice(0, -1)}`]);
+    facts.unpublishedMemory = r.code === 0 ? r.stdout.toString("utf8").split("\0").filter(Boolean).length : 0;
+  }
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async (...revs) => {

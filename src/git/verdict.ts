@@ -51,6 +51,8 @@ export interface DriftFacts {
   /** Key files renamed between the saved HEAD and HEAD (git's -M), by their saved path. */
   renamedKeyFiles?: { path: string; to: string }[];
   keyFilesNotYetCreated?: string[];
+  /** Tracked memory files changed since HEAD, counted only when the upstream is ahead: they stop `git pull`. */
+  unpublishedMemory?: number;
   unverifiable: string[];
   memoryOnlyCommits?: number;
   changedKeyFiles?: string[];
@@ -215,6 +217,10 @@ function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | nul
     if (up.ahead === null) parts.push(`upstream ${branchWords(up.name, withoutTokens)} is gone`);
     else if (up.ahead > 0 || (up.behind ?? 0) > 0)
       parts.push(`upstream ${branchWords(up.name, withoutTokens)}: ${up.ahead} ahead, ${up.behind} behind`);
+  }
+  if ((f.unpublishedMemory ?? 0) > 0) {
+    parts.push(`memory saves not published (${plural(f.unpublishedMemory!, "file")}) stop \`git pull --rebase\`, and ` +
+      "`git pull` when the upstream changed them: run publish first, so the merge driver joins both");
   }
   const changedKeyFiles = f.changedKeyFiles ?? [];
   // A key file deleted since is already said missing; the summary does not name it twice.
