@@ -10803,9 +10803,15 @@ function parseRawLog(out) {
     const raw = rawPaths(rest);
     const paths = new Map(raw.map((e) => [e.path, e.ids.at(-1) ?? ""]));
     const modes = new Map(raw.map((e) => [e.path, e.modes.at(-1) ?? ""]));
+    const olds = new Map(raw.flatMap((e) => e.ids.length === 2 ? [[e.path, e.ids[0]]] : []));
     const [id = "", ct] = name2.trim().split(" ");
-    return { name: id, time: ct === void 0 ? null : Number(ct), paths, modes };
+    return { name: id, time: ct === void 0 ? null : Number(ct), paths, modes, olds };
   });
+}
+function undone(onHead, held, q) {
+  const last = onHead.find((t) => t.paths.has(q));
+  const before = held.olds?.get(q);
+  return last !== held && before !== void 0 && last?.paths.get(q) === before ? { reverted: last.name } : {};
 }
 function fatesOf(i) {
   const hashOf = new Map(i.hashes.map((h) => [h.path, h.id]));
@@ -10830,7 +10836,15 @@ function fatesOf(i) {
       const heldAs = (t) => [...t.paths].find(([q, id]) => p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && same(id, t.modes?.get(q)));
       const as = (t) => heldAs(t)?.[0] === to ? renamed : {};
       const head = i.onHead?.find(heldAs);
-      if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head), ...eol };
+      if (head) return {
+        path: p,
+        fate: "committed",
+        commit: head.name,
+        onHead: true,
+        ...as(head),
+        ...eol,
+        ...undone(i.onHead, head, heldAs(head)[0])
+      };
       const stash = i.stashes?.find(heldAs);
       if (stash) return { path: p, fate: "stashed", stash: stash.name, ...as(stash), ...eol };
       const other = i.elsewhere?.find(heldAs);
@@ -11005,7 +11019,10 @@ function ageUnknownWords(reason) {
 function placeWords(f) {
   const as = "as" in f && f.as !== void 0 ? ` as ${quotedPath(f.as)}` : "";
   const eol = "eol" in f ? " with other line endings" : "";
-  if (f.fate === "committed") return `committed${as}${eol} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "committed") {
+    const undone2 = f.reverted === void 0 ? "" : `, then reverted in ${short(f.reverted)}`;
+    return `committed${as}${eol} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}${undone2}`;
+  }
   if (f.fate === "stashed") return `now in ${f.stash}${as}${eol}`;
   if (f.fate === "unchanged" && f.eol) return "still dirty and unchanged but for its line endings";
   if (f.fate === "renamed") return `renamed to ${quotedPath(f.to)}, not committed`;
@@ -11097,6 +11114,9 @@ function fileClauses(f, parts, dirtyChanged) {
     else if (up.ahead > 0 || (up.behind ?? 0) > 0)
       parts.push(`upstream ${branchWords(up.name, withoutTokens)}: ${up.ahead} ahead, ${up.behind} behind`);
   }
+  if ((f.unpublishedMemory ?? 0) > 0) {
+    parts.push(`memory saves not published (${plural(f.unpublishedMemory, "file")}) stop \`git pull --rebase\`, and \`git pull\` when the upstream changed them: run publish first, so the merge driver joins both`);
+  }
   const changedKeyFiles = f.changedKeyFiles ?? [];
   const changedPresent = changedKeyFiles.filter((p) => !missing.includes(p));
   if (changedPresent.length > 0) parts.push(`key files changed: ${namesList(changedPresent, quotedPath)}`);
@@ -11134,7 +11154,7 @@ function assessDrift(f) {
   const unlistedNow = cur === null ? savedMore : cur.dirty.filter((p) => !(f.saved.dirty ?? []).includes(p)).length;
   const fromElsewhere = fates.some((x) => x.fate === "not-here");
   const unlistedClean = fromElsewhere ? 0 : Math.max(0, savedMore - unlistedNow);
-  const wipGone = unlistedClean > 0 || fates.some((x) => x.fate === "reverted" || x.fate === "stashed" || x.fate === "committed" && !x.onHead || x.fate === "edited" && "stash" in x);
+  const wipGone = unlistedClean > 0 || fates.some((x) => x.fate === "reverted" || x.fate === "stashed" || x.fate === "committed" && (!x.onHead || x.reverted !== void 0) || x.fate === "edited" && "stash" in x);
   const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;
   const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
   let verdict;
@@ -11430,6 +11450,10 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const newlyDirty = (p) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   facts.stashesSince = gitDir === null || facts.saved.date === null ? [] : stashesSince(gitDir, facts.saved.date.ms);
+  if ((snap.upstream?.behind ?? 0) > 0) {
+    const r = await git(["diff", "--name-only", "-z", "HEAD", "--", `:(top,literal)${mem.slice(0, -1)}`]);
+    facts.unpublishedMemory = r.code === 0 ? r.stdout.toString("utf8").split("\0").filter(Boolean).length : 0;
+  }
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async (...revs) => {

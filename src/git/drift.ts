@@ -244,6 +244,11 @@ async function measureRepo(
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   // The status line's rule too: a stash of the save's own second counts as made since it.
   facts.stashesSince = gitDir === null || facts.saved.date === null ? [] : stashesSince(gitDir, facts.saved.date.ms);
+  // Saves of tracked memory not published stop a pull: asked only when one is due (unpublished-memory.md).
+  if ((snap.upstream?.behind ?? 0) > 0) {
+    const r = await git(["diff", "--name-only", "-z", "HEAD", "--", `:(top,literal)${mem.slice(0, -1)}`]);
+    facts.unpublishedMemory = r.code === 0 ? r.stdout.toString("utf8").split("\0").filter(Boolean).length : 0;
+  }
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async (...revs: string[]) => {

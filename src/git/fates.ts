@@ -8,7 +8,7 @@ import { orNull } from "../store/files.ts";
 
 /** One file's fate: where its saved content is (`as`: renamed; `eol`: other line endings); `edited`: changed since. */
 export type DirtyFate =
-  | { path: string; fate: "committed"; commit: string; onHead: boolean; as?: string; eol?: true }
+  | { path: string; fate: "committed"; commit: string; onHead: boolean; as?: string; eol?: true; reverted?: string }
   | ({ path: string; fate: "edited"; as?: string } & ({ commit: string } | { stash: string }))
   | { path: string; fate: "stashed"; stash: string; as?: string; eol?: true }
   | { path: string; fate: "renamed"; to: string }
@@ -17,6 +17,7 @@ export type DirtyFate =
 
 /** One commit (or stash entry) of a `--raw -z` log: its name, committer second, each path's new blob id and mode. */
 type Touch = { name: string; time: number | null; paths: Map<string, string>; modes?: Map<string, string> } & {
+  olds?: Map<string, string>; // each path's blob id before a commit of one parent
   since?: boolean; // since the save by ancestry (docs/decisions/reachability-skew.md), when the history log told it
 };
 
@@ -28,8 +29,9 @@ function parseRawLog(out: Buffer): Touch[] {
     // A deletion's new id is all zeros.
     const paths = new Map(raw.map((e) => [e.path, e.ids.at(-1) ?? ""]));
     const modes = new Map(raw.map((e) => [e.path, e.modes.at(-1) ?? ""]));
+    const olds = new Map(raw.flatMap((e) => (e.ids.length === 2 ? [[e.path, e.ids[0]!] as const] : [])));
     const [id = "", ct] = name.trim().split(" ");
-    return { name: id, time: ct === undefined ? null : Number(ct), paths, modes };
+    return { name: id, time: ct === undefined ? null : Number(ct), paths, modes, olds };
   });
 }
 
@@ -55,6 +57,14 @@ interface FateInputs {
   unasked?: ReadonlySet<string>; // paths no stash entry's untracked tree was asked about
   fromElsewhere: boolean;
   fromSaved: boolean;
+}
+
+// The newest commit on HEAD to touch the committed file, when it gave back the content from before that commit
+// (`git revert`, or the same undone by hand): told by the blobs, never by a commit message.
+function undone(onHead: readonly Touch[], held: Touch, q: string): { reverted?: string } {
+  const last = onHead.find((t) => t.paths.has(q));
+  const before = held.olds?.get(q);
+  return last !== held && before !== undefined && last?.paths.get(q) === before ? { reverted: last.name } : {};
 }
 
 /** Each saved dirty path's one fate, in the saved order. Pure. */
@@ -87,7 +97,8 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
         (p.endsWith("/") ? q.startsWith(p) : (q === p || q === to) && same(id, t.modes?.get(q))));
       const as = (t: Touch) => (heldAs(t)?.[0] === to ? renamed : {});
       const head = i.onHead?.find(heldAs);
-      if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head), ...eol };
+      if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...as(head), ...eol,
+        ...undone(i.onHead!, head, heldAs(head)![0]) };
       const stash = i.stashes?.find(heldAs);
       if (stash) return { path: p, fate: "stashed", stash: stash.name, ...as(stash), ...eol };
       const other = i.elsewhere?.find(heldAs);

@@ -51,6 +51,8 @@ export interface DriftFacts {
   /** Key files renamed between the saved HEAD and HEAD (git's -M), by their saved path. */
   renamedKeyFiles?: { path: string; to: string }[];
   keyFilesNotYetCreated?: string[];
+  /** Tracked memory files changed since HEAD, counted only when the upstream is ahead: they stop `git pull`. */
+  unpublishedMemory?: number;
   unverifiable: string[];
   memoryOnlyCommits?: number;
   changedKeyFiles?: string[];
@@ -97,7 +99,10 @@ const NOT_HELD = "(no branch, tag or stash holds the saved one at this path)";
 export function placeWords(f: DirtyFate): string | null {
   const as = "as" in f && f.as !== undefined ? ` as ${quotedPath(f.as)}` : "";
   const eol = "eol" in f ? " with other line endings" : "";
-  if (f.fate === "committed") return `committed${as}${eol} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "committed") {
+    const undone = f.reverted === undefined ? "" : `, then reverted in ${short(f.reverted)}`;
+    return `committed${as}${eol} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}${undone}`;
+  }
   if (f.fate === "stashed") return `now in ${f.stash}${as}${eol}`;
   if (f.fate === "unchanged" && f.eol) return "still dirty and unchanged but for its line endings";
   if (f.fate === "renamed") return `renamed to ${quotedPath(f.to)}, not committed`;
@@ -213,6 +218,10 @@ function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | nul
     else if (up.ahead > 0 || (up.behind ?? 0) > 0)
       parts.push(`upstream ${branchWords(up.name, withoutTokens)}: ${up.ahead} ahead, ${up.behind} behind`);
   }
+  if ((f.unpublishedMemory ?? 0) > 0) {
+    parts.push(`memory saves not published (${plural(f.unpublishedMemory!, "file")}) stop \`git pull --rebase\`, and ` +
+      "`git pull` when the upstream changed them: run publish first, so the merge driver joins both");
+  }
   const changedKeyFiles = f.changedKeyFiles ?? [];
   // A key file deleted since is already said missing; the summary does not name it twice.
   const changedPresent = changedKeyFiles.filter((p) => !missing.includes(p));
@@ -264,7 +273,7 @@ export function assessDrift(f: DriftFacts) {
   const fromElsewhere = fates.some((x) => x.fate === "not-here");
   const unlistedClean = fromElsewhere ? 0 : Math.max(0, savedMore - unlistedNow);
   const wipGone = unlistedClean > 0 || fates.some((x) => x.fate === "reverted" || x.fate === "stashed" ||
-    (x.fate === "committed" && !x.onHead) || (x.fate === "edited" && "stash" in x));
+    (x.fate === "committed" && (!x.onHead || x.reverted !== undefined)) || (x.fate === "edited" && "stash" in x));
   // Patches kept by git's patch id, which ignores whitespace (an indentation in Python is not): a rewrite is drift.
   const moved =
     branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;

@@ -270,6 +270,7 @@ const histories: [string, () => Scripted, Expect][] = [
   ],
   [
     "upstream ahead and behind via a second clone",
+    // One process more than the others: with the upstream ahead, a diff asks for memory saves a pull would stop on.
     () => {
       const origin = tempDir();
       git(origin, ["init", "-q", "--bare"]);
@@ -287,7 +288,7 @@ const histories: [string, () => Scripted, Expect][] = [
       commit(root, "mine", NOW - DAY);
       return { root, text: saved(head, 3) };
     },
-    { verdict: "drifted", ahead: 1, behind: 0, ageDays: 3, missing: [], branchChanged: false, upstream: { name: "origin/main", ahead: 1, behind: 2 }, maxProcesses: 3 },
+    { verdict: "drifted", ahead: 1, behind: 0, ageDays: 3, missing: [], branchChanged: false, upstream: { name: "origin/main", ahead: 1, behind: 2 }, maxProcesses: 4 },
   ],
   [
     "upstream behind only: reported, verdict stays fresh",

@@ -82,6 +82,7 @@ interface Fate {
   commit?: string;
   stash?: string;
   onHead?: boolean;
+  reverted?: string;
 }
 
 type Op = (dir: string, r: () => number, log: string[]) => Promise<string | void>;
@@ -187,6 +188,9 @@ async function oracleFates(dir: string, saved: string, savedSec: number, dirtyTh
     const onHead = (await git(dir, "log", "--format=%H %ct", "HEAD", `^${saved}`, "--", p)).split("\n").filter(Boolean).map((l) => l.split(" "));
     let found: Fate | null = null;
     for (const [c] of onHead) if (!found && (await holds(c!))) found = { path: p, fate: "committed", commit: c, onHead: true };
+    // Then reverted: the newest commit to touch the file gave back its content from before the committing one.
+    const last = onHead[0]?.[0];
+    if (found?.fate === "committed" && last !== found.commit && (await blobAt(last!, p)) === (await blobAt(`${found.commit}^`, p))) found.reverted = last;
     // `stash -u` keeps untracked files in the entry's third parent.
     const inStash = async (s: string) => (blob !== null && (await blobAt(`${s}^3`, p)) === blob) || ((await blobAt(s, p)) === blob && (await blobAt(`${s}^1`, p)) !== blob);
     for (const [s] of stashes) if (!found && (await inStash(s!))) found = { path: p, fate: "stashed", stash: s };

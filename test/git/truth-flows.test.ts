@@ -128,6 +128,26 @@ describe("what the brief says after one everyday git command", () => {
     expect(b).not.toMatch(/unchanged|stashed|reverted/);
   });
 
+  it("dirty files committed and then reverted: both commits named, told by content, drifted", { timeout: 60_000 }, async () => {
+    const { r } = newRepo();
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
+    await save(r);
+    r.git("commit", "-qam", "the parser");
+    const id = r.git("rev-parse", "HEAD");
+    // A revert by hand, its message silent on it: the blobs tell it.
+    r.git("checkout", "HEAD~1", "--", "a.ts");
+    r.git("commit", "-qm", "tidy");
+    const undo = r.git("rev-parse", "HEAD");
+    const d = await drift(r);
+    expect(d.dirtyFates).toEqual([{ path: "a.ts", fate: "committed", commit: id, onHead: true, reverted: undo }]);
+    expect(d.verdict).toBe("drifted");
+    expect(await brief(r)).toContain(`committed in ${id.slice(0, 12)}, then reverted in ${undo.slice(0, 12)}: "a.ts"`);
+    // Committed again after the revert: the newest commit holding it is named, and nothing was undone since.
+    r.git("revert", "--no-edit", "HEAD");
+    const again = r.git("rev-parse", "HEAD");
+    expect((await drift(r)).dirtyFates).toEqual([{ path: "a.ts", fate: "committed", commit: again, onHead: true }]);
+  });
+
   it("dirty files edited further, then committed: changed since in that commit, never reverted", { timeout: 60_000 }, async () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");

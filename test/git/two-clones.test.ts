@@ -397,4 +397,31 @@ describe("two clones, a bare remote, two teammates", () => {
       expect((text.match(/keep the API/g) ?? []).length).toBe(1);
     }
   });
+  it("memory saved since its last publish: the brief says a pull would stop on it until publish", { timeout: 180_000 }, () => {
+    const home = tempDir("sh-teams-");
+    const remote = path.join(home, "remote.git");
+    execFileSync("git", ["init", "-q", "--bare", "-b", "main", remote], { env: gitEnv(path.join(home, "x")) });
+    const alice = clone(home, remote, "alice");
+    writeFileSync(path.join(alice.dir, "README.md"), "app\n");
+    alice.git("add", "-A");
+    alice.git("commit", "-qm", "initial");
+    save(alice, "Alice's goal", "first");
+    expect(alice.run(["publish", "--push"]).code).toBe(0);
+    const bob = clone(home, remote, "bob");
+    expect(bob.run(["publish"]).code).toBe(0);
+    save(bob, "Bob's goal", "bob's step");
+    expect(bob.run(["publish", "--push"]).code).toBe(0);
+    sleep(1100);
+    save(alice, "Alice's goal", "alice's step");
+    const says = /memory saves not published \(\d+ files?\) stop `git pull --rebase`, and `git pull` when the upstream/;
+    // Nothing due from the upstream: nothing said, and no git asked.
+    expect(brief(alice).out).not.toMatch(says);
+    alice.git("fetch", "-q");
+    expect(brief(alice).out).toMatch(says);
+    expect(() => alice.git("pull", "-q", "--no-edit")).toThrow(/overwritten by merge/);
+    expect(alice.run(["publish"]).code).toBe(0);
+    alice.git("pull", "-q", "--no-edit");
+    expect(brief(alice).out).not.toMatch(says);
+    expect(readFileSync(path.join(alice.dir, ".ai/memory/HANDOFF.md"), "utf8")).toContain("bob's step");
+  });
 });
