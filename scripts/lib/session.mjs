@@ -2754,7 +2754,7 @@ var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, tim
   return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
 });
 var HANDOFF = ".ai/memory/HANDOFF.md";
-var shellWord = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
+var shellWord = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
 async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
   const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
