@@ -4010,23 +4010,20 @@ async function trackedArchives(root, env) {
   if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
+async function firstSaver(git, pickaxe, revs, dir) {
+  if (pickaxe.length === 0) return null;
+  const specs = [`:(top,literal)${dir}HANDOFF.md`, `:(top,literal)${dir}archive`];
+  const refs = revs.some((r2) => r2.startsWith("^")) ? revs : [...revs, "--branches", "--remotes", "--tags"];
+  const r = await git(["log", "--no-merges", "--format=%an%x03%ae", ...pickaxe, ...refs, "--", ...specs]);
+  return r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() || null : null;
+}
 async function mergedSaver(root, env, text) {
-  const line = /^Saved: [^\r\n]+/m.exec(text)?.[0];
   const top = gitTopOf(root, env);
-  if (savedHere(root, env, text, () => tokenOf(text)) !== false || line === void 0 || top === null) return null;
-  const file = path19.relative(top, path19.join(root, ".ai", "memory", "HANDOFF.md")).split(path19.sep).join("/");
+  if (savedHere(root, env, text, () => tokenOf(text)) !== false || top === null) return null;
+  const dir = `${path19.relative(top, path19.join(root, ".ai", "memory")).split(path19.sep).join("/")}/`;
   const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
   const revs = ["HEAD", ...merging ? ["MERGE_HEAD"] : []];
-  const r = await runGit(root, [
-    "log",
-    "--no-merges",
-    "--format=%an%x03%ae",
-    `-S${line}`,
-    ...revs,
-    "--",
-    `:(top,literal)${file}`
-  ], env);
-  const by = r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() : "";
+  const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
   const [name2 = "", email = ""] = (by ?? "").split("");
   return { committer: by ? `${quotedValue(name2)} ${quotedValue(email)}` : null, someoneElse: true };
 }
@@ -4427,7 +4424,7 @@ var init_handoff_away = __esm({
     init_saves();
     stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     HANDOFF = ".ai/memory/HANDOFF.md";
-    shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`;
+    shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
     whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
     restoreNote = (a) => a.lost !== void 0 ? "a reset or a checkout took it from the working tree" : a.ref === void 0 ? a.restore.startsWith("git stash pop") ? "that entry's other changes come back with it" : `that entry keeps a copy a pop would refuse: \`git stash drop ${a.stash}\` if it holds nothing else` : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
     awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
@@ -11456,15 +11453,15 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   }
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
-  const lastBy = async (...revs) => {
-    const spec = `:(top,literal)${handoffPath}`;
-    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", ...revs, "--", spec]);
+  const lastBy = async () => {
+    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
     return r.code === 0 ? r.stdout.toString("utf8").trim() || null : null;
   };
   const merging = facts.inProgress?.current === "merge" && snap.head !== null;
   const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
-  const theirs = merging ? await lastBy(...bySave, "MERGE_HEAD", "^HEAD") : null;
-  const saver = theirs ?? (snap.head !== null && bySave.length > 0 ? await lastBy(...bySave) : null);
+  const firstBy = (...revs) => firstSaver(git, bySave, revs, `${prefix}.ai/memory/`);
+  const theirs = merging ? await firstBy("MERGE_HEAD", "^HEAD") : null;
+  const saver = theirs ?? (snap.head !== null ? await firstBy("HEAD") : null);
   if (saver !== null) committer = saver;
   else if (committer === null && snap.head !== null && await inHead()) committer = await lastBy();
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };

@@ -15,7 +15,7 @@ import {
 import { oursOnly } from "./attributes-block.ts";
 import { ATTRIBUTES, commitKind, heldByRef, listedAncestors } from "./history-rules.ts";
 import { lstatOrNull, readHead } from "../store/fs.ts";
-import { savedByOf, savedHere, savePickaxe, stashesSince } from "./saves.ts";
+import { firstSaver, savedByOf, savedHere, savePickaxe, stashesSince } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
@@ -251,18 +251,18 @@ async function measureRepo(
   }
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
-  const lastBy = async (...revs: string[]) => {
-    const spec = `:(top,literal)${handoffPath}`;
-    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", ...revs, "--", spec]);
+  const lastBy = async () => {
+    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
     return r.code === 0 ? r.stdout.toString("utf8").trim() || null : null;
   };
   // Mid-merge, a handoff the other side changed is that side's in the tree: HEAD's history names the wrong author.
   const merging = facts.inProgress?.current === "merge" && snap.head !== null;
   const inHead = async () => (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0;
-  // Whose save it is: the commit that brought it (`savePickaxe`), so a later save or merge on the other side, which
-  // kept this one, does not name whoever made it.
-  const theirs = merging ? await lastBy(...bySave, "MERGE_HEAD", "^HEAD") : null;
-  const saver = theirs ?? (snap.head !== null && bySave.length > 0 ? await lastBy(...bySave) : null);
+  // Whose save it is: the first commit that brought it (`savePickaxe`), so neither a later save or merge that kept it
+  // nor a squash or a restored archive that copied it names whoever made that.
+  const firstBy = (...revs: string[]) => firstSaver(git, bySave, revs, `${prefix}.ai/memory/`);
+  const theirs = merging ? await firstBy("MERGE_HEAD", "^HEAD") : null;
+  const saver = theirs ?? (snap.head !== null ? await firstBy("HEAD") : null);
   if (saver !== null) committer = saver;
   // Only when the commits since the save did not name its committer; a handoff not in HEAD has none to walk for.
   else if (committer === null && snap.head !== null && (await inHead())) committer = await lastBy();

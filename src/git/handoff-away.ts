@@ -217,7 +217,7 @@ export async function keptBlob(root: string, env: Env, bytes: Buffer): Promise<s
   return /^[0-9a-f]{40,64}$/.test(id) ? id : undefined;
 }
 
-const shellWord = (w: string) => (/^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w}'`);
+const shellWord = (w: string) => (/^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
 
 /** Branches but this one whose newest commit holds a handoff, newest first, one per handoff; `file`: its path. */
 export type HandoffsElsewhere = { refs: string[]; file: string; rev: string; worktree?: string };

@@ -3,7 +3,7 @@
 import { linkSync, mkdirSync, nodeCrypto, renameSync, rmSync, writeFileSync } from "../builtins.ts";
 import path from "node:path";
 import { commonDirOf, gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
-import { runGit } from "./run.ts";
+import { runGit, type Git } from "./run.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
 import { acquireLockDir, type LockHandle } from "../store/lock.ts";
 import { tokenOf } from "../store/files.ts";
@@ -198,19 +198,27 @@ export async function trackedArchives(root: string, env: Env): Promise<Set<strin
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
 
+/** The author (`name\x03email`) of the oldest commit, merges aside, that brought a save (`pickaxe`: `savePickaxe`)
+ * into the memory dir at `dir` (the handoff or an archive) on `revs` or any branch or tag: its saver's, since a
+ * squash, or an archive restored and published, carries the save again under whoever did it; null when none. */
+export async function firstSaver(git: Git, pickaxe: string[], revs: string[], dir: string) {
+  if (pickaxe.length === 0) return null;
+  const specs = [`:(top,literal)${dir}HANDOFF.md`, `:(top,literal)${dir}archive`];
+  // A range (the merge's other side alone) is walked as given.
+  const refs = revs.some((r) => r.startsWith("^")) ? revs : [...revs, "--branches", "--remotes", "--tags"];
+  const r = await git(["log", "--no-merges", "--format=%an%x03%ae", ...pickaxe, ...refs, "--", ...specs]);
+  return r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() || null : null;
+}
+
 /** Whose save a handoff merged with the tree's was (`text`, its archive), as drift's provenance: null when this
- * clone saved it or cannot tell; else the oldest commit, merges aside, that brought its `Saved:` line into
- * HANDOFF.md on HEAD or the merge's other side, so a later commit that replaced the line is never named. */
+ * clone saved it or cannot tell; else `firstSaver` on HEAD or the merge's other side. */
 export async function mergedSaver(root: string, env: Env, text: string) {
-  const line = /^Saved: [^\r\n]+/m.exec(text)?.[0];
   const top = gitTopOf(root, env);
-  if (savedHere(root, env, text, () => tokenOf(text)) !== false || line === undefined || top === null) return null;
-  const file = path.relative(top, path.join(root, ".ai", "memory", "HANDOFF.md")).split(path.sep).join("/");
+  if (savedHere(root, env, text, () => tokenOf(text)) !== false || top === null) return null;
+  const dir = `${path.relative(top, path.join(root, ".ai", "memory")).split(path.sep).join("/")}/`;
   const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
   const revs = ["HEAD", ...(merging ? ["MERGE_HEAD"] : [])];
-  const r = await runGit(root, ["log", "--no-merges", "--format=%an%x03%ae", `-S${line}`, ...revs, "--",
-    `:(top,literal)${file}`], env);
-  const by = r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() : "";
+  const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
   const [name = "", email = ""] = (by ?? "").split("\x03");
   return { committer: by ? `${quotedValue(name)} ${quotedValue(email)}` : null, someoneElse: true };
 }

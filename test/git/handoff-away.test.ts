@@ -103,6 +103,34 @@ describe("a handoff away from the working tree", () => {
     expect(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
   });
 
+  it("a branch and a project folder named with an apostrophe: the printed commands run in sh", { timeout: 60_000 }, async () => {
+    const r = repo();
+    const sub = path.join(r.dir, "it's");
+    // Its own memory folder makes the subfolder the project root.
+    mkdirSync(path.join(sub, ".ai", "memory"), { recursive: true });
+    writeFileSync(path.join(sub, "a.txt"), "a\n");
+    r.git("add", ".");
+    r.git("commit", "-qm", "sub");
+    r.git("checkout", "-q", "-b", "it's");
+    const run = (args: string[], root: string, input?: string) => inProcess([...args, "--root", root], { input, env: r.env });
+    const t = /CURRENT-SHA256: (\S+)/.exec((await run(["read", "handoff"], sub)).stdout)![1]!;
+    expect((await run(["write", "handoff", "--expected-current-sha256", t], sub, DOC)).code).toBe(0);
+    r.git("add", ".");
+    r.git("commit", "-qm", "memory");
+    r.git("checkout", "-q", "main");
+    const sh = (cmd: string, cwd: string) => spawnSync("sh", ["-c", cmd], { cwd, env: cleanEnv(r.env), encoding: "utf8" });
+    const cmd = /`(git restore [^`]+)`/.exec((await run(["check"], sub)).stdout)![1]!;
+    expect(sh(cmd, sub).status).toBe(0);
+    expect(readFileSync(path.join(sub, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
+    // A clone that never saved it is told to brief it with `git show <rev>:<path>`, the path holding the apostrophe.
+    const c = `${r.dir}-c`;
+    r.git("clone", "-q", "-b", "main", r.dir, c);
+    mkdirSync(path.join(c, "it's", ".ai", "memory"), { recursive: true });
+    const show = /`(git show [^`]+)`/.exec((await run(["brief"], path.join(c, "it's"))).stdout)![1]!;
+    expect(show).toMatch(/^git show '[0-9a-f]{40}:it'\\''s\/\.ai\/memory\/HANDOFF\.md' \| node /);
+    expect(briefBody(sh(show, c).stdout)).toContain("Goal: Make the importer fast.");
+  });
+
   it("the branch's restore brings the handoff back and leaves this branch's other memory files alone (found by a breaker)", { timeout: 60_000 }, async () => {
     const r = repo();
     r.git("checkout", "-q", "-b", "feat");

@@ -2,7 +2,7 @@
 // spawned in each; whose handoff a pull brought, conflicts in a clone without the merge driver,
 // memory untracked before a pull, a rejected `publish --push`, and the merge's archive.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { handoff, helper, helperAsync, tempDir } from "../helpers.ts";
@@ -96,6 +96,44 @@ describe("a teammate's handoff, pulled", () => {
     expect(out).toContain('its last commit is by "Tess" "tess@example.com"');
     expect(out).not.toContain('"Me" "me@example.com"');
     expect(out).toContain('Proposed next step: (the step of "Tess" "tess@example.com", saved in another clone) Edit fmtShort');
+  });
+});
+
+describe("a teammate's handoff copied into a commit of mine", () => {
+  const stepOfTess = '(the step of "Tess" "tess@example.com", saved in another clone)';
+  it("names the teammate after my `git merge --squash` of her branch", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    tess.git("switch", "-qc", "tess-work");
+    save(tess, "Tess: fix negatives.", "Edit fmtShort");
+    tess.git("add", "-f", ".ai/memory");
+    tess.git("commit", "-qm", "tess: handoff");
+    tess.git("push", "-q", "origin", "tess-work");
+    me.git("fetch", "-q", "origin", "tess-work");
+    me.git("merge", "-q", "--squash", "origin/tess-work");
+    me.git("commit", "-qm", "squash tess-work");
+    expect(me.git("log", "-1", "--format=%an", "--", ".ai/memory/HANDOFF.md")).toBe("Me");
+    expect(me.run(["brief"]).stdout).toContain(`${stepOfTess} Edit fmtShort`);
+  });
+
+  it("names the teammate after I restore and publish her archived handoff", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    save(tess, "Tess: fix negatives.", "Edit fmtShort");
+    expect(tess.run(["publish", "--push"]).code).toBe(0);
+    sleep(1100);
+    save(tess, "Tess: then rounding.", "Edit fmtRound");
+    expect(tess.run(["publish", "--push"]).code).toBe(0);
+    me.git("pull", "-q", "--no-edit");
+    const name = readdirSync(path.join(me.dir, ".ai/memory/archive")).find((f) => f.startsWith("HANDOFF"))!;
+    const tok = /CURRENT-SHA256: (\S+)/.exec(me.run(["read", "handoff"]).stdout)![1]!;
+    const r = me.run(["archives", "restore", name, "--expected-current-sha256", tok]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(me.run(["publish"]).code).toBe(0);
+    expect(me.git("log", "-1", "--format=%an", "--", ".ai/memory/HANDOFF.md")).toBe("Me");
+    expect(me.run(["brief"]).stdout).toContain(`${stepOfTess} Edit fmtShort`);
   });
 });
 
