@@ -107,14 +107,12 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
     if (!own[i]) continue;
-    // A pop leaves no copy for a later pop to refuse (docs/decisions/stash-pop.md); a handoff here stops the pop of
-    // an untracked one, so only the memory files come back.
-    const pop = `git stash pop ${stash}`;
+    // `--overlay` removes nothing: the untracked tree holds only what the stash took.
     if (untracked && (tree === null || newer(untracked)))
-      return { stash, restore: tree === null ? pop : `git restore --overlay --source=${stash}^3 -- .ai/memory` };
+      return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };
     // A handoff the stash took from the index or the tree: in its tree, other than in the commit it was made on.
     if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
-      return { stash, restore: pop };
+      return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
   }
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => (b ? rankOf(b) : -1));
   const best = Math.max(-1, ...ranks);
@@ -256,15 +254,14 @@ export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string 
 export const whereAway = (a: HandoffAway) =>
   a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
 
-/** After the restore: a pop brings the entry's other changes too; a kept entry or a checkout of the branch would
- * refuse what the restore put back, and how to get past it. */
+/** After the restore: `git stash pop` refuses to overwrite what it brought back, and a checkout of the branch
+ * refuses to overwrite the untracked files (`git stash -u` puts them where `brief` finds them); git checks out no
+ * branch another worktree has, so that worktree's path is named instead. */
 export const restoreNote = (a: HandoffAway) =>
   a.lost !== undefined
     ? "a reset or a checkout took it from the working tree"
     : a.ref === undefined
-    ? a.restore.startsWith("git stash pop")
-      ? "that entry's other changes come back with it"
-      : `that entry keeps a copy a pop would refuse: \`git stash drop ${a.stash}\` if it holds nothing else`
+    ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
     : a.worktree !== undefined
     ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead`
     : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with ` +

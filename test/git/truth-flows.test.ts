@@ -200,9 +200,9 @@ describe("what the brief says after one everyday git command", () => {
     const hook = () => r.spawnedHook().stdout;
     r.git("stash", "-u", "-q");
     expect(hook()).toBe(
-      "session-handoff: a handoff is parked in stash@{0}, not in the working tree: bring it back with `git stash " +
-        "pop stash@{0}`; that entry's other changes come back with it. Tell the user before resuming; `check` says " +
-        "the same.\n",
+      "session-handoff: a handoff is parked in stash@{0}, not in the working tree: bring it back with `git restore " +
+        "--overlay --source=stash@{0}^3 -- .ai/memory`; that entry keeps a copy: move .ai/memory aside before `git " +
+        "stash pop`. Tell the user before resuming; `check` says the same.\n",
     );
     const c = await r.run(["check"]);
     expect(c.stderr + c.stdout).toContain("stash@{0}");
@@ -416,16 +416,16 @@ describe("what the brief says after one everyday git command", () => {
     expect(body).not.toContain("No saved session state exists");
     expect(body).toContain("Drift & lessons: no handoff in the working tree: .ai/memory/HANDOFF.md is in stash@{0}");
     const cmd = /with `([^`]+)`/.exec(body)![1]!;
-    expect(cmd).toBe("git stash pop stash@{0}");
+    expect(cmd).toBe("git restore --overlay --source=stash@{0}^3 -- .ai/memory");
     for (const label of ["Goal:", "Plan status:", "Decisions in force:", "Do-not-retry:", "Proposed next step:"]) {
       expect(body).toContain(`\n${label} `.slice(1));
     }
-    // The command given brings the handoff back with the stashed code, and leaves no entry a later pop would trip on.
+    // The command given brings the handoff back, and leaves the stashed code where it was.
     r.git(...cmd.split(" ").slice(1));
-    expect(readFileSync(path.join(r.dir, "a.ts"), "utf8")).toBe("a dirty\n");
-    expect(r.git("stash", "list")).toBe("");
+    expect(readFileSync(path.join(r.dir, "a.ts"), "utf8")).toBe("a\n");
     expect(await brief(r)).toContain("Goal: Tune the parser.");
     // After `git clean -fd` nothing holds it: a cold start, and nothing said of a stash.
+    r.git("stash", "drop", "-q");
     rmSync(path.join(r.dir, ".ai"), { recursive: true });
     const cold = await r.run(["brief"]);
     expect(cold.code).toBe(3);
@@ -438,8 +438,8 @@ describe("what the brief says after one everyday git command", () => {
     r.git("stash", "-u", "-q");
     const c = await r.run(["check"]);
     expect(c.code, c.stderr).toBe(2);
-    const cmd = "git stash pop stash@{0}";
-    const pop = "; that entry's other changes come back with it";
+    const cmd = "git restore --overlay --source=stash@{0}^3 -- .ai/memory";
+    const pop = "; that entry keeps a copy: move .ai/memory aside before `git stash pop`";
     expect(c.stdout).toBe(`a handoff is parked in stash@{0}, not in the working tree: bring it back with \`${cmd}\`${pop}\n`);
     expect(briefBody((await r.run(["brief"])).stdout)).toContain(`\`${cmd}\``);
     const j = JSON.parse((await r.run(["check", "--json"])).stdout);
@@ -465,8 +465,8 @@ describe("what the brief says after one everyday git command", () => {
     expect(b.code, b.stderr).toBe(0);
     const j = JSON.parse(b.stdout);
     expect(j.brief.source).toBe("stash");
-    expect(j.brief.proposedNextStep).toContain("`git stash pop stash@{0}`");
+    expect(j.brief.proposedNextStep).toContain("`git restore --source=stash@{0} -- .ai/memory/HANDOFF.md`");
     const c = JSON.parse((await r.run(["check", "--json"])).stdout);
-    expect(c).toMatchObject({ code: 2, parked: "stash", restore: "git stash pop stash@{0}" });
+    expect(c).toMatchObject({ code: 2, parked: "stash", restore: "git restore --source=stash@{0} -- .ai/memory/HANDOFF.md" });
   });
 });
