@@ -14419,6 +14419,8 @@ function fixCmd(r, verb, withRoot = true) {
   return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
 }
 function agentFix(r, verb, name2) {
+  const copied = !r.global && r.helper.rel === null && exists(path48.join(r.root, CANONICAL, "SKILL.md"));
+  if (verb === "install" && copied) verb = "init";
   return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
 async function agentInstalls(r, name2, agent) {
@@ -14646,6 +14648,7 @@ var init_doctor_checks = __esm({
     init_agents();
     init_md_block();
     init_installer();
+    init_skill_place();
     init_plan();
     init_types2();
     init_merge_driver_config();
@@ -14684,6 +14687,14 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import path49 from "node:path";
+function judgedHelper(ctx, root, global) {
+  const running = helperLocation(ctx, root);
+  const copy = path49.join(root, CANONICAL, "scripts", "memory_io.mjs");
+  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path49.join(path49.dirname(main2), f)).toString("base64")).join("/"));
+  const same = bytes(copy);
+  if (global || running.rel !== null || same === null || same !== bytes(running.abs)) return running;
+  return helperLocation({ cwd: ctx.cwd, helperPath: copy }, root);
+}
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -14720,6 +14731,9 @@ var init_doctor = __esm({
     init_store2();
     init_invisible();
     init_target();
+    init_skill_place();
+    init_builtins();
+    init_files();
     init_home();
     init_common();
     init_types();
@@ -14754,7 +14768,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
           root = path49.resolve(home);
         }
-        const helper = helperLocation(ctx, root);
+        const helper = judgedHelper(ctx, root, global);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
         const node = process.versions.node;
         if (Number(node.split(".")[0]) < 20) {
