@@ -2156,7 +2156,14 @@ function conflictAdvice(files, unmerged, driverUnset2 = false) {
     const both = unmerged.files.filter((f) => !unmerged.oneSided.includes(f));
     const init2 = driverUnset2 ? "run `init` once in this clone (it registers the merge driver), then " : "";
     const again = both.length === 0 ? "" : `${init2}run \`git checkout -m -- ${both.join(" ")}\` (git merges them again with the driver), then `;
-    return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}run \`git add -A -- ${unmerged.files.join(" ")}\` (a file only one side has is kept as it is) and \`git -c core.editor=true ${unmerged.op === "squash" ? "commit" : `${unmerged.op} --continue`}\` to finish the ${unmerged.op}, then check again`;
+    const { op } = unmerged;
+    const finish = {
+      merge: "commit --no-edit",
+      squash: "commit --no-edit",
+      am: "am --continue",
+      rebase: "commit --no-edit` and `git rebase --continue"
+    }[op] ?? `${op} --continue --no-edit`;
+    return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}run \`git add -A -- ${unmerged.files.join(" ")}\` (a file only one side has is kept as it is) and \`git ${finish}\` to finish the ${op}, then check again`;
   }
   const handoff = files.includes("HANDOFF.md") ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";
   const others = files.filter((f) => f !== "HANDOFF.md");

@@ -40,11 +40,13 @@ export function conflictAdvice(files: readonly string[], unmerged?: Unmerged, dr
     const init = driverUnset ? "run `init` once in this clone (it registers the merge driver), then " : "";
     const again = both.length === 0 ? "" : `${init}run \`git checkout -m -- ${both.join(" ")}\` (git merges ` +
       "them again with the driver), then ";
-    // `git add -A` also takes a side's deletion; the editor stays shut, as a hook or an agent has no terminal.
+    // `git add -A` takes a side's deletion; `--no-edit`, as an agent has no terminal and GIT_EDITOR outranks -c.
+    const { op } = unmerged;
+    const finish = { merge: "commit --no-edit", squash: "commit --no-edit", am: "am --continue",
+      rebase: "commit --no-edit` and `git rebase --continue" }[op] ?? `${op} --continue --no-edit`;
     return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}` +
       `run \`git add -A -- ${unmerged.files.join(" ")}\` (a file only one side has is kept as it is) and ` +
-      `\`git -c core.editor=true ${unmerged.op === "squash" ? "commit" : `${unmerged.op} --continue`}\` to finish ` +
-      `the ${unmerged.op}, then check again`;
+      `\`git ${finish}\` to finish the ${op}, then check again`;
   }
   const handoff = files.includes("HANDOFF.md")
     ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";
