@@ -13902,6 +13902,7 @@ function applySteps(from, to, steps2) {
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
+  if (!ask.undo && plan2.agents.length === 0) return driverOnly(ctx, plan2);
   return ask.undo ? undo(ctx, plan2) : init(ctx, plan2, ask.replace);
 }
 function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
@@ -13926,7 +13927,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
-  if (agents.length === 0 && !undo2) {
+  if (agents.length === 0 && !undo2 && (global || !exists(memoryDir(base)))) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
     const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
     throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
@@ -13961,6 +13962,13 @@ function holdsEntries(agent, base, global, env) {
   } catch {
     return false;
   }
+}
+async function driverOnly(ctx, plan2) {
+  const helperPath = path46.join(plan2.source, "scripts", "memory_io.mjs");
+  const d = await mergeDriverStep(plan2.base, { dryRun: plan2.dryRun, helperPath }, ctx.env);
+  const none = "no agent found, so only the merge driver; init --agent NAME installs the skill for one";
+  const lines2 = d.lines.length > 0 ? d.lines : ["unchanged the merge driver"];
+  return { lines: [...lines2, `note: ${none}`], notes: d.notes };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
@@ -14205,8 +14213,10 @@ those named with --agent (${AGENT_NAMES}).
           (else init refuses, naming them; .init.json in the copy records what
           it copied).
 
-A second run changes no byte. Refused, with nothing changed: no project (pass
---root), no agent found and none named, a file or folder it cannot write, a
+With no agent found and none named in a project holding .ai/memory, it
+registers the merge driver alone. A second run changes no byte. Refused, with
+nothing changed: no project (pass --root), no agent found and none named (and
+no .ai/memory), a file or folder it cannot write, a
 skill folder that is something else, and whatever install refuses (tried first
 with --dry-run). stdout: one line per thing done, "commit: ..." when it changed
 a file git would commit (not on a second run, nor for a clone's own excluded

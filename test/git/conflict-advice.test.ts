@@ -78,6 +78,20 @@ describe("the commands printed for memory git holds unmerged", () => {
     expect(said).toContain("`git commit --no-edit` to finish the merge");
   });
 
+  it("work as printed in a clone with no agent's folder: init registers the merge driver alone", { timeout: 60_000 }, () => {
+    const p = project();
+    diverge(p, "base goal");
+    expect(() => p.g("merge", "feat")).toThrow();
+    expect(followAdvice(p)).toContain("run `init` once in this clone");
+    expect(p.g("config", "--get", "merge.session-handoff.name")).toMatch(/^session-handoff/);
+    expect(existsSync(path.join(p.dir, ".agents"))).toBe(false);
+    // Neither memory nor an agent's folder: still refused, nothing registered.
+    const q = project();
+    const r = q.m(["init"]);
+    expect([r.code, r.stderr]).toEqual([2, expect.stringContaining("no agent found")]);
+    expect(() => q.g("config", "--get", "merge.session-handoff.name")).toThrow();
+  });
+
   it("work as printed in an add/add merge", { timeout: 60_000 }, () => {
     const p = project();
     diverge(p, null);
