@@ -13968,6 +13968,7 @@ async function driverOnly(ctx, plan2) {
   const d = await mergeDriverStep(plan2.base, { dryRun: plan2.dryRun, helperPath }, ctx.env);
   const none = "no agent found, so only the merge driver; init --agent NAME installs the skill for one";
   const lines2 = d.lines.length > 0 ? d.lines : ["unchanged the merge driver"];
+  if (d.attributes && !plan2.dryRun) lines2.push("commit: .gitattributes, which names the driver for every clone");
   return { lines: [...lines2, `note: ${none}`], notes: d.notes };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {

@@ -260,6 +260,7 @@ async function driverOnly(ctx: Caller, plan: Plan) {
   const d = await mergeDriverStep(plan.base, { dryRun: plan.dryRun, helperPath }, ctx.env);
   const none = "no agent found, so only the merge driver; init --agent NAME installs the skill for one";
   const lines = d.lines.length > 0 ? d.lines : ["unchanged the merge driver"];
+  if (d.attributes && !plan.dryRun) lines.push("commit: .gitattributes, which names the driver for every clone");
   return { lines: [...lines, `note: ${none}`], notes: d.notes };
 }
 

@@ -83,6 +83,7 @@ describe("the commands printed for memory git holds unmerged", () => {
     diverge(p, "base goal");
     expect(() => p.g("merge", "feat")).toThrow();
     expect(followAdvice(p)).toContain("run `init` once in this clone");
+    expect(p.m(["init"]).stdout).toMatch(/^unchanged the merge driver\nnote: no agent found/);
     expect(p.g("config", "--get", "merge.session-handoff.name")).toMatch(/^session-handoff/);
     expect(existsSync(path.join(p.dir, ".agents"))).toBe(false);
     // Neither memory nor an agent's folder: still refused, nothing registered.
