@@ -2162,7 +2162,14 @@ function conflictAdvice(files, unmerged, driverUnset2 = false) {
     const again = driven.length === 0 ? "" : `${init2}run \`git checkout -m -- ${words(driven).join(" ")}\` (git merges them again with the driver), then `;
     const hand = byHand2.length === 0 ? "" : `edit ${byHand2.join(", ")} to keep one side, without the marker lines (the driver merges only the handoff, ledgers and journal), then `;
     const add = words(unmerged.files).length === unmerged.files.length ? `git add -A -- ${words(unmerged.files).join(" ")}` : "git add -u -- .ai/memory";
-    return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}${hand}run \`${add}\` (a file only one side has is kept as it is) and \`git -c core.editor=true ${unmerged.op === "squash" ? "commit" : `${unmerged.op} --continue`}\` to finish the ${unmerged.op}, then check again`;
+    const { op } = unmerged;
+    const finish = {
+      merge: "commit --no-edit",
+      squash: "commit --no-edit",
+      am: "am --continue",
+      rebase: "commit --no-edit` and `git rebase --continue"
+    }[op] ?? `${op} --continue --no-edit`;
+    return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}${hand}run \`${add}\` (a file only one side has is kept as it is) and \`git ${finish}\` to finish the ${op}, then check again`;
   }
   const handoff = files.includes("HANDOFF.md") ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";
   const others = files.filter((f) => f !== "HANDOFF.md");
@@ -13941,6 +13948,7 @@ function applySteps(from, to, steps2) {
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
+  if (!ask.undo && plan2.agents.length === 0) return driverOnly(ctx, plan2);
   return ask.undo ? undo(ctx, plan2) : init(ctx, plan2, ask.replace);
 }
 function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
@@ -13965,7 +13973,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
-  if (agents.length === 0 && !undo2) {
+  if (agents.length === 0 && !undo2 && (global || !exists(memoryDir(base)))) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
     const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
     throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
@@ -14000,6 +14008,14 @@ function holdsEntries(agent, base, global, env) {
   } catch {
     return false;
   }
+}
+async function driverOnly(ctx, plan2) {
+  const helperPath = path46.join(plan2.source, "scripts", "memory_io.mjs");
+  const d = await mergeDriverStep(plan2.base, { dryRun: plan2.dryRun, helperPath }, ctx.env);
+  const none = "no agent found, so only the merge driver; init --agent NAME installs the skill for one";
+  const lines2 = d.lines.length > 0 ? d.lines : ["unchanged the merge driver"];
+  if (d.attributes && !plan2.dryRun) lines2.push("commit: .gitattributes, which names the driver for every clone");
+  return { lines: [...lines2, `note: ${none}`], notes: d.notes };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
@@ -14244,8 +14260,10 @@ those named with --agent (${AGENT_NAMES}).
           (else init refuses, naming them; .init.json in the copy records what
           it copied).
 
-A second run changes no byte. Refused, with nothing changed: no project (pass
---root), no agent found and none named, a file or folder it cannot write, a
+With no agent found and none named in a project holding .ai/memory, it
+registers the merge driver alone. A second run changes no byte. Refused, with
+nothing changed: no project (pass --root), no agent found and none named (and
+no .ai/memory), a file or folder it cannot write, a
 skill folder that is something else, and whatever install refuses (tried first
 with --dry-run). stdout: one line per thing done, "commit: ..." when it changed
 a file git would commit (not on a second run, nor for a clone's own excluded
@@ -14465,6 +14483,8 @@ function fixCmd(r, verb, withRoot = true) {
   return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
 }
 function agentFix(r, verb, name2) {
+  const copied = !r.global && r.helper.rel === null && exists(path48.join(r.root, CANONICAL, "SKILL.md"));
+  if (verb === "install" && copied) verb = "init";
   return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
 async function agentInstalls(r, name2, agent) {
@@ -14692,6 +14712,7 @@ var init_doctor_checks = __esm({
     init_agents();
     init_md_block();
     init_installer();
+    init_skill_place();
     init_plan();
     init_types2();
     init_merge_driver_config();
@@ -14730,6 +14751,14 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import path49 from "node:path";
+function judgedHelper(ctx, root, global) {
+  const running = helperLocation(ctx, root);
+  const copy = path49.join(root, CANONICAL, "scripts", "memory_io.mjs");
+  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path49.join(path49.dirname(main2), f)).toString("base64")).join("/"));
+  const same = bytes(copy);
+  if (global || running.rel !== null || same === null || same !== bytes(running.abs)) return running;
+  return helperLocation({ cwd: ctx.cwd, helperPath: copy }, root);
+}
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -14766,6 +14795,9 @@ var init_doctor = __esm({
     init_store2();
     init_invisible();
     init_target();
+    init_skill_place();
+    init_builtins();
+    init_files();
     init_home();
     init_common();
     init_types();
@@ -14800,7 +14832,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
           root = path49.resolve(home);
         }
-        const helper = helperLocation(ctx, root);
+        const helper = judgedHelper(ctx, root, global);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
         const node = process.versions.node;
         if (Number(node.split(".")[0]) < 20) {

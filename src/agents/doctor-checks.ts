@@ -4,6 +4,7 @@ import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
 import { AGENTS } from "./index.ts";
 import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
 import { keepingUserStatusLine } from "./installer.ts";
+import { CANONICAL } from "./skill-place.ts";
 import { claudeUserDir, holdsAgentEntries, holdsOurs, installText, shownOf, userPath } from "./plan.ts";
 import { obj, type Rec } from "./transcripts/types.ts";
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
@@ -144,6 +145,9 @@ function fixCmd(r: Report, verb: string, withRoot = true): string {
 
 /** The fix that runs an agent verb on the files doctor looked at; init --global needs no project. */
 function agentFix(r: Report, verb: "init" | "install" | "uninstall", name: AgentName): string {
+  // A helper outside a project holding init's copy (another version) would write its own path into team files.
+  const copied = !r.global && r.helper.rel === null && exists(path.join(r.root, CANONICAL, "SKILL.md"));
+  if (verb === "install" && copied) verb = "init";
   return fixCmd(r, `${verb} --agent ${name}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
 

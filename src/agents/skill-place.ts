@@ -2,7 +2,7 @@ import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, ope
   readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { assertAttributesReadable, assertDriverFits } from "../git/merge-driver-config.ts";
+import { assertAttributesReadable, assertDriverFits, mergeDriverStep } from "../git/merge-driver-config.ts";
 import { findRoot } from "../git/root.ts";
 import { runGit } from "../git/run.ts";
 import { savesPath } from "../git/saves.ts";
@@ -184,6 +184,7 @@ export type InitAsk = { named: AgentName[]; root?: string } & Record<"global" | 
 /** Copies and links the skill and installs each agent from the copy, or with `undo` takes all that away. */
 export async function initSkill(ctx: Caller, ask: InitAsk) {
   const plan = planOf(ctx, ask);
+  if (!ask.undo && plan.agents.length === 0) return driverOnly(ctx, plan);
   return ask.undo ? undo(ctx, plan) : init(ctx, plan, ask.replace);
 }
 
@@ -213,7 +214,8 @@ function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
   if (named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
-  if (agents.length === 0 && !undo) {
+  // A project with memory but no agent's folder (a teammate's skill is per user) still gets the merge driver.
+  if (agents.length === 0 && !undo && (global || !exists(memoryDir(base)))) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
     const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
     throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
@@ -250,6 +252,16 @@ function holdsEntries(agent: Agent, base: string, global: boolean, env: Caller["
     // No per-user files, or a block too broken to read: uninstall names it when asked.
     return false;
   }
+}
+
+// What `check` asks of a clone whose git merges memory as text: the driver, with nothing of any agent's.
+async function driverOnly(ctx: Caller, plan: Plan) {
+  const helperPath = path.join(plan.source, "scripts", "memory_io.mjs");
+  const d = await mergeDriverStep(plan.base, { dryRun: plan.dryRun, helperPath }, ctx.env);
+  const none = "no agent found, so only the merge driver; init --agent NAME installs the skill for one";
+  const lines = d.lines.length > 0 ? d.lines : ["unchanged the merge driver"];
+  if (d.attributes && !plan.dryRun) lines.push("commit: .gitattributes, which names the driver for every clone");
+  return { lines: [...lines, `note: ${none}`], notes: d.notes };
 }
 
 /** `install` or `uninstall` for one agent, under the install lock, as if run from the copied skill. */

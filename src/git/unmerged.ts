@@ -51,11 +51,13 @@ export function conflictAdvice(files: readonly string[], unmerged?: Unmerged, dr
       "(the driver merges only the handoff, ledgers and journal), then ";
     const add = words(unmerged.files).length === unmerged.files.length
       ? `git add -A -- ${words(unmerged.files).join(" ")}` : "git add -u -- .ai/memory";
-    // `git add -A` also takes a side's deletion; the editor stays shut, as a hook or an agent has no terminal.
+    // `git add -A` takes a side's deletion; `--no-edit`, as an agent has no terminal and GIT_EDITOR outranks -c.
+    const { op } = unmerged;
+    const finish = { merge: "commit --no-edit", squash: "commit --no-edit", am: "am --continue",
+      rebase: "commit --no-edit` and `git rebase --continue" }[op] ?? `${op} --continue --no-edit`;
     return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}` +
-      `${hand}run \`${add}\` (a file only one side has is kept as it is) and ` +
-      `\`git -c core.editor=true ${unmerged.op === "squash" ? "commit" : `${unmerged.op} --continue`}\` to finish ` +
-      `the ${unmerged.op}, then check again`;
+      `${hand}run \`${add}\` (a file only one side has is kept as it is) and \`git ${finish}\` to finish the ${op}, ` +
+      "then check again";
   }
   const handoff = files.includes("HANDOFF.md")
     ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";

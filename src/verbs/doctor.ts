@@ -7,9 +7,12 @@ import type { Problem, Report, StartRun } from "../agents/doctor-checks.ts";
 import { journalHealth } from "../journal/store.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { helperLocation } from "../agents/target.ts";
+import { CANONICAL } from "../agents/skill-place.ts";
+import { readFileSync } from "../builtins.ts";
+import { orNull } from "../store/files.ts";
 import { homeFolder } from "../store/home.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
-import { ok, type Verb } from "./types.ts";
+import { ok, type Verb, type VerbContext } from "./types.ts";
 import { Refused } from "../errors.ts";
 
 export const doctorVerb: Verb = {
@@ -43,7 +46,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
       root = path.resolve(home);
     }
-    const helper = helperLocation(ctx, root);
+    const helper = judgedHelper(ctx, root, global);
     const r: Report = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
     const node = process.versions.node;
     if (Number(node.split(".")[0]) < 20) {
@@ -58,6 +61,18 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}\n`);
   },
 };
+
+// Run from a clone or npx, doctor judges the project's hooks by the copy init made when it is the same bytes: they run
+// that copy, and a fix from it keeps the committed files naming the project's relative path.
+function judgedHelper(ctx: VerbContext, root: string, global: boolean) {
+  const running = helperLocation(ctx, root);
+  const copy = path.join(root, CANONICAL, "scripts", "memory_io.mjs");
+  const bytes = (main: string) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"]
+    .map((f) => readFileSync(path.join(path.dirname(main), f)).toString("base64")).join("/"));
+  const same = bytes(copy);
+  if (global || running.rel !== null || same === null || same !== bytes(running.abs)) return running;
+  return helperLocation({ cwd: ctx.cwd, helperPath: copy }, root);
+}
 
 /** The report as text: paths quoted as anchors print them, and nothing raw a file put there. */
 function reportText(result: {

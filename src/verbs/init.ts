@@ -37,8 +37,10 @@ those named with --agent (${NAMES}).
           (else init refuses, naming them; .init.json in the copy records what
           it copied).
 
-A second run changes no byte. Refused, with nothing changed: no project (pass
---root), no agent found and none named, a file or folder it cannot write, a
+With no agent found and none named in a project holding .ai/memory, it
+registers the merge driver alone. A second run changes no byte. Refused, with
+nothing changed: no project (pass --root), no agent found and none named (and
+no .ai/memory), a file or folder it cannot write, a
 skill folder that is something else, and whatever install refuses (tried first
 with --dry-run). stdout: one line per thing done, "commit: ..." when it changed
 a file git would commit (not on a second run, nor for a clone's own excluded

@@ -10,9 +10,9 @@ import { handoff, helper, MARKER, tempDir } from "../helpers.ts";
 function envOf(home: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(GIT_|VISUAL$|EDITOR$)/.test(k)) env[k] = v;
-  // An editor that fails: a printed command that opens one does not work for an agent.
+  // An editor that fails: a printed command that opens one does not work for an agent; GIT_EDITOR outranks core.editor.
   return { ...env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: home, XDG_CONFIG_HOME: `${home}/.c`,
-    GIT_CEILING_DIRECTORIES: path.dirname(home), EDITOR: "false", VISUAL: "false", GIT_AUTHOR_NAME: "T",
+    GIT_CEILING_DIRECTORIES: path.dirname(home), EDITOR: "false", VISUAL: "false", GIT_EDITOR: "false", GIT_AUTHOR_NAME: "T",
     GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.com" };
 }
 
@@ -77,7 +77,22 @@ describe("the commands printed for memory git holds unmerged", () => {
     mkdirSync(path.join(p.dir, ".claude"));
     const said = followAdvice(p);
     expect(said).toContain("run `init` once in this clone");
-    expect(said).toContain("git -c core.editor=true merge --continue");
+    expect(said).toContain("`git commit --no-edit` to finish the merge");
+  });
+
+  it("work as printed in a clone with no agent's folder: init registers the merge driver alone", { timeout: 60_000 }, () => {
+    const p = project();
+    diverge(p, "base goal");
+    expect(() => p.g("merge", "feat")).toThrow();
+    expect(followAdvice(p)).toContain("run `init` once in this clone");
+    expect(p.m(["init"]).stdout).toMatch(/^unchanged the merge driver\nnote: no agent found/);
+    expect(p.g("config", "--get", "merge.session-handoff.name")).toMatch(/^session-handoff/);
+    expect(existsSync(path.join(p.dir, ".agents"))).toBe(false);
+    // Neither memory nor an agent's folder: still refused, nothing registered.
+    const q = project();
+    const r = q.m(["init"]);
+    expect([r.code, r.stderr]).toEqual([2, expect.stringContaining("no agent found")]);
+    expect(() => q.g("config", "--get", "merge.session-handoff.name")).toThrow();
   });
 
   it("work as printed in an add/add merge", { timeout: 60_000 }, () => {
@@ -99,7 +114,7 @@ describe("the commands printed for memory git holds unmerged", () => {
     p.g("switch", "-q", "feat");
     expect(() => p.g("rebase", "main")).toThrow();
     const said = followAdvice(p);
-    expect(said).toContain("git -c core.editor=true rebase --continue");
+    expect(said).toContain("`git commit --no-edit` and `git rebase --continue` to finish the rebase");
   });
 
   it("work as printed in a `git am -3` and a `git merge --squash`, which leave no MERGE_HEAD", { timeout: 90_000 }, () => {
@@ -109,12 +124,17 @@ describe("the commands printed for memory git holds unmerged", () => {
     const patch = p.g("format-patch", "-1", "--stdout", "feat");
     writeFileSync(path.join(p.dir, "..", "feat.patch"), patch);
     expect(() => p.g("am", "-3", path.join(p.dir, "..", "feat.patch"))).toThrow();
-    expect(followAdvice(p)).toContain("git -c core.editor=true am --continue");
+    expect(followAdvice(p)).toContain("`git am --continue` to finish the am");
     const q = project();
     diverge(q, "base goal");
     mkdirSync(path.join(q.dir, ".claude"));
     expect(() => q.g("merge", "--squash", "feat")).toThrow();
-    expect(followAdvice(q)).toContain("`git -c core.editor=true commit` to finish the squash");
+    expect(followAdvice(q)).toContain("`git commit --no-edit` to finish the squash");
+    const c = project();
+    diverge(c, "base goal");
+    mkdirSync(path.join(c.dir, ".claude"));
+    expect(() => c.g("cherry-pick", "feat")).toThrow();
+    expect(followAdvice(c)).toContain("`git cherry-pick --continue --no-edit` to finish the cherry-pick");
   });
 
   it("work as printed for file names the shell would read, and a settings file the driver does not merge (found by a breaker)", { timeout: 60_000 }, () => {

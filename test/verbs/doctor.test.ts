@@ -428,3 +428,27 @@ describe("doctor in a teammate's clone", () => {
     expect(after).not.toContain("merge driver");
   });
 });
+
+describe("doctor run from the clone init was run from", () => {
+  it("calls the hooks naming init's identical copy current, and never fixes them to the clone's own path", () => {
+    const home = tempDir("sh-home-");
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home,
+      XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CEILING_DIRECTORIES: path.dirname(home) };
+    delete env.SESSION_HANDOFF_DISABLE;
+    delete env.SESSION_HANDOFF_PAUSE;
+    const root = gitRepo();
+    mkdirSync(path.join(root, ".claude"));
+    const run = (...args: string[]) => spawnSync(process.execPath, [HELPER, ...args], { cwd: root, env, encoding: "utf8" });
+    expect(run("init").status).toBe(0);
+    const same = JSON.parse(run("doctor", "--json").stdout);
+    expect(same.agents["claude-code"].install[".claude/settings.json"]).toBe("current");
+    expect(same.problems).toEqual([]);
+    // Another version of the copy: the fix refreshes it with init, which installs from the copy (its relative path).
+    const copied = path.join(root, ".agents", "skills", "session-handoff", "scripts", "lib", "cli.mjs");
+    writeFileSync(copied, `${readFileSync(copied, "utf8")}\n// older\n`);
+    const other = JSON.parse(run("doctor", "--json").stdout);
+    const fixes = other.problems.map((p: { fix: string }) => p.fix).join("\n");
+    expect(fixes).toContain(`init --agent claude-code --root ${root}`);
+    expect(fixes).not.toMatch(/ install --agent/);
+  });
+});
