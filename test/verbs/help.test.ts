@@ -54,7 +54,7 @@ describe("the root rule's sentences are in references/verbs/ (docs/design.md#the
     "the saved time is not a strict ISO-8601 time with a zone",
     "the saved time is more than 5 minutes in the future",
     "key files missing: <paths> | key files changed: <paths>",
-    'dirty at the save, committed[ as "<new path>"][ with other line endings] in <id>[ (not on HEAD)]: <paths> | dirty at the save, now in stash@{N}[ as "<new path>"][ with other line endings]: <paths>',
+    'dirty at the save, committed[ as "<new path>"][ with other line endings] in <id>[ (not on HEAD)][, then reverted in <id>]: <paths> | dirty at the save, now in stash@{N}[ as "<new path>"][ with other line endings]: <paths>',
     'dirty at the save, renamed to "<new path>", not committed: <paths>',
     "changed since, stashed in stash@{N} (no branch, tag or stash holds the saved one at this path): <paths>",
     "the handoff was not saved in this clone; its last commit is by \"<author>\" \"<e-mail>\"",
