@@ -3,7 +3,7 @@
 // into a scratch project for Claude Code and Codex, and the installed helper runs `check`
 // there; `skills-ref validate` accepts SKILL.md in a folder named session-handoff.
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { gitRepo, tempDir } from "../helpers.ts";
@@ -12,17 +12,13 @@ const REPO = path.resolve(import.meta.dirname, "..", "..");
 const SKILLS_CLI = path.join(REPO, "node_modules", "skills", "bin", "cli.mjs");
 const SKILLS_REF = path.join(REPO, "node_modules", "skills-ref", "dist", "cli.js");
 
-/** A `git archive` export of the repository (tracked files, uncommitted edits included). */
+/** An export of the repository: its tracked files as the working tree holds them (uncommitted edits included). */
 function exportTo(dir: string): void {
-  // `git stash create` makes a commit of the working tree's tracked changes without touching
-  // anything; empty output means no changes, so HEAD is the tree.
-  // On a copy of the index: another test's git in this repository may hold index.lock meanwhile.
-  const index = path.join(dir, "..", `index-${path.basename(dir)}`);
-  const real = execFileSync("git", ["rev-parse", "--path-format=absolute", "--git-path", "index"], { cwd: REPO, encoding: "utf8" });
-  copyFileSync(real.trim(), index);
-  const env = { ...process.env, GIT_INDEX_FILE: index };
-  const tree = execFileSync("git", ["stash", "create"], { cwd: REPO, encoding: "utf8", env }).trim() || "HEAD";
-  const tar = execFileSync("git", ["archive", "--format=tar", tree], { cwd: REPO, maxBuffer: 256 * 1024 * 1024 });
+  // Read-only git (no index refresh, no commit): another test's git in this repository can neither block nor change
+  // it, as `git stash create` once failed here under the full run.
+  const env = { ...process.env, GIT_OPTIONAL_LOCKS: "0" };
+  const files = execFileSync("git", ["ls-files", "-z"], { cwd: REPO, env, maxBuffer: 16 * 1024 * 1024 });
+  const tar = execFileSync("tar", ["-c", "--null", "-T", "-"], { cwd: REPO, input: files, maxBuffer: 256 * 1024 * 1024 });
   mkdirSync(dir, { recursive: true });
   execFileSync("tar", ["-x", "-C", dir], { input: tar });
 }
