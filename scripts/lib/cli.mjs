@@ -4031,8 +4031,11 @@ async function mergedSaver(root, env, text) {
   const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
   const revs = ["HEAD", ...merging ? ["MERGE_HEAD"] : []];
   const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
-  const [name2 = "", email = ""] = (by ?? "").split("");
-  return { committer: by ? `${quotedValue(name2)} ${quotedValue(email)}` : null, someoneElse: true };
+  return { committer: by ? authorWords(by) : null, someoneElse: true };
+}
+function authorWords(raw) {
+  const [name2 = "", email = ""] = raw.split("");
+  return `${quotedValue(name2)} ${quotedValue(email)}`;
 }
 var KEPT, LINE2, CLONE_MARK, lastSavePath, SAVED_BY_LINE;
 var init_saves = __esm({
@@ -11340,10 +11343,6 @@ function parseHistory(out, memoryPrefix, savedSec = null, cuts, saved) {
   }
   return counts;
 }
-function authorWords(raw) {
-  const [name2 = "", email = ""] = raw.split("");
-  return `${quotedValue(name2)} ${quotedValue(email)}`;
-}
 async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const git = (args, input) => runGit(root, args, env, void 0, { input });
   const facts = blankFacts(anchors, nowMs);
@@ -11731,7 +11730,6 @@ var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, savedPresent, withRedacted, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
-    init_quote();
     init_token_shape();
     init_values();
     init_anchors();

@@ -1,6 +1,5 @@
 // Gathers the drift facts (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs.
 import path from "node:path";
-import { quotedValue } from "../guard/quote.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
@@ -15,7 +14,7 @@ import {
 import { oursOnly } from "./attributes-block.ts";
 import { ATTRIBUTES, commitKind, heldByRef, listedAncestors } from "./history-rules.ts";
 import { lstatOrNull, readHead } from "../store/fs.ts";
-import { firstSaver, savedByOf, savedHere, savePickaxe, stashesSince } from "./saves.ts";
+import { authorWords, firstSaver, savedByOf, savedHere, savePickaxe, stashesSince } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
@@ -89,11 +88,6 @@ export function parseHistory(
   return counts;
 }
 
-// `name\x03e-mail` with each part quoted, so that neither can end its quotation nor reorder the line.
-function authorWords(raw: string): string {
-  const [name = "", email = ""] = raw.split("\x03");
-  return `${quotedValue(name)} ${quotedValue(email)}`;
-}
 
 /** `excludes`: root-relative folders `git status` leaves out; a null `handoffToken`: a pasted handoff. */
 export interface DriftOptions {

@@ -219,6 +219,11 @@ export async function mergedSaver(root: string, env: Env, text: string) {
   const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
   const revs = ["HEAD", ...(merging ? ["MERGE_HEAD"] : [])];
   const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
-  const [name = "", email = ""] = (by ?? "").split("\x03");
-  return { committer: by ? `${quotedValue(name)} ${quotedValue(email)}` : null, someoneElse: true };
+  return { committer: by ? authorWords(by) : null, someoneElse: true };
+}
+
+/** `name\x03e-mail` with each part quoted, so that neither can end its quotation nor reorder the line. */
+export function authorWords(raw: string): string {
+  const [name = "", email = ""] = raw.split("\x03");
+  return `${quotedValue(name)} ${quotedValue(email)}`;
 }
