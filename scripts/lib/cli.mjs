@@ -628,9 +628,9 @@ var init_validate_common = __esm({
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
+// ../../main/node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -737,9 +737,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/signals.js
+// ../../main/node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -768,9 +768,9 @@ var require_signals = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/index.js
+// ../../main/node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -1003,9 +1003,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/write-file-atomic/lib/index.js
+// ../../main/node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync2;
@@ -2598,6 +2598,7 @@ function takeDraft(root, d) {
     if (now.size > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} is ${now.size} bytes; ${limit}`);
     const bytes = readAll(fd);
     if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew while it was read; ${limit}`);
+    if (bytes.length === 0) throw new Refused(`the draft ${rel} is empty: ${again}`);
     return { bytes, id: draftId(now) };
   } finally {
     closeSync(fd);
@@ -4783,7 +4784,7 @@ alwaysApply: true
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -5122,7 +5123,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -5209,10 +5210,10 @@ var init_scanner = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -5244,16 +5245,16 @@ var init_string_intern = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/format.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -5713,7 +5714,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -5724,16 +5725,16 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/edit.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/main.js
+// ../../main/node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -5773,7 +5774,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "node_modules/jsonc-parser/lib/esm/main.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
@@ -6295,6 +6296,7 @@ var init_read2 = __esm({
     init_file_verdict();
     init_read();
     init_drafts();
+    init_pause();
     init_store();
     init_paths();
     init_common();
@@ -6347,6 +6349,9 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         if (!exists(path26.join(root, ".git")) && !exists(memoryDir(root))) {
           out.stderr.push(`note: ${quotedPath(root)} is in no git repository and held no .ai/memory: memory starts there; pass --root <project> to choose another`);
         }
+        const paused = pauseSwitch(memoryDir(root), ctx.env);
+        const refusal = `note: memory writes are paused (remove ${paused} to resume): a save now is refused`;
+        if (paused !== null) out.stderr.push(refusal);
         out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
         if (kind === "handoff") {
           const text = got === null ? null : got.bytes.toString("utf8");
@@ -10262,7 +10267,8 @@ exit:   0 saved or unchanged;
           if (taken !== null && err instanceof HelperError) {
             const stale = err.message.includes("changed since it was read");
             const merge = "read again, merge it into that version and save with its token";
-            const todo = stale ? merge : "fix it and run this again";
+            const fix = err instanceof Paused ? "run this again once writes resume" : "fix it and run this again";
+            const todo = stale ? merge : fix;
             err.message += `
 the draft ${draftShown(d)} was kept (for an hour after its last change): ${todo}`;
           }

@@ -120,6 +120,7 @@ export function takeDraft(root: string, d: Draft): Taken {
     if (now.size > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} is ${now.size} bytes; ${limit}`);
     const bytes = readAll(fd);
     if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew while it was read; ${limit}`);
+    if (bytes.length === 0) throw new Refused(`the draft ${rel} is empty: ${again}`);
     return { bytes, id: draftId(now) };
   } finally {
     closeSync(fd);

@@ -7,6 +7,7 @@ import { quotedPath } from "../guard/quote.ts";
 import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { readManagedFile, readMemoryFile } from "../store/read.ts";
 import { draftShown, newDraft } from "../store/drafts.ts";
+import { pauseSwitch } from "../store/pause.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, sessionFileId } from "../checkpoint/store.ts";
 import { checkTree, FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
 import { envelope, failpointOf, rootOption, ROOT_HELP } from "./common.ts";
@@ -79,6 +80,10 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       out.stderr.push(`note: ${quotedPath(root)} is in no git repository and held no .ai/memory: memory starts ` +
         "there; pass --root <project> to choose another");
     }
+    // Said before the agent writes a whole draft that `write` would then refuse.
+    const paused = pauseSwitch(memoryDir(root), ctx.env);
+    const refusal = `note: memory writes are paused (remove ${paused} to resume): a save now is refused`;
+    if (paused !== null) out.stderr.push(refusal);
     // A draft of this read's own, so that two sessions saving at once never share one (docs/decisions/drafts.md).
     out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
     if (kind === "handoff") {

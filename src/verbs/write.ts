@@ -1,4 +1,4 @@
-import { HelperError, UsageError } from "../errors.ts";
+import { HelperError, Paused, UsageError } from "../errors.ts";
 import { saveDocument } from "../save/save.ts";
 import { draftShown, parseDraftName, removeDraft, takeDraft, type Draft, type Taken } from "../store/drafts.ts";
 import { parseKind, type Kind } from "../store/paths.ts";
@@ -75,7 +75,9 @@ exit:   0 saved or unchanged;
       if (taken !== null && err instanceof HelperError) {
         const stale = err.message.includes("changed since it was read");
         const merge = "read again, merge it into that version and save with its token";
-        const todo = stale ? merge : "fix it and run this again";
+        // Nothing in a draft is wrong when writes are paused: it waits for the switch, not for a fix.
+        const fix = err instanceof Paused ? "run this again once writes resume" : "fix it and run this again";
+        const todo = stale ? merge : fix;
         // It stays until a read or recover finds it untouched for an hour (docs/design.md#drafts).
         err.message += `\nthe draft ${draftShown(d)} was kept (for an hour after its last change): ${todo}`;
       }

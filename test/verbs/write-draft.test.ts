@@ -226,7 +226,7 @@ describe("write --from-draft: a refusal keeps the draft, a save removes it", () 
     writeFileSync(path.join(MEM(root), "PAUSE"), "");
     const r = await write(root, "handoff", "absent");
     refused(r, 4, /memory writes are paused/);
-    expect(r.stderr).toMatch(keptNote);
+    expect(r.stderr).toMatch(/the draft \.ai\/memory\/drafts\/handoff-0123abcd\.md was kept \(for an hour after its last change\): run this again once writes resume\n$/);
     expect(existsSync(DRAFT(root))).toBe(true);
     expect(existsSync(path.join(MEM(root), "HANDOFF.md"))).toBe(false);
   });
@@ -426,5 +426,27 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
     const p = await inProcess(["read", "handoff", "--root", paused], { env: { SESSION_HANDOFF_DISABLE: "1" } });
     expect(p.stderr).toMatch(/^DRAFT: /m);
     expect(existsSync(path.join(paused, ".ai"))).toBe(false);
+  });
+
+  it("paused, read says a save is refused before the agent drafts one; write keeps the draft for when writes resume", async () => {
+    const root = gitRepo();
+    mkdirSync(MEM(root), { recursive: true });
+    writeFileSync(path.join(MEM(root), "PAUSE"), "");
+    const r = await inProcess(["read", "handoff", "--root", root]);
+    expect(r.stderr).toContain(`note: memory writes are paused (remove ${path.join(MEM(root), "PAUSE")} to resume): a save now is refused\n`);
+    draft(root, handoff("Ship the importer."));
+    const w = await write(root, "handoff", "absent");
+    expect(w.code).toBe(4);
+    expect(w.stderr).toMatch(/was kept \(for an hour after its last change\): run this again once writes resume\n$/);
+    expect(existsSync(DRAFT(root))).toBe(true);
+  });
+
+  it("an empty draft is refused as an empty draft, not as empty stdin", async () => {
+    const root = gitRepo();
+    draft(root, "");
+    const w = await write(root, "handoff", "absent");
+    expect(w.code).toBe(2);
+    expect(w.stderr).toContain("the draft .ai/memory/drafts/handoff-0123abcd.md is empty: write the whole document there");
+    expect(w.stderr).not.toContain("stdin");
   });
 });
