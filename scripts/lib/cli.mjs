@@ -8749,7 +8749,7 @@ function norm(s) {
 }
 function added(now, was = []) {
   const seen = new Set(was.map(norm));
-  return now.filter((x) => !seen.has(norm(x)));
+  return now.filter((x) => !NONE_ITEM.test(x.trim()) && !seen.has(norm(x)));
 }
 function renderSaveEntry(facts, droppedOpen) {
   const next = parseHandoff(facts.next);
@@ -8868,6 +8868,7 @@ var init_entry = __esm({
     init_sanitize();
     init_handoff();
     init_values();
+    init_open_items();
     ENTRY_MAX_BYTES = 4096;
     ENTRY_LABELS = [
       "Branch",
@@ -12465,7 +12466,7 @@ function addItems(lines2, h, heading, add) {
   let end = body.to;
   while (end > body.from && lines2[end - 1].trim() === "") end--;
   const listed = lines2.slice(body.from, end);
-  const none = listed.findIndex((l) => LIST_ITEM.test(l) && NONE_ITEM2.test(l.replace(LIST_ITEM, "").trim()));
+  const none = listed.findIndex((l) => LIST_ITEM.test(l) && NONE_ITEM.test(l.replace(LIST_ITEM, "").trim()));
   const lone = none !== -1 && listed.filter((l) => LIST_ITEM.test(l)).length === 1;
   lines2.splice(lone ? body.from + none : end, lone ? 1 : 0, ...bullets);
 }
@@ -12679,7 +12680,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return gitMerge([], `the other handoff could not be archived (${err.message})`);
   }
 }
-var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, LIST_ITEM, MERGED, firstLine2, real2, THEIR_STEP, NOFOLLOW;
+var MERGED_LINE, RANK2, BOX, PLAN_LINE, LIST_ITEM, MERGED, firstLine2, real2, THEIR_STEP, NOFOLLOW;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
@@ -12694,12 +12695,11 @@ var init_merge_driver = __esm({
     MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
     RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, abandoned: 3, done: 4 };
     BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
-    NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
     LIST_ITEM = /^( {0,3})(?:[-*+]|\d{1,9}([.)]))( +)/;
     MERGED = ["plan", "decisions", "failed approaches", "open questions", "next steps"];
     firstLine2 = (t) => t.split("\n")[0].trim();
-    real2 = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
+    real2 = (items2) => items2.filter((t) => !NONE_ITEM.test(t.trim()));
     THEIR_STEP = "the proposed step is from that handoff";
     NOFOLLOW = constants.O_NOFOLLOW ?? 0;
   }

@@ -4,7 +4,7 @@ import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFi
 import path from "node:path";
 import { memoryText } from "../guard/memory-text.ts";
 import { parseHandoff, proposedStep, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";
-import { normalise } from "../schema/open-items.ts";
+import { NONE_ITEM, normalise } from "../schema/open-items.ts";
 import { archiveName } from "../store/archive.ts";
 import { createExclusive, orNull, succeeds } from "../store/files.ts";
 import { pauseSwitch } from "../store/pause.ts";
@@ -117,7 +117,6 @@ export function mergeLedgers(ours: string, theirs: string, prefix: string, base 
 // Done outranks dropped: the merged tree holds the done side's work (docs/decisions/merge-driver.md).
 const RANK: Record<string, number> = { unmarked: 0, todo: 1, "in-progress": 2, abandoned: 3, done: 4 };
 const BOX: Record<string, string> = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
-const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
 const PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
 const LIST_ITEM = /^( {0,3})(?:[-*+]|\d{1,9}([.)]))( +)/;
 

@@ -3,6 +3,7 @@ import { redactTranscript } from "../guard/redact.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { parseHandoff, type ParsedHandoff } from "../schema/handoff.ts";
 import { MARKER } from "../schema/values.ts";
+import { NONE_ITEM } from "../schema/open-items.ts";
 import type { Outcome } from "./outcome.ts";
 
 /** Most bytes one entry may take, heading included. */
@@ -40,10 +41,10 @@ function norm(s: string): string {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").trim();
 }
 
-// The items of `now` that `was` does not hold, compared as written without Markdown emphasis.
+// The items of `now` that `was` does not hold, compared as written without Markdown emphasis; `- none` is no item.
 function added(now: readonly string[], was: readonly string[] = []): string[] {
   const seen = new Set(was.map(norm));
-  return now.filter((x) => !seen.has(norm(x)));
+  return now.filter((x) => !NONE_ITEM.test(x.trim()) && !seen.has(norm(x)));
 }
 
 const done = (h: ParsedHandoff | null) => (h?.steps ?? []).filter((s) => s.status === "done").map((s) => s.text);

@@ -10,7 +10,8 @@ export interface OpenItem {
 }
 
 const NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
-const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
+/** The item a required section holds when it has nothing to say (`- none`). */
+export const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
 
 /** The open items of a handoff, each item's first line: plan steps todo or in progress, then next steps. */
 export function openItems(text: string): OpenItem[] {

@@ -92,6 +92,15 @@ describe("journal entries", () => {
     expect(entries[1]).toMatch(/- Dropped: run `npm test`/);
   });
 
+  it("`- none` under Decisions or Failed approaches is journaled as nothing, then as nothing superseded", () => {
+    const root = gitRepo();
+    expect(spawnedWrite(root, doc({ plan: ["[ ] stream rows"], decisions: ["none"], failed: ["none"] })).code).toBe(0);
+    expect(spawnedWrite(root, doc({ plan: ["[~] stream rows"], decisions: ["[user-directed] keep the first duplicate"], failed: ["None."] })).code).toBe(0);
+    const text = readFileSync(monthFile(root), "utf8");
+    expect(text).toContain("- Decision: [user-directed] keep the first duplicate\n");
+    expect(text).not.toMatch(/^- (Decision|Failed approach|Superseded): none\.?$/im);
+  });
+
   it("an entry stays within 4,096 bytes and says how many items it left out", async () => {
     const root = gitRepo();
     const decisions = Array.from({ length: 60 }, (_, i) => `[agent-proposed] decision number ${i} about the importer's buffering and its limits`);
