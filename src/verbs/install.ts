@@ -13,9 +13,10 @@ export const installVerb: Verb = {
 Wires the session-start hook (and, where the harness has the events, the
 checkpoint hooks) or the bootstrap block into an agent's own files:
   claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact,
-               SessionEnd
+               SessionEnd, UserPromptSubmit and PostToolUse (the context
+               offer), statusLine (unless one of yours is set)
   codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact,
-               SessionEnd
+               SessionEnd, UserPromptSubmit and PostToolUse
   opencode     AGENTS.md block (shared with codex)
   cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart
                and TaskResume (and their .ps1 forms)
