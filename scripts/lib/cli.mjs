@@ -628,9 +628,9 @@ var init_validate_common = __esm({
   }
 });
 
-// ../../main/node_modules/imurmurhash/imurmurhash.js
+// node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -737,9 +737,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// ../../main/node_modules/signal-exit/dist/cjs/signals.js
+// node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -768,9 +768,9 @@ var require_signals = __commonJS({
   }
 });
 
-// ../../main/node_modules/signal-exit/dist/cjs/index.js
+// node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -1003,9 +1003,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// ../../main/node_modules/write-file-atomic/lib/index.js
+// node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync2;
@@ -3677,6 +3677,7 @@ function noEvents(line) {
     results: [],
     usage: null,
     window: null,
+    compacted: false,
     items: false,
     record: false,
     ts: null,
@@ -4784,7 +4785,7 @@ alwaysApply: true
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -5123,7 +5124,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -5210,10 +5211,10 @@ var init_scanner = __esm({
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -5245,16 +5246,16 @@ var init_string_intern = __esm({
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
+// node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
+// node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -5714,7 +5715,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -5725,16 +5726,16 @@ var init_parser = __esm({
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
+// node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/main.js
+// node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -5774,7 +5775,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
+  "node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
@@ -8611,20 +8612,26 @@ function readSettings(memDir) {
   const file = path29.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
-  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
-  if (text === null) return { settings, problems: unread };
-  const parsed = orNull(() => JSON.parse(text.replace(/^\uFEFF/, "")));
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
+  const unusable = (what) => ({
+    settings: { ...settings, contextOffer: false },
+    problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults, with the context offer off`]
+  });
+  if (text === null) return why === null ? { settings, problems: [] } : unusable(why);
+  const parsed = orNull(() => ({ value: JSON.parse(text.replace(/^\uFEFF/, "")) }));
+  if (parsed === null) return unusable("is not valid JSON");
+  if (parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
+    return unusable("is not a JSON object");
   }
   const problems = [];
-  for (const [key, value] of Object.entries(parsed)) {
+  for (const [key, value] of Object.entries(parsed.value)) {
     const rule5 = RULES[key];
     if (!Object.hasOwn(RULES, key)) {
       problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
     } else if (!rule5.ok(value)) {
-      const def = JSON.stringify(DEFAULT_SETTINGS[key]);
-      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      const def = key === "contextOffer" ? "false" : JSON.stringify(DEFAULT_SETTINGS[key]);
+      if (key === "contextOffer") settings.contextOffer = false;
+      const shown2 = typeof value === "string" ? value : String(JSON.stringify(value));
+      const got = quotedValue(shown2.slice(0, 40));
       problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule5.want}, got ${got}; using ${def}`);
     } else {
       settings[key] = value;
@@ -15360,6 +15367,7 @@ function claudeEvents(rec, line) {
   ev.usage = claudeUsage(rec);
   const type = rec.type;
   if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  ev.compacted = type === "system" && rec.subtype === "compact_boundary";
   if (typeof type !== "string" || !RECORD_TYPES.has(type)) return ev;
   ev.record = true;
   ev.ts = str(rec.timestamp);
@@ -15524,6 +15532,7 @@ function codexEvents(rec, line, state) {
   const ev = noEvents(line);
   const p = obj(rec.payload);
   if (p === null || typeof rec.type !== "string") return ev;
+  ev.compacted = rec.type === "compacted";
   ev.record = true;
   ev.ts = str(rec.timestamp);
   if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
@@ -15698,7 +15707,7 @@ function readEvents(format2, lines2, only) {
     const rec = parseLine(lines2[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
-    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
+    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null || ev.compacted;
     if (any || ev.items || only === "all") out.push(ev);
   }
   return out;
@@ -15707,6 +15716,7 @@ function usagePoints(events) {
   const out = [];
   let window = null;
   for (const ev of events) {
+    if (ev.compacted) out.length = 0;
     window = ev.usage?.window ?? ev.window ?? window;
     if (ev.usage !== null) out.push({ ...ev.usage, window: ev.usage.window ?? window, line: ev.line });
   }
@@ -15734,7 +15744,7 @@ var init_transcripts = __esm({
         is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
         events: codexEvents,
         words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
-        usage: /"token_count"|"token_usage_record"|"task_started"/,
+        usage: /"token_count"|"token_usage_record"|"task_started"|"compacted"/,
         planMarkers: ["update_plan"]
       },
       gemini: {
@@ -15748,7 +15758,7 @@ var init_transcripts = __esm({
         is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
         events: (rec, line) => claudeEvents(rec, line),
         words: /"tool_use"|"tool_result"|"usage"/,
-        usage: /"usage"/,
+        usage: /"usage"|"compact_boundary"/,
         planMarkers: ["TodoWrite", "TaskCreate", "TaskUpdate"]
       }
     };
@@ -16696,17 +16706,25 @@ async function contextOffer(root, input, o) {
   const last = usage?.points.at(-1);
   const window = settings.contextWindow ?? last?.window;
   if (!usage || !last || window == null) return quiet;
-  const above = (p) => p.used * 100 / window >= settings.contextThreshold;
+  if (settings.contextWindow === null && last.used > window) {
+    const over = `${last.used} tokens in use, over the ${window} assumed for ${last.model ?? "this model"}`;
+    return { notes: [...notes, `${over}: set contextWindow in .ai/memory/settings.json`], offer: null };
+  }
+  const threshold = settings.contextThreshold;
+  const above = (p) => p.used * 100 / window >= threshold;
   const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.session_id)}`;
   if (!above(last)) {
-    rmQuietRegular(marker);
+    if (last.used * 100 / window < threshold - Math.min(10, threshold / 2)) rmQuietRegular(marker);
     return quiet;
   }
   if (exists(marker)) return quiet;
   let at2 = usage.points.length - 1;
   while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
-  const since = usage.lines.slice(usage.points[at2].line);
-  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
+  const bytes = readHead(`${memDir}/HANDOFF.md`);
+  const current = bytes === null ? null : tokenOf(bytes);
+  const events = readEvents(usage.format, usage.lines);
+  const save2 = findLastSave(events, { accepts: (t) => t === current, current: null });
+  const saved = save2 !== null && (save2.line >= usage.points[at2].line || countToolCalls(events, save2.line) === 0);
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
@@ -16781,9 +16799,10 @@ as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"
     net.
 and writes the session's checkpoint (Trigger: context-threshold); the last
 sentence is left out when none was written (no tool call since the last save).
-Back under the threshold (after a compaction) the next crossing is told again; a
-handoff saved after the crossing silences it. .ai/memory/settings.json sets it
-(a bad value is named on stderr and its default used):
+Well under the threshold again (a compaction) the next crossing is told again;
+this project's handoff saved after the crossing silences it. Usage before a
+compaction is not read. .ai/memory/settings.json sets it (a bad value is named
+on stderr and its default used; a bad contextOffer or an unusable file: off):
   {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
    "archivesKept": 5}
 Nothing is printed when the offer is off, memory writes are paused,

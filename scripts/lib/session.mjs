@@ -825,6 +825,7 @@ function noEvents(line) {
     results: [],
     usage: null,
     window: null,
+    compacted: false,
     items: false,
     record: false,
     ts: null,
@@ -1024,6 +1025,7 @@ function claudeEvents(rec, line) {
   ev.usage = claudeUsage(rec);
   const type = rec.type;
   if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  ev.compacted = type === "system" && rec.subtype === "compact_boundary";
   if (typeof type !== "string" || !RECORD_TYPES.has(type)) return ev;
   ev.record = true;
   ev.ts = str(rec.timestamp);
@@ -1179,6 +1181,7 @@ function codexEvents(rec, line, state) {
   const ev = noEvents(line);
   const p = obj(rec.payload);
   if (p === null || typeof rec.type !== "string") return ev;
+  ev.compacted = rec.type === "compacted";
   ev.record = true;
   ev.ts = str(rec.timestamp);
   if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
@@ -1310,7 +1313,7 @@ var FORMATS = {
     is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
     events: codexEvents,
     words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
-    usage: /"token_count"|"token_usage_record"|"task_started"/,
+    usage: /"token_count"|"token_usage_record"|"task_started"|"compacted"/,
     planMarkers: ["update_plan"]
   },
   gemini: {
@@ -1324,7 +1327,7 @@ var FORMATS = {
     is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
     events: (rec, line) => claudeEvents(rec, line),
     words: /"tool_use"|"tool_result"|"usage"/,
-    usage: /"usage"/,
+    usage: /"usage"|"compact_boundary"/,
     planMarkers: ["TodoWrite", "TaskCreate", "TaskUpdate"]
   }
 };
@@ -1352,7 +1355,7 @@ function readEvents(format, lines, only) {
     const rec = parseLine(lines[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
-    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
+    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null || ev.compacted;
     if (any || ev.items || only === "all") out.push(ev);
   }
   return out;
@@ -1361,10 +1364,16 @@ function usagePoints(events) {
   const out = [];
   let window = null;
   for (const ev of events) {
+    if (ev.compacted) out.length = 0;
     window = ev.usage?.window ?? ev.window ?? window;
     if (ev.usage !== null) out.push({ ...ev.usage, window: ev.usage.window ?? window, line: ev.line });
   }
   return out;
+}
+function countToolCalls(events, after = -1) {
+  let n = 0;
+  for (const ev of events) if (ev.line > after) n += ev.calls.filter((c) => c.item !== true).length;
+  return n;
 }
 
 // src/agents/transcripts/last-save.ts
@@ -2417,20 +2426,26 @@ function readSettings(memDir) {
   const file = path18.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
-  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
-  if (text === null) return { settings, problems: unread };
-  const parsed = orNull(() => JSON.parse(text.replace(/^\uFEFF/, "")));
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
+  const unusable = (what) => ({
+    settings: { ...settings, contextOffer: false },
+    problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults, with the context offer off`]
+  });
+  if (text === null) return why === null ? { settings, problems: [] } : unusable(why);
+  const parsed = orNull(() => ({ value: JSON.parse(text.replace(/^\uFEFF/, "")) }));
+  if (parsed === null) return unusable("is not valid JSON");
+  if (parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
+    return unusable("is not a JSON object");
   }
   const problems = [];
-  for (const [key, value] of Object.entries(parsed)) {
+  for (const [key, value] of Object.entries(parsed.value)) {
     const rule2 = RULES[key];
     if (!Object.hasOwn(RULES, key)) {
       problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
     } else if (!rule2.ok(value)) {
-      const def = JSON.stringify(DEFAULT_SETTINGS[key]);
-      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      const def = key === "contextOffer" ? "false" : JSON.stringify(DEFAULT_SETTINGS[key]);
+      if (key === "contextOffer") settings.contextOffer = false;
+      const shown2 = typeof value === "string" ? value : String(JSON.stringify(value));
+      const got = quotedValue(shown2.slice(0, 40));
       problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule2.want}, got ${got}; using ${def}`);
     } else {
       settings[key] = value;
@@ -2486,17 +2501,25 @@ async function contextOffer(root, input, o) {
   const last = usage?.points.at(-1);
   const window = settings.contextWindow ?? last?.window;
   if (!usage || !last || window == null) return quiet;
-  const above = (p) => p.used * 100 / window >= settings.contextThreshold;
+  if (settings.contextWindow === null && last.used > window) {
+    const over = `${last.used} tokens in use, over the ${window} assumed for ${last.model ?? "this model"}`;
+    return { notes: [...notes, `${over}: set contextWindow in .ai/memory/settings.json`], offer: null };
+  }
+  const threshold = settings.contextThreshold;
+  const above = (p) => p.used * 100 / window >= threshold;
   const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.session_id)}`;
   if (!above(last)) {
-    rmQuietRegular(marker);
+    if (last.used * 100 / window < threshold - Math.min(10, threshold / 2)) rmQuietRegular(marker);
     return quiet;
   }
   if (exists(marker)) return quiet;
   let at2 = usage.points.length - 1;
   while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
-  const since = usage.lines.slice(usage.points[at2].line);
-  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
+  const bytes = readHead(`${memDir}/HANDOFF.md`);
+  const current = bytes === null ? null : tokenOf(bytes);
+  const events = readEvents(usage.format, usage.lines);
+  const save = findLastSave(events, { accepts: (t) => t === current, current: null });
+  const saved = save !== null && (save.line >= usage.points[at2].line || countToolCalls(events, save.line) === 0);
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
@@ -2558,9 +2581,10 @@ as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"
     net.
 and writes the session's checkpoint (Trigger: context-threshold); the last
 sentence is left out when none was written (no tool call since the last save).
-Back under the threshold (after a compaction) the next crossing is told again; a
-handoff saved after the crossing silences it. .ai/memory/settings.json sets it
-(a bad value is named on stderr and its default used):
+Well under the threshold again (a compaction) the next crossing is told again;
+this project's handoff saved after the crossing silences it. Usage before a
+compaction is not read. .ai/memory/settings.json sets it (a bad value is named
+on stderr and its default used; a bad contextOffer or an unusable file: off):
   {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
    "archivesKept": 5}
 Nothing is printed when the offer is off, memory writes are paused,

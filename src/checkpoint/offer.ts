@@ -1,17 +1,17 @@
 // The context-threshold offer, run on every prompt and tool call: one small settings read, one transcript tail, no git.
 import { childProcess, mkdirSync } from "../builtins.ts";
 import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
-import { readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents/transcripts/index.ts";
+import { countToolCalls, readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents/transcripts/index.ts";
 import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
 import { recordSavedBy } from "../git/saves.ts";
 import { AGENT_OF_FORMAT } from "../agents/render.ts";
 import { nonEmpty, userHelperWithoutMemory } from "../agents/harness-path.ts";
 import { checkpointsDir, rmQuietRegular, sessionFileId } from "./store.ts";
-import { createExclusive } from "../store/files.ts";
+import { createExclusive, tokenOf } from "../store/files.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { treeUnsafe } from "../store/inspect.ts";
 import { pauseSwitch } from "../store/pause.ts";
-import { exists } from "../store/fs.ts";
+import { exists, readHead } from "../store/fs.ts";
 import { readSettings } from "../store/settings.ts";
 import { homeFolder } from "../store/home.ts";
 
@@ -78,19 +78,30 @@ export async function contextOffer(root: string, input: Record<string, unknown>,
   const last = usage?.points.at(-1);
   const window = settings.contextWindow ?? last?.window;
   if (!usage || !last || window == null) return quiet;
-  const above = (p: UsagePoint) => (p.used * 100) / window >= settings.contextThreshold;
+  // More in use than the window the helper assumed for the model: the guess is wrong, so no percent is true.
+  if (settings.contextWindow === null && last.used > window) {
+    const over = `${last.used} tokens in use, over the ${window} assumed for ${last.model ?? "this model"}`;
+    return { notes: [...notes, `${over}: set contextWindow in .ai/memory/settings.json`], offer: null };
+  }
+  const threshold = settings.contextThreshold;
+  const above = (p: UsagePoint) => (p.used * 100) / window >= threshold;
   const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.session_id)}`;
   if (!above(last)) {
-    // Back under the threshold (a compaction): the next crossing is offered again.
-    rmQuietRegular(marker);
+    // Well under the threshold again (a compaction): the next crossing is offered again. A dip of a few points
+    // (thinking or old tool results dropped) is no new crossing.
+    if ((last.used * 100) / window < threshold - Math.min(10, threshold / 2)) rmQuietRegular(marker);
     return quiet;
   }
   if (exists(marker)) return quiet;
   // The crossing: the first of the last run of responses above the threshold.
   let at = usage.points.length - 1;
   while (at > 0 && above(usage.points[at - 1]!)) at--;
-  const since = usage.lines.slice(usage.points[at]!.line);
-  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
+  // Saved since the crossing, or saved with no tool call since: nothing to offer. Only this project's handoff counts.
+  const bytes = readHead(`${memDir}/HANDOFF.md`);
+  const current = bytes === null ? null : tokenOf(bytes);
+  const events = readEvents(usage.format, usage.lines);
+  const save = findLastSave(events, { accepts: (t) => t === current, current: null });
+  const saved = save !== null && (save.line >= usage.points[at]!.line || countToolCalls(events, save.line) === 0);
   const pct = Math.floor((last.used * 100) / window);
   try {
     checkTree(root, { create: true });

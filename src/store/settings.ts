@@ -34,20 +34,28 @@ export function readSettings(memDir: string): { settings: Settings; problems: st
   // Absent or a link: the defaults, silently; anything else that is not a small readable file is named.
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
-  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
-  if (text === null) return { settings, problems: unread };
-  const parsed: unknown = orNull(() => JSON.parse(text.replace(/^\uFEFF/, "")));
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
+  // A file the helper cannot use may be the one that turned the offer off: the offer stays off.
+  const unusable = (what: string) => ({
+    settings: { ...settings, contextOffer: false },
+    problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults, with the context offer off`],
+  });
+  if (text === null) return why === null ? { settings, problems: [] } : unusable(why);
+  const parsed = orNull(() => ({ value: JSON.parse(text.replace(/^\uFEFF/, "")) as unknown }));
+  if (parsed === null) return unusable("is not valid JSON");
+  if (parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
+    return unusable("is not a JSON object");
   }
   const problems: string[] = [];
-  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(parsed.value as Record<string, unknown>)) {
     const rule = RULES[key as keyof Settings];
     if (!Object.hasOwn(RULES, key)) {
       problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
     } else if (!rule.ok(value)) {
-      const def = JSON.stringify(DEFAULT_SETTINGS[key as keyof Settings]);
-      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      // A bad off switch fails toward off.
+      const def = key === "contextOffer" ? "false" : JSON.stringify(DEFAULT_SETTINGS[key as keyof Settings]);
+      if (key === "contextOffer") settings.contextOffer = false;
+      const shown = typeof value === "string" ? value : String(JSON.stringify(value));
+      const got = quotedValue(shown.slice(0, 40));
       problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule.want}, got ${got}; using ${def}`);
     } else {
       (settings as Record<string, unknown>)[key] = value;

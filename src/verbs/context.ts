@@ -22,9 +22,10 @@ as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"…"}}:
     net.
 and writes the session's checkpoint (Trigger: context-threshold); the last
 sentence is left out when none was written (no tool call since the last save).
-Back under the threshold (after a compaction) the next crossing is told again; a
-handoff saved after the crossing silences it. .ai/memory/settings.json sets it
-(a bad value is named on stderr and its default used):
+Well under the threshold again (a compaction) the next crossing is told again;
+this project's handoff saved after the crossing silences it. Usage before a
+compaction is not read. .ai/memory/settings.json sets it (a bad value is named
+on stderr and its default used; a bad contextOffer or an unusable file: off):
   {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
    "archivesKept": 5}
 Nothing is printed when the offer is off, memory writes are paused,

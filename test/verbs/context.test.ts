@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { claudeWindow } from "../../src/agents/transcripts/claude.ts";
 import { readEvents, usagePoints } from "../../src/agents/transcripts/index.ts";
 import { readSettings } from "../../src/store/settings.ts";
-import { cleanEnv, copyHelper, gitRepo, helper, tempDir } from "../helpers.ts";
+import { cleanEnv, copyHelper, gitRepo, handoff, helper, save, tempDir } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { inProcess } from "../in-process.ts";
 
@@ -135,8 +135,10 @@ describe("context: the threshold offer (Claude Code transcripts)", () => {
     const assistants = assistantLines(lines);
     const saveAt = lines.findIndex((l) => /write handoff/.test(l) && /"tool_use"/.test(l));
     expect(saveAt).toBeGreaterThan(0);
-    // Crossing before the save (the smoke check's record) and staying above it.
+    // Crossing before the save (the smoke check's record) and staying above it; the save is this project's handoff.
     const before = world(withUsage(file, 150_000, assistants.find((i) => i < saveAt)!));
+    const token = save(before.root, handoff("Ship the importer."), "absent");
+    writeFileSync(before.transcript, readFileSync(before.transcript, "utf8").replace(/CURRENT-SHA256: [0-9a-f]{64}/g, `CURRENT-SHA256: ${token}`));
     expect(await run(before.root, before.transcript)).toMatchObject({ code: 0, stdout: "" });
     expect(existsSync(cp(before.root))).toBe(false);
     // Crossing on the last record only, after the save.
@@ -166,10 +168,10 @@ describe("context: the threshold offer (Claude Code transcripts)", () => {
     expect((await run(root, transcript, { session: "c" })).stdout).toBe("");
     writeFileSync(settings, JSON.stringify({ contextThreshold: "high" }));
     const bad = await run(root, transcript, { session: "d" });
-    expect(bad.stderr).toBe('memory_io context: .ai/memory/settings.json: "contextThreshold" must be a whole percent from 1 to 99, got "\\"high\\""; using 70\n');
+    expect(bad.stderr).toBe('memory_io context: .ai/memory/settings.json: "contextThreshold" must be a whole percent from 1 to 99, got "high"; using 70\n');
     expect(bad.stdout).toBe("");
     writeFileSync(settings, "{not json");
-    expect((await run(root, transcript, { session: "e" })).stderr).toContain("settings.json is not a JSON object");
+    expect((await run(root, transcript, { session: "e" })).stderr).toContain("settings.json is not valid JSON");
   });
 
   it("a settings.json that cannot be read is said to be that, with why: a folder, too large, no permission", async () => {
@@ -177,15 +179,15 @@ describe("context: the threshold offer (Claude Code transcripts)", () => {
     const settings = path.join(root, ".ai", "memory", "settings.json");
     mkdirSync(settings, { recursive: true });
     const said = async (session: string) => (await run(root, transcript, { session })).stderr;
-    expect(await said("f")).toBe("memory_io context: .ai/memory/settings.json is a folder, not a file; using the defaults\n");
+    expect(await said("f")).toBe("memory_io context: .ai/memory/settings.json is a folder, not a file; using the defaults, with the context offer off\n");
     rmdirSync(settings);
     writeFileSync(settings, `{"contextThreshold": 60${" ".repeat(20_000)}}`);
-    expect(await said("g")).toContain(".ai/memory/settings.json is larger than 16384 bytes; using the defaults");
+    expect(await said("g")).toContain(".ai/memory/settings.json is larger than 16384 bytes; using the defaults, with the context offer off");
     // Root reads a mode-000 file anyway: there the folder above stands in for an unreadable file.
     if (process.getuid?.() === 0) return;
     writeFileSync(settings, "{}", { mode: 0o000 });
     chmodSync(settings, 0o000);
-    expect(await said("h")).toContain(".ai/memory/settings.json cannot be read (EACCES: permission denied); using the defaults");
+    expect(await said("h")).toContain(".ai/memory/settings.json cannot be read (EACCES: permission denied); using the defaults, with the context offer off");
   });
 
   it("the kill switch and SESSION_HANDOFF_DISABLE silence it", () => {
@@ -229,6 +231,77 @@ describe("context: Codex's first tool call", () => {
     const { root, transcript } = world(`${head.join("\n")}\n`, "rollout.jsonl");
     const r = await run(root, transcript, { format: "codex", event: "PostToolUse" });
     expect(offer(r.stdout)).toContain("85% full (220000 of 258400 tokens");
+  });
+});
+
+// Claude Code records, one per line: a tool call at `used` tokens and its answer; a plain answer; a compaction.
+const rec = {
+  call: (n: number, used: number, command = "ls", answer = "x") => [
+    { type: "assistant", uuid: `a${n}`, sessionId: "s1", timestamp: "2026-12-08T00:00:03Z", message: { model: "claude-x", content: [{ type: "tool_use", id: `t${n}`, name: "Bash", input: { command } }], usage: { input_tokens: used, output_tokens: 0 } } },
+    { type: "user", uuid: `u${n}`, sessionId: "s1", timestamp: "2026-12-08T00:00:04Z", message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${n}`, content: answer }] } },
+  ],
+  text: (n: number, used: number) => [{ type: "assistant", uuid: `b${n}`, sessionId: "s1", message: { model: "claude-x", content: [{ type: "text", text: "Done." }], usage: { input_tokens: used, output_tokens: 0 } } }],
+  compact: () => [{ type: "system", subtype: "compact_boundary", uuid: "c1", sessionId: "s1", content: "Conversation compacted" }],
+};
+const jsonl = (recs: object[]) => recs.map((r) => `${JSON.stringify(r)}\n`).join("");
+
+describe("context: when the offer is true to say", () => {
+  it("usage from before a compaction says nothing of the context after it", async () => {
+    const { root, transcript } = world(jsonl([...rec.call(1, 150_000), ...rec.compact()]));
+    expect((await run(root, transcript)).stdout).toBe("");
+    writeFileSync(transcript, jsonl([...rec.call(1, 150_000), ...rec.compact(), ...rec.call(2, 30_000)]));
+    expect((await run(root, transcript)).stdout).toBe("");
+  });
+
+  it("a dip of a few points under the threshold is no new crossing; falling well under it is", async () => {
+    const { root, transcript } = world("");
+    const told: boolean[] = [];
+    const recs: object[] = [];
+    for (const [i, used] of [139_000, 141_000, 139_500, 141_500, 139_800, 142_000, 100_000, 150_000].entries()) {
+      recs.push(...rec.call(i, used));
+      writeFileSync(transcript, jsonl(recs));
+      told.push(offer((await run(root, transcript, { event: "PostToolUse" })).stdout) !== null);
+    }
+    expect(told).toEqual([false, true, false, false, false, false, false, true]);
+  });
+
+  it("a usage over the window the helper assumed is no percent: nothing offered, contextWindow named", async () => {
+    const { root, transcript } = world(jsonl(rec.call(1, 600_000)));
+    const r = await run(root, transcript);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe("memory_io context: 600000 tokens in use, over the 200000 assumed for claude-x: set contextWindow in .ai/memory/settings.json\n");
+  });
+
+  it("a save answered just before the crossing, with no tool call since, leaves nothing to offer", async () => {
+    const root = gitRepo();
+    const token = save(root, handoff("Ship the importer."), "absent");
+    const write = "node .claude/skills/session-handoff/scripts/memory_io.mjs write handoff --expected-current-sha256 absent < h.md";
+    const { transcript } = world(jsonl([...rec.call(1, 138_000, write, `saved HANDOFF.md\nCURRENT-SHA256: ${token}`), ...rec.text(2, 150_000)]));
+    expect((await run(root, transcript)).stdout).toBe("");
+  });
+
+  it("a save of another project's handoff after the crossing does not silence this project's offer", async () => {
+    const root = gitRepo();
+    save(root, handoff("Ship the importer."), "absent");
+    const elsewhere = "node memory_io.mjs write handoff --root ../other --expected-current-sha256 absent < h.md";
+    const { transcript } = world(jsonl([...rec.call(1, 150_000), ...rec.call(2, 151_000, elsewhere, `saved HANDOFF.md\nCURRENT-SHA256: ${"a".repeat(64)}`)]));
+    expect(offer((await run(root, transcript, { event: "PostToolUse" })).stdout)).toContain("75% full");
+  });
+
+  it("an off switch the helper cannot use fails toward off, and says so", async () => {
+    const { root, transcript } = world(jsonl(rec.call(1, 150_000)));
+    const settings = path.join(root, ".ai", "memory", "settings.json");
+    mkdirSync(path.dirname(settings), { recursive: true });
+    for (const [text, said] of [
+      ['{"contextOffer": "false"}', '"contextOffer" must be true or false, got "false"; using false'],
+      ['{"contextOffer": false,}', "settings.json is not valid JSON; using the defaults, with the context offer off"],
+      ["[]", "settings.json is not a JSON object; using the defaults, with the context offer off"],
+    ] as const) {
+      writeFileSync(settings, text);
+      const r = await run(root, transcript, { session: text });
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain(said);
+    }
   });
 });
 

@@ -56,6 +56,7 @@ export function claudeEvents(rec: Rec, line: number): LineEvents {
   ev.usage = claudeUsage(rec);
   const type = rec.type;
   if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  ev.compacted = type === "system" && rec.subtype === "compact_boundary";
   if (typeof type !== "string" || !RECORD_TYPES.has(type)) return ev;
   ev.record = true;
   ev.ts = str(rec.timestamp);

@@ -121,6 +121,7 @@ export function codexEvents(rec: Rec, line: number, state: { cwd: string | null 
   const ev = noEvents(line);
   const p = obj(rec.payload);
   if (p === null || typeof rec.type !== "string") return ev;
+  ev.compacted = rec.type === "compacted";
   ev.record = true;
   ev.ts = str(rec.timestamp);
   if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;

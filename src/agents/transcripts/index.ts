@@ -20,7 +20,7 @@ export const FORMATS: Record<TranscriptFormat, Format> = {
     is: (r) => "payload" in r && typeof r.type === "string" && CODEX_TYPES.has(r.type),
     events: codexEvents,
     words: /_call|CommandExecution|FileChange|"session_meta"|"turn_context"|"token_count"|token_usage_record|task_st/,
-    usage: /"token_count"|"token_usage_record"|"task_started"/,
+    usage: /"token_count"|"token_usage_record"|"task_started"|"compacted"/,
     planMarkers: ["update_plan"],
   },
   gemini: {
@@ -34,7 +34,7 @@ export const FORMATS: Record<TranscriptFormat, Format> = {
     is: (r) => ("sessionId" in r || "uuid" in r) && typeof r.type === "string",
     events: (rec, line) => claudeEvents(rec, line),
     words: /"tool_use"|"tool_result"|"usage"/,
-    usage: /"usage"/,
+    usage: /"usage"|"compact_boundary"/,
     planMarkers: ["TodoWrite", "TaskCreate", "TaskUpdate"],
   },
 };
@@ -71,7 +71,7 @@ export function readEvents(format: TranscriptFormat, lines: readonly string[], o
     const rec = parseLine(lines[i]!);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
-    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
+    const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null || ev.compacted;
     if (any || ev.items || only === "all") out.push(ev);
   }
   return out;
@@ -80,11 +80,12 @@ export function readEvents(format: TranscriptFormat, lines: readonly string[], o
 /** One recorded response's usage and its line; a usage without a window takes the last window named before it. */
 export type UsagePoint = Usage & { line: number };
 
-/** Every recorded usage, oldest first. */
+/** Every recorded usage since the last compaction, oldest first. */
 export function usagePoints(events: readonly LineEvents[]): UsagePoint[] {
   const out: UsagePoint[] = [];
   let window: number | null = null;
   for (const ev of events) {
+    if (ev.compacted) out.length = 0;
     window = ev.usage?.window ?? ev.window ?? window;
     if (ev.usage !== null) out.push({ ...ev.usage, window: ev.usage.window ?? window, line: ev.line });
   }

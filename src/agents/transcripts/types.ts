@@ -98,6 +98,8 @@ export interface LineEvents {
   usage: Usage | null;
   /** A window the line names without a usage (Codex's task_started). */
   window: number | null;
+  /** The context was compacted here: usage recorded before says nothing of the context after. */
+  compacted: boolean;
   /** Codex: the line is a completed item (items then say what ran). */
   items: boolean;
   /** A complete record of the format, counted by the capture; its timestamp and the version it names. */
@@ -114,7 +116,7 @@ export interface LineEvents {
 
 export function noEvents(line: number): LineEvents {
   return {
-    line, calls: [], results: [], usage: null, window: null, items: false,
+    line, calls: [], results: [], usage: null, window: null, compacted: false, items: false,
     record: false, ts: null, version: null, id: null, users: [], claim: null, rank: 0,
   };
 }
