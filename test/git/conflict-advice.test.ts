@@ -273,6 +273,31 @@ describe("the commands printed for memory git holds unmerged, at the edges", () 
   });
 });
 
+describe("a merge where one side saved, then removed the handoff (docs/decisions/handoff-moved-to-archive.md)", () => {
+  it("puts the other side's handoff in that side's archive, no conflict; check names the branch's", { timeout: 60_000 }, () => {
+    const p = project();
+    mkdirSync(path.join(p.dir, ".claude"));
+    expect(p.m(["init"]).code).toBe(0);
+    p.g("add", "-A");
+    p.g("commit", "-qm", "install");
+    diverge(p, "base goal");
+    // main's save archived the base handoff byte for byte: git pairs the removal with that archive, a move.
+    p.g("rm", "-q", ".ai/memory/HANDOFF.md");
+    p.g("commit", "-qm", "stop tracking the handoff");
+    p.g("merge", "-q", "feat");
+    const changed = p.g("diff", "--name-status", "HEAD^1", "HEAD", "--", ".ai/memory/archive").split("\n");
+    const archive = changed.find((l) => l.startsWith("M\t"))!.slice(2);
+    expect(p.g("show", `HEAD:${archive}`)).toContain("feat goal");
+    expect(existsSync(path.join(p.dir, ".ai/memory/HANDOFF.md"))).toBe(false);
+    // What check says brings the newer handoff back, as printed.
+    const check = p.m(["check"]);
+    expect(check.stdout).toContain('a handoff is parked on branch "feat", not in the working tree');
+    p.sh(/bring it back with `(git [^`]+)`/.exec(check.stdout)![1]!);
+    expect(p.m(["read", "handoff"]).stdout).toContain("feat goal");
+    expect(p.m(["check"]).code).toBe(2);
+  });
+});
+
 describe("conflict markers in a journal month alone", () => {
   it("are named by check, which exits as the hook and brief answer: resume", { timeout: 60_000 }, () => {
     const p = project();
