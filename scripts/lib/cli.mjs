@@ -2168,7 +2168,8 @@ function conflictAdvice(files, unmerged, driverUnset2 = false) {
     const alone = unnamed.length === 0 ? "" : `resolve ${unnamed.join(", ")} by hand (no shell word holds the name): keep both sides' entries, each once, and delete the marker lines, then `;
     const hand = byHand2.length === 0 ? "" : `edit ${byHand2.join(", ")} to keep one side, without the marker lines (the driver merges only the handoff, ledgers and journal), then `;
     const add = unmerged.files.every(held) ? `git add -A -- ${words(unmerged.files).join(" ")}` : "git add -u -- .ai/memory";
-    return `git holds ${unmerged.files.map(shown2).join(", ")} unmerged; do not load them: ${again}${alone}${hand}run \`${add}\` (a file only one side has is kept as it is)${finishOf(unmerged)}, then check again`;
+    const kept = unmerged.op !== "" ? "" : "; a stash pop that stopped on them kept its stash entry, which holds that side";
+    return `git holds ${unmerged.files.map(shown2).join(", ")} unmerged; do not load them: ${again}${alone}${hand}run \`${add}\` (a file only one side has is kept as it is)${finishOf(unmerged)}, then check again${kept}`;
   }
   const handoff = files.includes("HANDOFF.md") ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";
   const others = files.filter((f) => f !== "HANDOFF.md");
@@ -2176,7 +2177,7 @@ function conflictAdvice(files, unmerged, driverUnset2 = false) {
   return `unresolved merge conflict markers in ${files.join(", ")}; do not load them: ${handoff}${keep}check again`;
 }
 function finishOf({ op, apply }) {
-  if (op === "") return "; a stash pop that stopped on them kept its stash entry, which still holds that side";
+  if (op === "") return "";
   const rebase = apply ? "rebase --continue" : "commit --no-edit` and `git rebase --continue";
   const finish = { merge: "commit --no-edit", squash: "commit --no-edit", am: "am --continue", rebase }[op] ?? `${op} --continue --no-edit`;
   const skip = ["merge", "squash"].includes(op) ? "" : ` (where git finds nothing left to commit, the resolution emptied that commit: run \`git ${op} --skip\` instead)`;

@@ -64,8 +64,11 @@ export function conflictAdvice(files: readonly string[], unmerged?: Unmerged, dr
       "(the driver merges only the handoff, ledgers and journal), then ";
     const add = unmerged.files.every(held)
       ? `git add -A -- ${words(unmerged.files).join(" ")}` : "git add -u -- .ai/memory";
+    // A stash pop that stops on a conflict keeps its entry, the other side's copy: nothing to finish, nothing to drop.
+    const kept = unmerged.op !== "" ? ""
+      : "; a stash pop that stopped on them kept its stash entry, which holds that side";
     return `git holds ${unmerged.files.map(shown).join(", ")} unmerged; do not load them: ${again}${alone}${hand}` +
-      `run \`${add}\` (a file only one side has is kept as it is)${finishOf(unmerged)}, then check again`;
+      `run \`${add}\` (a file only one side has is kept as it is)${finishOf(unmerged)}, then check again${kept}`;
   }
   const handoff = files.includes("HANDOFF.md")
     ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";
@@ -77,8 +80,7 @@ export function conflictAdvice(files: readonly string[], unmerged?: Unmerged, dr
 
 // What finishes the operation under way, without an editor: an agent has no terminal, and GIT_EDITOR outranks -c.
 function finishOf({ op, apply }: Unmerged): string {
-  // A stash pop that stops on a conflict keeps its entry, the other side's copy: nothing to finish, nothing to drop.
-  if (op === "") return "; a stash pop that stopped on them kept its stash entry, which still holds that side";
+  if (op === "") return "";
   // The apply backend's continue commits with the patch's message; the merge backend's would open an editor.
   const rebase = apply ? "rebase --continue" : "commit --no-edit` and `git rebase --continue";
   const finish = { merge: "commit --no-edit", squash: "commit --no-edit", am: "am --continue", rebase }[op] ??
