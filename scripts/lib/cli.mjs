@@ -2135,12 +2135,13 @@ var init_attributes_block = __esm({
 
 // src/git/unmerged.ts
 import path10 from "node:path";
-async function unmergedMemory(root, env, timeoutMs) {
+async function unmergedMemory(root, env, timeoutMs, marked = false) {
   const top = gitTopOf(root, env);
   const dir = top === null ? null : gitDirOf(top);
   const stopped = (f, name2) => dir !== null && existsSync(path10.join(dir, f)) ? name2 : null;
-  const op = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
-  if (op === null || op === "bisect") return { op: "", files: [], oneSided: [] };
+  const under = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
+  const op = under === null || under === "bisect" ? "" : under;
+  if (dir === null || op === "" && !marked) return { op, files: [], oneSided: [] };
   const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
   const stages = /* @__PURE__ */ new Map();
   for (const l of r?.code === 0 ? r.stdout.toString("utf8").split("\0") : []) {
@@ -2149,32 +2150,38 @@ async function unmergedMemory(root, env, timeoutMs) {
   }
   const files = [...stages.keys()];
   const oneSided = files.filter((f) => !(stages.get(f).includes("2") && stages.get(f).includes("3")));
-  return { op: op.split(" ")[0], files, oneSided };
+  const apply = op.startsWith("rebase") && existsSync(path10.join(dir, "rebase-apply"));
+  return { op: op.split(" ")[0], files, oneSided, apply };
 }
 function conflictAdvice(files, unmerged, driverUnset2 = false) {
   if (unmerged !== void 0 && unmerged.files.length > 0) {
-    const words = (list2) => list2.map((f) => shellWord(f) ?? "").filter((w) => w !== "");
+    const held = (f) => shellWord(f) !== null;
+    const words = (list2) => list2.map((f) => shellWord(f));
+    const shown2 = (f) => held(f) ? f.slice(11) : quotedPath(f.slice(11));
     const both = unmerged.files.filter((f) => !unmerged.oneSided.includes(f));
     const ours = (f) => /^\.ai\/memory\/((HANDOFF|LESSONS|SOLUTIONS)\.md|journal\/[^/]+\.md)$/.test(f);
-    const driven = both.filter(ours);
-    const byHand2 = both.filter((f) => !ours(f)).map((f) => f.slice(11));
+    const driven = both.filter((f) => ours(f) && held(f));
+    const unnamed = both.filter((f) => ours(f) && !held(f)).map(shown2);
+    const byHand2 = both.filter((f) => !ours(f)).map(shown2);
     const init2 = driverUnset2 ? "run `init` once in this clone (it registers the merge driver), then " : "";
     const again = driven.length === 0 ? "" : `${init2}run \`git checkout -m -- ${words(driven).join(" ")}\` (git merges them again with the driver), then `;
+    const alone = unnamed.length === 0 ? "" : `resolve ${unnamed.join(", ")} by hand (no shell word holds the name): keep both sides' entries, each once, and delete the marker lines, then `;
     const hand = byHand2.length === 0 ? "" : `edit ${byHand2.join(", ")} to keep one side, without the marker lines (the driver merges only the handoff, ledgers and journal), then `;
-    const add = words(unmerged.files).length === unmerged.files.length ? `git add -A -- ${words(unmerged.files).join(" ")}` : "git add -u -- .ai/memory";
-    const { op } = unmerged;
-    const finish = {
-      merge: "commit --no-edit",
-      squash: "commit --no-edit",
-      am: "am --continue",
-      rebase: "commit --no-edit` and `git rebase --continue"
-    }[op] ?? `${op} --continue --no-edit`;
-    return `git holds ${unmerged.files.map((f) => f.slice(11)).join(", ")} unmerged; do not load them: ${again}${hand}run \`${add}\` (a file only one side has is kept as it is) and \`git ${finish}\` to finish the ${op}, then check again`;
+    const add = unmerged.files.every(held) ? `git add -A -- ${words(unmerged.files).join(" ")}` : "git add -u -- .ai/memory";
+    const kept = unmerged.op !== "" ? "" : "; a stash pop that stopped on them kept its stash entry, which holds that side";
+    return `git holds ${unmerged.files.map(shown2).join(", ")} unmerged; do not load them: ${again}${alone}${hand}run \`${add}\` (a file only one side has is kept as it is)${finishOf(unmerged)}, then check again${kept}`;
   }
   const handoff = files.includes("HANDOFF.md") ? "save HANDOFF.md whole with one side (`read handoff` shows both; the save archives the conflicted file); " : "";
   const others = files.filter((f) => f !== "HANDOFF.md");
   const keep = others.length > 0 ? `in ${others.join(", ")} keep both sides' entries, each once, and delete the marker lines; ` : "";
   return `unresolved merge conflict markers in ${files.join(", ")}; do not load them: ${handoff}${keep}check again`;
+}
+function finishOf({ op, apply }) {
+  if (op === "") return "";
+  const rebase = apply ? "rebase --continue" : "commit --no-edit` and `git rebase --continue";
+  const finish = { merge: "commit --no-edit", squash: "commit --no-edit", am: "am --continue", rebase }[op] ?? `${op} --continue --no-edit`;
+  const skip = ["merge", "squash"].includes(op) ? "" : ` (where git finds nothing left to commit, the resolution emptied that commit: run \`git ${op} --skip\` instead)`;
+  return ` and \`git ${finish}\` to finish the ${op}${skip}`;
 }
 var init_unmerged = __esm({
   "src/git/unmerged.ts"() {
@@ -2390,7 +2397,7 @@ async function driverUnset(root, env) {
   return !named || await mergeDriverMissing(root, env) === MERGE_DRIVER_MISSING;
 }
 async function conflictNote(root, env, marked) {
-  const unmerged = await unmergedMemory(root, env);
+  const unmerged = await unmergedMemory(root, env, void 0, marked.length > 0);
   if (unmerged.files.length === 0 && marked.length === 0) return null;
   const files = [.../* @__PURE__ */ new Set([...marked, ...unmerged.files.map((p) => p.slice(11))])];
   return conflictAdvice(files, unmerged, unmerged.files.length > 0 && await driverUnset(root, env));
@@ -10610,9 +10617,12 @@ printed too and the code is kept.
         const kinds = ["handoff", "lessons", "solutions"];
         const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
         const pipe = configPipe(root, ctx.env);
-        const unmerged = pipe === null ? await unmergedMemory(root, ctx.env) : void 0;
-        const conflicted = [.../* @__PURE__ */ new Set([...inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]), ...(unmerged?.files ?? []).map((p) => p.slice(11))])];
-        const journals = listJournal(root).filter((f) => isConflicted(readJournalText(root, f) ?? "")).map((f) => `journal/${f.name}`).filter((f) => !conflicted.includes(f));
+        const marked = inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]);
+        const markedJournals = listJournal(root).filter((f) => isConflicted(readJournalText(root, f) ?? "")).map((f) => `journal/${f.name}`);
+        const marks = marked.length + markedJournals.length > 0;
+        const unmerged = pipe === null ? await unmergedMemory(root, ctx.env, void 0, marks) : void 0;
+        const conflicted = [.../* @__PURE__ */ new Set([...marked, ...(unmerged?.files ?? []).map((p) => p.slice(11))])];
+        const journals = markedJournals.filter((f) => !conflicted.includes(f));
         const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
         let state = null;
         if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";

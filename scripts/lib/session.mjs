@@ -2857,12 +2857,13 @@ var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >
 
 // src/git/unmerged.ts
 import path22 from "node:path";
-var unmergedMemory = (async function unmergedMemory(root, env, timeoutMs) {
+var unmergedMemory = (async function unmergedMemory(root, env, timeoutMs, marked = false) {
   const top = gitTopOf(root, env);
   const dir = top === null ? null : gitDirOf(top);
   const stopped = (f, name) => dir !== null && existsSync(path22.join(dir, f)) ? name : null;
-  const op = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
-  if (op === null || op === "bisect") return { op: "", files: [], oneSided: [] };
+  const under = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
+  const op = under === null || under === "bisect" ? "" : under;
+  if (dir === null || op === "" && !marked) return { op, files: [], oneSided: [] };
   const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
   const stages = /* @__PURE__ */ new Map();
   for (const l of r?.code === 0 ? r.stdout.toString("utf8").split("\0") : []) {
@@ -2871,7 +2872,8 @@ var unmergedMemory = (async function unmergedMemory(root, env, timeoutMs) {
   }
   const files = [...stages.keys()];
   const oneSided = files.filter((f) => !(stages.get(f).includes("2") && stages.get(f).includes("3")));
-  return { op: op.split(" ")[0], files, oneSided };
+  const apply = op.startsWith("rebase") && existsSync(path22.join(dir, "rebase-apply"));
+  return { op: op.split(" ")[0], files, oneSided, apply };
 });
 
 // src/schema/state-time.ts

@@ -116,14 +116,17 @@ printed too and the code is kept.
     const kinds: Kind[] = ["handoff", "lessons", "solutions"];
     const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
     const pipe = configPipe(root, ctx.env);
-    // Git's index too: a save over a conflicted handoff, or a journal month, leaves the merge unfinished.
-    const unmerged = pipe === null ? await unmergedMemory(root, ctx.env) : undefined;
-    const conflicted = [...new Set([...inspections
+    const marked = inspections
       .filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text))
-      .map((i) => FILE_OF[i.kind]), ...(unmerged?.files ?? []).map((p) => p.slice(11))])];
+      .map((i) => FILE_OF[i.kind]);
+    const markedJournals = listJournal(root).filter((f) => isConflicted(readJournalText(root, f) ?? ""))
+      .map((f) => `journal/${f.name}`);
+    // Git's index too: a save over a conflicted handoff, or a journal month, leaves the merge unfinished.
+    const marks = marked.length + markedJournals.length > 0;
+    const unmerged = pipe === null ? await unmergedMemory(root, ctx.env, undefined, marks) : undefined;
+    const conflicted = [...new Set([...marked, ...(unmerged?.files ?? []).map((p) => p.slice(11))])];
     // Markers in a journal month alone are said, never a reason not to resume: no resume reads the journal.
-    const journals = listJournal(root).filter((f) => isConflicted(readJournalText(root, f) ?? ""))
-      .map((f) => `journal/${f.name}`).filter((f) => !conflicted.includes(f));
+    const journals = markedJournals.filter((f) => !conflicted.includes(f));
     const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status])) as Record<Kind, string>;
     let state: CheckResult["state"] | null = null;
     if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";

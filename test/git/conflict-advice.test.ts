@@ -40,15 +40,32 @@ function project() {
   return { dir, g, m, save, sh };
 }
 
-/** Runs every command check prints, as printed; then git has no operation under way and check no conflict. */
-function followAdvice(p: ReturnType<typeof project>): string {
+/**
+ * Runs every command check prints, as printed (`edit` first, as a user resolving a file by hand); a printed
+ * `git … --skip` only where git found nothing left to commit, as the advice says. Then git has no operation under
+ * way and check no conflict.
+ */
+function followAdvice(p: ReturnType<typeof project>, edit = () => {}): string {
   const check = p.m(["check"]);
   expect(check.code).toBe(3);
-  for (const [, cmd] of check.stdout.matchAll(/`([^`]+)`/g)) {
-    const words = cmd!.split(" ");
+  edit();
+  const cmds = [...check.stdout.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+  const skip = cmds.find((c) => c.endsWith(" --skip"));
+  for (const cmd of cmds.filter((c) => c !== skip)) {
+    const words = cmd.split(" ");
     if (words[0] === "init") expect(p.m(words).code).toBe(0);
-    else if (words[0] === "git") p.sh(cmd!);
-    else throw new Error(`not a command to run: ${cmd}`);
+    else if (words[0] !== "git") throw new Error(`not a command to run: ${cmd}`);
+    else if (skip === undefined) p.sh(cmd);
+    else {
+      try {
+        p.sh(cmd);
+      } catch (err) {
+        const { stdout, stderr } = err as { stdout: string; stderr: string };
+        expect(stdout + stderr).toMatch(/nothing to commit|No changes/);
+        p.sh(skip);
+        break;
+      }
+    }
   }
   const gitDir = path.join(p.dir, ".git");
   expect(["MERGE_HEAD", "SQUASH_MSG", "rebase-merge", "rebase-apply"].filter((f) => existsSync(path.join(gitDir, f)))).toEqual([]);
@@ -188,6 +205,96 @@ describe("the commands printed for memory git holds unmerged", () => {
     // The side that modified it is kept, and a save works again.
     expect(p.g("show", "HEAD:.ai/memory/HANDOFF.md")).toContain("feat goal");
     p.save("after the merge");
+  });
+});
+
+describe("the commands printed for memory git holds unmerged, at the edges", () => {
+  it("leave a name no shell word holds to the user, quoted, and no command without paths", { timeout: 60_000 }, () => {
+    const p = project();
+    p.save("base goal");
+    const odd = path.join(p.dir, ".ai", "memory", "journal", "odd\x01name.md");
+    const side = (words: string) => {
+      appendFileSync(odd, `- ${words}\n`);
+      p.g("add", "-f", odd);
+      p.g("commit", "-qm", words);
+    };
+    side("base");
+    p.g("switch", "-qc", "feat");
+    side("feat");
+    p.g("switch", "-q", "main");
+    side("main");
+    expect(() => p.g("merge", "feat")).toThrow();
+    mkdirSync(path.join(p.dir, ".claude"));
+    const said = followAdvice(p, () => writeFileSync(odd, "- base\n- main\n- feat\n"));
+    expect(said).toContain('resolve "journal/odd\\001name.md" by hand');
+    expect(said).not.toContain("\x01");
+    expect([...said.matchAll(/`(git [^`]+)`/g)].filter((m) => m[1]!.endsWith(" --"))).toEqual([]);
+    expect(p.g("show", `HEAD:.ai/memory/journal/odd\x01name.md`)).toBe("- base\n- main\n- feat\n");
+  });
+
+  it("work as printed in a rebase of either backend, the commit emptied or not", { timeout: 120_000 }, () => {
+    for (const backend of ["merge", "apply"]) for (const keep of ["main", "feat"]) {
+      const p = project();
+      p.save("base goal");
+      const notes = path.join(p.dir, ".ai", "memory", "notes.md");
+      const side = (words: string) => {
+        writeFileSync(notes, `- ${words}\n`);
+        p.g("add", "-f", notes);
+        p.g("commit", "-qm", words);
+      };
+      side("base");
+      p.g("switch", "-qc", "feat");
+      side("feat");
+      p.g("switch", "-q", "main");
+      side("main");
+      p.g("switch", "-q", "feat");
+      expect(() => p.g("-c", `rebase.backend=${backend}`, "rebase", "main")).toThrow();
+      mkdirSync(path.join(p.dir, ".claude"));
+      // Keeping upstream's side leaves the commit empty: git's rebase must skip it.
+      const said = followAdvice(p, () => writeFileSync(notes, `- ${keep}\n`));
+      expect(said).toContain("`git rebase --skip`");
+      expect(p.g("log", "--format=%s", "main..feat")).toBe(keep === "feat" ? "feat\n" : "");
+    }
+  });
+
+  it("work as printed after a `git stash pop` stopped on memory, and keep its entry", { timeout: 60_000 }, () => {
+    const p = project();
+    p.save("base goal");
+    p.save("stashed goal");
+    p.g("reset", "-q", "--soft", "HEAD~1");
+    p.g("stash", "-q");
+    p.save("other goal");
+    expect(() => p.g("stash", "pop")).toThrow();
+    mkdirSync(path.join(p.dir, ".claude"));
+    const said = followAdvice(p);
+    expect(said).toContain("git checkout -m -- .ai/memory/HANDOFF.md");
+    expect(said).toContain("kept its stash entry");
+    expect(p.g("stash", "list")).toMatch(/^stash@\{0\}/);
+  });
+});
+
+describe("a merge where one side saved, then removed the handoff (docs/decisions/handoff-moved-to-archive.md)", () => {
+  it("puts the other side's handoff in that side's archive, no conflict; check names the branch's", { timeout: 60_000 }, () => {
+    const p = project();
+    mkdirSync(path.join(p.dir, ".claude"));
+    expect(p.m(["init"]).code).toBe(0);
+    p.g("add", "-A");
+    p.g("commit", "-qm", "install");
+    diverge(p, "base goal");
+    // main's save archived the base handoff byte for byte: git pairs the removal with that archive, a move.
+    p.g("rm", "-q", ".ai/memory/HANDOFF.md");
+    p.g("commit", "-qm", "stop tracking the handoff");
+    p.g("merge", "-q", "feat");
+    const changed = p.g("diff", "--name-status", "HEAD^1", "HEAD", "--", ".ai/memory/archive").split("\n");
+    const archive = changed.find((l) => l.startsWith("M\t"))!.slice(2);
+    expect(p.g("show", `HEAD:${archive}`)).toContain("feat goal");
+    expect(existsSync(path.join(p.dir, ".ai/memory/HANDOFF.md"))).toBe(false);
+    // What check says brings the newer handoff back, as printed.
+    const check = p.m(["check"]);
+    expect(check.stdout).toContain('a handoff is parked on branch "feat", not in the working tree');
+    p.sh(/bring it back with `(git [^`]+)`/.exec(check.stdout)![1]!);
+    expect(p.m(["read", "handoff"]).stdout).toContain("feat goal");
+    expect(p.m(["check"]).code).toBe(2);
   });
 });
 
