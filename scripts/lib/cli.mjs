@@ -628,9 +628,9 @@ var init_validate_common = __esm({
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
+// ../../main/node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -737,9 +737,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/signals.js
+// ../../main/node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -768,9 +768,9 @@ var require_signals = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/index.js
+// ../../main/node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -1003,9 +1003,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/write-file-atomic/lib/index.js
+// ../../main/node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync2;
@@ -2240,57 +2240,63 @@ async function section(top, env) {
   const pairs = r.stdout.toString("utf8").split("\0").slice(0, -1);
   return new Map(pairs.map((kv) => /^merge\.[^\n]*\.([^.\n]*)\n?([\s\S]*)$/.exec(kv).slice(1, 3)));
 }
-async function registerMergeDriver(root, helperPath, env) {
+async function registerMergeDriver(root, helperPath, env, dry) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
-  if (c === null || helperPath === null) return out;
-  assertDriverFits(root, env);
-  let copy;
-  try {
-    const bytes = readFileSync(path11.join(path11.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync(path11.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path11.dirname(c.copy), c.common);
-    const st = lstatSync(c.copy, { throwIfNoEntry: false });
-    if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
-    const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
-    if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
-    giveTo(c.copy, c.common);
-    copy = realpathSync(c.copy);
-  } catch (err) {
-    const why = err.message;
-    out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${why})`);
-    return out;
+  if (c === null || helperPath === null && !dry) return out;
+  let copy = existsSync(c.copy) ? realpathSync(c.copy) : c.copy;
+  if (!dry) {
+    assertDriverFits(root, env);
+    try {
+      copy = writeCopy(c, helperPath);
+    } catch (err) {
+      const why = err.message;
+      out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${why})`);
+      return out;
+    }
   }
   const name2 = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
   const have = await section(c.top, env);
   for (const [key, want] of [["driver", driverCommand(process.execPath, copy)], ["name", name2]]) {
     if (have.get(key) === want) continue;
-    await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
+    if (!dry) await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path11.join(c.common, "config"), c.common);
+  if (out.config && !dry) giveTo(path11.join(c.common, "config"), c.common);
   try {
     const file = path11.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
-    if (!(had && line === want)) {
+    out.attributes = !(had && line === want);
+    if (out.attributes && !dry) {
       import_write_file_atomic.default.sync(file, blockFor(rest, want), before === null ? { mode: 420 } : {});
       if (before === null) giveTo(file, c.top);
-      out.attributes = true;
     }
   } catch (err) {
-    out.notes.push(`.gitattributes was not changed: ${err.message}`);
+    out.notes.push(`.gitattributes ${dry ? "would not be" : "was not"} changed: ${err.message}`);
   }
   return out;
 }
-async function unregisterMergeDriver(root, env, keep) {
+function writeCopy(c, helperPath) {
+  const bytes = readFileSync(path11.join(path11.dirname(helperPath), "lib", "cli.mjs"));
+  mkdirSync(path11.dirname(c.copy), { recursive: true, mode: 448 });
+  giveTo(path11.dirname(c.copy), c.common);
+  const st = lstatSync(c.copy, { throwIfNoEntry: false });
+  if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
+  const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
+  if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
+  giveTo(c.copy, c.common);
+  return realpathSync(c.copy);
+}
+async function unregisterMergeDriver(root, env, keep, dry) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path11.dirname(c.copy)));
-  const driver = (await section(c.top, env)).get("driver") ?? null;
-  if (!keep && driver !== null && driverParts(driver) !== null) {
+  if (!keep && !dry && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path11.dirname(c.copy)));
+  const driver = keep ? null : (await section(c.top, env)).get("driver") ?? null;
+  out.config = driver !== null && driverParts(driver) !== null;
+  if (out.config && !dry) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path11.join(c.common, "config"), c.common);
     out.config = r.code === 0;
@@ -2298,15 +2304,15 @@ async function unregisterMergeDriver(root, env, keep) {
   try {
     const file = path11.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
-    if (had) {
+    out.attributes = had;
+    if (had && !dry) {
       const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
       const users = head !== null && head.code === 0 && !withoutBlock(head.stdout.toString("utf8")).had;
       if (rest === "" && !users) unlinkSync(file);
       else import_write_file_atomic.default.sync(file, rest);
-      out.attributes = true;
     }
   } catch (err) {
-    out.notes.push(`.gitattributes was not changed: ${err.message}`);
+    out.notes.push(`.gitattributes ${dry ? "would not be" : "was not"} changed: ${err.message}`);
   }
   return out;
 }
@@ -2318,32 +2324,15 @@ function assertAttributesReadable(root, env) {
   const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
   throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
 }
-async function previewMergeDriver(root, remove2, env, keep) {
-  const c = cloneOf(root, env);
-  if (c === null) return { config: false, attributes: false, notes: [] };
-  const driver = keep ? null : (await section(c.top, env)).get("driver") ?? null;
-  let text;
-  try {
-    text = readRegular(path11.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
-  } catch (err) {
-    const notes = [`.gitattributes would not be changed: ${err.message}`];
-    return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
-  }
-  const { had, line } = withoutBlock(text ?? "");
-  if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
-  const copy = existsSync(c.copy) ? realpathSync(c.copy) : c.copy;
-  const config = driver !== driverCommand(process.execPath, copy);
-  return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
-}
 async function mergeDriverStep(root, opts, env) {
   if (root === null) return { lines: [], notes: [], attributes: false };
   const remove2 = opts.remove === true;
   const keep = remove2 && opts.keep !== void 0;
   let change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, remove2, env, keep);
-    else if (remove2) change = await unregisterMergeDriver(root, env, keep);
-    else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
+    const dry = opts.dryRun === true;
+    if (remove2) change = await unregisterMergeDriver(root, env, keep, dry);
+    else change = await registerMergeDriver(root, opts.helperPath ?? null, env, dry);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     const note = `the merge driver was not ${remove2 ? "removed" : "registered"}: ${err.message}`;
@@ -4783,7 +4772,7 @@ alwaysApply: true
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -5122,7 +5111,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -5209,10 +5198,10 @@ var init_scanner = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -5244,16 +5233,16 @@ var init_string_intern = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/format.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -5713,7 +5702,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -5724,16 +5713,16 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/edit.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/main.js
+// ../../main/node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -5773,7 +5762,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "node_modules/jsonc-parser/lib/esm/main.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
