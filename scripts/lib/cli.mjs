@@ -4312,7 +4312,7 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
   if (best <= treeRank) return null;
   const pick = refs[ranks.indexOf(best)];
   const branch = shown(pick);
-  const restore2 = `git restore --source=${shellWord2(branch.rev)} -- .ai/memory/HANDOFF.md`;
+  const restore2 = `git restore --source=${shellWord(branch.rev) ?? pick.id} -- .ai/memory/HANDOFF.md`;
   return { ref: branch.name, worktree: pick.worktree, restore: restore2 };
 }
 function newestSave(root, env, tree, branches = {}, timeout) {
@@ -4394,7 +4394,8 @@ function elsewhereSentence(e, helper) {
   const [shown2, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
   const more2 = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
   const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more2})`;
-  const said2 = `a handoff is committed on branch ${shown2}${also}, not on this one: brief it with \`git show ${shellWord2(`${e.rev}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
+  const spec = `${e.rev}:${e.file}`;
+  const said2 = `a handoff is committed on branch ${shown2}${also}, not on this one: brief it with \`git show ${shellWord(spec) ?? quotedValue(spec)} | node ${helper} brief --stdin\`, or check that branch out`;
   const there = e.worktree === void 0 ? null : `resume it in the worktree at ${quotedPath(e.worktree)}`;
   return there === null ? said2 : `${said2.slice(0, -"check that branch out".length)}${there}`;
 }
@@ -4405,7 +4406,7 @@ function newestSentence(a, here) {
   const did = here ? "put another one in its place" : "took it away";
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }
-var stampMs, HANDOFF, shellWord2, whereAway, restoreNote, awaySentence;
+var stampMs, HANDOFF, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
@@ -4422,7 +4423,6 @@ var init_handoff_away = __esm({
     init_saves();
     stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     HANDOFF = ".ai/memory/HANDOFF.md";
-    shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
     whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
     restoreNote = (a) => a.lost !== void 0 ? "a reset or a checkout took it from the working tree" : a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
     awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);

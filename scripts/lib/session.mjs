@@ -263,6 +263,11 @@ function inQuotes(marked) {
 function quotedValue(text) {
   return inQuotes(markText(text));
 }
+function shellWord(text) {
+  if (markText(text, false) !== text || /[\n\t]/.test(text)) return null;
+  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text)) return text;
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
 function mayHoldToken(text) {
   for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
   return false;
@@ -2711,7 +2716,7 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
   if (best <= treeRank) return null;
   const pick = refs[ranks.indexOf(best)];
   const branch = shown(pick);
-  const restore = `git restore --source=${shellWord(branch.rev)} -- .ai/memory/HANDOFF.md`;
+  const restore = `git restore --source=${shellWord(branch.rev) ?? pick.id} -- .ai/memory/HANDOFF.md`;
   return { ref: branch.name, worktree: pick.worktree, restore };
 }
 var newestSave = (function newestSave(root, env, tree, branches = {}, timeout) {
@@ -2769,7 +2774,6 @@ function movedSince(gitDir, savedMs) {
   const m = /^([0-9a-f]+) ([0-9a-f]+) .* (\d+) [+-]\d{4}\t(reset|checkout|pull|merge|rebase)/.exec(line);
   return m !== null && m[1] !== m[2] && Number(m[3]) >= Math.floor(savedMs / 1e3) ? m[1] : null;
 }
-var shellWord = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
 async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
   const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
