@@ -14912,8 +14912,8 @@ async function publishMemory(target, memDir, message, push, env, register, runHo
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
   const journal = !existsSync(path50.join(memDir, "journal", "OFF"));
-  const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
-  const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal));
+  const mine = (p) => p.startsWith(`${memRel}/`) && isPublicMemoryPath(p.slice(memRel.length + 1), journal);
+  const paths = [...new Set(listed.split("\0").filter(mine))];
   const changedOf = async (list2) => {
     const status = list2.length === 0 ? "" : await git([
       "status",
@@ -14956,7 +14956,6 @@ ${out.stderr.trim()}`;
   const programs = await repositoryPrograms(top, env, push);
   const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
   const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
-  const mine = (p) => p.startsWith(`${memRel}/`) && isPublicMemoryPath(p.slice(memRel.length + 1), journal);
   let made;
   try {
     made = await commitOnly(top, env, runHooks ? programs : null, message, changed, attributesEntry, old, mine, fp);
@@ -15151,7 +15150,6 @@ var init_publish_memory = __esm({
     init_words();
     init_run();
     init_failpoint();
-    init_words();
     COMMIT_HOOKS = [
       "pre-commit",
       "prepare-commit-msg",
@@ -15186,6 +15184,7 @@ var init_publish2 = __esm({
     init_redact();
     init_merge_driver_config();
     init_publish_memory();
+    init_words();
     init_target();
     init_paths();
     init_pause();
