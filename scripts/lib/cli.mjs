@@ -12584,22 +12584,20 @@ function archiveDirOf(top, memRel) {
   }
   return at2;
 }
-async function otherAuthor(cwd, env, side, file) {
-  const blob = await runGit(cwd, ["hash-object", "--", side], env);
-  if (blob.code !== 0) return null;
-  const id = blob.stdout.toString("utf8").trim();
+async function otherAuthor(cwd, env, id, file) {
+  if (id === null) return null;
   const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
   const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
   return name2 === "" ? null : name2.slice(0, 60);
 }
-async function archivedInRebase(cwd, env, side, file) {
+async function archivedInRebase(cwd, env, id, file) {
   const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
   const state = dirs.stdout.toString("utf8").split("\n").map((d) => path40.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path40.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
   if (dirs.code !== 0 || state === void 0) return true;
   const blob = (rev) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
   const tips = ["onto", "orig-head"].map((f) => readFileSync(path40.join(state, f), "utf8").trim());
-  const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
-  return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine.stdout.toString("utf8"));
+  const known = await Promise.all(tips.map(blob));
+  return known.some((k) => k.code === 0 && k.stdout.toString("utf8").trim() === id);
 }
 async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const [base, ours, theirs, file] = args;
@@ -12636,7 +12634,9 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const later = laterHandoff(a, b, Date.now());
   const winner = later === "ours" ? a : b;
   const loser = winner === a ? b : a;
-  if (!await archivedInRebase(cwd, env, later === "ours" ? theirs : ours, file)) {
+  const hashed = await runGit(cwd, ["hash-object", "--", later === "ours" ? theirs : ours], env);
+  const loserId = hashed.code === 0 ? hashed.stdout.toString("utf8").trim() : null;
+  if (!await archivedInRebase(cwd, env, loserId, file)) {
     const line = mergedLineOf(a);
     const text = mergeHandoffs(winner, loser, o).text;
     writeResult(ours, line === null ? text : markMerged(text, line[1], line[2] ?? null));
@@ -12647,7 +12647,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     const name2 = archiveName("HANDOFF", dir);
     if (!createExclusive(path40.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
-    const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
+    const who = await otherAuthor(cwd, env, loserId, file);
     const at2 = stateTimeOfText(loser, Date.now());
     const whose = who === null ? "the other" : `${who}'s`;
     const of = at2.known ? ` of ${at2.time.iso}` : "";
