@@ -9,7 +9,7 @@ import { blobIdsOf } from "./blob-ids.ts";
 import { blobBytesOf, gitDirOf, gitTopOf, inProgressOf, objectFormat, reflogNames, shallowCuts } from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
 import {
-  batchBlobs, filterDrivers, GitUnavailable, pathspecOf, rawPaths, runGit, type Git, type GitResult,
+  batchBlobs, filterDrivers, GitUnavailable, pathspecOf, rawPaths, runGit, type Env, type Git, type GitResult,
 } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { ATTRIBUTES, commitKind, heldByRef, listedAncestors } from "./history-rules.ts";
@@ -19,9 +19,7 @@ import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
 /** Starts drift's `git status` early, so that git's work overlaps reading the handoff (for `measureDrift`). */
-export function startStatus(
-  root: string, env: Record<string, string | undefined>, excludes: readonly string[] = [],
-): Promise<SnapshotResult> {
+export function startStatus(root: string, env: Env, excludes: readonly string[] = []): Promise<SnapshotResult> {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => undefined);
   return p;
@@ -101,8 +99,7 @@ export interface DriftOptions {
 const savedPresent = (f: DriftFacts) => f.headReachable === true || (f.headReachable === false && !f.objectMissing);
 
 export async function measureDrift(
-  root: string, env: Record<string, string | undefined>, anchors: CheckedAnchors, nowMs: number,
-  opts: DriftOptions = {},
+  root: string, env: Env, anchors: CheckedAnchors, nowMs: number, opts: DriftOptions = {},
 ): Promise<DriftReport> {
   const git: Git = (args, input) => runGit(root, args, env, undefined, { input });
   const facts = blankFacts(anchors, nowMs);

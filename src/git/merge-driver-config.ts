@@ -5,7 +5,7 @@ import { existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, realpathSyn
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
-import { GitUnavailable, runGit } from "./run.ts";
+import { GitUnavailable, runGit, type Env } from "./run.ts";
 import { exists, lstatOrNull, readSmall, unreadReason } from "../store/fs.ts";
 import { succeeds } from "../store/files.ts";
 import { Refused } from "../errors.ts";
@@ -15,8 +15,6 @@ import { conflictAdvice, unmergedMemory } from "./unmerged.ts";
 
 /** The driver's name in git's config and `.gitattributes`. */
 const DRIVER_NAME = "session-handoff";
-
-type Env = Record<string, string | undefined>;
 
 /** What a registration or its removal changed; `notes` did not stop the verb (said on stderr). */
 interface Change {

@@ -8,7 +8,7 @@ import { normalise } from "../schema/open-items.ts";
 import { archiveName } from "../store/archive.ts";
 import { createExclusive, orNull, succeeds } from "../store/files.ts";
 import { pauseSwitch } from "../store/pause.ts";
-import { runGit } from "./run.ts";
+import { runGit, type Env } from "./run.ts";
 
 /** The line the driver adds after `Saved:` naming the other handoff's archive. */
 export const MERGED_LINE =
@@ -284,7 +284,6 @@ export function mergeCountsText(c: MergeCounts): string {
   return c.step === true ? `${counts}; ${THEIR_STEP}` : counts;
 }
 
-type Env = Record<string, string | undefined>;
 type Said = { notes: string[]; code: 0 | 1 };
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;

@@ -12,10 +12,8 @@ import { readSmall } from "../store/fs.ts";
 import { openRegular, orNull, readAll, succeeds, UnsafeFile } from "../store/files.ts";
 import { attributesOnlyOurs, attributesOnto } from "./merge-driver-config.ts";
 import { namesList } from "../guard/words.ts";
-import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
+import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit, type Env } from "./run.ts";
 import { failpoint } from "../store/failpoint.ts";
-
-type Env = Record<string, string | undefined>;
 
 /** A public file of a memory dir (relative to it): never a private file, `PAUSE`, `drafts/` nor `checkpoints/`. */
 export function isPublicMemoryPath(rel: string, journal = true): boolean {

@@ -4,9 +4,7 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { homeFolder, samePath } from "../store/home.ts";
 import { exists, realOrNull } from "../store/fs.ts";
-import { runGitSync } from "./run.ts";
-
-type Env = Record<string, string | undefined>;
+import { runGitSync, type Env } from "./run.ts";
 
 /** The root (a real path), the real path of the start, what made it the root, and where the walk stopped short. */
 interface FoundRoot {
