@@ -10875,17 +10875,14 @@ function clonedAfter(gitDir, savedMs2) {
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
   return m !== null && Number(m[1]) > Math.floor(savedMs2 / 1e3);
 }
-async function objectIds(git, revs) {
-  if (revs.length === 0) return [];
-  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
-`).join(""));
-  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
-  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
-}
 async function untrackedInStashes(git, count, paths) {
   const asks = Array.from({ length: Math.min(count, 100) }, (_, n) => paths.map((p) => ({ n, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
+  const revs = safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}
+`).join("");
+  const r = safe.length === 0 ? null : await git(["cat-file", "--batch-check"], revs);
+  const lines2 = r?.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  const ids = lines2.map((l) => /^([0-9a-f]{40,64}) /.exec(l)?.[1]);
   const found = safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
   return { found, unasked: new Set(asks.filter((a) => !safe.includes(a)).map((a) => a.p)) };
 }

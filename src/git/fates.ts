@@ -148,20 +148,16 @@ const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
 // A merge's own change only: first-parent diffs would show a branch's older commits as the merge's.
 const MERGES = "--diff-merges=combined";
 
-/** The object id each `<rev>:<path>` names, or null when it names none; one `cat-file` process. */
-export async function objectIds(git: Git, revs: readonly string[]): Promise<(string | null)[]> {
-  if (revs.length === 0) return [];
-  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}\n`).join(""));
-  const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
-  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines[i] ?? "")?.[1] ?? null);
-}
-
 /** What each stash entry's untracked tree (`stash@{n}^3`, what `git stash -u` takes) holds of `paths`. */
 async function untrackedInStashes(git: Git, count: number, paths: readonly string[]) {
   const asks = Array.from({ length: Math.min(count, 100) }, (_, n) => paths.map((p) => ({ n, p }))).flat();
   // A batch line ends at a line break: such a path is not asked about, and its fate is not told (`unasked`).
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
+  const revs = safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}\n`).join("");
+  const r = safe.length === 0 ? null : await git(["cat-file", "--batch-check"], revs);
+  // `<id> <type> <size>` per line, or `<rev> missing`.
+  const lines = r?.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  const ids = lines.map((l) => /^([0-9a-f]{40,64}) /.exec(l)?.[1]);
   const found = safe.flatMap((a, i) => (ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []));
   return { found, unasked: new Set(asks.filter((a) => !safe.includes(a)).map((a) => a.p)) };
 }
