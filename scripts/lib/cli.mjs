@@ -10886,19 +10886,10 @@ async function untrackedInStashes(git, count, paths) {
   const found = safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
   return { found, unasked: new Set(asks.filter((a) => !safe.includes(a)).map((a) => a.p)) };
 }
-async function renamesOf(git, savedHead, gone, staged, found) {
-  const moves = new Map(staged);
-  for (const [from, to] of found ?? []) if (!moves.has(from)) moves.set(from, to);
-  if (found === null && savedHead !== null && gone.some((p) => !moves.has(p))) {
-    const r = await git(["diff", "-M", "--diff-filter=R", "--name-status", "-z", savedHead, "HEAD"]);
-    const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
-    for (let k = 0; k + 2 < f.length; k += 3) if (!moves.has(f[k + 1])) moves.set(f[k + 1], f[k + 2]);
-  }
-  return new Map(gone.flatMap((p) => moves.has(p) ? [[p, moves.get(p)]] : []));
-}
 async function gatherFateLogs(git, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: /* @__PURE__ */ new Map() };
-  const renames = opts.gone.length === 0 || !opts.headExists ? /* @__PURE__ */ new Map() : await renamesOf(git, opts.savedHead, opts.gone, opts.staged, opts.moves ?? null);
+  const moves = new Map([...opts.moves ?? [], ...opts.staged]);
+  const renames = new Map(opts.gone.flatMap((p) => moves.has(p) ? [[p, moves.get(p)]] : []));
   const paths = [.../* @__PURE__ */ new Set([...opts.cleaned, ...renames.values()])].filter((p) => !UNASKED.test(p));
   if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
   const specs = ["--", ...paths.map((p) => pathspecOf(p))];
@@ -11147,7 +11138,7 @@ function assessDrift(f) {
   const unlistedClean = fromElsewhere ? 0 : Math.max(0, savedMore - unlistedNow);
   const wipGone = unlistedClean > 0 || fates.some((x) => x.fate === "reverted" || x.fate === "stashed" || x.fate === "committed" && (!x.onHead || x.reverted !== void 0) || x.fate === "edited" && "stash" in x);
   const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;
-  const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
+  const worked = moved || dirtyChanged === true || fates.some((x) => x.fate === "changed");
   let verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";
   else if (!reachable && !kept) verdict = "rewritten";
@@ -11396,10 +11387,12 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const dirtyNow = withRedacted(snap.dirty);
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !dirtyNow.includes(p));
   const headMoved = head !== null && snap.head !== null && snap.head !== head;
+  const deleted = new Set(anchors.dirtyHashes?.filter((h) => h.id === "deleted").map((h) => h.path));
+  const gone = top === null ? [] : cleaned.filter((p) => !p.endsWith("/") && !deleted.has(p) && lstatOrNull(path39.join(top, p)) === null);
   let changed = null;
   let moves = null;
   if (head !== null && !headMoved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
-  else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
+  else if (headMoved && savedPresent(facts) && keyFiles.length + gone.length > 0) {
     const d = await git(["diff", "-M", "--name-status", "-z", head, "HEAD"]);
     if (d.code === 0) {
       const f = d.stdout.toString("utf8").split("\0");
@@ -11430,7 +11423,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
     const fromElsewhere = elsewhere || at2.here !== true && clonedAfter(gitDir, facts.saved.date?.ms ?? null);
-    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at2.drivers, moves, since };
+    const fateAt = { top, gitDir, cleaned, gone, fromElsewhere, drivers: at2.drivers, moves, since };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
   const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
@@ -11664,14 +11657,13 @@ async function measureFates(git, facts, anchors, at2) {
   const present = savedPresent(facts);
   const hashes = anchors.dirtyHashes ?? [];
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path39.join(at2.top, p)) === null);
   const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
     gitDir: at2.gitDir,
     savedHead: present ? head : null,
     savedDateMs: facts.saved.date?.ms ?? null,
     cleaned: at2.cleaned,
-    gone,
+    gone: at2.gone,
     staged: now.renames ?? [],
     headExists: now.head !== null,
     moves: at2.moves

@@ -162,23 +162,6 @@ async function untrackedInStashes(git: Git, count: number, paths: readonly strin
   return { found, unasked: new Set(asks.filter((a) => !safe.includes(a)).map((a) => a.p)) };
 }
 
-/** Where each of `gone` went: renamed by a commit since `savedHead` (one `diff -M`) or staged as renamed. */
-async function renamesOf(
-  git: Git, savedHead: string | null, gone: readonly string[], staged: readonly (readonly [string, string])[],
-  found: Map<string, string> | null,
-): Promise<Map<string, string>> {
-  const moves = new Map(staged);
-  // Drift's own diff of the saved HEAD to HEAD, when it ran, found these renames already.
-  for (const [from, to] of found ?? []) if (!moves.has(from)) moves.set(from, to);
-  if (found === null && savedHead !== null && gone.some((p) => !moves.has(p))) {
-    const r = await git(["diff", "-M", "--diff-filter=R", "--name-status", "-z", savedHead, "HEAD"]);
-    const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
-    // `R<score>`, the old path, the new one.
-    for (let k = 0; k + 2 < f.length; k += 3) if (!moves.has(f[k + 1]!)) moves.set(f[k + 1]!, f[k + 2]!);
-  }
-  return new Map(gone.flatMap((p) => (moves.has(p) ? [[p, moves.get(p)!] as const] : [])));
-}
-
 /** The logs `fatesOf` needs, in parallel, for the saved dirty files clean now; without `savedHead`, bound by date. */
 export async function gatherFateLogs(
   git: Git, opts: { gitDir: string | null; savedHead: string | null; savedDateMs: number | null;
@@ -186,8 +169,9 @@ export async function gatherFateLogs(
     headExists: boolean; moves?: Map<string, string> | null },
 ): Promise<Pick<FateInputs, "onHead" | "elsewhere" | "stashes" | "renames" | "unasked">> {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: new Map() };
-  const renames = opts.gone.length === 0 || !opts.headExists ? new Map<string, string>()
-    : await renamesOf(git, opts.savedHead, opts.gone, opts.staged, opts.moves ?? null);
+  // Where each of `gone` went: staged as renamed, else renamed by a commit since the save (drift's `diff -M`).
+  const moves = new Map<string, string>([...(opts.moves ?? []), ...opts.staged]);
+  const renames = new Map(opts.gone.flatMap((p) => (moves.has(p) ? [[p, moves.get(p)!] as const] : [])));
   const paths = [...new Set([...opts.cleaned, ...renames.values()])].filter((p) => !UNASKED.test(p));
   if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
   const specs = ["--", ...paths.map((p) => pathspecOf(p))];
