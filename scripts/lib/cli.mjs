@@ -1858,31 +1858,31 @@ function safeDirectories(env) {
   safeCache.set(env, out);
   return out;
 }
-function listedSafe(dir, safe) {
-  return safe.some((s) => {
+function listedSafe(dir, env) {
+  return safeDirectories(env).some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
     return (realOrNull(s) ?? path8.resolve(s)) === dir;
   });
 }
-function distrust(dir, uid, safe) {
+function distrust(dir, uid, env) {
   const st = uid === void 0 ? void 0 : lstatSync(dir, { throwIfNoEntry: false });
   if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
   if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
-  if (why === null || listedSafe(dir, safe())) return null;
+  if (why === null || listedSafe(dir, env)) return null;
   return why;
 }
-function dubious(root, uid, env, safe) {
+function dubious(root, uid, env) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
-    if (dir !== root && distrust(dir, uid, safe) !== null) return null;
+    if (dir !== root && distrust(dir, uid, env) !== null) return null;
     if (exists(path8.join(dir, ".git"))) {
       const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
-      if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
+      if (owner === uid || owner === sudo || listedSafe(dir, env)) return null;
       const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
       const trust = `\`git config --global --add safe.directory ${dir}\``;
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
@@ -1901,7 +1901,7 @@ function memoryOwnedWell(dir, uid) {
   });
 }
 function distrustedAbove(dir, env) {
-  return distrust(dir, process.getuid?.(), () => safeDirectories(env));
+  return distrust(dir, process.getuid?.(), env);
 }
 function findRoot(startPath, env) {
   const start = realOrNull(startPath);
@@ -1914,24 +1914,23 @@ function findRoot(startPath, env) {
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   const uid = process.getuid?.();
-  const safeList = () => safeDirectories(env);
-  if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
+  if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, env)) {
     const fix = "run it from a project folder or pass --root <project>";
     throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
   }
-  const found = walk(start, env, uid, safeList, home);
-  const refusal = dubious(found.root, uid, env, safeList);
+  const found = walk(start, env, uid, home);
+  const refusal = dubious(found.root, uid, env);
   if (refusal !== null) throw refusal;
   return found;
 }
-function walk(start, env, uid, safe, home) {
+function walk(start, env, uid, home) {
   if (exists(path8.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
   for (; ; ) {
     if (dir !== start) {
-      const why = distrust(dir, uid, safe);
+      const why = distrust(dir, uid, env);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
     if (exists(path8.join(dir, ".ai", "memory"))) {
@@ -2247,57 +2246,63 @@ async function section(top, env) {
   const pairs = r.stdout.toString("utf8").split("\0").slice(0, -1);
   return new Map(pairs.map((kv) => /^merge\.[^\n]*\.([^.\n]*)\n?([\s\S]*)$/.exec(kv).slice(1, 3)));
 }
-async function registerMergeDriver(root, helperPath, env) {
+async function registerMergeDriver(root, helperPath, env, dry) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
-  if (c === null || helperPath === null) return out;
-  assertDriverFits(root, env);
-  let copy;
-  try {
-    const bytes = readFileSync(path11.join(path11.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync(path11.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path11.dirname(c.copy), c.common);
-    const st = lstatSync(c.copy, { throwIfNoEntry: false });
-    if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
-    const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
-    if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
-    giveTo(c.copy, c.common);
-    copy = realpathSync(c.copy);
-  } catch (err) {
-    const why = err.message;
-    out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${why})`);
-    return out;
+  if (c === null || helperPath === null && !dry) return out;
+  let copy = existsSync(c.copy) ? realpathSync(c.copy) : c.copy;
+  if (!dry) {
+    assertDriverFits(root, env);
+    try {
+      copy = writeCopy(c, helperPath);
+    } catch (err) {
+      const why = err.message;
+      out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${why})`);
+      return out;
+    }
   }
   const name2 = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
   const have = await section(c.top, env);
   for (const [key, want] of [["driver", driverCommand(process.execPath, copy)], ["name", name2]]) {
     if (have.get(key) === want) continue;
-    await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
+    if (!dry) await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path11.join(c.common, "config"), c.common);
+  if (out.config && !dry) giveTo(path11.join(c.common, "config"), c.common);
   try {
     const file = path11.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
-    if (!(had && line === want)) {
+    out.attributes = !(had && line === want);
+    if (out.attributes && !dry) {
       import_write_file_atomic.default.sync(file, blockFor(rest, want), before === null ? { mode: 420 } : {});
       if (before === null) giveTo(file, c.top);
-      out.attributes = true;
     }
   } catch (err) {
-    out.notes.push(`.gitattributes was not changed: ${err.message}`);
+    out.notes.push(`.gitattributes ${dry ? "would not be" : "was not"} changed: ${err.message}`);
   }
   return out;
 }
-async function unregisterMergeDriver(root, env, keep) {
+function writeCopy(c, helperPath) {
+  const bytes = readFileSync(path11.join(path11.dirname(helperPath), "lib", "cli.mjs"));
+  mkdirSync(path11.dirname(c.copy), { recursive: true, mode: 448 });
+  giveTo(path11.dirname(c.copy), c.common);
+  const st = lstatSync(c.copy, { throwIfNoEntry: false });
+  if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
+  const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
+  if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
+  giveTo(c.copy, c.common);
+  return realpathSync(c.copy);
+}
+async function unregisterMergeDriver(root, env, keep, dry) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path11.dirname(c.copy)));
-  const driver = (await section(c.top, env)).get("driver") ?? null;
-  if (!keep && driver !== null && driverParts(driver) !== null) {
+  if (!keep && !dry && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path11.dirname(c.copy)));
+  const driver = keep ? null : (await section(c.top, env)).get("driver") ?? null;
+  out.config = driver !== null && driverParts(driver) !== null;
+  if (out.config && !dry) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path11.join(c.common, "config"), c.common);
     out.config = r.code === 0;
@@ -2305,15 +2310,15 @@ async function unregisterMergeDriver(root, env, keep) {
   try {
     const file = path11.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
-    if (had) {
+    out.attributes = had;
+    if (had && !dry) {
       const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
       const users = head !== null && head.code === 0 && !withoutBlock(head.stdout.toString("utf8")).had;
       if (rest === "" && !users) unlinkSync(file);
       else import_write_file_atomic.default.sync(file, rest);
-      out.attributes = true;
     }
   } catch (err) {
-    out.notes.push(`.gitattributes was not changed: ${err.message}`);
+    out.notes.push(`.gitattributes ${dry ? "would not be" : "was not"} changed: ${err.message}`);
   }
   return out;
 }
@@ -2325,32 +2330,15 @@ function assertAttributesReadable(root, env) {
   const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
   throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
 }
-async function previewMergeDriver(root, remove2, env, keep) {
-  const c = cloneOf(root, env);
-  if (c === null) return { config: false, attributes: false, notes: [] };
-  const driver = keep ? null : (await section(c.top, env)).get("driver") ?? null;
-  let text;
-  try {
-    text = readRegular(path11.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
-  } catch (err) {
-    const notes = [`.gitattributes would not be changed: ${err.message}`];
-    return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
-  }
-  const { had, line } = withoutBlock(text ?? "");
-  if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
-  const copy = existsSync(c.copy) ? realpathSync(c.copy) : c.copy;
-  const config = driver !== driverCommand(process.execPath, copy);
-  return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
-}
 async function mergeDriverStep(root, opts, env) {
   if (root === null) return { lines: [], notes: [], attributes: false };
   const remove2 = opts.remove === true;
   const keep = remove2 && opts.keep !== void 0;
   let change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, remove2, env, keep);
-    else if (remove2) change = await unregisterMergeDriver(root, env, keep);
-    else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
+    const dry = opts.dryRun === true;
+    if (remove2) change = await unregisterMergeDriver(root, env, keep, dry);
+    else change = await registerMergeDriver(root, opts.helperPath ?? null, env, dry);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     const note = `the merge driver was not ${remove2 ? "removed" : "registered"}: ${err.message}`;
@@ -4332,7 +4320,7 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
   if (best <= treeRank) return null;
   const pick = refs[ranks.indexOf(best)];
   const branch = shown(pick);
-  const restore2 = `git restore --source=${shellWord2(branch.rev)} -- .ai/memory/HANDOFF.md`;
+  const restore2 = `git restore --source=${shellWord(branch.rev) ?? pick.id} -- .ai/memory/HANDOFF.md`;
   return { ref: branch.name, worktree: pick.worktree, restore: restore2 };
 }
 function newestSave(root, env, tree, branches = {}, timeout) {
@@ -4414,7 +4402,8 @@ function elsewhereSentence(e, helper) {
   const [shown2, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
   const more2 = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
   const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more2})`;
-  const said2 = `a handoff is committed on branch ${shown2}${also}, not on this one: brief it with \`git show ${shellWord2(`${e.rev}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
+  const spec = `${e.rev}:${e.file}`;
+  const said2 = `a handoff is committed on branch ${shown2}${also}, not on this one: brief it with \`git show ${shellWord(spec) ?? quotedValue(spec)} | node ${helper} brief --stdin\`, or check that branch out`;
   const there = e.worktree === void 0 ? null : `resume it in the worktree at ${quotedPath(e.worktree)}`;
   return there === null ? said2 : `${said2.slice(0, -"check that branch out".length)}${there}`;
 }
@@ -4425,7 +4414,7 @@ function newestSentence(a, here) {
   const did = here ? "put another one in its place" : "took it away";
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }
-var stampMs, HANDOFF, shellWord2, whereAway, restoreNote, awaySentence;
+var stampMs, HANDOFF, whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
@@ -4442,7 +4431,6 @@ var init_handoff_away = __esm({
     init_saves();
     stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     HANDOFF = ".ai/memory/HANDOFF.md";
-    shellWord2 = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
     whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
     restoreNote = (a) => a.lost !== void 0 ? "a reset or a checkout took it from the working tree" : a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
     awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
@@ -10911,33 +10899,21 @@ function clonedAfter(gitDir, savedMs2) {
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
   return m !== null && Number(m[1]) > Math.floor(savedMs2 / 1e3);
 }
-async function objectIds(git, revs) {
-  if (revs.length === 0) return [];
-  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
-`).join(""));
-  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
-  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
-}
 async function untrackedInStashes(git, count, paths) {
   const asks = Array.from({ length: Math.min(count, 100) }, (_, n) => paths.map((p) => ({ n, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
+  const revs = safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}
+`).join("");
+  const r = safe.length === 0 ? null : await git(["cat-file", "--batch-check"], revs);
+  const lines2 = r?.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  const ids = lines2.map((l) => /^([0-9a-f]{40,64}) /.exec(l)?.[1]);
   const found = safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
   return { found, unasked: new Set(asks.filter((a) => !safe.includes(a)).map((a) => a.p)) };
 }
-async function renamesOf(git, savedHead, gone, staged, found) {
-  const moves = new Map(staged);
-  for (const [from, to] of found ?? []) if (!moves.has(from)) moves.set(from, to);
-  if (found === null && savedHead !== null && gone.some((p) => !moves.has(p))) {
-    const r = await git(["diff", "-M", "--diff-filter=R", "--name-status", "-z", savedHead, "HEAD"]);
-    const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
-    for (let k = 0; k + 2 < f.length; k += 3) if (!moves.has(f[k + 1])) moves.set(f[k + 1], f[k + 2]);
-  }
-  return new Map(gone.flatMap((p) => moves.has(p) ? [[p, moves.get(p)]] : []));
-}
 async function gatherFateLogs(git, opts) {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: /* @__PURE__ */ new Map() };
-  const renames = opts.gone.length === 0 || !opts.headExists ? /* @__PURE__ */ new Map() : await renamesOf(git, opts.savedHead, opts.gone, opts.staged, opts.moves ?? null);
+  const moves = new Map([...opts.moves ?? [], ...opts.staged]);
+  const renames = new Map(opts.gone.flatMap((p) => moves.has(p) ? [[p, moves.get(p)]] : []));
   const paths = [.../* @__PURE__ */ new Set([...opts.cleaned, ...renames.values()])].filter((p) => !UNASKED.test(p));
   if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
   const specs = ["--", ...paths.map((p) => pathspecOf(p))];
@@ -11186,7 +11162,7 @@ function assessDrift(f) {
   const unlistedClean = fromElsewhere ? 0 : Math.max(0, savedMore - unlistedNow);
   const wipGone = unlistedClean > 0 || fates.some((x) => x.fate === "reverted" || x.fate === "stashed" || x.fate === "committed" && (!x.onHead || x.reverted !== void 0) || x.fate === "edited" && "stash" in x);
   const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;
-  const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
+  const worked = moved || dirtyChanged === true || fates.some((x) => x.fate === "changed");
   let verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";
   else if (!reachable && !kept) verdict = "rewritten";
@@ -11435,10 +11411,12 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const dirtyNow = withRedacted(snap.dirty);
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !dirtyNow.includes(p));
   const headMoved = head !== null && snap.head !== null && snap.head !== head;
+  const deleted = new Set(anchors.dirtyHashes?.filter((h) => h.id === "deleted").map((h) => h.path));
+  const gone = top === null ? [] : cleaned.filter((p) => !p.endsWith("/") && !deleted.has(p) && lstatOrNull(path39.join(top, p)) === null);
   let changed = null;
   let moves = null;
   if (head !== null && !headMoved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
-  else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
+  else if (headMoved && savedPresent(facts) && keyFiles.length + gone.length > 0) {
     const d = await git(["diff", "-M", "--name-status", "-z", head, "HEAD"]);
     if (d.code === 0) {
       const f = d.stdout.toString("utf8").split("\0");
@@ -11469,7 +11447,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
     const fromElsewhere = elsewhere || at2.here !== true && clonedAfter(gitDir, facts.saved.date?.ms ?? null);
-    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at2.drivers, moves, since };
+    const fateAt = { top, gitDir, cleaned, gone, fromElsewhere, drivers: at2.drivers, moves, since };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
   const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
@@ -11703,14 +11681,13 @@ async function measureFates(git, facts, anchors, at2) {
   const present = savedPresent(facts);
   const hashes = anchors.dirtyHashes ?? [];
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path39.join(at2.top, p)) === null);
   const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
     gitDir: at2.gitDir,
     savedHead: present ? head : null,
     savedDateMs: facts.saved.date?.ms ?? null,
     cleaned: at2.cleaned,
-    gone,
+    gone: at2.gone,
     staged: now.renames ?? [],
     headExists: now.head !== null,
     moves: at2.moves
@@ -12619,22 +12596,20 @@ function archiveDirOf(top, memRel) {
   }
   return at2;
 }
-async function otherAuthor(cwd, env, side, file) {
-  const blob = await runGit(cwd, ["hash-object", "--", side], env);
-  if (blob.code !== 0) return null;
-  const id = blob.stdout.toString("utf8").trim();
+async function otherAuthor(cwd, env, id, file) {
+  if (id === null) return null;
   const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
   const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
   return name2 === "" ? null : name2.slice(0, 60);
 }
-async function archivedInRebase(cwd, env, side, file) {
+async function archivedInRebase(cwd, env, id, file) {
   const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
   const state = dirs.stdout.toString("utf8").split("\n").map((d) => path40.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path40.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
   if (dirs.code !== 0 || state === void 0) return true;
   const blob = (rev) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
   const tips = ["onto", "orig-head"].map((f) => readFileSync(path40.join(state, f), "utf8").trim());
-  const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
-  return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine.stdout.toString("utf8"));
+  const known = await Promise.all(tips.map(blob));
+  return known.some((k) => k.code === 0 && k.stdout.toString("utf8").trim() === id);
 }
 async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const [base, ours, theirs, file] = args;
@@ -12671,7 +12646,9 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const later = laterHandoff(a, b, Date.now());
   const winner = later === "ours" ? a : b;
   const loser = winner === a ? b : a;
-  if (!await archivedInRebase(cwd, env, later === "ours" ? theirs : ours, file)) {
+  const hashed = await runGit(cwd, ["hash-object", "--", later === "ours" ? theirs : ours], env);
+  const loserId = hashed.code === 0 ? hashed.stdout.toString("utf8").trim() : null;
+  if (!await archivedInRebase(cwd, env, loserId, file)) {
     const line = mergedLineOf(a);
     const text = mergeHandoffs(winner, loser, o).text;
     writeResult(ours, line === null ? text : markMerged(text, line[1], line[2] ?? null));
@@ -12682,7 +12659,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     const name2 = archiveName("HANDOFF", dir);
     if (!createExclusive(path40.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
-    const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
+    const who = await otherAuthor(cwd, env, loserId, file);
     const at2 = stateTimeOfText(loser, Date.now());
     const whose = who === null ? "the other" : `${who}'s`;
     const of = at2.known ? ` of ${at2.time.iso}` : "";
@@ -14947,8 +14924,8 @@ async function publishMemory(target, memDir, message, push, env, register, runHo
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
   const journal = !existsSync(path50.join(memDir, "journal", "OFF"));
-  const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
-  const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal));
+  const mine = (p) => p.startsWith(`${memRel}/`) && isPublicMemoryPath(p.slice(memRel.length + 1), journal);
+  const paths = [...new Set(listed.split("\0").filter(mine))];
   const changedOf = async (list2) => {
     const status = list2.length === 0 ? "" : await git([
       "status",
@@ -14991,7 +14968,6 @@ ${out.stderr.trim()}`;
   const programs = await repositoryPrograms(top, env, push);
   const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
   const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
-  const mine = (p) => p.startsWith(`${memRel}/`) && isPublicMemoryPath(p.slice(memRel.length + 1), journal);
   let made;
   try {
     made = await commitOnly(top, env, runHooks ? programs : null, message, changed, attributesEntry, old, mine, fp);
@@ -15186,7 +15162,6 @@ var init_publish_memory = __esm({
     init_words();
     init_run();
     init_failpoint();
-    init_words();
     COMMIT_HOOKS = [
       "pre-commit",
       "prepare-commit-msg",
@@ -15221,6 +15196,7 @@ var init_publish2 = __esm({
     init_redact();
     init_merge_driver_config();
     init_publish_memory();
+    init_words();
     init_target();
     init_paths();
     init_pause();

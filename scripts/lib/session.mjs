@@ -263,6 +263,11 @@ function inQuotes(marked) {
 function quotedValue(text) {
   return inQuotes(markText(text));
 }
+function shellWord(text) {
+  if (markText(text, false) !== text || /[\n\t]/.test(text)) return null;
+  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text)) return text;
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
 function mayHoldToken(text) {
   for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
   return false;
@@ -1791,31 +1796,31 @@ function safeDirectories(env) {
   safeCache.set(env, out);
   return out;
 }
-function listedSafe(dir, safe) {
-  return safe.some((s) => {
+function listedSafe(dir, env) {
+  return safeDirectories(env).some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
     return (realOrNull(s) ?? path10.resolve(s)) === dir;
   });
 }
-function distrust(dir, uid, safe) {
+function distrust(dir, uid, env) {
   const st = uid === void 0 ? void 0 : lstatSync(dir, { throwIfNoEntry: false });
   if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
   if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
-  if (why === null || listedSafe(dir, safe())) return null;
+  if (why === null || listedSafe(dir, env)) return null;
   return why;
 }
-var dubious = (function dubious(root, uid, env, safe) {
+var dubious = (function dubious(root, uid, env) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
-    if (dir !== root && distrust(dir, uid, safe) !== null) return null;
+    if (dir !== root && distrust(dir, uid, env) !== null) return null;
     if (exists(path10.join(dir, ".git"))) {
       const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
-      if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
+      if (owner === uid || owner === sudo || listedSafe(dir, env)) return null;
       const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
       const trust = `\`git config --global --add safe.directory ${dir}\``;
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
@@ -1834,7 +1839,7 @@ function memoryOwnedWell(dir, uid) {
   });
 }
 function distrustedAbove(dir, env) {
-  return distrust(dir, process.getuid?.(), () => safeDirectories(env));
+  return distrust(dir, process.getuid?.(), env);
 }
 var findRoot = (function findRoot(startPath, env) {
   const start = realOrNull(startPath);
@@ -1847,24 +1852,23 @@ var findRoot = (function findRoot(startPath, env) {
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   const uid = process.getuid?.();
-  const safeList = () => safeDirectories(env);
-  if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
+  if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, env)) {
     const fix = "run it from a project folder or pass --root <project>";
     throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
   }
-  const found = walk(start, env, uid, safeList, home);
-  const refusal = dubious(found.root, uid, env, safeList);
+  const found = walk(start, env, uid, home);
+  const refusal = dubious(found.root, uid, env);
   if (refusal !== null) throw refusal;
   return found;
 });
-var walk = (function walk(start, env, uid, safe, home) {
+var walk = (function walk(start, env, uid, home) {
   if (exists(path10.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
   for (; ; ) {
     if (dir !== start) {
-      const why = distrust(dir, uid, safe);
+      const why = distrust(dir, uid, env);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
     if (exists(path10.join(dir, ".ai", "memory"))) {
@@ -2735,7 +2739,7 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
   if (best <= treeRank) return null;
   const pick = refs[ranks.indexOf(best)];
   const branch = shown(pick);
-  const restore = `git restore --source=${shellWord(branch.rev)} -- .ai/memory/HANDOFF.md`;
+  const restore = `git restore --source=${shellWord(branch.rev) ?? pick.id} -- .ai/memory/HANDOFF.md`;
   return { ref: branch.name, worktree: pick.worktree, restore };
 }
 var newestSave = (function newestSave(root, env, tree, branches = {}, timeout) {
@@ -2793,7 +2797,6 @@ function movedSince(gitDir, savedMs) {
   const m = /^([0-9a-f]+) ([0-9a-f]+) .* (\d+) [+-]\d{4}\t(reset|checkout|pull|merge|rebase)/.exec(line);
   return m !== null && m[1] !== m[2] && Number(m[3]) >= Math.floor(savedMs / 1e3) ? m[1] : null;
 }
-var shellWord = (w) => /^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
 async function handoffsElsewhere(root, env, timeout, branches = {}) {
   const file = handoffSpec(root, env);
   const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);

@@ -5,7 +5,7 @@ import type { AnchorValues } from "../schema/anchor-lines.ts";
 import { isoSeconds, safeRelativePath } from "../schema/values.ts";
 import { blobIdsOf } from "./blob-ids.ts";
 import { commonDirOf, gitDirOf, gitTopOf, inProgressOf } from "./git-dir.ts";
-import { filterDrivers, GitUnavailable, runGit, type Git } from "./run.ts";
+import { filterDrivers, GitUnavailable, runGit, type Env, type Git } from "./run.ts";
 import {
   BROKEN_REPO_FIX, folderOf, foldedInto, parseStatusV2, readSnapshot, statusArgs, type Snapshot,
 } from "./status.ts";
@@ -50,9 +50,7 @@ export function skillExcludes(root: string, skillDir: string | null): string[] {
 }
 
 /** `s` with each new folder of more than MAX_DIRTY_HASHES files (build output, a vendored tree) as one entry. */
-async function foldedBig(
-  root: string, env: Record<string, string | undefined>, excludes: readonly string[], s: Snapshot,
-): Promise<Snapshot> {
+async function foldedBig(root: string, env: Env, excludes: readonly string[], s: Snapshot): Promise<Snapshot> {
   // With this few dirty paths no folder holds more: the second git process is spared.
   if (s.dirty.length <= MAX_DIRTY_HASHES) return s;
   const r = await runGit(root, statusArgs(excludes, true), env);
@@ -78,8 +76,7 @@ export function modesOf(top: string, snap: Snapshot, paths: readonly string[]) {
 
 /** The anchors at the root: one git process and up to three to hash; outside git, the key files' mtimes. */
 export async function collectAnchors(
-  root: string, env: Record<string, string | undefined>, nowMs: number, keyFiles: readonly string[],
-  skillDir: string | null = null,
+  root: string, env: Env, nowMs: number, keyFiles: readonly string[], skillDir: string | null = null,
 ): Promise<CollectedAnchors> {
   const date = isoSeconds(nowMs);
   let gitNote: string | null = null;

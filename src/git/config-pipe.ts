@@ -4,8 +4,7 @@ import path from "node:path";
 import { readSmall } from "../store/fs.ts";
 import { homeFolder } from "../store/home.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
-
-type Env = Record<string, string | undefined>;
+import type { Env } from "./run.ts";
 
 // The include paths a config text names (`[include]` and `[includeIf "…"]`, any condition), as written.
 function includes(text: string): string[] {

@@ -9,7 +9,7 @@ import { blobIdsOf } from "./blob-ids.ts";
 import { blobBytesOf, gitDirOf, gitTopOf, inProgressOf, objectFormat, reflogNames, shallowCuts } from "./git-dir.ts";
 import { clonedAfter, eolPairs, fatesOf, gatherFateLogs, type DirtyFate } from "./fates.ts";
 import {
-  batchBlobs, filterDrivers, GitUnavailable, pathspecOf, rawPaths, runGit, type Git, type GitResult,
+  batchBlobs, filterDrivers, GitUnavailable, pathspecOf, rawPaths, runGit, type Env, type Git, type GitResult,
 } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { ATTRIBUTES, commitKind, heldByRef, listedAncestors } from "./history-rules.ts";
@@ -19,9 +19,7 @@ import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
 /** Starts drift's `git status` early, so that git's work overlaps reading the handoff (for `measureDrift`). */
-export function startStatus(
-  root: string, env: Record<string, string | undefined>, excludes: readonly string[] = [],
-): Promise<SnapshotResult> {
+export function startStatus(root: string, env: Env, excludes: readonly string[] = []): Promise<SnapshotResult> {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => undefined);
   return p;
@@ -101,8 +99,7 @@ export interface DriftOptions {
 const savedPresent = (f: DriftFacts) => f.headReachable === true || (f.headReachable === false && !f.objectMissing);
 
 export async function measureDrift(
-  root: string, env: Record<string, string | undefined>, anchors: CheckedAnchors, nowMs: number,
-  opts: DriftOptions = {},
+  root: string, env: Env, anchors: CheckedAnchors, nowMs: number, opts: DriftOptions = {},
 ): Promise<DriftReport> {
   const git: Git = (args, input) => runGit(root, args, env, undefined, { input });
   const facts = blankFacts(anchors, nowMs);
@@ -188,12 +185,16 @@ async function measureRepo(
   const dirtyNow = withRedacted(snap.dirty);
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !dirtyNow.includes(p));
   const headMoved = head !== null && snap.head !== null && snap.head !== head;
+  // A saved dirty file neither dirty nor on disk now may have been renamed since: the diff below says where to.
+  const deleted = new Set(anchors.dirtyHashes?.filter((h) => h.id === "deleted").map((h) => h.path));
+  const gone = top === null ? [] : cleaned.filter((p) => !p.endsWith("/") && !deleted.has(p) &&
+    lstatOrNull(path.join(top, p)) === null);
   let changed: Set<string> | null = null;
-  // Renames from the saved HEAD to HEAD, when that diff ran: the fates then ask git for none.
+  // Renames from the saved HEAD to HEAD, for the key files and the fates.
   let moves: Map<string, string> | null = null;
   if (head !== null && !headMoved && facts.headReachable === true) changed = new Set();
-  else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
-    // With renames found, a key file gone since can say where it went; both names count as changed.
+  else if (headMoved && savedPresent(facts) && keyFiles.length + gone.length > 0) {
+    // With renames found, a file gone since can say where it went; both names count as changed.
     const d = await git(["diff", "-M", "--name-status", "-z", head, "HEAD"]);
     if (d.code === 0) {
       const f = d.stdout.toString("utf8").split("\0");
@@ -228,7 +229,7 @@ async function measureRepo(
   if (top !== null && facts.saved.dirty !== null) {
     // The clone's own record outweighs its reflog's date (a clock an hour ahead, or the save's second).
     const fromElsewhere = elsewhere || (at.here !== true && clonedAfter(gitDir, facts.saved.date?.ms ?? null));
-    const fateAt = { top, gitDir, cleaned, fromElsewhere, drivers: at.drivers, moves, since };
+    const fateAt = { top, gitDir, cleaned, gone, fromElsewhere, drivers: at.drivers, moves, since };
     facts.dirtyFates = await measureFates(git, facts, anchors, fateAt);
   }
   // Key files dirty now (an untracked folder counts for the files in it) and not listed dirty at the save.
@@ -501,8 +502,8 @@ function blankFacts(anchors: CheckedAnchors, nowMs: number): DriftFacts {
 async function measureFates(
   git: Git, facts: DriftFacts, anchors: CheckedAnchors,
   at: {
-    top: string; gitDir: string | null; cleaned: string[]; fromElsewhere: boolean; drivers: At["drivers"];
-    moves: Map<string, string> | null; since?: Map<string, boolean>;
+    top: string; gitDir: string | null; cleaned: string[]; gone: string[]; fromElsewhere: boolean;
+    drivers: At["drivers"]; moves: Map<string, string> | null; since?: Map<string, boolean>;
   },
 ) {
   const now = facts.current!;
@@ -510,13 +511,10 @@ async function measureFates(
   const present = savedPresent(facts);
   const hashes = anchors.dirtyHashes ?? [];
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  // A saved file neither dirty nor on disk now may have been renamed: only then is git asked for renames.
-  const gone = at.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" &&
-    lstatOrNull(path.join(at.top, p)) === null);
   const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
     gitDir: at.gitDir, savedHead: present ? head : null,
-    savedDateMs: facts.saved.date?.ms ?? null, cleaned: at.cleaned, gone, staged: now.renames ?? [],
+    savedDateMs: facts.saved.date?.ms ?? null, cleaned: at.cleaned, gone: at.gone, staged: now.renames ?? [],
     headExists: now.head !== null, moves: at.moves,
   }), still.length === 0 ? new Map() : at.drivers().then((d) => blobIdsOf(git, d, at.top, still))]);
   // By the history log's ancestry: a commit it found not ahead is none since the save, one built on the saved is since.

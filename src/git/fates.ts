@@ -148,39 +148,18 @@ const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
 // A merge's own change only: first-parent diffs would show a branch's older commits as the merge's.
 const MERGES = "--diff-merges=combined";
 
-/** The object id each `<rev>:<path>` names, or null when it names none; one `cat-file` process. */
-export async function objectIds(git: Git, revs: readonly string[]): Promise<(string | null)[]> {
-  if (revs.length === 0) return [];
-  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}\n`).join(""));
-  const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
-  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines[i] ?? "")?.[1] ?? null);
-}
-
 /** What each stash entry's untracked tree (`stash@{n}^3`, what `git stash -u` takes) holds of `paths`. */
 async function untrackedInStashes(git: Git, count: number, paths: readonly string[]) {
   const asks = Array.from({ length: Math.min(count, 100) }, (_, n) => paths.map((p) => ({ n, p }))).flat();
   // A batch line ends at a line break: such a path is not asked about, and its fate is not told (`unasked`).
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
+  const revs = safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}\n`).join("");
+  const r = safe.length === 0 ? null : await git(["cat-file", "--batch-check"], revs);
+  // `<id> <type> <size>` per line, or `<rev> missing`.
+  const lines = r?.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  const ids = lines.map((l) => /^([0-9a-f]{40,64}) /.exec(l)?.[1]);
   const found = safe.flatMap((a, i) => (ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []));
   return { found, unasked: new Set(asks.filter((a) => !safe.includes(a)).map((a) => a.p)) };
-}
-
-/** Where each of `gone` went: renamed by a commit since `savedHead` (one `diff -M`) or staged as renamed. */
-async function renamesOf(
-  git: Git, savedHead: string | null, gone: readonly string[], staged: readonly (readonly [string, string])[],
-  found: Map<string, string> | null,
-): Promise<Map<string, string>> {
-  const moves = new Map(staged);
-  // Drift's own diff of the saved HEAD to HEAD, when it ran, found these renames already.
-  for (const [from, to] of found ?? []) if (!moves.has(from)) moves.set(from, to);
-  if (found === null && savedHead !== null && gone.some((p) => !moves.has(p))) {
-    const r = await git(["diff", "-M", "--diff-filter=R", "--name-status", "-z", savedHead, "HEAD"]);
-    const f = r.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
-    // `R<score>`, the old path, the new one.
-    for (let k = 0; k + 2 < f.length; k += 3) if (!moves.has(f[k + 1]!)) moves.set(f[k + 1]!, f[k + 2]!);
-  }
-  return new Map(gone.flatMap((p) => (moves.has(p) ? [[p, moves.get(p)!] as const] : [])));
 }
 
 /** The logs `fatesOf` needs, in parallel, for the saved dirty files clean now; without `savedHead`, bound by date. */
@@ -190,8 +169,9 @@ export async function gatherFateLogs(
     headExists: boolean; moves?: Map<string, string> | null },
 ): Promise<Pick<FateInputs, "onHead" | "elsewhere" | "stashes" | "renames" | "unasked">> {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames: new Map() };
-  const renames = opts.gone.length === 0 || !opts.headExists ? new Map<string, string>()
-    : await renamesOf(git, opts.savedHead, opts.gone, opts.staged, opts.moves ?? null);
+  // Where each of `gone` went: staged as renamed, else renamed by a commit since the save (drift's `diff -M`).
+  const moves = new Map<string, string>([...(opts.moves ?? []), ...opts.staged]);
+  const renames = new Map(opts.gone.flatMap((p) => (moves.has(p) ? [[p, moves.get(p)!] as const] : [])));
   const paths = [...new Set([...opts.cleaned, ...renames.values()])].filter((p) => !UNASKED.test(p));
   if (paths.length === 0) return { onHead: [], elsewhere: [], stashes: [], renames };
   const specs = ["--", ...paths.map((p) => pathspecOf(p))];

@@ -5,12 +5,13 @@ import { isNullObjectId } from "../schema/values.ts";
 import { distrustedAbove } from "./root.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
 import { orNull } from "../store/files.ts";
+import type { Env } from "./run.ts";
 
 const isFile = (p: string) => lstatOrNull(p)?.isFile() ?? false;
 const isDir = (p: string) => lstatOrNull(p)?.isDirectory() ?? false;
 
 /** The folder holding `.git` at or above `root`; null when none. `env`: the verb's, for git's `safe.directory`. */
-export function gitTopOf(root: string, env: Record<string, string | undefined>): string | null {
+export function gitTopOf(root: string, env: Env): string | null {
   for (let dir = root; ; dir = path.dirname(dir)) {
     // Above the root the root walk's ownership rule holds: a `.git` another user controls (/tmp/.git) is not ours.
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;

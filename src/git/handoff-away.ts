@@ -2,7 +2,7 @@
 // at one `cat-file --batch` (docs/design.md#a-handoff-away-from-the-working-tree).
 import path from "node:path";
 import { existsSync, readdirSync } from "../builtins.ts";
-import { mayHoldToken, quotedPath } from "../guard/quote.ts";
+import { mayHoldToken, quotedPath, quotedValue, shellWord } from "../guard/quote.ts";
 import { branchWords } from "../guard/words.ts";
 import { isoSeconds } from "../schema/values.ts";
 import { tokenOf } from "../store/files.ts";
@@ -120,7 +120,7 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
   // The work tree only: staged, the user's next plain `git commit` would commit it (docs/decisions/handoff-restore.md).
   const pick = refs[ranks.indexOf(best)]!;
   const branch = shown(pick);
-  const restore = `git restore --source=${shellWord(branch.rev)} -- .ai/memory/HANDOFF.md`;
+  const restore = `git restore --source=${shellWord(branch.rev) ?? pick.id} -- .ai/memory/HANDOFF.md`;
   return { ref: branch.name, worktree: pick.worktree, restore };
 }
 
@@ -215,8 +215,6 @@ export async function keptBlob(root: string, env: Env, bytes: Buffer): Promise<s
   return /^[0-9a-f]{40,64}$/.test(id) ? id : undefined;
 }
 
-const shellWord = (w: string) => (/^[A-Za-z0-9._/:-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
-
 /** Branches but this one whose newest commit holds a handoff, newest first, one per handoff; `file`: its path. */
 export type HandoffsElsewhere = { refs: string[]; file: string; rev: string; worktree?: string };
 
@@ -243,8 +241,9 @@ export function elsewhereSentence(e: HandoffsElsewhere, helper: string): string 
   const [shown, ...others] = e.refs.slice(0, 3).map((b) => branchWords(b));
   const more = e.refs.length > 3 ? ` and ${e.refs.length - 3} more` : "";
   const also = others.length === 0 ? "" : ` (also ${others.join(", ")}${more})`;
+  const spec = `${e.rev}:${e.file}`;
   const said = `a handoff is committed on branch ${shown}${also}, not on this one: brief it with ` +
-    `\`git show ${shellWord(`${e.rev}:${e.file}`)} | node ${helper} brief --stdin\`, or check that branch out`;
+    `\`git show ${shellWord(spec) ?? quotedValue(spec)} | node ${helper} brief --stdin\`, or check that branch out`;
   // git refuses to check out a branch another worktree has checked out: that worktree is named instead.
   const there = e.worktree === undefined ? null : `resume it in the worktree at ${quotedPath(e.worktree)}`;
   return there === null ? said : `${said.slice(0, -"check that branch out".length)}${there}`;

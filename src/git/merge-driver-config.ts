@@ -5,7 +5,7 @@ import { existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, realpathSyn
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
-import { GitUnavailable, runGit } from "./run.ts";
+import { GitUnavailable, runGit, type Env } from "./run.ts";
 import { exists, lstatOrNull, readSmall, unreadReason } from "../store/fs.ts";
 import { succeeds } from "../store/files.ts";
 import { Refused } from "../errors.ts";
@@ -15,8 +15,6 @@ import { conflictAdvice, unmergedMemory } from "./unmerged.ts";
 
 /** The driver's name in git's config and `.gitattributes`. */
 const DRIVER_NAME = "session-handoff";
-
-type Env = Record<string, string | undefined>;
 
 /** What a registration or its removal changed; `notes` did not stop the verb (said on stderr). */
 interface Change {
@@ -108,66 +106,76 @@ async function section(top: string, env: Env): Promise<Map<string, string>> {
   return new Map(pairs.map((kv) => /^merge\.[^\n]*\.([^.\n]*)\n?([\s\S]*)$/.exec(kv)!.slice(1, 3) as [string, string]));
 }
 
-/** Writes the copy, config and block, each only when it differs: a repeat changes no byte under `.git/`. */
-async function registerMergeDriver(root: string, helperPath: string | null, env: Env): Promise<Change> {
+/** Writes the copy, config and block, each only when it differs (a repeat changes no byte under `.git/`); `dry`:
+ * says what it would change and writes nothing. */
+async function registerMergeDriver(root: string, helperPath: string | null, env: Env, dry: boolean): Promise<Change> {
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
-  if (c === null || helperPath === null) return out;
-  assertDriverFits(root, env);
-  let copy: string;
-  try {
-    // The CLI bundle is one self-contained file: the copy needs nothing beside it.
-    const bytes = readFileSync(path.join(path.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync(path.dirname(c.copy), { recursive: true, mode: 0o700 });
-    giveTo(path.dirname(c.copy), c.common);
-    // write-file-atomic writes through a link, and reading a FIFO blocks: anything but a plain file is replaced.
-    const st = lstatSync(c.copy, { throwIfNoEntry: false });
-    if (st !== undefined && !st.isFile()) unlinkSync(c.copy);
-    const same = st !== undefined && st.isFile() && readFileSync(c.copy).equals(bytes);
-    if (!same) writeFileAtomic.sync(c.copy, bytes, { mode: 0o644 });
-    giveTo(c.copy, c.common);
-    copy = realpathSync(c.copy);
-  } catch (err) {
-    const why = (err as Error).message;
-    out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${why})`);
-    return out;
+  if (c === null || (helperPath === null && !dry)) return out;
+  let copy = existsSync(c.copy) ? realpathSync(c.copy) : c.copy;
+  if (!dry) {
+    assertDriverFits(root, env);
+    try {
+      copy = writeCopy(c, helperPath!);
+    } catch (err) {
+      const why = (err as Error).message;
+      out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${why})`);
+      return out;
+    }
   }
   const name = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
   // The driver first: uninstall knows the section as ours by it, so a failure between the two leaves nothing it keeps.
   const have = await section(c.top, env);
   for (const [key, want] of [["driver", driverCommand(process.execPath, copy)], ["name", name]] as const) {
     if (have.get(key) === want) continue;
-    await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
+    if (!dry) await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
   // git rewrote the config as this process's user.
-  if (out.config) giveTo(path.join(c.common, "config"), c.common);
+  if (out.config && !dry) giveTo(path.join(c.common, "config"), c.common);
   try {
     const file = path.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
-    if (!(had && line === want)) {
+    out.attributes = !(had && line === want);
+    if (out.attributes && !dry) {
       // A replaced file keeps its owner and mode (write-file-atomic copies them).
       writeFileAtomic.sync(file, blockFor(rest, want), before === null ? { mode: 0o644 } : {});
       if (before === null) giveTo(file, c.top);
-      out.attributes = true;
     }
   } catch (err) {
-    out.notes.push(`.gitattributes was not changed: ${(err as Error).message}`);
+    out.notes.push(`.gitattributes ${dry ? "would not be" : "was not"} changed: ${(err as Error).message}`);
   }
   return out;
 }
 
-/** Removes what registration added; `keep`: the section and copy stay for another work tree that uses them. */
-async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Promise<Change> {
+// The helper's copy beside the common git dir, written when it differs; its real path.
+function writeCopy(c: { common: string; copy: string }, helperPath: string): string {
+  // The CLI bundle is one self-contained file: the copy needs nothing beside it.
+  const bytes = readFileSync(path.join(path.dirname(helperPath), "lib", "cli.mjs"));
+  mkdirSync(path.dirname(c.copy), { recursive: true, mode: 0o700 });
+  giveTo(path.dirname(c.copy), c.common);
+  // write-file-atomic writes through a link, and reading a FIFO blocks: anything but a plain file is replaced.
+  const st = lstatSync(c.copy, { throwIfNoEntry: false });
+  if (st !== undefined && !st.isFile()) unlinkSync(c.copy);
+  const same = st !== undefined && st.isFile() && readFileSync(c.copy).equals(bytes);
+  if (!same) writeFileAtomic.sync(c.copy, bytes, { mode: 0o644 });
+  giveTo(c.copy, c.common);
+  return realpathSync(c.copy);
+}
+
+/** Removes what registration added; `keep`: the section and copy stay for another work tree that uses them; `dry`:
+ * says what it would remove and removes nothing. */
+async function unregisterMergeDriver(root: string, env: Env, keep: boolean, dry: boolean): Promise<Change> {
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   // Missing, or a folder still holding other files of ours: left as it is.
-  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path.dirname(c.copy)));
-  const driver = (await section(c.top, env)).get("driver") ?? null;
-  if (!keep && driver !== null && driverParts(driver) !== null) {
+  if (!keep && !dry && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path.dirname(c.copy)));
+  const driver = keep ? null : (await section(c.top, env)).get("driver") ?? null;
+  out.config = driver !== null && driverParts(driver) !== null;
+  if (out.config && !dry) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path.join(c.common, "config"), c.common);
     out.config = r.code === 0;
@@ -175,16 +183,16 @@ async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Pro
   try {
     const file = path.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
-    if (had) {
+    out.attributes = had;
+    if (had && !dry) {
       // A file HEAD holds without our block is the user's and stays (emptied); one only ours was install's and goes.
       const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
       const users = head !== null && head.code === 0 && !withoutBlock(head.stdout.toString("utf8")).had;
       if (rest === "" && !users) unlinkSync(file);
       else writeFileAtomic.sync(file, rest);
-      out.attributes = true;
     }
   } catch (err) {
-    out.notes.push(`.gitattributes was not changed: ${(err as Error).message}`);
+    out.notes.push(`.gitattributes ${dry ? "would not be" : "was not"} changed: ${(err as Error).message}`);
   }
   return out;
 }
@@ -199,26 +207,6 @@ export function assertAttributesReadable(root: string, env: Env): void {
   throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
 }
 
-/** What registering (or removing) the driver would change, for --dry-run: nothing is written. */
-async function previewMergeDriver(root: string, remove: boolean, env: Env, keep: boolean): Promise<Change> {
-  const c = cloneOf(root, env);
-  if (c === null) return { config: false, attributes: false, notes: [] };
-  const driver = keep ? null : (await section(c.top, env)).get("driver") ?? null;
-  let text: string | null;
-  try {
-    text = readRegular(path.join(c.top, ".gitattributes"), remove ? REMOVE_MAX : undefined);
-  } catch (err) {
-    // As the real run says it: the agent files are done, the attributes left alone.
-    const notes = [`.gitattributes would not be changed: ${(err as Error).message}`];
-    return { config: remove ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
-  }
-  const { had, line } = withoutBlock(text ?? "");
-  if (remove) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
-  const copy = existsSync(c.copy) ? realpathSync(c.copy) : c.copy;
-  const config = driver !== driverCommand(process.execPath, copy);
-  return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
-}
-
 /** Registers, removes or previews the merge driver for `install`, `uninstall` and `publish`; null root: nothing. */
 export async function mergeDriverStep(root: string | null,
   opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null; keep?: string }, env: Env,
@@ -228,9 +216,9 @@ export async function mergeDriverStep(root: string | null,
   const keep = remove && opts.keep !== undefined;
   let change: Change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, remove, env, keep);
-    else if (remove) change = await unregisterMergeDriver(root, env, keep);
-    else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
+    const dry = opts.dryRun === true;
+    if (remove) change = await unregisterMergeDriver(root, env, keep, dry);
+    else change = await registerMergeDriver(root, opts.helperPath ?? null, env, dry);
   } catch (err) {
     // A repository with no git on PATH (Windows' cmd without git for Windows): the agent files are done.
     if (!(err instanceof GitUnavailable)) throw err;

@@ -8,7 +8,7 @@ import { NONE_ITEM, normalise } from "../schema/open-items.ts";
 import { archiveName } from "../store/archive.ts";
 import { createExclusive, orNull, succeeds } from "../store/files.ts";
 import { pauseSwitch } from "../store/pause.ts";
-import { runGit } from "./run.ts";
+import { runGit, type Env } from "./run.ts";
 
 /** The line the driver adds after `Saved:` naming the other handoff's archive. */
 export const MERGED_LINE =
@@ -283,7 +283,6 @@ export function mergeCountsText(c: MergeCounts): string {
   return c.step === true ? `${counts}; ${THEIR_STEP}` : counts;
 }
 
-type Env = Record<string, string | undefined>;
 type Said = { notes: string[]; code: 0 | 1 };
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -321,11 +320,9 @@ function archiveDirOf(top: string, memRel: string): string {
   return at;
 }
 
-// Who committed the other side's handoff's bytes, on any ref (git has no MERGE_HEAD yet when a driver runs), or null.
-async function otherAuthor(cwd: string, env: Env, side: string, file: string) {
-  const blob = await runGit(cwd, ["hash-object", "--", side], env);
-  if (blob.code !== 0) return null;
-  const id = blob.stdout.toString("utf8").trim();
+// Who committed the other side's handoff's blob, on any ref (git has no MERGE_HEAD yet when a driver runs), or null.
+async function otherAuthor(cwd: string, env: Env, id: string | null, file: string) {
+  if (id === null) return null;
   const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
   const name = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
   return name === "" ? null : name.slice(0, 60);
@@ -333,15 +330,15 @@ async function otherAuthor(cwd: string, env: Env, side: string, file: string) {
 
 // Whether the replaced handoff must be archived: outside a rebase always, in one only when no commit will hold it
 // (the upstream's or the branch's last) (docs/decisions/rebase-archives.md).
-async function archivedInRebase(cwd: string, env: Env, side: string, file: string): Promise<boolean> {
+async function archivedInRebase(cwd: string, env: Env, id: string | null, file: string): Promise<boolean> {
   const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
   const state = dirs.stdout.toString("utf8").split("\n").map((d) => path.resolve(cwd, d))
     .find((d) => d !== cwd && lstatSync(path.join(d, "onto"), { throwIfNoEntry: false }) !== undefined);
   if (dirs.code !== 0 || state === undefined) return true;
   const blob = (rev: string) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
   const tips = ["onto", "orig-head"].map((f) => readFileSync(path.join(state, f), "utf8").trim());
-  const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
-  return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine!.stdout.toString("utf8"));
+  const known = await Promise.all(tips.map(blob));
+  return known.some((k) => k.code === 0 && k.stdout.toString("utf8").trim() === id);
 }
 
 // Merges git's sides of `file` into `ours` (code 1: git's conflict stands); journal/, a floor above, hands its merge.
@@ -387,7 +384,9 @@ export async function mergeMemoryFile(
   const later = laterHandoff(a, b, Date.now());
   const winner = later === "ours" ? a : b;
   const loser = winner === a ? b : a;
-  if (!(await archivedInRebase(cwd, env, later === "ours" ? theirs : ours, file))) {
+  const hashed = await runGit(cwd, ["hash-object", "--", later === "ours" ? theirs : ours], env);
+  const loserId = hashed.code === 0 ? hashed.stdout.toString("utf8").trim() : null;
+  if (!(await archivedInRebase(cwd, env, loserId, file))) {
     // Our side's line names the archive this rebase already left, if any: it stays.
     const line = mergedLineOf(a);
     const text = mergeHandoffs(winner, loser, o).text;
@@ -399,7 +398,7 @@ export async function mergeMemoryFile(
     const name = archiveName("HANDOFF", dir);
     if (!createExclusive(path.join(dir, name), loser)) throw new Error(`archive/${name} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
-    const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
+    const who = await otherAuthor(cwd, env, loserId, file);
     const at = stateTimeOfText(loser, Date.now());
     const whose = who === null ? "the other" : `${who}'s`;
     const of = at.known ? ` of ${at.time.iso}` : "";

@@ -12,10 +12,8 @@ import { readSmall } from "../store/fs.ts";
 import { openRegular, orNull, readAll, succeeds, UnsafeFile } from "../store/files.ts";
 import { attributesOnlyOurs, attributesOnto } from "./merge-driver-config.ts";
 import { namesList } from "../guard/words.ts";
-import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
+import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit, type Env } from "./run.ts";
 import { failpoint } from "../store/failpoint.ts";
-
-type Env = Record<string, string | undefined>;
 
 /** A public file of a memory dir (relative to it): never a private file, `PAUSE`, `drafts/` nor `checkpoints/`. */
 export function isPublicMemoryPath(rel: string, journal = true): boolean {
@@ -139,8 +137,8 @@ export async function publishMemory(
   const git = (args: string[], what: string) => gitOut(top, args, env, what, runHooks);
   const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
   const journal = !existsSync(path.join(memDir, "journal", "OFF"));
-  const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
-  const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal));
+  const mine = (p: string) => p.startsWith(`${memRel}/`) && isPublicMemoryPath(p.slice(memRel.length + 1), journal);
+  const paths = [...new Set(listed.split("\0").filter(mine))];
   const changedOf = async (list: string[]) => {
     const status = list.length === 0 ? "" : await git(["status", "--porcelain=v1", "-z", "--untracked-files=all",
       "--", ...list], "git status");
@@ -181,7 +179,6 @@ export async function publishMemory(
   // An unborn branch starts from an empty index.
   const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
   const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
-  const mine = (p: string) => p.startsWith(`${memRel}/`) && isPublicMemoryPath(p.slice(memRel.length + 1), journal);
   let made: Awaited<ReturnType<typeof commitOnly>>;
   try {
     made = await commitOnly(top, env, runHooks ? programs : null, message, changed, attributesEntry, old, mine, fp);
@@ -303,8 +300,6 @@ async function putEntries(top: string, env: Env, paths: string[], entries: strin
   if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
   if (listed.length > 0) await update(["-z", "--index-info"], entries);
 }
-
-export { namesList } from "../guard/words.ts";
 
 // Why HEAD did not move to publish's commit: a commit made meanwhile (and what of `paths` it took), or a lock.
 async function notSwapped(top: string, env: Env, tree: string, old: string, paths: string[]): Promise<string> {

@@ -4,9 +4,7 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { homeFolder, samePath } from "../store/home.ts";
 import { exists, realOrNull } from "../store/fs.ts";
-import { runGitSync } from "./run.ts";
-
-type Env = Record<string, string | undefined>;
+import { runGitSync, type Env } from "./run.ts";
 
 /** The root (a real path), the real path of the start, what made it the root, and where the walk stopped short. */
 interface FoundRoot {
@@ -55,8 +53,8 @@ function safeDirectories(env: Env): string[] {
   return out;
 }
 
-function listedSafe(dir: string, safe: readonly string[]): boolean {
-  return safe.some((s) => {
+function listedSafe(dir: string, env: Env): boolean {
+  return safeDirectories(env).some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
     return (realOrNull(s) ?? path.resolve(s)) === dir;
@@ -65,27 +63,27 @@ function listedSafe(dir: string, safe: readonly string[]): boolean {
 
 // Why the walk must not look inside `dir` above the start, or null: a sticky world-writable folder such as /tmp
 // (anyone may have planted `.ai` there) or another uid's but root's, unless `safe.directory` lists it.
-function distrust(dir: string, uid: number | undefined, safe: () => readonly string[]): string | null {
+function distrust(dir: string, uid: number | undefined, env: Env): string | null {
   // The walk reached `dir` from below: only its vanishing could make lstat fail.
   const st = uid === undefined ? undefined : lstatSync(dir, { throwIfNoEntry: false });
   if (st === undefined) return null;
   let why: string | null = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
   if ((st.mode & 0o1002) === 0o1002) why = "a sticky folder anyone can write to";
-  if (why === null || listedSafe(dir, safe())) return null;
+  if (why === null || listedSafe(dir, env)) return null;
   return why;
 }
 
 // The refusal for a root inside a work tree git would call dubious (as root, `SUDO_UID`'s is the user's), or null.
-function dubious(root: string, uid: number | undefined, env: Env, safe: () => readonly string[]): Refused | null {
+function dubious(root: string, uid: number | undefined, env: Env): Refused | null {
   if (uid === undefined) return null;
   for (let dir = root; ; ) {
-    if (dir !== root && distrust(dir, uid, safe) !== null) return null;
+    if (dir !== root && distrust(dir, uid, env) !== null) return null;
     if (exists(path.join(dir, ".git"))) {
       const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
       if (owner === undefined) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
-      if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
+      if (owner === uid || owner === sudo || listedSafe(dir, env)) return null;
       const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
       const trust = `\`git config --global --add safe.directory ${dir}\``;
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
@@ -108,7 +106,7 @@ function memoryOwnedWell(dir: string, uid: number | undefined): boolean {
 
 /** Why a folder above a trusted start must not be looked inside (findRoot's rule), for code that walks up itself. */
 export function distrustedAbove(dir: string, env: Env): string | null {
-  return distrust(dir, process.getuid?.(), () => safeDirectories(env));
+  return distrust(dir, process.getuid?.(), env);
 }
 
 /** The nearest folder at or above `start` holding `.ai/memory` or `.git`, else the start; never a distrusted one. */
@@ -123,29 +121,26 @@ export function findRoot(startPath: string, env: Env): FoundRoot {
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   const uid = process.getuid?.();
-  const safeList = () => safeDirectories(env);
   // A shared scratch folder is nobody's project, even started in: anyone may have planted its memory.
-  if (uid !== undefined && (st.mode & 0o1002) === 0o1002 && !listedSafe(start, safeList())) {
+  if (uid !== undefined && (st.mode & 0o1002) === 0o1002 && !listedSafe(start, env)) {
     const fix = "run it from a project folder or pass --root <project>";
     throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
   }
-  const found = walk(start, env, uid, safeList, home);
+  const found = walk(start, env, uid, home);
   // Never a memory inside another user's checkout (git calls it dubious), the start's included.
-  const refusal = dubious(found.root, uid, env, safeList);
+  const refusal = dubious(found.root, uid, env);
   if (refusal !== null) throw refusal;
   return found;
 }
 
-type Safe = () => readonly string[];
-
-function walk(start: string, env: Env, uid: number | undefined, safe: Safe, home: string | null): FoundRoot {
+function walk(start: string, env: Env, uid: number | undefined, home: string | null): FoundRoot {
   if (exists(path.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
   for (;;) {
     if (dir !== start) {
-      const why = distrust(dir, uid, safe);
+      const why = distrust(dir, uid, env);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
     if (exists(path.join(dir, ".ai", "memory"))) {

@@ -13,6 +13,9 @@ export interface GitResult {
 
 export type Git = (args: readonly string[], input?: string) => Promise<GitResult>;
 
+/** The environment a verb runs with, as `process.env` holds it. */
+export type Env = Record<string, string | undefined>;
+
 /** git could not be run to the end: not on PATH, killed after its timeout, or stopped for another reason. */
 export class GitUnavailable extends Error {
   readonly reason: "missing" | "timeout" | "failed";
@@ -42,7 +45,7 @@ const DROPPED_ENV = [
 ];
 
 /** The environment git runs with: the caller's, minus redirections, plus no locks, no prompt and C locale. */
-export function gitEnv(env: Record<string, string | undefined>): Record<string, string> {
+export function gitEnv(env: Env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     if (v !== undefined && !DROPPED_ENV.includes(k)) out[k] = v;
@@ -94,7 +97,7 @@ function namedOverrides(cwd: string, env: Record<string, string>, timeoutMs: num
 }
 
 /** The filter drivers the config at `cwd` gives a command, none of which the helper's git runs. */
-export async function filterDrivers(cwd: string, env: Record<string, string | undefined>): Promise<Set<string>> {
+export async function filterDrivers(cwd: string, env: Env): Promise<Set<string>> {
   const keys = (await namedOverrides(cwd, gitEnv(env), GIT_TIMEOUT_MS)).map(([k]) => NAMED_PROGRAMS.exec(k)!);
   return new Set(keys.filter((m) => /^filter$/i.test(m[1]!) && /^(clean|process)$/i.test(m[3]!)).map((m) => m[2]!));
 }
@@ -124,7 +127,7 @@ function gitArgs(args: readonly string[], hooksAndSigning = false): string[] {
 
 /** Runs `git <args>` in `cwd`; the repository's hooks and signing run only with `hooksAndSigning`. */
 export async function runGit(
-  cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
+  cwd: string, args: readonly string[], env: Env, timeoutMs = GIT_TIMEOUT_MS,
   opts: { hooksAndSigning?: boolean; input?: string | Buffer; index?: string } = {},
 ): Promise<GitResult> {
   const base = gitEnv(env);
@@ -140,7 +143,7 @@ export async function runGit(
 
 /** `git <args>` run to its end, hardened as `runGit`, for a read that runs no filter (`git config`); null: not run. */
 export function runGitSync(
-  cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
+  cwd: string, args: readonly string[], env: Env, timeoutMs = GIT_TIMEOUT_MS,
 ): GitResult | null {
   const r = childProcess().spawnSync("git", gitArgs(args), spawnOptions(cwd, gitEnv(env), timeoutMs));
   return r.error || r.status === null ? null : { code: r.status, stdout: r.stdout, stderr: r.stderr.toString("utf8") };

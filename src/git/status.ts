@@ -1,5 +1,5 @@
 // The repository's state now, from one `git status` process: branch, HEAD, upstream counts and dirty files.
-import { firstLine, runGit } from "./run.ts";
+import { firstLine, runGit, type Env } from "./run.ts";
 
 /** `branch` is `(detached)` off a branch, `head` null before the first commit, `dirty` top-relative. */
 export interface Snapshot {
@@ -95,9 +95,7 @@ export function parseStatusV2(out: Buffer): Snapshot {
 }
 
 /** Runs the status command at the root; throws GitUnavailable. */
-export async function readSnapshot(
-  root: string, env: Record<string, string | undefined>, excludes: readonly string[] = [],
-): Promise<SnapshotResult> {
+export async function readSnapshot(root: string, env: Env, excludes: readonly string[] = []): Promise<SnapshotResult> {
   const r = await runGit(root, statusArgs(excludes), env);
   if (r.code !== 0) {
     const note = firstLine(r.stderr) || `git status exited ${r.code}`;

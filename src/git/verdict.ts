@@ -277,7 +277,7 @@ export function assessDrift(f: DriftFacts) {
   // Patches kept by git's patch id, which ignores whitespace (an indentation in Python is not): a rewrite is drift.
   const moved =
     branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;
-  const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
+  const worked = moved || dirtyChanged === true || fates.some((x) => x.fate === "changed");
   let verdict: Verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";
   else if (!reachable && !kept) verdict = "rewritten";

@@ -1,7 +1,8 @@
 import { HelperError, Refused } from "../errors.ts";
 import { redactText } from "../guard/redact.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
-import { namesList, publishMemory, publishTarget, pushTarget, savedHeadOffBranch } from "../git/publish-memory.ts";
+import { publishMemory, publishTarget, pushTarget, savedHeadOffBranch } from "../git/publish-memory.ts";
+import { namesList } from "../guard/words.ts";
 import { helperLocation } from "../agents/target.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";

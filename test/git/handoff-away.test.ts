@@ -96,7 +96,7 @@ describe("a handoff away from the working tree", () => {
     r.git("checkout", "-q", "old");
     const c = await r.run(["check"]);
     expect(c.code, c.stderr).toBe(2);
-    const cmd = "git restore --source='fix+login' -- .ai/memory/HANDOFF.md";
+    const cmd = "git restore --source=fix+login -- .ai/memory/HANDOFF.md";
     const note = 'it comes back uncommitted: before checking out "fix+login", put it aside with `git stash -u -- .ai/memory`';
     expect(c.stdout).toBe(`a handoff is parked on branch "fix+login", not in the working tree: bring it back with \`${cmd}\`; ${note}\n`);
     execFileSync("sh", ["-c", cmd], { cwd: r.dir });
