@@ -628,9 +628,9 @@ var init_validate_common = __esm({
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
+// ../../main/node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -737,9 +737,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/signals.js
+// ../../main/node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -768,9 +768,9 @@ var require_signals = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/index.js
+// ../../main/node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -1003,9 +1003,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/write-file-atomic/lib/index.js
+// ../../main/node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync2;
@@ -4783,7 +4783,7 @@ alwaysApply: true
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -5122,7 +5122,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -5209,10 +5209,10 @@ var init_scanner = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -5244,16 +5244,16 @@ var init_string_intern = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/format.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -5713,7 +5713,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -5724,16 +5724,16 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/edit.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/main.js
+// ../../main/node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -5773,7 +5773,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "node_modules/jsonc-parser/lib/esm/main.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
@@ -6365,7 +6365,6 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
     };
     readTargetVerb = {
       options: { root: { type: "string" }, target: { type: "string" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs read-target [--root DIR] --target AGENTS.md|CLAUDE.md
 
 Prints AGENTS.md or CLAUDE.md at the root in the untrusted envelope, with its
@@ -10327,7 +10326,6 @@ var init_promote = __esm({
     MAX_PROMOTE_BYTES = 64e3;
     promoteVerb = {
       options: { ...CAS, target: { type: "string" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs promote [--root DIR] --target AGENTS.md|CLAUDE.md
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < text
 
@@ -10540,7 +10538,6 @@ var init_check = __esm({
     CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
     checkVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs check [--root DIR] [--json]
 
 Bootstrap check for AGENTS.md-style instructions: what is parked in
@@ -10678,7 +10675,6 @@ var init_recover2 = __esm({
     init_drafts();
     recoverVerb = {
       options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
 
 Repairs what an interrupted save left (a private claim or temp file, a half-done
@@ -10751,7 +10747,6 @@ var init_anchors2 = __esm({
     init_types();
     anchorsVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
 
 Prints the lines of the handoff's \`## Environment anchors\` section (without the
@@ -11887,7 +11882,6 @@ var init_drift2 = __esm({
     init_types();
     driftVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs drift [--root DIR] [--stdin] [--json]
 
 Compares the handoff's environment anchors (or, with --stdin, a pasted handoff)
@@ -12738,7 +12732,6 @@ var init_brief3 = __esm({
     COLD_START = "No saved session state exists.";
     briefVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs brief [--root DIR] [--stdin] [--json]
 
 Prints the six-line warm-start brief for a resume, drafted from the handoff (or
@@ -13010,7 +13003,6 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
     hookVerb = {
       options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
-      positionals: [0, 0],
       help: HELP,
       async run(ctx) {
         const mode = ctx.values.mode;
@@ -14229,7 +14221,6 @@ var init_init = __esm({
     init_types();
     initVerb = {
       options: { ...AGENT_OPTIONS, undo: { type: "boolean" }, replace: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global]
          [--dry-run] [--replace]
        npx session-handoff init --undo [--agent NAME]... [--root DIR | --global]
@@ -14306,7 +14297,6 @@ var init_install = __esm({
     init_types();
     installVerb = {
       options: AGENT_OPTIONS,
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs install --agent
          ${AGENT_NAMES} [--root DIR | --global]
          [--dry-run]
@@ -14367,7 +14357,6 @@ var init_uninstall = __esm({
     init_types();
     uninstallVerb = {
       options: AGENT_OPTIONS,
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs uninstall --agent
          ${AGENT_NAMES} [--root DIR | --global]
          [--dry-run]
@@ -14802,7 +14791,6 @@ var init_doctor = __esm({
     init_errors();
     doctorVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
 A read-only health report: Node; per agent, its skill folders and whether each
@@ -15217,7 +15205,6 @@ var init_publish2 = __esm({
         "run-hooks": { type: "boolean" },
         "lock-timeout": { type: "string" }
       },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M]
        [--run-hooks] [--lock-timeout S] [--json]
 
@@ -16443,7 +16430,6 @@ exit: always 0, usage errors included -- a hook must never block the harness.
     STDIN_BYTES = 1024 * 1024;
     checkpointVerb = {
       options: { root: { type: "string" }, format: { type: "string" } },
-      positionals: [0, 0],
       help: HELP2,
       async run(ctx) {
         const startMs = Date.now();
@@ -16571,7 +16557,6 @@ var init_statusline = __esm({
     init_types();
     statuslineVerb = {
       options: { then: { type: "string" }, root: { type: "string" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
 
 Claude Code's status line (install writes it into .claude/settings.json's
@@ -16758,7 +16743,6 @@ var init_context = __esm({
     init_types();
     contextVerb = {
       options: { root: { type: "string" }, format: { type: "string" } },
-      positionals: [0, 0],
       get help() {
         return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
 
@@ -17136,7 +17120,6 @@ var init_impact = __esm({
     GOOD_SCORE = 80;
     impactVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs impact [--root DIR] [--json]
 
 Did the handoffs help? Each resume of this project that an automatic checkpoint
@@ -17363,7 +17346,6 @@ exit codes: 0 success (whether or not anything was redacted);
 `;
     redactVerb = {
       options: { json: { type: "boolean" } },
-      positionals: [0, 0],
       help: HELP3,
       async run(ctx) {
         const bytes = await ctx.readStdin();
@@ -17439,7 +17421,7 @@ async function runVerb(name2, verb, proc) {
     if (repeated !== null) {
       throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name2} --help\`)`);
     }
-    const [min, max] = verb.positionals;
+    const [min, max] = verb.positionals ?? [0, 0];
     if (parsed.positionals.length < min) {
       throw new UsageError(`${name2} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${name2} --help\``);
     }

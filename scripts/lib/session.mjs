@@ -551,7 +551,7 @@ var runVerb = (async function runVerb(name, verb, proc) {
     if (repeated !== null) {
       throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name} --help\`)`);
     }
-    const [min, max] = verb.positionals;
+    const [min, max] = verb.positionals ?? [0, 0];
     if (parsed.positionals.length < min) {
       throw new UsageError(`${name} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${name} --help\``);
     }
@@ -2542,7 +2542,6 @@ var rootOption = (function rootOption(ctx, fallbackStart = null) {
 // src/verbs/context.ts
 var contextVerb = {
   options: { root: { type: "string" }, format: { type: "string" } },
-  positionals: [0, 0],
   get help() {
     return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
 
@@ -3494,7 +3493,6 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
 var hookVerb = {
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
-  positionals: [0, 0],
   help: HELP,
   async run(ctx) {
     const mode = ctx.values.mode;
@@ -3680,7 +3678,6 @@ async function noneHere(root, env, newest, branches) {
 }
 var statuslineVerb = {
   options: { then: { type: "string" }, root: { type: "string" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
 
 Claude Code's status line (install writes it into .claude/settings.json's

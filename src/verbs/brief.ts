@@ -35,7 +35,6 @@ const COLD_START = "No saved session state exists.";
 /** `brief`: the six-line warm-start brief (docs/design.md#verdicts-and-the-brief). */
 export const briefVerb: Verb = {
   options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs brief [--root DIR] [--stdin] [--json]
 
 Prints the six-line warm-start brief for a resume, drafted from the handoff (or

@@ -59,7 +59,6 @@ const CHECKPOINT_PARKED =
 /** `check --root DIR [--json]`. Usage errors exit 64, because 2 means "parked". */
 export const checkVerb: Verb = {
   options: { root: { type: "string" }, json: { type: "boolean" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs check [--root DIR] [--json]
 
 Bootstrap check for AGENTS.md-style instructions: what is parked in

@@ -17,7 +17,6 @@ import { Refused } from "../errors.ts";
 
 export const doctorVerb: Verb = {
   options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
 A read-only health report: Node; per agent, its skill folders and whether each

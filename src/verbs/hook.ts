@@ -133,7 +133,6 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 
 export const hookVerb: Verb = {
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
-  positionals: [0, 0],
   help: HELP,
   async run(ctx) {
     const mode = ctx.values.mode;

@@ -5,7 +5,6 @@ import { ok, type Verb } from "./types.ts";
 
 export const installVerb: Verb = {
   options: AGENT_OPTIONS,
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs install --agent
          ${AGENT_NAMES} [--root DIR | --global]
          [--dry-run]

@@ -38,7 +38,6 @@ export const publishVerb: Verb = {
     root: { type: "string" }, push: { type: "boolean" }, message: { type: "string" }, json: { type: "boolean" },
     "run-hooks": { type: "boolean" }, "lock-timeout": { type: "string" },
   },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M]
        [--run-hooks] [--lock-timeout S] [--json]
 

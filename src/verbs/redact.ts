@@ -28,7 +28,6 @@ exit codes: 0 success (whether or not anything was redacted);
  */
 export const redactVerb: Verb = {
   options: { json: { type: "boolean" } },
-  positionals: [0, 0],
   help: HELP,
   async run(ctx) {
     const bytes = await ctx.readStdin();

@@ -106,7 +106,6 @@ async function noneHere(root: string, env: VerbContext["env"], newest: HandoffAw
 
 export const statuslineVerb: Verb = {
   options: { then: { type: "string" }, root: { type: "string" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
 
 Claude Code's status line (install writes it into .claude/settings.json's

@@ -8,7 +8,6 @@ import { ok, type Verb } from "./types.ts";
 
 export const uninstallVerb: Verb = {
   options: AGENT_OPTIONS,
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs uninstall --agent
          ${AGENT_NAMES} [--root DIR | --global]
          [--dry-run]
