@@ -6237,7 +6237,7 @@ function agentTargets(ctx, verb, rootOf) {
     planned
   ));
 }
-var AGENT_NAMES, AGENT_OPTIONS, AGENT_HELP, real, helperShown;
+var AGENT_NAMES, AGENT_OPTIONS, AGENT_HELP, AGENT_EXIT, real, helperShown;
 var init_target = __esm({
   "src/agents/target.ts"() {
     "use strict";
@@ -6256,10 +6256,14 @@ var init_target = __esm({
       global: { type: "boolean" },
       "dry-run": { type: "boolean" }
     };
-    AGENT_HELP = `  --global      edit the per-user files (~/.claude or CLAUDE_CONFIG_DIR,
+    AGENT_HELP = `  --dry-run     say what would change, change nothing
+  --global      edit the per-user files (~/.claude or CLAUDE_CONFIG_DIR,
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
+    AGENT_EXIT = `exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
+        not parse, a read-only file, a concurrent edit);
+        4 paused; 5 another install or uninstall held the install lock for 10 s.`;
     real = (p) => realOrNull(p) ?? path25.resolve(p);
     helperShown = (ctx, root) => ((h) => shellQuote2(h.rel ?? h.abs))(helperLocation(ctx, root));
   }
@@ -13849,11 +13853,8 @@ function copySteps(from, to) {
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path46.relative(base, path46.dirname(p)).split(path46.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path46.dirname(p);
-  let at2 = base;
-  for (const part of parts) {
-    at2 = path46.join(at2, part);
+  if (path46.relative(base, path46.dirname(p)).split(path46.sep)[0] === "..") return path46.dirname(p);
+  for (const at2 of dirsBelow(base, path46.dirname(p))) {
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
@@ -14321,14 +14322,11 @@ its words and the hook commands: references/verbs/install.md.
 options:
   --agent NAME  the agent whose files to edit; repeat it for several (as init
                 takes them), each line then starting with the agent's name
-  --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
 stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
         create F", "would update F" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
+${AGENT_EXIT}
 `,
       run: (ctx) => underInstallLock(ctx, false, async () => {
         const done2 = await forAgents(agentTargets(ctx, "install", () => rootOption(ctx)), (t) => install(t, ctx.env));
@@ -14369,14 +14367,11 @@ references/verbs/uninstall.md.
 options:
   --agent NAME  the agent whose files to restore; repeat it for several (as
                 init takes them), each line then starting with the agent's name
-  --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
 stdout: one line per file: "updated F", "removed F", "unchanged F" or "absent F"
         (no such file) ("would \u2026" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
+${AGENT_EXIT}
 `,
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));

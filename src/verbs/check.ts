@@ -130,7 +130,6 @@ printed too and the code is kept.
     else if (unsafePrivate(root)) state = "unsafe";
     else if (conflicted.length > 0) state = "conflicted";
     else if (files.handoff === "present") state = "parked";
-    // A stash or a checkout can take the handoff away: only a missing one costs this git process, as in `brief`.
     // A named pipe in git's config would hold each git run for its whole timeout: then none runs, and check says why.
     const away = state === null && files.handoff === "missing" && pipe === null;
     const branches = {};

@@ -61,8 +61,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
   },
 };
 
-// Run from a clone or npx, doctor judges the project's hooks by the copy init made when it is the same bytes: they run
-// that copy, and a fix from it keeps the committed files naming the project's relative path.
+// The project's hooks run init's copy: doctor judges them, and fixes them, from it when it has the same bytes.
 function judgedHelper(ctx: VerbContext, root: string, global: boolean) {
   const running = helperLocation(ctx, root);
   const copy = path.join(root, CANONICAL, "scripts", "memory_io.mjs");
