@@ -4534,9 +4534,6 @@ function blockAgents(text, span) {
   const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
   return names.map((s) => s.trim()).filter(Boolean);
 }
-function eolOf(text) {
-  return text.includes("\r\n") ? "\r\n" : "\n";
-}
 function blockEndByte(text, span) {
   const lines2 = text.split("\n");
   return Buffer.byteLength(lines2.slice(0, span.end + 1).join("\n"), "utf8");
@@ -4588,7 +4585,7 @@ function takeBlock(text, file, agent, body) {
   if (rest.length === 0) return dropBlock(text, span);
   return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
 }
-var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, mentionsMarker, holdsBlock, TOP_BLOCK_FROM, CODEX_BUDGET;
+var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, mentionsMarker, holdsBlock, TOP_BLOCK_FROM, CODEX_BUDGET, eolOf;
 var init_md_block = __esm({
   "src/agents/md-block.ts"() {
     "use strict";
@@ -4601,6 +4598,7 @@ var init_md_block = __esm({
     holdsBlock = (text) => unfenced(text).some((l) => l.includes(BLOCK_BEGIN));
     TOP_BLOCK_FROM = 28 * 1024;
     CODEX_BUDGET = 32 * 1024;
+    eolOf = (text) => text.includes("\r\n") ? "\r\n" : "\n";
   }
 });
 
@@ -6041,17 +6039,11 @@ function removeHooks(text, file, spec) {
   return keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
 }
 function oursIn(text) {
-  const hooks = parsedHooks(text);
-  const out = [];
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    for (const g of groups) {
-      if (!isObj(g) || !Array.isArray(g.hooks)) continue;
-      const matcher = typeof g.matcher === "string" ? g.matcher : null;
-      for (const h of g.hooks) if (namesHelper(h)) out.push({ event, command: h.command, matcher });
-    }
-  }
-  return out;
+  return Object.entries(parsedHooks(text)).flatMap(([event, groups]) => (Array.isArray(groups) ? groups : []).filter(isObj).flatMap((g) => {
+    const matcher = typeof g.matcher === "string" ? g.matcher : null;
+    const commands = Array.isArray(g.hooks) ? g.hooks.map(commandOf) : [];
+    return commands.filter((c) => c.includes(HELPER_FILE)).map((command) => ({ event, command, matcher }));
+  }));
 }
 function theirsOf(ours) {
   const m = THEN.exec(ours);
@@ -6083,7 +6075,7 @@ function removeStatusLine(text, spec) {
   const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
   return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, FILE_TAIL, commandOf, oursFor, namesHelper, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
+var HELPER_FILE, FILE_TAIL, commandOf, oursFor, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
@@ -6095,7 +6087,6 @@ var init_json_hooks = __esm({
     FILE_TAIL = '; [ ! -f "$f" ] || ';
     commandOf = (hook) => isObj(hook) && typeof hook.command === "string" ? hook.command : "";
     oursFor = (spec) => (hook) => installShaped(spec, commandOf(hook)) !== null;
-    namesHelper = (hook) => commandOf(hook).includes(HELPER_FILE);
     MAX_JSON_DEPTH = 64;
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
@@ -13530,9 +13521,6 @@ function missingDirs(base, dir) {
   }
   return missing;
 }
-function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync(d, { mode: 493 });
-}
 function removeEmptyDirs(dirs) {
   const removed = [];
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
@@ -13630,7 +13618,7 @@ async function install(t, env) {
       continue;
     }
     const dirs = missingDirs(t.base, path45.dirname(p.file));
-    makeDirs(dirs);
+    for (const d of dirs) mkdirSync(d, { mode: 493 });
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
       await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || void 0);

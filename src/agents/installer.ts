@@ -13,7 +13,7 @@ import { orNull, succeeds, tokenOf } from "../store/files.ts";
 import { readSmall, realOrNull } from "../store/fs.ts";
 import { acquireLockDir } from "../store/lock.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { committedText, dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs,
+import { committedText, dirsBelow, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs,
   removeMade, writeAgentFile } from "./agent-file.ts";
 import { homeFolder, userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
@@ -63,7 +63,7 @@ export async function install(t: Target, env: Env) {
       continue;
     }
     const dirs = missingDirs(t.base, path.dirname(p.file));
-    makeDirs(dirs);
+    for (const d of dirs) mkdirSync(d, { mode: 0o755 });
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 0o644;
     try {
       await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || undefined);
