@@ -14729,9 +14729,9 @@ function judgedHelper(ctx, root, global) {
   if (global || running.rel !== null || same === null || same !== bytes(running.abs)) return running;
   return helperLocation({ cwd: ctx.cwd, helperPath: copy }, root);
 }
-function reportText(result) {
-  const { agents, runs, notes, memory, problems } = result;
-  const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
+function reportText(r, notes, memory) {
+  const { agents, runs, problems } = r;
+  const lines2 = [`node ${process.versions.node}`, `helper ${quotePath(r.helper.abs)}`];
   for (const [name2, a] of Object.entries(agents)) {
     const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");
     const skill = a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found";
@@ -14813,7 +14813,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const { agents, runs, problems } = r;
         const notes = [...new Set(r.notes)];
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
-        return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}
+        return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(r, notes, memory)}
 `);
       }
     };
