@@ -3719,7 +3719,8 @@ Always exit 0.
       const r = childProcess().spawnSync("sh", ["-c", then], { input: data ?? "", env, timeout: 2e3, stdio });
       theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
     }
-    let ours = "";
+    const line = (ours = "") => ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
+`, []);
     try {
       const dir = input.workspace?.project_dir ?? input.cwd;
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
@@ -3728,9 +3729,7 @@ Always exit 0.
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const interrupted = interruptedSave(root);
       if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
-        ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
-        return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
-`, []);
+        return line(statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)"));
       }
       const tree = interrupted ? void 0 : handoff;
       const branches = {};
@@ -3739,11 +3738,10 @@ Always exit 0.
         tree === void 0 ? null : newestSave(root, ctx.env, tree, branches, 500)
       ]);
       const none = handoff !== null ? void 0 : interrupted ? "handoff: an interrupted save (run recover)" : await noneHere(root, ctx.env, newest, branches);
-      ours = statusText(handoff, commits, newest, pct, Date.now(), none);
+      return line(statusText(handoff, commits, newest, pct, Date.now(), none));
     } catch {
+      return line();
     }
-    return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
-`, []);
   }
 };
 

@@ -141,7 +141,7 @@ Always exit 0.
       const r = childProcess().spawnSync("sh", ["-c", then], { input: data ?? "", env, timeout: 2000, stdio });
       theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
     }
-    let ours = "";
+    const line = (ours = "") => ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}\n`, []);
     try {
       // The hook's rule: the project, not the folder the agent `cd`ed into (a nested repository would say "none").
       const dir = (input.workspace as Record<string, unknown> | undefined)?.project_dir ?? input.cwd;
@@ -154,8 +154,7 @@ Always exit 0.
       const interrupted = interruptedSave(root);
       // A merge's conflict in any memory file: the handoff's age and commits since are not worth a glance then.
       if ((handoff !== null && isConflicted(handoff)) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
-        ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
-        return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}\n`, []);
+        return line(statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)"));
       }
       // Where this worktree's newest save is, as check decides it: files first, git only when the tree lacks it.
       const tree = interrupted ? undefined : handoff;
@@ -164,10 +163,10 @@ Always exit 0.
         tree === undefined ? null : newestSave(root, ctx.env, tree, branches, 500)]);
       const none = handoff !== null ? undefined : interrupted ? "handoff: an interrupted save (run recover)"
         : await noneHere(root, ctx.env, newest, branches);
-      ours = statusText(handoff, commits, newest, pct, Date.now(), none);
+      return line(statusText(handoff, commits, newest, pct, Date.now(), none));
     } catch {
       // no root: their part alone
+      return line();
     }
-    return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}\n`, []);
   },
 };
