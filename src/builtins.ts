@@ -1,7 +1,5 @@
-// How the helper loads Node's built-in modules (docs/decisions/hook-startup.md). Imported as an ES
-// module, a built-in first builds a view of every export: node:crypto all of its ciphers, node:util
-// worker threads, and node:fs its `promises`, which loads streams and readline (30 internal modules,
-// about 2.5 ms of a session start's wall time). `require` skips that view.
+// `require` skips the view of every export an ES import builds (node:fs's `promises` alone costs a session start
+// ~2.5 ms): docs/decisions/hook-startup.md.
 import { createRequire } from "node:module";
 
 const load = createRequire(import.meta.url);

@@ -5,8 +5,7 @@ import { Refused, type ExitCode } from "./errors.ts";
 import { orNull, succeeds } from "./store/files.ts";
 import { crashOutcome, geminiHookRun, type Process } from "./run-verb.ts";
 
-// Output goes straight to the descriptors: building process.stdout for a pipe loads the
-// net and stream modules (~3 ms measured, BENCHMARKS.md).
+// Straight to the descriptor: process.stdout for a pipe loads the net and stream modules (~3 ms, BENCHMARKS.md).
 function writeFd(fd: number, data: string | Uint8Array): void {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -32,8 +31,7 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-// Reads `fd` to its end or just past `maxBytes`; with a deadline (a non-blocking fd), what came by
-// then (null for nothing), and a whole JSON value ends the read.
+// Reads `fd` to its end or just past `maxBytes`; with a deadline, what came by then, or a whole JSON value.
 function readFd(fd: number, maxBytes: number, deadline?: number): Buffer | null {
   const chunks: Buffer[] = [];
   let total = 0;
@@ -81,9 +79,7 @@ function wholeJson(chunks: Buffer[], last: Buffer): boolean {
   return i >= 0 && last[i] === 0x7d && succeeds(() => JSON.parse(Buffer.concat(chunks).toString("utf8")));
 }
 
-// A Linux pipe (Codex, a shell) read without the stream, which would cost the hook ~3 ms of CPU (measured,
-// Node 20 and 22): /proc/self/fd/0 opens the same pipe as a new open file description, so O_NONBLOCK is
-// ours alone. undefined when not possible here (the caller streams); null on an error or nothing in time.
+// A Linux pipe read without the stream (~3 ms of the hook's CPU): /proc/self/fd/0 makes O_NONBLOCK ours alone.
 function readPipeWithin(stdin: Stats, ms: number, maxBytes: number): Buffer | null | undefined {
   if (process.platform !== "linux" || !stdin.isFIFO()) return undefined;
   const fd = orNull(() => openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK));
@@ -98,8 +94,7 @@ function readPipeWithin(stdin: Stats, ms: number, maxBytes: number): Buffer | nu
   }
 }
 
-// At most `ms` for a harness that may keep stdin open, then what was read (null for nothing). A
-// socket (Node harnesses) goes through the stream, as a blocking read could wait forever.
+// At most `ms` for a harness that may keep stdin open; a socket is streamed, as a blocking read could wait forever.
 function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
   const stdin = orNull(() => fstatSync(0));
   if (stdin === null) return Promise.resolve(null);
@@ -131,14 +126,12 @@ function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
   });
 }
 
-// A terminal, /dev/null or no stdin at all: nothing for the hook to read. (process.stdin.isTTY
-// would build the stdin stream, loading net and tty: ~3 ms that the hook pays every session.)
+// A terminal, /dev/null or no stdin; process.stdin.isTTY would load net and tty (~3 ms every session).
 function stdinIsTerminal(): boolean {
   return orNull(() => fstatSync(0).isCharacterDevice()) ?? true;
 }
 
-// Output is held until the verb ends, then passed through `redact` whole, so that a secret split
-// over two printed lines is seen as one; bytes that are not UTF-8 pass as they are.
+// Held until the verb ends and redacted whole, so that a secret split over two printed lines is seen as one.
 function heldOutput(fd: number, redact?: (text: string) => string) {
   const parts: Buffer[] = [];
   return {

@@ -1,5 +1,4 @@
-// Running one verb from its command line: flags parsed by parseArgs, the outcome printed, errors
-// turned into exit codes; cli.ts adds help, --version and unknown verbs.
+// Running one verb from its command line: flags parsed by parseArgs, the outcome printed, errors as exit codes.
 import path from "node:path";
 import { nodeUtil } from "./builtins.ts";
 import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
@@ -72,7 +71,7 @@ export async function runVerb(name: string, verb: Verb, proc: Process): Promise<
     if (repeated !== null) {
       throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name} --help\`)`);
     }
-    const [min, max] = verb.positionals;
+    const [min, max] = verb.positionals ?? [0, 0];
     if (parsed.positionals.length < min) {
       throw new UsageError(`${name} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${name} --help\``);
     }
@@ -131,8 +130,7 @@ export async function runVerb(name: string, verb: Verb, proc: Process): Promise<
   return outcome.code;
 }
 
-// JSON.stringify leaves invisible code points (U+2028, bidi controls, tags) raw; inside JSON strings
-// `\uXXXX` keeps them exact while no reader sees them act.
+// JSON.stringify leaves invisible code points raw; `\uXXXX` keeps them exact while no reader sees them act.
 const CONTROLS = "\\x7F-\\x9F\\u00AD\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164";
 const FILLERS = "\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}";
 const JSON_INVISIBLE = new RegExp(`[${CONTROLS}${FILLERS}]`, "gu");

@@ -50,10 +50,7 @@ const SAID_FOR: Record<string, string> = {
   resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives",
 };
 
-/**
- * The "did you mean" tail for an unknown verb, or "": a verb within a third of the word's length
- * (1 to 3 edits), else one that starts with the word (`arch` -> `archives`).
- */
+/** The "did you mean" tail for an unknown verb: a verb 1 to 3 edits away, else one it starts (`arch`), or "". */
 export function suggestion(word: string, verbs: readonly string[]): string {
   const w = word.toLowerCase();
   const near = SAID_FOR[w] ?? nearest(w, verbs, () => Math.min(3, Math.max(1, Math.floor(w.length / 3))))

@@ -4531,9 +4531,6 @@ function blockAgents(text, span) {
   const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
   return names.map((s) => s.trim()).filter(Boolean);
 }
-function eolOf(text) {
-  return text.includes("\r\n") ? "\r\n" : "\n";
-}
 function blockEndByte(text, span) {
   const lines2 = text.split("\n");
   return Buffer.byteLength(lines2.slice(0, span.end + 1).join("\n"), "utf8");
@@ -4585,7 +4582,7 @@ function takeBlock(text, file, agent, body) {
   if (rest.length === 0) return dropBlock(text, span);
   return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
 }
-var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, mentionsMarker, holdsBlock, TOP_BLOCK_FROM, CODEX_BUDGET;
+var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, mentionsMarker, holdsBlock, TOP_BLOCK_FROM, CODEX_BUDGET, eolOf;
 var init_md_block = __esm({
   "src/agents/md-block.ts"() {
     "use strict";
@@ -4598,6 +4595,7 @@ var init_md_block = __esm({
     holdsBlock = (text) => unfenced(text).some((l) => l.includes(BLOCK_BEGIN));
     TOP_BLOCK_FROM = 28 * 1024;
     CODEX_BUDGET = 32 * 1024;
+    eolOf = (text) => text.includes("\r\n") ? "\r\n" : "\n";
   }
 });
 
@@ -6038,17 +6036,11 @@ function removeHooks(text, file, spec) {
   return keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
 }
 function oursIn(text) {
-  const hooks = parsedHooks(text);
-  const out = [];
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    for (const g of groups) {
-      if (!isObj(g) || !Array.isArray(g.hooks)) continue;
-      const matcher = typeof g.matcher === "string" ? g.matcher : null;
-      for (const h of g.hooks) if (namesHelper(h)) out.push({ event, command: h.command, matcher });
-    }
-  }
-  return out;
+  return Object.entries(parsedHooks(text)).flatMap(([event, groups]) => (Array.isArray(groups) ? groups : []).filter(isObj).flatMap((g) => {
+    const matcher = typeof g.matcher === "string" ? g.matcher : null;
+    const commands = Array.isArray(g.hooks) ? g.hooks.map(commandOf) : [];
+    return commands.filter((c) => c.includes(HELPER_FILE)).map((command) => ({ event, command, matcher }));
+  }));
 }
 function theirsOf(ours) {
   const m = THEN.exec(ours);
@@ -6080,7 +6072,7 @@ function removeStatusLine(text, spec) {
   const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
   return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, FILE_TAIL, commandOf, oursFor, namesHelper, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
+var HELPER_FILE, FILE_TAIL, commandOf, oursFor, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
@@ -6092,7 +6084,6 @@ var init_json_hooks = __esm({
     FILE_TAIL = '; [ ! -f "$f" ] || ';
     commandOf = (hook) => isObj(hook) && typeof hook.command === "string" ? hook.command : "";
     oursFor = (spec) => (hook) => installShaped(spec, commandOf(hook)) !== null;
-    namesHelper = (hook) => commandOf(hook).includes(HELPER_FILE);
     MAX_JSON_DEPTH = 64;
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
@@ -6234,7 +6225,7 @@ function agentTargets(ctx, verb, rootOf) {
     planned
   ));
 }
-var AGENT_NAMES, AGENT_OPTIONS, AGENT_HELP, real, helperShown;
+var AGENT_NAMES, AGENT_OPTIONS, AGENT_HELP, AGENT_EXIT, real, helperShown;
 var init_target = __esm({
   "src/agents/target.ts"() {
     "use strict";
@@ -6253,10 +6244,14 @@ var init_target = __esm({
       global: { type: "boolean" },
       "dry-run": { type: "boolean" }
     };
-    AGENT_HELP = `  --global      edit the per-user files (~/.claude or CLAUDE_CONFIG_DIR,
+    AGENT_HELP = `  --dry-run     say what would change, change nothing
+  --global      edit the per-user files (~/.claude or CLAUDE_CONFIG_DIR,
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
+    AGENT_EXIT = `exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
+        not parse, a read-only file, a concurrent edit);
+        4 paused; 5 another install or uninstall held the install lock for 10 s.`;
     real = (p) => realOrNull(p) ?? path25.resolve(p);
     helperShown = (ctx, root) => ((h) => shellQuote2(h.rel ?? h.abs))(helperLocation(ctx, root));
   }
@@ -6366,7 +6361,6 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
     };
     readTargetVerb = {
       options: { root: { type: "string" }, target: { type: "string" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs read-target [--root DIR] --target AGENTS.md|CLAUDE.md
 
 Prints AGENTS.md or CLAUDE.md at the root in the untrusted envelope, with its
@@ -10336,7 +10330,6 @@ var init_promote = __esm({
     MAX_PROMOTE_BYTES = 64e3;
     promoteVerb = {
       options: { ...CAS, target: { type: "string" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs promote [--root DIR] --target AGENTS.md|CLAUDE.md
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < text
 
@@ -10549,7 +10542,6 @@ var init_check = __esm({
     CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
     checkVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs check [--root DIR] [--json]
 
 Bootstrap check for AGENTS.md-style instructions: what is parked in
@@ -10690,7 +10682,6 @@ var init_recover2 = __esm({
     init_drafts();
     recoverVerb = {
       options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
 
 Repairs what an interrupted save left (a private claim or temp file, a half-done
@@ -10763,7 +10754,6 @@ var init_anchors2 = __esm({
     init_types();
     anchorsVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
 
 Prints the lines of the handoff's \`## Environment anchors\` section (without the
@@ -11888,7 +11878,6 @@ var init_drift2 = __esm({
     init_types();
     driftVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs drift [--root DIR] [--stdin] [--json]
 
 Compares the handoff's environment anchors (or, with --stdin, a pasted handoff)
@@ -12738,7 +12727,6 @@ var init_brief3 = __esm({
     COLD_START = "No saved session state exists.";
     briefVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs brief [--root DIR] [--stdin] [--json]
 
 Prints the six-line warm-start brief for a resume, drafted from the handoff (or
@@ -13010,7 +12998,6 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
     hookVerb = {
       options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
-      positionals: [0, 0],
       help: HELP,
       async run(ctx) {
         const mode = ctx.values.mode;
@@ -13534,9 +13521,6 @@ function missingDirs(base, dir) {
   }
   return missing;
 }
-function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync(d, { mode: 493 });
-}
 function removeEmptyDirs(dirs) {
   const removed = [];
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
@@ -13634,7 +13618,7 @@ async function install(t, env) {
       continue;
     }
     const dirs = missingDirs(t.base, path45.dirname(p.file));
-    makeDirs(dirs);
+    for (const d of dirs) mkdirSync(d, { mode: 493 });
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
       await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || void 0);
@@ -13857,11 +13841,8 @@ function copySteps(from, to) {
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path46.relative(base, path46.dirname(p)).split(path46.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path46.dirname(p);
-  let at2 = base;
-  for (const part of parts) {
-    at2 = path46.join(at2, part);
+  if (path46.relative(base, path46.dirname(p)).split(path46.sep)[0] === "..") return path46.dirname(p);
+  for (const at2 of dirsBelow(base, path46.dirname(p))) {
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
@@ -14229,7 +14210,6 @@ var init_init = __esm({
     init_types();
     initVerb = {
       options: { ...AGENT_OPTIONS, undo: { type: "boolean" }, replace: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global]
          [--dry-run] [--replace]
        npx session-handoff init --undo [--agent NAME]... [--root DIR | --global]
@@ -14306,7 +14286,6 @@ var init_install = __esm({
     init_types();
     installVerb = {
       options: AGENT_OPTIONS,
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs install --agent
          ${AGENT_NAMES} [--root DIR | --global]
          [--dry-run]
@@ -14332,14 +14311,11 @@ its words and the hook commands: references/verbs/install.md.
 options:
   --agent NAME  the agent whose files to edit; repeat it for several (as init
                 takes them), each line then starting with the agent's name
-  --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
 stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
         create F", "would update F" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
+${AGENT_EXIT}
 `,
       run: (ctx) => underInstallLock(ctx, false, async () => {
         const done2 = await forAgents(agentTargets(ctx, "install", () => rootOption(ctx)), (t) => install(t, ctx.env));
@@ -14368,7 +14344,6 @@ var init_uninstall = __esm({
     init_types();
     uninstallVerb = {
       options: AGENT_OPTIONS,
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs uninstall --agent
          ${AGENT_NAMES} [--root DIR | --global]
          [--dry-run]
@@ -14381,14 +14356,11 @@ references/verbs/uninstall.md.
 options:
   --agent NAME  the agent whose files to restore; repeat it for several (as
                 init takes them), each line then starting with the agent's name
-  --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
 stdout: one line per file: "updated F", "removed F", "unchanged F" or "absent F"
         (no such file) ("would \u2026" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
+${AGENT_EXIT}
 `,
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
@@ -14758,9 +14730,9 @@ function judgedHelper(ctx, root, global) {
   if (global || running.rel !== null || same === null || same !== bytes(running.abs)) return running;
   return helperLocation({ cwd: ctx.cwd, helperPath: copy }, root);
 }
-function reportText(result) {
-  const { agents, runs, notes, memory, problems } = result;
-  const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
+function reportText(r, notes, memory) {
+  const { agents, runs, problems } = r;
+  const lines2 = [`node ${process.versions.node}`, `helper ${quotePath(r.helper.abs)}`];
   for (const [name2, a] of Object.entries(agents)) {
     const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");
     const skill = a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found";
@@ -14803,7 +14775,6 @@ var init_doctor = __esm({
     init_errors();
     doctorVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
 A read-only health report: Node; per agent, its skill folders and whether each
@@ -14843,7 +14814,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const { agents, runs, problems } = r;
         const notes = [...new Set(r.notes)];
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
-        return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}
+        return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(r, notes, memory)}
 `);
       }
     };
@@ -15217,7 +15188,6 @@ var init_publish2 = __esm({
         "run-hooks": { type: "boolean" },
         "lock-timeout": { type: "string" }
       },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M]
        [--run-hooks] [--lock-timeout S] [--json]
 
@@ -16446,7 +16416,6 @@ exit: always 0, usage errors included -- a hook must never block the harness.
     STDIN_BYTES = 1024 * 1024;
     checkpointVerb = {
       options: { root: { type: "string" }, format: { type: "string" } },
-      positionals: [0, 0],
       help: HELP2,
       async run(ctx) {
         const startMs = Date.now();
@@ -16574,7 +16543,6 @@ var init_statusline = __esm({
     init_types();
     statuslineVerb = {
       options: { then: { type: "string" }, root: { type: "string" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
 
 Claude Code's status line (install writes it into .claude/settings.json's
@@ -16616,7 +16584,8 @@ Always exit 0.
           const r = childProcess().spawnSync("sh", ["-c", then], { input: data ?? "", env, timeout: 2e3, stdio });
           theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
         }
-        let ours = "";
+        const line = (ours = "") => ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
+`, []);
         try {
           const dir = input.workspace?.project_dir ?? input.cwd;
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
@@ -16625,9 +16594,7 @@ Always exit 0.
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const interrupted = interruptedSave(root);
           if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
-            ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
-            return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
-`, []);
+            return line(statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)"));
           }
           const tree = interrupted ? void 0 : handoff;
           const branches = {};
@@ -16636,11 +16603,10 @@ Always exit 0.
             tree === void 0 ? null : newestSave(root, ctx.env, tree, branches, 500)
           ]);
           const none = handoff !== null ? void 0 : interrupted ? "handoff: an interrupted save (run recover)" : await noneHere(root, ctx.env, newest, branches);
-          ours = statusText(handoff, commits, newest, pct, Date.now(), none);
+          return line(statusText(handoff, commits, newest, pct, Date.now(), none));
         } catch {
+          return line();
         }
-        return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
-`, []);
       }
     };
   }
@@ -16769,7 +16735,6 @@ var init_context = __esm({
     init_types();
     contextVerb = {
       options: { root: { type: "string" }, format: { type: "string" } },
-      positionals: [0, 0],
       get help() {
         return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
 
@@ -17148,7 +17113,6 @@ var init_impact = __esm({
     GOOD_SCORE = 80;
     impactVerb = {
       options: { root: { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
       help: `usage: node memory_io.mjs impact [--root DIR] [--json]
 
 Did the handoffs help? Each resume of this project that an automatic checkpoint
@@ -17375,7 +17339,6 @@ exit codes: 0 success (whether or not anything was redacted);
 `;
     redactVerb = {
       options: { json: { type: "boolean" } },
-      positionals: [0, 0],
       help: HELP3,
       async run(ctx) {
         const bytes = await ctx.readStdin();
@@ -17451,7 +17414,7 @@ async function runVerb(name2, verb, proc) {
     if (repeated !== null) {
       throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name2} --help\`)`);
     }
-    const [min, max] = verb.positionals;
+    const [min, max] = verb.positionals ?? [0, 0];
     if (parsed.positionals.length < min) {
       throw new UsageError(`${name2} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${name2} --help\``);
     }

@@ -556,7 +556,7 @@ var runVerb = (async function runVerb(name, verb, proc) {
     if (repeated !== null) {
       throw new UsageError(`--${repeated} is given more than once; pass it once (see \`${name} --help\`)`);
     }
-    const [min, max] = verb.positionals;
+    const [min, max] = verb.positionals ?? [0, 0];
     if (parsed.positionals.length < min) {
       throw new UsageError(`${name} needs ${min === 1 ? "an argument" : `${min} arguments`}; see \`${name} --help\``);
     }
@@ -2569,7 +2569,6 @@ var rootOption = (function rootOption(ctx, fallbackStart = null) {
 // src/verbs/context.ts
 var contextVerb = {
   options: { root: { type: "string" }, format: { type: "string" } },
-  positionals: [0, 0],
   get help() {
     return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
 
@@ -3523,7 +3522,6 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 `;
 var hookVerb = {
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
-  positionals: [0, 0],
   help: HELP,
   async run(ctx) {
     const mode = ctx.values.mode;
@@ -3709,7 +3707,6 @@ async function noneHere(root, env, newest, branches) {
 }
 var statuslineVerb = {
   options: { then: { type: "string" }, root: { type: "string" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
 
 Claude Code's status line (install writes it into .claude/settings.json's
@@ -3751,7 +3748,8 @@ Always exit 0.
       const r = childProcess().spawnSync("sh", ["-c", then], { input: data ?? "", env, timeout: 2e3, stdio });
       theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
     }
-    let ours = "";
+    const line = (ours = "") => ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
+`, []);
     try {
       const dir = input.workspace?.project_dir ?? input.cwd;
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
@@ -3760,9 +3758,7 @@ Always exit 0.
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const interrupted = interruptedSave(root);
       if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
-        ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
-        return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
-`, []);
+        return line(statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)"));
       }
       const tree = interrupted ? void 0 : handoff;
       const branches = {};
@@ -3771,11 +3767,10 @@ Always exit 0.
         tree === void 0 ? null : newestSave(root, ctx.env, tree, branches, 500)
       ]);
       const none = handoff !== null ? void 0 : interrupted ? "handoff: an interrupted save (run recover)" : await noneHere(root, ctx.env, newest, branches);
-      ours = statusText(handoff, commits, newest, pct, Date.now(), none);
+      return line(statusText(handoff, commits, newest, pct, Date.now(), none));
     } catch {
+      return line();
     }
-    return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
-`, []);
   }
 };
 

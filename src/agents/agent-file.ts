@@ -114,11 +114,6 @@ export function missingDirs(base: string, dir: string): string[] {
   return missing;
 }
 
-/** Makes the folders `missingDirs` listed (0755 under the umask, as any project folder). */
-export function makeDirs(dirs: string[]): void {
-  for (const d of dirs) mkdirSync(d, { mode: 0o755 });
-}
-
 /** Removes each folder when it is empty, deepest first; a folder with anything in it stays. */
 export function removeEmptyDirs(dirs: string[]): string[] {
   const removed: string[] = [];

@@ -270,8 +270,7 @@ function judge(r: Report, name: AgentName, edit: Edit, ours: string, reinstall: 
   return "outdated";
 }
 
-// Where Claude Code keeps the plugins it installed (seen on 2.1.112 and 2.1.332): read only, as files.
-/** One install of this skill's plugin; `enabled` is true unless settings' `enabledPlugins` says false. */
+/** One install of this skill's plugin, as Claude Code records it; `enabled` unless `enabledPlugins` says false. */
 interface PluginInstall {
   key: string;
   scope: string;

@@ -39,8 +39,7 @@ export function userHelperWithoutMemory(skillDir: string | null | undefined, hom
   return under(skillDir, home) && !under(skillDir, root);
 }
 
-// Read the POSIX way, `C:\…` is relative and would be joined under the cwd: off Windows it is refused by name.
-/** True for a Windows path: a drive letter (`C:\…`, `C:/…`, `C:…`) or `\\` (UNC, `\\?\`). */
+/** A Windows path (`C:\…`, `C:/…`, `C:…`, `\\…`), which POSIX reads as relative: off Windows it is refused by name. */
 export function windowsShaped(p: string): boolean {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }

@@ -23,8 +23,7 @@ function projectOnly(name: AgentName, global: boolean): void {
   if (global) throw new Refused(`${name} has no per-user rules folder; ${instead}`);
 }
 
-// Cline's stdin names no cwd: the root is the script's grandparent, so a committed script works in every clone; only
-// builtins run before the Node lookup, as a GUI-started harness's PATH may hold nothing.
+// Cline's stdin names no cwd (the root is the script's grandparent); only builtins run before Node is found.
 function clineScript(helper: HelperLocation): string {
   const file = helper.rel !== null ? `"$root"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
   const run = nodeRun(`hook --mode session --format cline --root "$root"`);

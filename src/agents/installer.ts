@@ -13,7 +13,7 @@ import { orNull, succeeds, tokenOf } from "../store/files.ts";
 import { readSmall, realOrNull } from "../store/fs.ts";
 import { acquireLockDir } from "../store/lock.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { committedText, dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs,
+import { committedText, dirsBelow, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs,
   removeMade, writeAgentFile } from "./agent-file.ts";
 import { homeFolder, userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
@@ -63,7 +63,7 @@ export async function install(t: Target, env: Env) {
       continue;
     }
     const dirs = missingDirs(t.base, path.dirname(p.file));
-    makeDirs(dirs);
+    for (const d of dirs) mkdirSync(d, { mode: 0o755 });
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 0o644;
     try {
       await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || undefined);
@@ -77,8 +77,7 @@ export async function install(t: Target, env: Env) {
   // The driver once per dry run too: the real run's first agent registers it, the others find it there.
   const once = t.global || (t.dryRun && !first) ? null : t.base;
   const driver = await mergeDriverStep(once, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
-  // A project file naming this clone's absolute path breaks the hook in every other clone: one install created that
-  // git does not track goes in the clone's own exclude file (never the user's .gitignore); any other gets a note.
+  // A project file naming this clone's absolute path breaks the hook in every other clone: kept out of git, or noted.
   const keep: string[] = [];
   for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
@@ -220,8 +219,7 @@ function anotherInstalled(t: Target, planned: Map<string, string | null>, base =
   }));
 }
 
-// Two installs sharing a file (AGENTS.md) never lose each other's edit (docs/decisions/agent-files-atomic.md).
-/** Runs `run` under the project's (or with --global the user's) install lock; folders it made go when empty. */
+/** Runs `run` under the project's (--global: the user's) install lock, so that two installs lose no edit. */
 export async function underInstallLock<T>(ctx: Caller, uninstall: boolean, run: () => Promise<T>): Promise<T> {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;

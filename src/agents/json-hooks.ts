@@ -38,7 +38,6 @@ export function installShaped(spec: Commands, command: string, args?: string[]):
 // Ours is a command install writes (now or before) from any copy of the helper; one merely naming it is the user's.
 const commandOf = (hook: Json) => (isObj(hook) && typeof hook.command === "string" ? hook.command : "");
 const oursFor = (spec: Commands) => (hook: Json) => installShaped(spec, commandOf(hook)) !== null;
-const namesHelper = (hook: Json) => commandOf(hook).includes(HELPER_FILE);
 
 // jsonc-parser recurses once per level: deeper files are refused rather than overflow the stack.
 const MAX_JSON_DEPTH = 64;
@@ -286,17 +285,12 @@ export function removeHooks(text: string, file: string, spec: Commands): string 
 
 /** Each hook naming the helper in a settings file (ours or another tool's), with its event and matcher, for doctor. */
 export function oursIn(text: string): { event: string; command: string; matcher: string | null }[] {
-  const hooks = parsedHooks(text);
-  const out: { event: string; command: string; matcher: string | null }[] = [];
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    for (const g of groups) {
-      if (!isObj(g) || !Array.isArray(g.hooks)) continue;
+  return Object.entries(parsedHooks(text)).flatMap(([event, groups]) =>
+    (Array.isArray(groups) ? groups : []).filter(isObj).flatMap((g) => {
       const matcher = typeof g.matcher === "string" ? g.matcher : null;
-      for (const h of g.hooks) if (namesHelper(h)) out.push({ event, command: (h as Obj).command as string, matcher });
-    }
-  }
-  return out;
+      const commands = Array.isArray(g.hooks) ? g.hooks.map(commandOf) : [];
+      return commands.filter((c) => c.includes(HELPER_FILE)).map((command) => ({ event, command, matcher }));
+    }));
 }
 
 // Our status line runs the user's own command first: it is kept, single-quoted, after `--then`.

@@ -91,9 +91,7 @@ const TOP_BLOCK_FROM = 28 * 1024;
 export const CODEX_BUDGET = 32 * 1024;
 
 // CRLF when the file has one, so an install never mixes line endings.
-function eolOf(text: string): string {
-  return text.includes("\r\n") ? "\r\n" : "\n";
-}
+const eolOf = (text: string) => (text.includes("\r\n") ? "\r\n" : "\n");
 
 /** Byte offset just past our block's end marker line. */
 export function blockEndByte(text: string, span: BlockSpan): number {

@@ -49,8 +49,7 @@ export function installText(edit: Edit, agent: AgentName, current: string | null
 
 /** The text uninstall leaves for one file (null: delete it); `committed`: the file at HEAD, when git tracks it. */
 export function uninstallText(edit: Edit, agent: AgentName, current: string, shown: string, committed: string | null) {
-  // A file committed without entries of ours is the user's: given back whole when install's edit of it is all that
-  // changed (their empty `hooks` or event list too), and emptied of ours, never deleted, when more changed.
+  // A file committed without entries of ours is the user's: given back as committed, or emptied of ours, never deleted.
   const theirs = committed !== null && !holdsOurs(edit, committed);
   const forms = edit.kind === "json-hooks" ? [edit, { ...edit, statusLine: undefined }] : [edit];
   if (theirs && forms.some((e) => current === orNull(() => installText(e, agent, committed, shown)))) return committed;

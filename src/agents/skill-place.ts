@@ -69,11 +69,8 @@ const RECORD = ".init.json";
 
 /** The first folder from `base` (exclusive) down to `p`'s parent that is a link, or null. */
 function linkOnTheWay(base: string, p: string): string | null {
-  const parts = path.relative(base, path.dirname(p)).split(path.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path.dirname(p);
-  let at = base;
-  for (const part of parts) {
-    at = path.join(at, part);
+  if (path.relative(base, path.dirname(p)).split(path.sep)[0] === "..") return path.dirname(p);
+  for (const at of dirsBelow(base, path.dirname(p))) {
     // Null past a file where a folder belongs: the writes' own checks refuse it.
     const st = lstatOrNull(at);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at : null;
@@ -382,8 +379,7 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
   // doctor from the copy: the package's own helper would call the copy's hooks another copy's.
   const copy = shown(path.join(dest, "scripts", "memory_io.mjs"));
   if (!plan.dryRun) lines.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
-  // Uncommitted, the copy and the team files count as the user's work in progress in every handoff; said when this run
-  // changed one git would commit (not on a second run, nor for a teammate's clone's own excluded hooks file).
+  // Uncommitted, the copy and the team files count as the user's work in progress in every handoff.
   if (!plan.dryRun && !plan.global && changed && (await uncommitted(ctx, plan))) {
     lines.push("commit: the skill's copy and the team files above (docs/install.md); each teammate runs `init` once " +
       "in their own clone too: what it writes to .git/config is not committed");
@@ -393,8 +389,7 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
   return { lines, notes };
 }
 
-// This clone's records of its saves beside the driver's copy: they tell its handoffs from a teammate's, so they stay
-// while the memory dir does (docs/decisions/init.md); else they go, and their folder when empty.
+// This clone's records of its saves tell its handoffs from a teammate's: they stay while the memory dir does.
 function saveRecords(plan: Plan, env: Caller["env"]): string[] {
   const saves = savesPath(plan.base, env);
   const dir = path.dirname(saves ?? "");
@@ -433,8 +428,7 @@ async function undo(ctx: Caller, plan: Plan) {
     if (!plan.dryRun) rmSync(place, { recursive: state === "copy", force: true });
     lines.push(`${would} ${shown(place)}`);
   }
-  // A file the user edited or added since init copied it stays (with no record, every skill file goes), and so does
-  // the record while the folder does, so that another undo still names what is left and why.
+  // What the user edited or added stays, with the record, so that another undo still names what is left and why.
   const folder = lstatOrNull(dest)?.isDirectory() === true;
   const all = folder ? skillFiles(dest) : [];
   const kept = record === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record);

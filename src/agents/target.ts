@@ -20,10 +20,14 @@ export const AGENT_OPTIONS = {
 } as const;
 
 /** The lines `install --help` and `uninstall --help` share. */
-export const AGENT_HELP = `  --global      edit the per-user files (~/.claude or CLAUDE_CONFIG_DIR,
+export const AGENT_HELP = `  --dry-run     say what would change, change nothing
+  --global      edit the per-user files (~/.claude or CLAUDE_CONFIG_DIR,
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
+export const AGENT_EXIT = `exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
+        not parse, a read-only file, a concurrent edit);
+        4 paused; 5 another install or uninstall held the install lock for 10 s.`;
 
 export type Env = Record<string, string | undefined>;
 
@@ -50,10 +54,7 @@ export function helperLocation(ctx: Pick<Caller, "cwd" | "helperPath">, root: st
 export const helperShown = (ctx: Pick<Caller, "cwd" | "helperPath">, root: string): string =>
   ((h) => shellQuote(h.rel ?? h.abs))(helperLocation(ctx, root));
 
-/**
- * Where install and uninstall act: `base` is the project root or HOME; `memDir` (null with --global) may be paused.
- * `planned`: a dry run's texts of the files it would write, shared by its agents so each sees what the earlier left.
- */
+/** Where install and uninstall act; `planned`: a dry run's texts, shared so each agent sees what the earlier left. */
 export function targetOf(agent: Agent, root: string | null, helper: HelperLocation, env: Env, dryRun: boolean,
   planned: Map<string, string | null>) {
   const global = root === null;

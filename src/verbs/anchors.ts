@@ -8,7 +8,6 @@ import { ok, type Verb } from "./types.ts";
 /** `anchors`: the `## Environment anchors` lines for a save. */
 export const anchorsVerb: Verb = {
   options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
 
 Prints the lines of the handoff's \`## Environment anchors\` section (without the

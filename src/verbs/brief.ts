@@ -35,7 +35,6 @@ const COLD_START = "No saved session state exists.";
 /** `brief`: the six-line warm-start brief (docs/design.md#verdicts-and-the-brief). */
 export const briefVerb: Verb = {
   options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs brief [--root DIR] [--stdin] [--json]
 
 Prints the six-line warm-start brief for a resume, drafted from the handoff (or
@@ -136,8 +135,7 @@ exit: 0 brief printed
     let brief = loaded.pasted
       ? draftBrief(parsed, stepBy, ledgers)
       : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, stepBy, ledgers), now, ctx.env);
-    // A newer save of this clone than the tree's in a stash or on a branch (`git stash` after `publish`), or gone:
-    // the tree's plan is the older one, so the step is to bring the newer back, as when the tree has none.
+    // A newer save of this clone than the tree's, elsewhere or gone: the step is to bring it back.
     const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);
     if (newer !== null) brief = withDriftNote(brief, newestSentence(newer, true));
     if (newer !== null && newer.restore !== "") {

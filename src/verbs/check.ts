@@ -5,6 +5,7 @@ import { isConflicted } from "../schema/conflicted.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { driverUnset, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { elsewhereSentence, handoffsElsewhere, newestSave, newestSentence } from "../git/handoff-away.ts";
+import type { HandoffAway } from "../git/handoff-away.ts";
 import { configPipe } from "../git/config-pipe.ts";
 import { conflictAdvice, unmergedMemory } from "../git/unmerged.ts";
 import { listJournal, readJournalText } from "../journal/store.ts";
@@ -15,22 +16,14 @@ import { ok, type Verb } from "./types.ts";
 import { checkpointNoteForHandoff, currentCheckpoint } from "../checkpoint/surface.ts";
 import { helperShown } from "../agents/target.ts";
 
-/** The result of `check` (docs/design.md#check); `--json` prints it. */
-export interface CheckResult {
+/** The result of `check` (docs/design.md#check); `--json` prints it, with where this clone's newest save is. */
+export interface CheckResult extends Partial<HandoffAway> {
   code: 0 | 1 | 2 | 3;
   state: "clean" | "interrupted" | "parked" | "unsafe" | "conflicted";
   files: Record<Kind, string>;
   paused: string | null;
   message: string;
   parked?: "handoff" | "stash" | "branch" | "lost" | "checkpoint" | "conflicted";
-  /** The stash entry or branch holding the handoff the working tree lacks, or a save newer than the tree's; `lost`:
-   * the `Saved:` time of this clone's newest save, in none of them; the command that brings it back. */
-  stash?: string;
-  ref?: string;
-  /** The linked worktree that has `ref` checked out, where its handoff is resumed. */
-  worktree?: string;
-  lost?: string;
-  restore?: string;
   /** A parked handoff, and the checkpoint (its file in checkpoints/) holding work from after its save. */
   checkpoint?: string;
   /** Nothing parked here, but these other branches hold a committed handoff (a teammate's), newest first. */
@@ -59,7 +52,6 @@ const CHECKPOINT_PARKED =
 /** `check --root DIR [--json]`. Usage errors exit 64, because 2 means "parked". */
 export const checkVerb: Verb = {
   options: { root: { type: "string" }, json: { type: "boolean" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs check [--root DIR] [--json]
 
 Bootstrap check for AGENTS.md-style instructions: what is parked in
@@ -134,7 +126,6 @@ printed too and the code is kept.
     else if (unsafePrivate(root)) state = "unsafe";
     else if (conflicted.length > 0) state = "conflicted";
     else if (files.handoff === "present") state = "parked";
-    // A stash or a checkout can take the handoff away: only a missing one costs this git process, as in `brief`.
     // A named pipe in git's config would hold each git run for its whole timeout: then none runs, and check says why.
     const away = state === null && files.handoff === "missing" && pipe === null;
     const branches = {};

@@ -42,7 +42,6 @@ const STDIN_BYTES = 1024 * 1024;
 
 export const checkpointVerb: Verb = {
   options: { root: { type: "string" }, format: { type: "string" } },
-  positionals: [0, 0],
   help: HELP,
   async run(ctx) {
     const startMs = Date.now();

@@ -17,8 +17,7 @@ export function rootOption(ctx: VerbContext, fallbackStart: string | null = null
   const given = typeof value === "string";
   const found = findRoot(path.resolve(ctx.cwd, given ? value : (fallbackStart ?? ".")), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
-  // Without --root the user may not know the walk stopped short, or adopted a memory above a
-  // start that is in no git repository (it may be anyone's): say whose.
+  // Without --root the user may not know the walk adopted a memory above a start in no repository: say whose.
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
   if (!given && found.by === "memory" && found.root !== found.start && !exists(path.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
@@ -77,8 +76,7 @@ export const CAS = {
   "lock-timeout": { type: "string" },
 } as const;
 
-// Reads stdin now and returns the bytes or the refusal later, so that a mutating verb refuses a
-// too-long stdin in its turn (usage, paused, busy, then the rest).
+// Reads stdin now and returns the bytes or the refusal later, so that a too-long stdin is refused in its turn.
 export async function stdinForValidate(ctx: VerbContext, maxBytes?: number): Promise<() => Buffer> {
   try {
     const bytes = await ctx.readStdin(maxBytes);

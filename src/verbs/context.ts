@@ -6,7 +6,6 @@ import { ok, type Verb } from "./types.ts";
 
 export const contextVerb: Verb = {
   options: { root: { type: "string" }, format: { type: "string" } },
-  positionals: [0, 0],
   get help() {
     return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
 

@@ -2,8 +2,7 @@ import path from "node:path";
 import { quotedValue, quotePath } from "../guard/quote.ts";
 import { AGENTS } from "../agents/index.ts";
 import type { Agent, AgentName } from "../agents/types.ts";
-import { agentInstalls, memoryState, pluginInstalls, type AgentReport } from "../agents/doctor-checks.ts";
-import type { Problem, Report, StartRun } from "../agents/doctor-checks.ts";
+import { agentInstalls, memoryState, pluginInstalls, type Report } from "../agents/doctor-checks.ts";
 import { journalHealth } from "../journal/store.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { helperLocation } from "../agents/target.ts";
@@ -17,7 +16,6 @@ import { Refused } from "../errors.ts";
 
 export const doctorVerb: Verb = {
   options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
 A read-only health report: Node; per agent, its skill folders and whether each
@@ -58,12 +56,11 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const { agents, runs, problems } = r;
     const notes = [...new Set(r.notes)];
     const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
-    return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}\n`);
+    return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(r, notes, memory)}\n`);
   },
 };
 
-// Run from a clone or npx, doctor judges the project's hooks by the copy init made when it is the same bytes: they run
-// that copy, and a fix from it keeps the committed files naming the project's relative path.
+// The project's hooks run init's copy: doctor judges them, and fixes them, from it when it has the same bytes.
 function judgedHelper(ctx: VerbContext, root: string, global: boolean) {
   const running = helperLocation(ctx, root);
   const copy = path.join(root, CANONICAL, "scripts", "memory_io.mjs");
@@ -75,12 +72,9 @@ function judgedHelper(ctx: VerbContext, root: string, global: boolean) {
 }
 
 /** The report as text: paths quoted as anchors print them, and nothing raw a file put there. */
-function reportText(result: {
-  node: string; helper: string; agents: Record<string, AgentReport>; runs: StartRun[]; notes: string[];
-  problems: Problem[]; memory: Awaited<ReturnType<typeof memoryState>>;
-}): string {
-  const { agents, runs, notes, memory, problems } = result;
-  const lines = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
+function reportText(r: Report, notes: string[], memory: Awaited<ReturnType<typeof memoryState>>): string {
+  const { agents, runs, problems } = r;
+  const lines = [`node ${process.versions.node}`, `helper ${quotePath(r.helper.abs)}`];
   for (const [name, a] of Object.entries(agents)) {
     // "absent" is about this agent's entries: the file itself may hold another agent's.
     const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");

@@ -60,7 +60,6 @@ export function renderDrift(r: DriftReport): string {
 /** `drift`: how far the repository moved since the handoff was saved (docs/design.md#verdicts-and-the-brief). */
 export const driftVerb: Verb = {
   options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs drift [--root DIR] [--stdin] [--json]
 
 Compares the handoff's environment anchors (or, with --stdin, a pasted handoff)

@@ -53,8 +53,7 @@ const SENTENCES = {
     "resume flow's brief names who committed it.",
 };
 
-// The age is the state time's (`- Date:` or `Saved:`), never the file's mtime (a clone or a pull resets it);
-// with the sentence about sections schema v1 does not know, from the same scan.
+// The age is the state time's, never the file's mtime (a clone or a pull resets it).
 function ageText(text: string, now: number): { age: string; strays: string | null } {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
@@ -133,7 +132,6 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 
 export const hookVerb: Verb = {
   options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
-  positionals: [0, 0],
   help: HELP,
   async run(ctx) {
     const mode = ctx.values.mode;
@@ -150,7 +148,6 @@ export const hookVerb: Verb = {
     if (disabledByEnv(ctx.env)) return ok("", []);
     let root: string;
     // stdin is read even with --root: its source and session_id choose the checkpoint sentences.
-    // Longer input is ignored, not refused.
     const raw = (await readHookJson(ctx)) ?? {};
     const source = typeof raw.source === "string" ? raw.source : null;
     const input = { cwd: raw.cwd, source, sessionId: raw.session_id };

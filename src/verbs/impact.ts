@@ -83,7 +83,6 @@ function lines(g: ReturnType<typeof group>): string[] {
 /** `impact [--json]`: did the handoffs help? From the journal's resume entries. */
 export const impactVerb: Verb = {
   options: { root: { type: "string" }, json: { type: "boolean" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs impact [--root DIR] [--json]
 
 Did the handoffs help? Each resume of this project that an automatic checkpoint

@@ -1,10 +1,6 @@
 import type { Verb } from "./types.ts";
 
-/**
- * Every verb: its loader (a verb evaluates only the code it needs), its line in the `--help`
- * overview (none for `merge-driver`, which git runs), and the example its `--help` ends with. Lines
- * of an example are shown as they are, so that a heredoc copied from the help still works.
- */
+/** Every verb: its loader, its `--help` overview line (none for `merge-driver`) and its example, shown as is. */
 export const VERBS: Record<string, { load: () => Promise<Verb>; summary?: string; example: string[] }> = {
   read: {
     load: async () => (await import("./read.ts")).readVerb,

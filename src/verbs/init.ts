@@ -8,7 +8,6 @@ import { ok, type Verb } from "./types.ts";
 
 export const initVerb: Verb = {
   options: { ...AGENT_OPTIONS, undo: { type: "boolean" }, replace: { type: "boolean" } },
-  positionals: [0, 0],
   help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global]
          [--dry-run] [--replace]
        npx session-handoff init --undo [--agent NAME]... [--root DIR | --global]

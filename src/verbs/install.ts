@@ -1,11 +1,10 @@
 import { forAgents, install, underInstallLock } from "../agents/installer.ts";
-import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTargets } from "../agents/target.ts";
+import { AGENT_EXIT, AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTargets } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 export const installVerb: Verb = {
   options: AGENT_OPTIONS,
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs install --agent
          ${AGENT_NAMES} [--root DIR | --global]
          [--dry-run]
@@ -31,14 +30,11 @@ its words and the hook commands: references/verbs/install.md.
 options:
   --agent NAME  the agent whose files to edit; repeat it for several (as init
                 takes them), each line then starting with the agent's name
-  --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
 stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
         create F", "would update F" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
+${AGENT_EXIT}
 `,
   run: (ctx) =>
     underInstallLock(ctx, false, async () => {

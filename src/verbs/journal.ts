@@ -47,8 +47,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
     }
     const root = rootOption(ctx);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
-    // An unsafe memory tree is refused first, as by every verb; then a project without a journal
-    // has nothing to purge, and gets no memory folder for asking.
+    // A project without a journal gets no memory folder for asking.
     const none = "nothing to purge: there is no journal (.ai/memory/journal/)\n";
     if (!checkTree(root) || !exists(journalDir(root))) return ok(none);
     const opts = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
@@ -56,8 +55,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
     const lastMonth = (f: JournalFile) => (f.kind === "year" ? `${f.period}-12` : f.period);
     const { result, repairs } = await underLock(opts, async () => {
       const chosen = listJournal(root).filter((f) => before === undefined || lastMonth(f) < before);
-      // Every file is looked at before any goes: a link or a folder named like a journal file is
-      // not one the helper wrote, and purge deletes nothing it cannot vouch for.
+      // Every file is looked at before any goes: purge deletes nothing it cannot vouch for.
       for (const f of chosen) {
         const st = lstatSync(path.join(journalDir(root), f.name));
         if (st.isFile()) continue;

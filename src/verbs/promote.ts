@@ -17,7 +17,6 @@ export const MAX_PROMOTE_BYTES = 64_000;
 /** `promote --root DIR --target AGENTS.md|CLAUDE.md --expected-current-sha256 TOKEN`. */
 export const promoteVerb: Verb = {
   options: { ...CAS, target: { type: "string" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs promote [--root DIR] --target AGENTS.md|CLAUDE.md
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < text
 

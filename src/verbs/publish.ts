@@ -39,7 +39,6 @@ export const publishVerb: Verb = {
     root: { type: "string" }, push: { type: "boolean" }, message: { type: "string" }, json: { type: "boolean" },
     "run-hooks": { type: "boolean" }, "lock-timeout": { type: "string" },
   },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M]
        [--run-hooks] [--lock-timeout S] [--json]
 
@@ -115,14 +114,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
     const hooks = ctx.values["run-hooks"] === true;
     const commit = () => publishMemory(target, memDir, message, push, ctx.env, register, hooks, failpointOf(ctx));
     try {
-      // A memory writer: between saves only, after repairing an interrupted one, so that a
-      // claimed (renamed) file is never committed as deleted (docs/design.md#publish).
+      // Under the lock, so that a file a save claimed is never committed as deleted (docs/design.md#publish).
       const lock = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
       if (checkTree(root)) ({ result: r, repairs } = await underLock(lock, commit));
       else r = await commit();
     } catch (err) {
-      // The driver's registration stays done whatever git then refuses: say so before the
-      // refusal, as write says what it recovered (HelperError.before, docs/design.md#the-merge-driver).
+      // The driver's registration stays done whatever git then refuses: said before the refusal.
       if (err instanceof HelperError) err.before.push(...driver.lines, ...driver.notes);
       throw err;
     }

@@ -107,7 +107,6 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
 /** `read-target --target AGENTS.md|CLAUDE.md`. */
 export const readTargetVerb: Verb = {
   options: { root: { type: "string" }, target: { type: "string" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs read-target [--root DIR] --target AGENTS.md|CLAUDE.md
 
 Prints AGENTS.md or CLAUDE.md at the root in the untrusted envelope, with its

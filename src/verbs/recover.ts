@@ -11,7 +11,6 @@ import { removeLeftoverDrafts } from "../store/drafts.ts";
 /** `recover`: repairs what an interrupted save left (docs/design.md#tokens-and-the-publication-protocol). */
 export const recoverVerb: Verb = {
   options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
 
 Repairs what an interrupted save left (a private claim or temp file, a half-done

@@ -22,13 +22,9 @@ exit codes: 0 success (whether or not anything was redacted);
               usage error (unknown flag, argument, a flag given twice)
 `;
 
-/**
- * `redact` (docs/design.md#redaction): stdin to stdout through {@link redactText}.
- * @throws Refused when stdin is not valid UTF-8 (exit 2): a filter must not mangle bytes.
- */
+/** `redact` (docs/design.md#redaction): stdin to stdout through {@link redactText}; refuses what is not UTF-8. */
 export const redactVerb: Verb = {
   options: { json: { type: "boolean" } },
-  positionals: [0, 0],
   help: HELP,
   async run(ctx) {
     const bytes = await ctx.readStdin();

@@ -20,10 +20,7 @@ import { ok, type Verb, type VerbContext } from "./types.ts";
 
 type Since = { commits: number; lost: number; rewritten: boolean } | "not here";
 
-/**
- * The state part of the line, from the handoff's text, the commits since its HEAD anchor, where this worktree's newest
- * save is when the tree lacks it (`newestSave`, as check says it), and the percent used.
- */
+/** The state part of the line: the handoff's age, commits since its HEAD, where a newer save is, the context used. */
 function statusText(handoff: string | null, since: Since | null, newest: HandoffAway | null, pct: number | null,
   now: number, none = "handoff: none"): string {
   const parts: string[] = [];
@@ -34,8 +31,7 @@ function statusText(handoff: string | null, since: Since | null, newest: Handoff
     // A teammate's handoff whose commit this clone lacks: nothing since can be counted.
     if (since === "not here") parts.push("saved HEAD not in this clone (run brief)");
     else if (since !== null) parts.push(`${plural(since.commits, "commit")} since`);
-    // The saved HEAD off HEAD's history: behind or diverged (a ref holds it), or rewritten (an amend, a rebase, a
-    // reset), as the brief then says in full.
+    // The saved HEAD off HEAD's history: behind or diverged (a ref holds it), or rewritten, as the brief says.
     if (since !== null && since !== "not here" && since.rewritten) {
       const changed = `${plural(since.lost, "saved commit")} changed or dropped`;
       parts.push(`saved HEAD rewritten, ${since.lost > 0 ? changed : "patches kept"}`);
@@ -72,8 +68,7 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
     });
     // Past drift's 2,000 logged commits its counts are git's, its memory-only ones among the first: left out here.
     if (commits.length > 2000) return null;
-    // Memory-only commits are not drift, nor `publish`'s that also adds our `.gitattributes` block; a saved commit
-    // HEAD or any ref holds is not rewritten: its commits ahead and behind are what the brief counts.
+    // Memory-only commits are not drift, nor `publish`'s that also adds our `.gitattributes` block.
     const attributes = commits.filter((c) => c.kind === "attributes").map((c) => c.id);
     const onHead = commits.every((c) => !c.left);
     // As drift: ancestors of the saved commit that git's walk by date listed are not since it.
@@ -95,8 +90,7 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
   }
 }
 
-// Without a handoff here, where one is: this worktree's newest save in a stash or on a branch, else a teammate's on a
-// branch (git, within the line's 500 ms each), so that "none" is never said while one is on file.
+// Without a handoff here, where one is, so that "none" is never said while one is on file.
 async function noneHere(root: string, env: VerbContext["env"], newest: HandoffAway | null, branches: Branches) {
   if (newest?.stash !== undefined) return `handoff: in ${newest.stash} (run check)`;
   if (newest?.lost !== undefined) return "handoff: none here, newest save lost (run check)";
@@ -106,7 +100,6 @@ async function noneHere(root: string, env: VerbContext["env"], newest: HandoffAw
 
 export const statuslineVerb: Verb = {
   options: { then: { type: "string" }, root: { type: "string" } },
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
 
 Claude Code's status line (install writes it into .claude/settings.json's
@@ -148,7 +141,7 @@ Always exit 0.
       const r = childProcess().spawnSync("sh", ["-c", then], { input: data ?? "", env, timeout: 2000, stdio });
       theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
     }
-    let ours = "";
+    const line = (ours = "") => ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}\n`, []);
     try {
       // The hook's rule: the project, not the folder the agent `cd`ed into (a nested repository would say "none").
       const dir = (input.workspace as Record<string, unknown> | undefined)?.project_dir ?? input.cwd;
@@ -159,11 +152,9 @@ Always exit 0.
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       // A save killed midway leaves the handoff under a private name: `recover` brings it back, as the hook says.
       const interrupted = interruptedSave(root);
-      // A merge's conflict in any memory file (git runs only while one is under way), as the hook and check say it:
-      // the handoff's age and commits since are not worth a glance then.
+      // A merge's conflict in any memory file: the handoff's age and commits since are not worth a glance then.
       if ((handoff !== null && isConflicted(handoff)) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
-        ours = statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)");
-        return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}\n`, []);
+        return line(statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)"));
       }
       // Where this worktree's newest save is, as check decides it: files first, git only when the tree lacks it.
       const tree = interrupted ? undefined : handoff;
@@ -172,10 +163,10 @@ Always exit 0.
         tree === undefined ? null : newestSave(root, ctx.env, tree, branches, 500)]);
       const none = handoff !== null ? undefined : interrupted ? "handoff: an interrupted save (run recover)"
         : await noneHere(root, ctx.env, newest, branches);
-      ours = statusText(handoff, commits, newest, pct, Date.now(), none);
+      return line(statusText(handoff, commits, newest, pct, Date.now(), none));
     } catch {
       // no root: their part alone
+      return line();
     }
-    return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}\n`, []);
   },
 };

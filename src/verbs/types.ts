@@ -33,10 +33,10 @@ export interface VerbContext {
   helperPath?: string;
 }
 
-/** One verb: its parseArgs options, positional count [min, max], `--help` text and run function. */
+/** One verb: its parseArgs options, positional count [min, max] (none when left out), `--help` and run function. */
 export interface Verb {
   options: NonNullable<ParseArgsConfig["options"]>;
-  positionals: [number, number];
+  positionals?: [number, number];
   help: string;
   run(ctx: VerbContext): Promise<Outcome>;
 }

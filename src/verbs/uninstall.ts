@@ -2,13 +2,12 @@ import { existsSync } from "../builtins.ts";
 import path from "node:path";
 import { forAgents, uninstall, underInstallLock } from "../agents/installer.ts";
 import { CANONICAL } from "../agents/skill-place.ts";
-import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTargets } from "../agents/target.ts";
+import { AGENT_EXIT, AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTargets } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 export const uninstallVerb: Verb = {
   options: AGENT_OPTIONS,
-  positionals: [0, 0],
   help: `usage: node memory_io.mjs uninstall --agent
          ${AGENT_NAMES} [--root DIR | --global]
          [--dry-run]
@@ -21,14 +20,11 @@ references/verbs/uninstall.md.
 options:
   --agent NAME  the agent whose files to restore; repeat it for several (as
                 init takes them), each line then starting with the agent's name
-  --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
 stdout: one line per file: "updated F", "removed F", "unchanged F" or "absent F"
         (no such file) ("would …" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
+${AGENT_EXIT}
 `,
   run: (ctx) =>
     underInstallLock(ctx, true, async () => {
