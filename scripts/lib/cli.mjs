@@ -628,9 +628,9 @@ var init_validate_common = __esm({
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
+// ../../main/node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -737,9 +737,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/signals.js
+// ../../main/node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -768,9 +768,9 @@ var require_signals = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/index.js
+// ../../main/node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -1003,9 +1003,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/write-file-atomic/lib/index.js
+// ../../main/node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync2;
@@ -4783,7 +4783,7 @@ alwaysApply: true
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -5122,7 +5122,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -5209,10 +5209,10 @@ var init_scanner = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -5244,16 +5244,16 @@ var init_string_intern = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/format.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -5713,7 +5713,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -5724,16 +5724,16 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/edit.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/main.js
+// ../../main/node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -5773,7 +5773,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "node_modules/jsonc-parser/lib/esm/main.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
@@ -6638,7 +6638,7 @@ var init_anchors = __esm({
   }
 });
 
-// src/guard/partition.ts
+// src/guard/redact-kit.ts
 function partitionPoint(n, before) {
   let lo = 0;
   let hi = n;
@@ -6649,13 +6649,6 @@ function partitionPoint(n, before) {
   }
   return lo;
 }
-var init_partition = __esm({
-  "src/guard/partition.ts"() {
-    "use strict";
-  }
-});
-
-// src/guard/redact-kit.ts
 function newlineOffsets(text) {
   const out = [];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
@@ -6793,10 +6786,7 @@ function decodedRuns(text, covered) {
     out.add(bytes.toString("latin1"), start, end);
     out.endGroup();
   }
-  return out.derived((a, b) => {
-    const p = out.at(a);
-    return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
-  });
+  return out.derived();
 }
 function namedBase64(text) {
   const out = new Pieces();
@@ -6811,10 +6801,7 @@ function namedBase64(text) {
     out.add(bytes.toString("latin1"), start, start + value.length);
     out.endGroup();
   }
-  return out.derived((a, b) => {
-    const p = out.at(a);
-    return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
-  });
+  return out.derived();
 }
 function decodedJoin(joined) {
   const decoded = decodedRuns(joined.text, () => false);
@@ -6955,7 +6942,7 @@ var EMPTY, Pieces, BASE64_RUN, NAMED_BASE64, CREDENTIAL_KEY, PIECE_CHAR, MAX_PRE
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
-    init_partition();
+    init_redact_kit();
     EMPTY = { text: "", original: () => null };
     Pieces = class {
       parts = [];
@@ -6989,7 +6976,11 @@ var init_redact_derived = __esm({
         if (first === void 0 || last === void 0 || first === last && !one || first[4] !== last[4]) return null;
         return [first[2] + (a - first[0]), last[2] + (z - last[0])];
       }
-      derived(original) {
+      /** The derived text; a span's original is by default its whole piece (a decoded run stands for all of it). */
+      derived(original = (a, z) => {
+        const p = this.at(a);
+        return p !== void 0 && z <= p[1] ? [p[2], p[3]] : null;
+      }) {
         return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
       }
     };
@@ -7408,7 +7399,6 @@ var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LIN
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
-    init_partition();
     init_redact_kit();
     PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
     PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
@@ -7909,11 +7899,16 @@ function render(text, spans) {
 function redactTranscript(text, options = {}) {
   return redactText(text, { ...options, transcript: true });
 }
-function redactVendorShapes(text) {
+function withoutTokens(text) {
+  if (!mayHoldToken(text)) return text;
   const spans = new Spans();
   const wordy = (_rule, a, b) => hyphenJoinedWords(text.slice(a, b));
   collectSpans(text, SHAPE_RULES, wordy, (start, end, rule5) => spans.accept(start, end, rule5.id));
   return render(text, spans.list).text;
+}
+function anchorsWithoutTokens(lines2) {
+  const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
+  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
 }
 function formatRedactionReport(findings) {
   const head = `redacted ${findings.length} secret(s)`;
@@ -7926,7 +7921,7 @@ var GENERIC_KEY, passwordNamed, CLI_VALUE, CLI_ARG, CLI_PAIR, CLI_PASSWORD_FLAGS
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
-    init_partition();
+    init_quote();
     init_redact_kit();
     init_redact_derived();
     init_redact_repeats();
@@ -10718,22 +10713,6 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
   }
 });
 
-// src/guard/token-shape.ts
-function withoutTokens(text) {
-  return mayHoldToken(text) ? redactVendorShapes(text) : text;
-}
-function anchorsWithoutTokens(lines2) {
-  const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
-  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
-}
-var init_token_shape = __esm({
-  "src/guard/token-shape.ts"() {
-    "use strict";
-    init_quote();
-    init_redact();
-  }
-});
-
 // src/verbs/anchors.ts
 var anchors_exports = {};
 __export(anchors_exports, {
@@ -10744,7 +10723,7 @@ var init_anchors2 = __esm({
   "src/verbs/anchors.ts"() {
     "use strict";
     init_anchors();
-    init_token_shape();
+    init_redact();
     init_quote();
     init_anchor_lines();
     init_common();
@@ -11257,7 +11236,7 @@ var init_verdict = __esm({
     "use strict";
     init_sanitize();
     init_words();
-    init_token_shape();
+    init_redact();
     init_quote();
     init_status();
     STALE_DAYS = 14;
@@ -11730,7 +11709,7 @@ var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, savedPresent, withRedacted, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
-    init_token_shape();
+    init_redact();
     init_values();
     init_anchors();
     init_blob_ids();
@@ -11878,7 +11857,7 @@ var init_drift2 = __esm({
     init_drift();
     init_verdict();
     init_invisible();
-    init_token_shape();
+    init_redact();
     init_words();
     init_quote();
     init_handoff();
@@ -16353,7 +16332,6 @@ var init_capture2 = __esm({
     init_record();
     init_outcome();
     init_redact();
-    init_token_shape();
     init_run();
     init_anchors();
     init_git_dir();

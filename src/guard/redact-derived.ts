@@ -1,5 +1,5 @@
 /** Forms a secret hides in (base64 decoded, split or wrapped lines, continuations), each mapped back. Linear. */
-import { partitionPoint } from "./partition.ts";
+import { partitionPoint } from "./redact-kit.ts";
 
 /** A derived text and the original range a span of it came from (null: not one whole piece). */
 export interface Derived {
@@ -51,7 +51,11 @@ class Pieces {
     return [first[2] + (a - first[0]), last[2] + (z - last[0])];
   }
 
-  derived(original: (a: number, z: number) => [number, number] | null): Derived {
+  /** The derived text; a span's original is by default its whole piece (a decoded run stands for all of it). */
+  derived(original = (a: number, z: number): [number, number] | null => {
+    const p = this.at(a);
+    return p !== undefined && z <= p[1] ? [p[2], p[3]] : null;
+  }): Derived {
     return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
   }
 }
@@ -78,10 +82,7 @@ export function decodedRuns(text: string, covered: (start: number, end: number) 
     out.add(bytes.toString("latin1"), start, end);
     out.endGroup();
   }
-  return out.derived((a, b) => {
-    const p = out.at(a);
-    return p !== undefined && b <= p[1] ? [p[2], p[3]] : null;
-  });
+  return out.derived();
 }
 
 /** A base64 value alone on its line after a name: `KEY: …` in YAML or JSON (a Kubernetes Secret's `data`), `KEY=…`. */
@@ -103,10 +104,7 @@ export function namedBase64(text: string): Derived {
     out.add(bytes.toString("latin1"), start, start + value!.length);
     out.endGroup();
   }
-  return out.derived((a, b) => {
-    const p = out.at(a);
-    return p !== undefined && b <= p[1] ? [p[2], p[3]] : null;
-  });
+  return out.derived();
 }
 
 /** A joined form's base64 runs decoded (a blob wrapped at a width), each mapped back through the join. */
