@@ -11736,7 +11736,8 @@ function memoryText(file, bytes) {
   const nul = firstNul(bytes);
   if (nul >= 0) throw unsafeBytes(file, nul);
   const shown2 = renderVisible(bytes).changed;
-  if (isUtf82(bytes)) return { text: Buffer.from(bytes).toString("utf8"), shown: shown2, invalid: [] };
+  const warning = shown2 > 0 ? shownWarning(file, shown2) : null;
+  if (isUtf82(bytes)) return { text: Buffer.from(bytes).toString("utf8"), invalid: [], warning };
   const cps = decodeUtf8(bytes);
   const invalid = [];
   let line = 1;
@@ -11748,11 +11749,7 @@ function memoryText(file, bytes) {
       lineStart2 = i + 1;
     }
   });
-  return { text: renderCodePoints(cps, true).text, shown: shown2, invalid };
-}
-function loadMemoryText(file, bytes) {
-  const m = memoryText(file, bytes);
-  return { ...m, warning: m.shown > 0 ? shownWarning(file, m.shown) : null };
+  return { text: renderCodePoints(cps, true).text, invalid, warning };
 }
 var init_memory_text = __esm({
   "src/guard/memory-text.ts"() {
@@ -11769,7 +11766,7 @@ async function loadHandoff(ctx, root, fromStdin) {
   if (bytes === void 0 || fromStdin && bytes.length === 0) return null;
   const nul = fromStdin ? firstNul(bytes) : -1;
   if (nul >= 0) throw new Refused(`the pasted handoff holds a NUL byte (at byte ${nul}): it is not text and was not loaded; send the handoff's text without that byte on stdin, or leave out --stdin to read the project's handoff`);
-  const m = loadMemoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
+  const m = memoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
   return { text: m.text, warnings: m.warning === null ? [] : [m.warning], pasted: fromStdin, token: file?.token };
 }
 function shapeWarnings(h, pasted) {
@@ -12800,7 +12797,7 @@ exit: 0 brief printed
           try {
             const file = await readMemoryFile(root, kind);
             if (file !== null) {
-              const m = loadMemoryText(FILE_OF[kind], file.bytes);
+              const m = memoryText(FILE_OF[kind], file.bytes);
               if (m.warning !== null) stderr.push(m.warning);
               ledgers[kind] = countLedger(m.text, needles);
             }
@@ -13182,7 +13179,7 @@ exit: 0 valid (findings or not)
         } else {
           const got = await readMemoryFile(root, kind);
           if (got === null) throw new Absent(`no ${file} at ${root}/.ai/memory: nothing to validate`);
-          const m = loadMemoryText(file, got.bytes);
+          const m = memoryText(file, got.bytes);
           text = m.text;
           invalid = m.invalid;
           if (m.warning !== null) stderr.push(m.warning);
@@ -13267,7 +13264,7 @@ async function list(ctx) {
         rows.push({ name: e.name, stateTime: null, goal: null, unsafe: true, nul: true });
         continue;
       }
-      const loaded = loadMemoryText(`archive/${e.name}`, bytes);
+      const loaded = memoryText(`archive/${e.name}`, bytes);
       if (loaded.warning !== null) stderr.push(loaded.warning);
       const h = parseHandoff(loaded.text);
       const st = handoffStateTime(h, now);
@@ -16838,7 +16835,7 @@ async function readText(p, file, notes) {
     notes.push(`warning: ${file} holds a NUL byte (at byte ${nul}): unsafe, not searched`);
     return null;
   }
-  const loaded = loadMemoryText(file, bytes);
+  const loaded = memoryText(file, bytes);
   if (loaded.warning !== null) notes.push(loaded.warning);
   return loaded.text;
 }

@@ -13,9 +13,9 @@ export interface InvalidByte {
 interface MemoryText {
   /** Each invalid byte `<0xNN>` (never U+FFFD); refused code points kept for the printers. */
   text: string;
-  /** How many code points and bytes `read` would show as `<U+XXXX>` / `<0xNN>`. */
-  shown: number;
   invalid: InvalidByte[];
+  /** The warning to print when `read` would show code points or bytes as `<U+XXXX>` / `<0xNN>`. */
+  warning: string | null;
 }
 
 /** Decodes a memory file's bytes; throws Refused (exit 2) when they hold a NUL. */
@@ -23,7 +23,8 @@ export function memoryText(file: string, bytes: Uint8Array): MemoryText {
   const nul = firstNul(bytes);
   if (nul >= 0) throw unsafeBytes(file, nul);
   const shown = renderVisible(bytes).changed;
-  if (isUtf8(bytes)) return { text: Buffer.from(bytes).toString("utf8"), shown, invalid: [] };
+  const warning = shown > 0 ? shownWarning(file, shown) : null;
+  if (isUtf8(bytes)) return { text: Buffer.from(bytes).toString("utf8"), invalid: [], warning };
   // Invalid UTF-8 is rare: walk the code points only then.
   const cps = decodeUtf8(bytes);
   const invalid: InvalidByte[] = [];
@@ -36,11 +37,5 @@ export function memoryText(file: string, bytes: Uint8Array): MemoryText {
       lineStart = i + 1;
     }
   });
-  return { text: renderCodePoints(cps, true).text, shown, invalid };
-}
-
-/** Like {@link memoryText}, with the warning to print when anything would be shown. */
-export function loadMemoryText(file: string, bytes: Uint8Array): MemoryText & { warning: string | null } {
-  const m = memoryText(file, bytes);
-  return { ...m, warning: m.shown > 0 ? shownWarning(file, m.shown) : null };
+  return { text: renderCodePoints(cps, true).text, invalid, warning };
 }
