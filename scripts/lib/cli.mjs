@@ -2421,6 +2421,7 @@ var init_merge_driver_config = __esm({
 });
 
 // src/guard/file-verdict.ts
+import { isUtf8 as isUtf82 } from "node:buffer";
 function firstNul(bytes) {
   return bytes.indexOf(0);
 }
@@ -2433,10 +2434,30 @@ function shownWarning(file, n) {
   const what = `${n} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
   return `warning: ${file} holds ${what}, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
 }
+function memoryText(file, bytes) {
+  const nul = firstNul(bytes);
+  if (nul >= 0) throw unsafeBytes(file, nul);
+  const shown2 = renderVisible(bytes).changed;
+  const warning = shown2 > 0 ? shownWarning(file, shown2) : null;
+  if (isUtf82(bytes)) return { text: Buffer.from(bytes).toString("utf8"), invalid: [], warning };
+  const cps = decodeUtf8(bytes);
+  const invalid = [];
+  let line = 1;
+  let lineStart2 = 0;
+  cps.forEach((cp, i) => {
+    if (cp < 0) invalid.push({ line, column: i - lineStart2 + 1, byte: -cp - 1 });
+    if (cp === 10) {
+      line++;
+      lineStart2 = i + 1;
+    }
+  });
+  return { text: renderCodePoints(cps, true).text, invalid, warning };
+}
 var init_file_verdict = __esm({
   "src/guard/file-verdict.ts"() {
     "use strict";
     init_errors();
+    init_invisible();
   }
 });
 
@@ -11730,35 +11751,6 @@ var init_drift = __esm({
   }
 });
 
-// src/guard/memory-text.ts
-import { isUtf8 as isUtf82 } from "node:buffer";
-function memoryText(file, bytes) {
-  const nul = firstNul(bytes);
-  if (nul >= 0) throw unsafeBytes(file, nul);
-  const shown2 = renderVisible(bytes).changed;
-  const warning = shown2 > 0 ? shownWarning(file, shown2) : null;
-  if (isUtf82(bytes)) return { text: Buffer.from(bytes).toString("utf8"), invalid: [], warning };
-  const cps = decodeUtf8(bytes);
-  const invalid = [];
-  let line = 1;
-  let lineStart2 = 0;
-  cps.forEach((cp, i) => {
-    if (cp < 0) invalid.push({ line, column: i - lineStart2 + 1, byte: -cp - 1 });
-    if (cp === 10) {
-      line++;
-      lineStart2 = i + 1;
-    }
-  });
-  return { text: renderCodePoints(cps, true).text, invalid, warning };
-}
-var init_memory_text = __esm({
-  "src/guard/memory-text.ts"() {
-    "use strict";
-    init_file_verdict();
-    init_invisible();
-  }
-});
-
 // src/store/handoff-input.ts
 async function loadHandoff(ctx, root, fromStdin) {
   const file = fromStdin ? null : await readMemoryFile(root, "handoff");
@@ -11788,7 +11780,6 @@ var init_handoff_input = __esm({
     "use strict";
     init_errors();
     init_file_verdict();
-    init_memory_text();
     init_sanitize();
     init_validate_common();
     init_paths();
@@ -12654,7 +12645,7 @@ var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
     init_builtins();
-    init_memory_text();
+    init_file_verdict();
     init_handoff();
     init_open_items();
     init_archive();
@@ -12708,7 +12699,7 @@ var init_brief3 = __esm({
     init_read();
     init_common();
     init_handoff_input();
-    init_memory_text();
+    init_file_verdict();
     init_types();
     init_target();
     COLD_START = "No saved session state exists.";
@@ -13127,7 +13118,7 @@ var init_validate2 = __esm({
     init_common();
     init_types();
     init_sanitize();
-    init_memory_text();
+    init_file_verdict();
     UTF8_ONLY = "a memory file is UTF-8; write refuses it";
     validateVerb = {
       options: { root: { type: "string" }, stdin: { type: "boolean" }, json: { type: "boolean" } },
@@ -13351,7 +13342,6 @@ var init_archives = __esm({
     init_quote();
     init_errors();
     init_file_verdict();
-    init_memory_text();
     init_invisible();
     init_redact();
     init_sanitize();
@@ -16907,7 +16897,6 @@ var SEARCH_KINDS, QUERY_MAX, LABELS3, PROVENANCE;
 var init_search = __esm({
   "src/journal/search.ts"() {
     "use strict";
-    init_memory_text();
     init_file_verdict();
     init_files();
     init_paths();

@@ -1,7 +1,6 @@
 // `search`: literal words over all the memory holds, ranked, with no index on disk (docs/decisions/journal.md).
 import path from "node:path";
-import { memoryText } from "../guard/memory-text.ts";
-import { firstNul } from "../guard/file-verdict.ts";
+import { firstNul, memoryText } from "../guard/file-verdict.ts";
 import { readStable } from "../store/files.ts";
 import { memoryDir } from "../store/paths.ts";
 import { listDir } from "../store/private.ts";

@@ -1,6 +1,5 @@
 import { Refused } from "../errors.ts";
-import { firstNul } from "../guard/file-verdict.ts";
-import { memoryText } from "../guard/memory-text.ts";
+import { firstNul, memoryText } from "../guard/file-verdict.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { QUOTE_CUT } from "../schema/validate-common.ts";

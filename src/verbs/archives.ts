@@ -1,8 +1,7 @@
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { Absent, Refused, UsageError } from "../errors.ts";
-import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
-import { memoryText } from "../guard/memory-text.ts";
+import { firstNul, memoryText, unsafeBytes } from "../guard/file-verdict.ts";
 import { findInvisible } from "../guard/invisible.ts";
 import { redactText } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";

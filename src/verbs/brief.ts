@@ -19,7 +19,7 @@ import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.t
 import { readMemoryFile } from "../store/read.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "../store/handoff-input.ts";
-import { memoryText } from "../guard/memory-text.ts";
+import { memoryText } from "../guard/file-verdict.ts";
 import { ok, type Verb } from "./types.ts";
 import { helperShown } from "../agents/target.ts";
 

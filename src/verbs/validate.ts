@@ -11,7 +11,7 @@ import { decodeStdin } from "../store/document.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { quoted } from "../guard/sanitize.ts";
-import { memoryText, type InvalidByte } from "../guard/memory-text.ts";
+import { memoryText, type InvalidByte } from "../guard/file-verdict.ts";
 import type { ReadFile } from "../store/files.ts";
 
 // The previous handoff, for dropped items only: one holding a NUL is unsafe and not read.
