@@ -263,7 +263,8 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   }, "i"),
 ];
 
-type Redacted = { text: string; findings: RedactionFinding[] };
+/** A redaction pass: the redacted text and its secrets, at lines of the text as given. */
+export type Redacted = { text: string; findings: RedactionFinding[] };
 type Span = { start: number; end: number; kind: string };
 
 /** The first `s…` group that matched is the secret; without one, the whole match. */
