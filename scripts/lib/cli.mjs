@@ -3120,8 +3120,7 @@ function readAnchorLine(line) {
   }
   const shown2 = quotedValue(line.slice(0, 60));
   if (/^[-*+]\s*([A-Za-z ]+):/.test(line)) {
-    const labels = "Branch, HEAD, Dirty files, Dirty hashes, Dirty modes, In progress, Date, Key file mtimes";
-    return { error: `${shown2} is not an anchor line (labels are exactly ${labels}, after "- ")` };
+    return { error: `${shown2} is not an anchor line (labels are exactly ${ANCHOR_LABELS.join(", ")}, after "- ")` };
   }
   const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
   return { error: `${shown2} is not an anchor line; ${paste}` };
@@ -3135,7 +3134,7 @@ function isEmptyAnchorsBody(lines2) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, UNESCAPE, QUOTED, MORE, LINE, OTHER_LABEL, isIsoWithZone;
+var MAX_LISTED_DIRTY, UNESCAPE, QUOTED, MORE, ANCHOR_LABELS, LINE, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -3146,7 +3145,8 @@ var init_anchor_lines = __esm({
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     QUOTED = /"((?:[^"\\]|\\.)*)"/y;
     MORE = /^\u2026 and (\d+) more$/;
-    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|In progress|Date|Key file mtimes): (.*)$/;
+    ANCHOR_LABELS = ["Branch", "HEAD", "Dirty files", "Dirty hashes", "Dirty modes", "In progress", "Date", "Key file mtimes"];
+    LINE = new RegExp(`^- (${ANCHOR_LABELS.join("|")}): (.*)$`);
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
   }
@@ -3627,7 +3627,7 @@ var init_handoff = __esm({
     LENDABLE = /* @__PURE__ */ new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
     STEP = /^\[([ xX~-])\]\s*/;
     KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
-    ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+    ANCHOR = new RegExp(`^(${ANCHOR_LABELS.join("|")}):[ 	]*(.*)$`, "is");
     ANCHOR_KEY = {
       branch: "branch",
       head: "head",
