@@ -8311,9 +8311,9 @@ function handoffLayout(text, model = readHandoff(text, parseBlocks(text))) {
 }
 function readAnchors(model, layout, heading, mode) {
   const body = heading && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
-  const anchorsEmpty2 = body !== null && mode === "stdin" && isEmptyAnchorsBody(body);
+  const anchorsEmpty = body !== null && mode === "stdin" && isEmptyAnchorsBody(body);
   let anchorLines = null;
-  if (body !== null && !anchorsEmpty2) {
+  if (body !== null && !anchorsEmpty) {
     anchorLines = [];
     const seen = /* @__PURE__ */ new Set();
     let inComment = false;
@@ -8336,7 +8336,7 @@ function readAnchors(model, layout, heading, mode) {
   const value = { Branch: a.branch, HEAD: a.head, "Dirty files": a.dirty, Date: a.date };
   const want = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
   const lackingAnchors = want.filter((l) => value[l] === null);
-  return { anchorLines, anchorsEmpty: anchorsEmpty2, anchorsAt: heading, gitForm, lackingAnchors };
+  return { anchorLines, anchorsEmpty, anchorsAt: heading, gitForm, lackingAnchors };
 }
 function handoffContext(input, opts) {
   const text = normaliseText(input);
@@ -9305,10 +9305,6 @@ function anchorsBody(text) {
   const { lines: lines2, anchors } = handoffLayout(text);
   return anchors ? lines2.slice(anchors.start, anchors.end) : null;
 }
-function anchorsEmpty(text) {
-  const body = anchorsBody(text);
-  return body !== null && isEmptyAnchorsBody(body);
-}
 function fillAnchors(text, rendered) {
   const layout = handoffLayout(text);
   const range = layout.anchors;
@@ -9329,7 +9325,6 @@ var init_stamp = __esm({
   "src/schema/stamp.ts"() {
     "use strict";
     init_validate();
-    init_anchor_lines();
   }
 });
 
@@ -10085,7 +10080,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const marked = (t) => markClone(t, cloneIdOf(root, env, true));
   const mine = anchorsBody(text);
   const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text), false);
-  const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText2, text));
+  const fill = !sentBack && (mine !== null && isEmptyAnchorsBody(mine) || sameAnchors(priorText2, text));
   let exempt = /* @__PURE__ */ new Set();
   const keyFiles = handoffKeyFiles(text);
   let collected2 = null;

@@ -8,10 +8,10 @@ import { Refused } from "../errors.ts";
 import { collectAnchors, statInsideRoot } from "../git/anchors.ts";
 import { formatRedactionReport, redactText, type Redacted } from "../guard/redact.ts";
 import { recordSave } from "../journal/record.ts";
-import { renderAnchorLines } from "../schema/anchor-lines.ts";
+import { isEmptyAnchorsBody, renderAnchorLines } from "../schema/anchor-lines.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
 import { cloneIdOf, markClone, recordSavedBy, recordSavedHere, savedStampOf, trackedArchives } from "../git/saves.ts";
-import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
+import { anchorsBody, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
 import { handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
 import { issueLines, lineMaps, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
 import { validateLedger } from "../schema/validate-ledger.ts";
@@ -255,7 +255,7 @@ async function buildHandoff(
   const mine = anchorsBody(text);
   // The current file sent back as it was read: unchanged, before refilling its anchors could make it differ.
   const sentBack = priorText !== null && comparable(priorText, false) === comparable(marked(text), false);
-  const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText, text));
+  const fill = !sentBack && ((mine !== null && isEmptyAnchorsBody(mine)) || sameAnchors(priorText, text));
   let exempt = new Set<number>();
   const keyFiles = handoffKeyFiles(text);
   let collected: Awaited<ReturnType<typeof collectAnchors>> | null = null;
