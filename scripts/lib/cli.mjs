@@ -6959,64 +6959,6 @@ function continuedRuns(text) {
   }
   return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
 }
-var EMPTY, Pieces, BASE64_RUN, NAMED_BASE64, CREDENTIAL_KEY, PIECE_CHAR, MAX_PREFIX, LINE_LEAD, MIN_WRAP, WRAP_WIDTHS;
-var init_redact_derived = __esm({
-  "src/guard/redact-derived.ts"() {
-    "use strict";
-    init_redact_kit();
-    EMPTY = { text: "", original: () => null };
-    Pieces = class {
-      parts = [];
-      list = [];
-      length = 0;
-      groups = 0;
-      add(piece, start, end) {
-        this.list.push([this.length, this.length + piece.length, start, end, this.groups]);
-        this.parts.push(piece);
-        this.length += piece.length;
-      }
-      /** Text that maps to nothing in the original (a name put before a decoded value). */
-      skip(text) {
-        this.parts.push(text);
-        this.length += text.length;
-      }
-      endGroup() {
-        this.parts.push("\n");
-        this.length++;
-        this.groups++;
-      }
-      /** The piece holding derived offset `at`. */
-      at(at2) {
-        const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at2) - 1];
-        return p !== void 0 && at2 < p[1] ? p : void 0;
-      }
-      /** The original of a span crossing from one piece into a later one of its group (or within one, when `one`). */
-      across(a, z, one = false) {
-        const first = this.at(a);
-        const last = this.at(z - 1);
-        if (first === void 0 || last === void 0 || first === last && !one || first[4] !== last[4]) return null;
-        return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-      }
-      /** The derived text; a span's original is by default its whole piece (a decoded run stands for all of it). */
-      derived(original = (a, z) => {
-        const p = this.at(a);
-        return p !== void 0 && z <= p[1] ? [p[2], p[3]] : null;
-      }) {
-        return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
-      }
-    };
-    BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
-    NAMED_BASE64 = /^[ \t]*["']?(?<key>[\w.-]{1,128})["']?[ \t]*[:=][ \t]*["']?(?<value>[A-Za-z0-9+/]{8,}={0,2})["']?,?[ \t]*\r?$/gm;
-    CREDENTIAL_KEY = /pass|pwd|secret|token|credential|auth|dsn|conn|(?:url|uri)$/i;
-    PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
-    MAX_PREFIX = 24;
-    LINE_LEAD = /[ \t]*(?:(?:>|#+|\/\/|\*)[ \t]+)*/y;
-    MIN_WRAP = 40;
-    WRAP_WIDTHS = /* @__PURE__ */ new Set([64, 76, 80]);
-  }
-});
-
-// src/guard/redact-repeats.ts
 function wordLike(v) {
   return v.length < REPEAT_MIN || v.length < 16 && !/[^\p{L}\s]/u.test(v);
 }
@@ -7078,11 +7020,60 @@ function repeatedSecrets(text, found, prefixes) {
   }
   return out;
 }
-var REPEAT_MIN, REPEAT_VALUES, BODY_MIN;
-var init_redact_repeats = __esm({
-  "src/guard/redact-repeats.ts"() {
+var EMPTY, Pieces, BASE64_RUN, NAMED_BASE64, CREDENTIAL_KEY, PIECE_CHAR, MAX_PREFIX, LINE_LEAD, MIN_WRAP, WRAP_WIDTHS, REPEAT_MIN, REPEAT_VALUES, BODY_MIN;
+var init_redact_derived = __esm({
+  "src/guard/redact-derived.ts"() {
     "use strict";
-    init_redact_derived();
+    init_redact_kit();
+    EMPTY = { text: "", original: () => null };
+    Pieces = class {
+      parts = [];
+      list = [];
+      length = 0;
+      groups = 0;
+      add(piece, start, end) {
+        this.list.push([this.length, this.length + piece.length, start, end, this.groups]);
+        this.parts.push(piece);
+        this.length += piece.length;
+      }
+      /** Text that maps to nothing in the original (a name put before a decoded value). */
+      skip(text) {
+        this.parts.push(text);
+        this.length += text.length;
+      }
+      endGroup() {
+        this.parts.push("\n");
+        this.length++;
+        this.groups++;
+      }
+      /** The piece holding derived offset `at`. */
+      at(at2) {
+        const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at2) - 1];
+        return p !== void 0 && at2 < p[1] ? p : void 0;
+      }
+      /** The original of a span crossing from one piece into a later one of its group (or within one, when `one`). */
+      across(a, z, one = false) {
+        const first = this.at(a);
+        const last = this.at(z - 1);
+        if (first === void 0 || last === void 0 || first === last && !one || first[4] !== last[4]) return null;
+        return [first[2] + (a - first[0]), last[2] + (z - last[0])];
+      }
+      /** The derived text; a span's original is by default its whole piece (a decoded run stands for all of it). */
+      derived(original = (a, z) => {
+        const p = this.at(a);
+        return p !== void 0 && z <= p[1] ? [p[2], p[3]] : null;
+      }) {
+        return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
+      }
+    };
+    BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+    NAMED_BASE64 = /^[ \t]*["']?(?<key>[\w.-]{1,128})["']?[ \t]*[:=][ \t]*["']?(?<value>[A-Za-z0-9+/]{8,}={0,2})["']?,?[ \t]*\r?$/gm;
+    CREDENTIAL_KEY = /pass|pwd|secret|token|credential|auth|dsn|conn|(?:url|uri)$/i;
+    PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
+    MAX_PREFIX = 24;
+    LINE_LEAD = /[ \t]*(?:(?:>|#+|\/\/|\*)[ \t]+)*/y;
+    MIN_WRAP = 40;
+    WRAP_WIDTHS = /* @__PURE__ */ new Set([64, 76, 80]);
     REPEAT_MIN = 8;
     REPEAT_VALUES = 32;
     BODY_MIN = 16;
@@ -7945,7 +7936,6 @@ var init_redact = __esm({
     init_quote();
     init_redact_kit();
     init_redact_derived();
-    init_redact_repeats();
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();

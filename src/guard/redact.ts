@@ -3,9 +3,8 @@
 import { mayHoldToken } from "./quote.ts";
 import { L, LD, PATH_OR_URL, R, RD, UUID, globallyAllowed, newlineOffsets, looksLikeCode, partitionPoint,
   placeholderOrVariable, rule, sentenceLike, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
-import { brokenRuns, continuedRuns, decodedJoin, decodedRuns, namedBase64, splitRuns, wrappedRuns }
+import { brokenRuns, continuedRuns, decodedJoin, decodedRuns, namedBase64, repeatedSecrets, splitRuns, wrappedRuns }
   from "./redact-derived.ts";
-import { repeatedSecrets } from "./redact-repeats.ts";
 import { awsUnnamedSpans, codeName, cookieSpans, CREDENTIAL_FILE_RULES, credentialNamed, genericValueEnd,
   keyNameValueKept, namedValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans }
   from "./redact-syntax.ts";
