@@ -2416,6 +2416,7 @@ var init_merge_driver_config = __esm({
 });
 
 // src/guard/file-verdict.ts
+import { isUtf8 as isUtf82 } from "node:buffer";
 function firstNul(bytes) {
   return bytes.indexOf(0);
 }
@@ -2428,10 +2429,30 @@ function shownWarning(file, n) {
   const what = `${n} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
   return `warning: ${file} holds ${what}, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
 }
+function memoryText(file, bytes) {
+  const nul = firstNul(bytes);
+  if (nul >= 0) throw unsafeBytes(file, nul);
+  const shown2 = renderVisible(bytes).changed;
+  const warning = shown2 > 0 ? shownWarning(file, shown2) : null;
+  if (isUtf82(bytes)) return { text: Buffer.from(bytes).toString("utf8"), invalid: [], warning };
+  const cps = decodeUtf8(bytes);
+  const invalid = [];
+  let line = 1;
+  let lineStart2 = 0;
+  cps.forEach((cp, i) => {
+    if (cp < 0) invalid.push({ line, column: i - lineStart2 + 1, byte: -cp - 1 });
+    if (cp === 10) {
+      line++;
+      lineStart2 = i + 1;
+    }
+  });
+  return { text: renderCodePoints(cps, true).text, invalid, warning };
+}
 var init_file_verdict = __esm({
   "src/guard/file-verdict.ts"() {
     "use strict";
     init_errors();
+    init_invisible();
   }
 });
 
@@ -3095,8 +3116,7 @@ function readAnchorLine(line) {
   }
   const shown2 = quotedValue(line.slice(0, 60));
   if (/^[-*+]\s*([A-Za-z ]+):/.test(line)) {
-    const labels = "Branch, HEAD, Dirty files, Dirty hashes, Dirty modes, In progress, Date, Key file mtimes";
-    return { error: `${shown2} is not an anchor line (labels are exactly ${labels}, after "- ")` };
+    return { error: `${shown2} is not an anchor line (labels are exactly ${ANCHOR_LABELS.join(", ")}, after "- ")` };
   }
   const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
   return { error: `${shown2} is not an anchor line; ${paste}` };
@@ -3110,7 +3130,7 @@ function isEmptyAnchorsBody(lines2) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, UNESCAPE, QUOTED, MORE, LINE, OTHER_LABEL, isIsoWithZone;
+var MAX_LISTED_DIRTY, UNESCAPE, QUOTED, MORE, ANCHOR_LABELS, LINE, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -3121,7 +3141,8 @@ var init_anchor_lines = __esm({
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     QUOTED = /"((?:[^"\\]|\\.)*)"/y;
     MORE = /^\u2026 and (\d+) more$/;
-    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|In progress|Date|Key file mtimes): (.*)$/;
+    ANCHOR_LABELS = ["Branch", "HEAD", "Dirty files", "Dirty hashes", "Dirty modes", "In progress", "Date", "Key file mtimes"];
+    LINE = new RegExp(`^- (${ANCHOR_LABELS.join("|")}): (.*)$`);
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
   }
@@ -3602,7 +3623,7 @@ var init_handoff = __esm({
     LENDABLE = /* @__PURE__ */ new Set(["current goal", "plan", "decisions", "failed approaches", "open questions", "next steps"]);
     STEP = /^\[([ xX~-])\]\s*/;
     KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
-    ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+    ANCHOR = new RegExp(`^(${ANCHOR_LABELS.join("|")}):[ 	]*(.*)$`, "is");
     ANCHOR_KEY = {
       branch: "branch",
       head: "head",
@@ -6633,7 +6654,7 @@ var init_anchors = __esm({
   }
 });
 
-// src/guard/partition.ts
+// src/guard/redact-kit.ts
 function partitionPoint(n, before) {
   let lo = 0;
   let hi = n;
@@ -6644,13 +6665,6 @@ function partitionPoint(n, before) {
   }
   return lo;
 }
-var init_partition = __esm({
-  "src/guard/partition.ts"() {
-    "use strict";
-  }
-});
-
-// src/guard/redact-kit.ts
 function newlineOffsets(text) {
   const out = [];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
@@ -6788,10 +6802,7 @@ function decodedRuns(text, covered) {
     out.add(bytes.toString("latin1"), start, end);
     out.endGroup();
   }
-  return out.derived((a, b) => {
-    const p = out.at(a);
-    return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
-  });
+  return out.derived();
 }
 function namedBase64(text) {
   const out = new Pieces();
@@ -6806,10 +6817,7 @@ function namedBase64(text) {
     out.add(bytes.toString("latin1"), start, start + value.length);
     out.endGroup();
   }
-  return out.derived((a, b) => {
-    const p = out.at(a);
-    return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
-  });
+  return out.derived();
 }
 function decodedJoin(joined) {
   const decoded = decodedRuns(joined.text, () => false);
@@ -6946,60 +6954,6 @@ function continuedRuns(text) {
   }
   return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
 }
-var EMPTY, Pieces, BASE64_RUN, NAMED_BASE64, CREDENTIAL_KEY, PIECE_CHAR, MAX_PREFIX, LINE_LEAD, MIN_WRAP, WRAP_WIDTHS;
-var init_redact_derived = __esm({
-  "src/guard/redact-derived.ts"() {
-    "use strict";
-    init_partition();
-    EMPTY = { text: "", original: () => null };
-    Pieces = class {
-      parts = [];
-      list = [];
-      length = 0;
-      groups = 0;
-      add(piece, start, end) {
-        this.list.push([this.length, this.length + piece.length, start, end, this.groups]);
-        this.parts.push(piece);
-        this.length += piece.length;
-      }
-      /** Text that maps to nothing in the original (a name put before a decoded value). */
-      skip(text) {
-        this.parts.push(text);
-        this.length += text.length;
-      }
-      endGroup() {
-        this.parts.push("\n");
-        this.length++;
-        this.groups++;
-      }
-      /** The piece holding derived offset `at`. */
-      at(at2) {
-        const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at2) - 1];
-        return p !== void 0 && at2 < p[1] ? p : void 0;
-      }
-      /** The original of a span crossing from one piece into a later one of its group (or within one, when `one`). */
-      across(a, z, one = false) {
-        const first = this.at(a);
-        const last = this.at(z - 1);
-        if (first === void 0 || last === void 0 || first === last && !one || first[4] !== last[4]) return null;
-        return [first[2] + (a - first[0]), last[2] + (z - last[0])];
-      }
-      derived(original) {
-        return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
-      }
-    };
-    BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
-    NAMED_BASE64 = /^[ \t]*["']?(?<key>[\w.-]{1,128})["']?[ \t]*[:=][ \t]*["']?(?<value>[A-Za-z0-9+/]{8,}={0,2})["']?,?[ \t]*\r?$/gm;
-    CREDENTIAL_KEY = /pass|pwd|secret|token|credential|auth|dsn|conn|(?:url|uri)$/i;
-    PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
-    MAX_PREFIX = 24;
-    LINE_LEAD = /[ \t]*(?:(?:>|#+|\/\/|\*)[ \t]+)*/y;
-    MIN_WRAP = 40;
-    WRAP_WIDTHS = /* @__PURE__ */ new Set([64, 76, 80]);
-  }
-});
-
-// src/guard/redact-repeats.ts
 function wordLike(v) {
   return v.length < REPEAT_MIN || v.length < 16 && !/[^\p{L}\s]/u.test(v);
 }
@@ -7061,11 +7015,60 @@ function repeatedSecrets(text, found, prefixes) {
   }
   return out;
 }
-var REPEAT_MIN, REPEAT_VALUES, BODY_MIN;
-var init_redact_repeats = __esm({
-  "src/guard/redact-repeats.ts"() {
+var EMPTY, Pieces, BASE64_RUN, NAMED_BASE64, CREDENTIAL_KEY, PIECE_CHAR, MAX_PREFIX, LINE_LEAD, MIN_WRAP, WRAP_WIDTHS, REPEAT_MIN, REPEAT_VALUES, BODY_MIN;
+var init_redact_derived = __esm({
+  "src/guard/redact-derived.ts"() {
     "use strict";
-    init_redact_derived();
+    init_redact_kit();
+    EMPTY = { text: "", original: () => null };
+    Pieces = class {
+      parts = [];
+      list = [];
+      length = 0;
+      groups = 0;
+      add(piece, start, end) {
+        this.list.push([this.length, this.length + piece.length, start, end, this.groups]);
+        this.parts.push(piece);
+        this.length += piece.length;
+      }
+      /** Text that maps to nothing in the original (a name put before a decoded value). */
+      skip(text) {
+        this.parts.push(text);
+        this.length += text.length;
+      }
+      endGroup() {
+        this.parts.push("\n");
+        this.length++;
+        this.groups++;
+      }
+      /** The piece holding derived offset `at`. */
+      at(at2) {
+        const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at2) - 1];
+        return p !== void 0 && at2 < p[1] ? p : void 0;
+      }
+      /** The original of a span crossing from one piece into a later one of its group (or within one, when `one`). */
+      across(a, z, one = false) {
+        const first = this.at(a);
+        const last = this.at(z - 1);
+        if (first === void 0 || last === void 0 || first === last && !one || first[4] !== last[4]) return null;
+        return [first[2] + (a - first[0]), last[2] + (z - last[0])];
+      }
+      /** The derived text; a span's original is by default its whole piece (a decoded run stands for all of it). */
+      derived(original = (a, z) => {
+        const p = this.at(a);
+        return p !== void 0 && z <= p[1] ? [p[2], p[3]] : null;
+      }) {
+        return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
+      }
+    };
+    BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+    NAMED_BASE64 = /^[ \t]*["']?(?<key>[\w.-]{1,128})["']?[ \t]*[:=][ \t]*["']?(?<value>[A-Za-z0-9+/]{8,}={0,2})["']?,?[ \t]*\r?$/gm;
+    CREDENTIAL_KEY = /pass|pwd|secret|token|credential|auth|dsn|conn|(?:url|uri)$/i;
+    PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
+    MAX_PREFIX = 24;
+    LINE_LEAD = /[ \t]*(?:(?:>|#+|\/\/|\*)[ \t]+)*/y;
+    MIN_WRAP = 40;
+    WRAP_WIDTHS = /* @__PURE__ */ new Set([64, 76, 80]);
     REPEAT_MIN = 8;
     REPEAT_VALUES = 32;
     BODY_MIN = 16;
@@ -7403,7 +7406,6 @@ var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LIN
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
-    init_partition();
     init_redact_kit();
     PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
     PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
@@ -7904,11 +7906,16 @@ function render(text, spans) {
 function redactTranscript(text, options = {}) {
   return redactText(text, { ...options, transcript: true });
 }
-function redactVendorShapes(text) {
+function withoutTokens(text) {
+  if (!mayHoldToken(text)) return text;
   const spans = new Spans();
   const wordy = (_rule, a, b) => hyphenJoinedWords(text.slice(a, b));
   collectSpans(text, SHAPE_RULES, wordy, (start, end, rule5) => spans.accept(start, end, rule5.id));
   return render(text, spans.list).text;
+}
+function anchorsWithoutTokens(lines2) {
+  const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
+  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
 }
 function formatRedactionReport(findings) {
   const head = `redacted ${findings.length} secret(s)`;
@@ -7921,10 +7928,9 @@ var GENERIC_KEY, passwordNamed, CLI_VALUE, CLI_ARG, CLI_PAIR, CLI_PASSWORD_FLAGS
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
-    init_partition();
+    init_quote();
     init_redact_kit();
     init_redact_derived();
-    init_redact_repeats();
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();
@@ -8290,9 +8296,9 @@ function handoffLayout(text, model = readHandoff(text, parseBlocks(text))) {
 }
 function readAnchors(model, layout, heading, mode) {
   const body = heading && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
-  const anchorsEmpty2 = body !== null && mode === "stdin" && isEmptyAnchorsBody(body);
+  const anchorsEmpty = body !== null && mode === "stdin" && isEmptyAnchorsBody(body);
   let anchorLines = null;
-  if (body !== null && !anchorsEmpty2) {
+  if (body !== null && !anchorsEmpty) {
     anchorLines = [];
     const seen = /* @__PURE__ */ new Set();
     let inComment = false;
@@ -8315,7 +8321,7 @@ function readAnchors(model, layout, heading, mode) {
   const value = { Branch: a.branch, HEAD: a.head, "Dirty files": a.dirty, Date: a.date };
   const want = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
   const lackingAnchors = want.filter((l) => value[l] === null);
-  return { anchorLines, anchorsEmpty: anchorsEmpty2, anchorsAt: heading, gitForm, lackingAnchors };
+  return { anchorLines, anchorsEmpty, anchorsAt: heading, gitForm, lackingAnchors };
 }
 function handoffContext(input, opts) {
   const text = normaliseText(input);
@@ -9291,10 +9297,6 @@ function anchorsBody(text) {
   const { lines: lines2, anchors } = handoffLayout(text);
   return anchors ? lines2.slice(anchors.start, anchors.end) : null;
 }
-function anchorsEmpty(text) {
-  const body = anchorsBody(text);
-  return body !== null && isEmptyAnchorsBody(body);
-}
 function fillAnchors(text, rendered) {
   const layout = handoffLayout(text);
   const range = layout.anchors;
@@ -9315,7 +9317,6 @@ var init_stamp = __esm({
   "src/schema/stamp.ts"() {
     "use strict";
     init_validate();
-    init_anchor_lines();
   }
 });
 
@@ -10071,7 +10072,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const marked = (t) => markClone(t, cloneIdOf(root, env, true));
   const mine = anchorsBody(text);
   const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text), false);
-  const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText2, text));
+  const fill = !sentBack && (mine !== null && isEmptyAnchorsBody(mine) || sameAnchors(priorText2, text));
   let exempt = /* @__PURE__ */ new Set();
   const keyFiles = handoffKeyFiles(text);
   let collected2 = null;
@@ -10721,22 +10722,6 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
   }
 });
 
-// src/guard/token-shape.ts
-function withoutTokens(text) {
-  return mayHoldToken(text) ? redactVendorShapes(text) : text;
-}
-function anchorsWithoutTokens(lines2) {
-  const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
-  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
-}
-var init_token_shape = __esm({
-  "src/guard/token-shape.ts"() {
-    "use strict";
-    init_quote();
-    init_redact();
-  }
-});
-
 // src/verbs/anchors.ts
 var anchors_exports = {};
 __export(anchors_exports, {
@@ -10747,7 +10732,7 @@ var init_anchors2 = __esm({
   "src/verbs/anchors.ts"() {
     "use strict";
     init_anchors();
-    init_token_shape();
+    init_redact();
     init_quote();
     init_anchor_lines();
     init_common();
@@ -11247,7 +11232,7 @@ var init_verdict = __esm({
     "use strict";
     init_sanitize();
     init_words();
-    init_token_shape();
+    init_redact();
     init_quote();
     init_status();
     STALE_DAYS = 14;
@@ -11721,7 +11706,7 @@ var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, savedPresent, withRedacted, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
-    init_token_shape();
+    init_redact();
     init_values();
     init_anchors();
     init_blob_ids();
@@ -11742,38 +11727,6 @@ var init_drift = __esm({
   }
 });
 
-// src/guard/memory-text.ts
-import { isUtf8 as isUtf82 } from "node:buffer";
-function memoryText(file, bytes) {
-  const nul = firstNul(bytes);
-  if (nul >= 0) throw unsafeBytes(file, nul);
-  const shown2 = renderVisible(bytes).changed;
-  if (isUtf82(bytes)) return { text: Buffer.from(bytes).toString("utf8"), shown: shown2, invalid: [] };
-  const cps = decodeUtf8(bytes);
-  const invalid = [];
-  let line = 1;
-  let lineStart2 = 0;
-  cps.forEach((cp, i) => {
-    if (cp < 0) invalid.push({ line, column: i - lineStart2 + 1, byte: -cp - 1 });
-    if (cp === 10) {
-      line++;
-      lineStart2 = i + 1;
-    }
-  });
-  return { text: renderCodePoints(cps, true).text, shown: shown2, invalid };
-}
-function loadMemoryText(file, bytes) {
-  const m = memoryText(file, bytes);
-  return { ...m, warning: m.shown > 0 ? shownWarning(file, m.shown) : null };
-}
-var init_memory_text = __esm({
-  "src/guard/memory-text.ts"() {
-    "use strict";
-    init_file_verdict();
-    init_invisible();
-  }
-});
-
 // src/store/handoff-input.ts
 async function loadHandoff(ctx, root, fromStdin) {
   const file = fromStdin ? null : await readMemoryFile(root, "handoff");
@@ -11781,7 +11734,7 @@ async function loadHandoff(ctx, root, fromStdin) {
   if (bytes === void 0 || fromStdin && bytes.length === 0) return null;
   const nul = fromStdin ? firstNul(bytes) : -1;
   if (nul >= 0) throw new Refused(`the pasted handoff holds a NUL byte (at byte ${nul}): it is not text and was not loaded; send the handoff's text without that byte on stdin, or leave out --stdin to read the project's handoff`);
-  const m = loadMemoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
+  const m = memoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
   return { text: m.text, warnings: m.warning === null ? [] : [m.warning], pasted: fromStdin, token: file?.token };
 }
 function shapeWarnings(h, pasted) {
@@ -11803,7 +11756,6 @@ var init_handoff_input = __esm({
     "use strict";
     init_errors();
     init_file_verdict();
-    init_memory_text();
     init_sanitize();
     init_validate_common();
     init_paths();
@@ -11869,7 +11821,7 @@ var init_drift2 = __esm({
     init_drift();
     init_verdict();
     init_invisible();
-    init_token_shape();
+    init_redact();
     init_words();
     init_quote();
     init_handoff();
@@ -12668,7 +12620,7 @@ var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
     init_builtins();
-    init_memory_text();
+    init_file_verdict();
     init_handoff();
     init_open_items();
     init_archive();
@@ -12721,7 +12673,7 @@ var init_brief3 = __esm({
     init_read();
     init_common();
     init_handoff_input();
-    init_memory_text();
+    init_file_verdict();
     init_types();
     init_target();
     COLD_START = "No saved session state exists.";
@@ -12809,7 +12761,7 @@ exit: 0 brief printed
           try {
             const file = await readMemoryFile(root, kind);
             if (file !== null) {
-              const m = loadMemoryText(FILE_OF[kind], file.bytes);
+              const m = memoryText(FILE_OF[kind], file.bytes);
               if (m.warning !== null) stderr.push(m.warning);
               ledgers[kind] = countLedger(m.text, needles);
             }
@@ -13138,7 +13090,7 @@ var init_validate2 = __esm({
     init_common();
     init_types();
     init_sanitize();
-    init_memory_text();
+    init_file_verdict();
     UTF8_ONLY = "a memory file is UTF-8; write refuses it";
     validateVerb = {
       options: { root: { type: "string" }, stdin: { type: "boolean" }, json: { type: "boolean" } },
@@ -13190,7 +13142,7 @@ exit: 0 valid (findings or not)
         } else {
           const got = await readMemoryFile(root, kind);
           if (got === null) throw new Absent(`no ${file} at ${root}/.ai/memory: nothing to validate`);
-          const m = loadMemoryText(file, got.bytes);
+          const m = memoryText(file, got.bytes);
           text = m.text;
           invalid = m.invalid;
           if (m.warning !== null) stderr.push(m.warning);
@@ -13275,7 +13227,7 @@ async function list(ctx) {
         rows.push({ name: e.name, stateTime: null, goal: null, unsafe: true, nul: true });
         continue;
       }
-      const loaded = loadMemoryText(`archive/${e.name}`, bytes);
+      const loaded = memoryText(`archive/${e.name}`, bytes);
       if (loaded.warning !== null) stderr.push(loaded.warning);
       const h = parseHandoff(loaded.text);
       const st = handoffStateTime(h, now);
@@ -13362,7 +13314,6 @@ var init_archives = __esm({
     init_quote();
     init_errors();
     init_file_verdict();
-    init_memory_text();
     init_invisible();
     init_redact();
     init_sanitize();
@@ -16326,7 +16277,6 @@ var init_capture2 = __esm({
     init_record();
     init_outcome();
     init_redact();
-    init_token_shape();
     init_run();
     init_anchors();
     init_git_dir();
@@ -16837,7 +16787,7 @@ async function readText(p, file, notes) {
     notes.push(`warning: ${file} holds a NUL byte (at byte ${nul}): unsafe, not searched`);
     return null;
   }
-  const loaded = loadMemoryText(file, bytes);
+  const loaded = memoryText(file, bytes);
   if (loaded.warning !== null) notes.push(loaded.warning);
   return loaded.text;
 }
@@ -16909,7 +16859,6 @@ var SEARCH_KINDS, QUERY_MAX, LABELS3, PROVENANCE;
 var init_search = __esm({
   "src/journal/search.ts"() {
     "use strict";
-    init_memory_text();
     init_file_verdict();
     init_files();
     init_paths();

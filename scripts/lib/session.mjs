@@ -2908,6 +2908,10 @@ var ageWords = (function ageWords(st, nowMs) {
   return whole === 1 ? "1 day ago" : `${whole} days ago`;
 });
 
+// src/schema/anchor-lines.ts
+var ANCHOR_LABELS = ["Branch", "HEAD", "Dirty files", "Dirty hashes", "Dirty modes", "In progress", "Date", "Key file mtimes"];
+var LINE2 = new RegExp(`^- (${ANCHOR_LABELS.join("|")}): (.*)$`);
+
 // src/schema/grammar.ts
 var ATX = /^#{1,6}(?:[ \t]+|$)/;
 var FENCE_OPEN = /^`{3,}(?!.*`)|^~{3,}/;
@@ -3185,7 +3189,7 @@ var normaliseText = (function normaliseText(text) {
 });
 var STEP = /^\[([ xX~-])\]\s*/;
 var KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
-var ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+var ANCHOR = new RegExp(`^(${ANCHOR_LABELS.join("|")}):[ 	]*(.*)$`, "is");
 var ANCHOR_KEY = {
   branch: "branch",
   head: "head",

@@ -1,6 +1,6 @@
 // Gathers the drift facts (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs.
 import path from "node:path";
-import { withoutTokens } from "../guard/token-shape.ts";
+import { withoutTokens } from "../guard/redact.ts";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";

@@ -2,7 +2,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync,
   writeSync } from "../builtins.ts";
 import path from "node:path";
-import { memoryText } from "../guard/memory-text.ts";
+import { memoryText } from "../guard/file-verdict.ts";
 import { parseHandoff, proposedStep, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";
 import { NONE_ITEM, normalise } from "../schema/open-items.ts";
 import { archiveName } from "../store/archive.ts";

@@ -1,7 +1,7 @@
 // Drift arithmetic and the verdict: plain facts in (drift.ts gathers them), the report out.
 import { sanitize } from "../guard/sanitize.ts";
 import { branchWords, namesList, plural } from "../guard/words.ts";
-import { withoutTokens } from "../guard/token-shape.ts";
+import { withoutTokens } from "../guard/redact.ts";
 import { quotedPath } from "../guard/quote.ts";
 import type { ValidTime } from "../schema/values.ts";
 import type { DirtyFate } from "./fates.ts";

@@ -1,5 +1,5 @@
-/** Forms a secret hides in (base64 decoded, split or wrapped lines, continuations), each mapped back. Linear. */
-import { partitionPoint } from "./partition.ts";
+/** Forms a secret hides in (base64 decoded, split or wrapped lines, continuations, copies of one found). Linear. */
+import { partitionPoint } from "./redact-kit.ts";
 
 /** A derived text and the original range a span of it came from (null: not one whole piece). */
 export interface Derived {
@@ -51,7 +51,11 @@ class Pieces {
     return [first[2] + (a - first[0]), last[2] + (z - last[0])];
   }
 
-  derived(original: (a: number, z: number) => [number, number] | null): Derived {
+  /** The derived text; a span's original is by default its whole piece (a decoded run stands for all of it). */
+  derived(original = (a: number, z: number): [number, number] | null => {
+    const p = this.at(a);
+    return p !== undefined && z <= p[1] ? [p[2], p[3]] : null;
+  }): Derived {
     return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
   }
 }
@@ -78,10 +82,7 @@ export function decodedRuns(text: string, covered: (start: number, end: number) 
     out.add(bytes.toString("latin1"), start, end);
     out.endGroup();
   }
-  return out.derived((a, b) => {
-    const p = out.at(a);
-    return p !== undefined && b <= p[1] ? [p[2], p[3]] : null;
-  });
+  return out.derived();
 }
 
 /** A base64 value alone on its line after a name: `KEY: …` in YAML or JSON (a Kubernetes Secret's `data`), `KEY=…`. */
@@ -103,10 +104,7 @@ export function namedBase64(text: string): Derived {
     out.add(bytes.toString("latin1"), start, start + value!.length);
     out.endGroup();
   }
-  return out.derived((a, b) => {
-    const p = out.at(a);
-    return p !== undefined && b <= p[1] ? [p[2], p[3]] : null;
-  });
+  return out.derived();
 }
 
 /** A joined form's base64 runs decoded (a blob wrapped at a width), each mapped back through the join. */
@@ -277,4 +275,83 @@ export function continuedRuns(text: string): Derived {
     out.add(piece, m.index, m.index + piece.length);
   }
   return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
+}
+
+/** A value shorter than this is not looked for elsewhere: a short password repeated may be a common word. */
+const REPEAT_MIN = 8;
+/** At most this many found values are looked for elsewhere, so that a crafted text cannot make the scan slow. */
+const REPEAT_VALUES = 32;
+/** A token's body is looked for without its prefix only from this length: shorter tails occur in names. */
+const BODY_MIN = 16;
+
+/** Letters and spaces alone, shorter than 16, may be words (postgres, changeme): blanking them would eat prose. */
+function wordLike(v: string): boolean {
+  return v.length < REPEAT_MIN || (v.length < 16 && !/[^\p{L}\s]/u.test(v));
+}
+
+/** A found value's forms: as found, URL- or form-encoded or decoded, shell-escaped or not, base64, a token's body. */
+function formsOf(value: string, prefixes: readonly string[] | undefined): string[] {
+  const plus = value.replace(/\+/g, " ");
+  const b64 = Buffer.from(value).toString("base64");
+  // Escaped for the shell: bare (`printf %q`), in double quotes, in single quotes (`'\''`); and unescaped.
+  const forms = [value, plus, b64, b64.replace(/=+$/, ""), value.replace(/[^\w@%+=:,./-]/g, "\\$&"),
+    value.replace(/[$`"\\!]/g, "\\$&"), value.replaceAll("'", "'\\''"), value.replace(/\\(.)/g, "$1")];
+  try {
+    const encoded = encodeURIComponent(value);
+    const every = encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    // Encoded as `encodeURIComponent` does, and as most URL builders do: every sign, `!` as `%21`.
+    forms.push(...(/%[0-9A-Fa-f]{2}/.test(value) ? [decodeURIComponent(value), decodeURIComponent(plus)]
+      : [encoded, every, every.replaceAll("%20", "+")]));
+  } catch {
+    // A lone `%` or half a surrogate pair: the value is looked for as it was found.
+  }
+  // The body after the rule's keyword (`ghp_`, `sk-`), and after a lower-case infix too (`proj-`, `b-`).
+  const lower = value.toLowerCase();
+  for (const k of prefixes ?? []) {
+    const at = lower.indexOf(k);
+    const body = at === -1 || at > 12 ? "" : value.slice(at + k.length);
+    for (const b of [body, body.replace(/^[a-z]{1,8}[_-]/, "")]) if (b.length >= BODY_MIN) forms.push(b);
+  }
+  // A copy is as distinctive as the secret: a space a form brings in must not make words (`12+chars`, `12 chars`).
+  const phrase = (f: string): boolean =>
+    !/\s/.test(value) && /^(?:(?:\p{L}+|\d+)(?:-(?:\p{L}+|\d+))*\s+)+(?:\p{L}+|\d+)(?:-(?:\p{L}+|\d+))*$/u.test(f);
+  return forms.filter((f, i) => !wordLike(f) && !phrase(f) && (i === 0 || f !== value));
+}
+
+/** Every other place `text` holds a found secret's value in any of its forms, broken over lines too, as its kind. */
+export function repeatedSecrets(
+  text: string,
+  found: ReadonlyArray<{ start: number; end: number; kind: string }>,
+  prefixes: (kind: string) => readonly string[] | undefined,
+): Array<[number, number, string]> {
+  const kinds = new Map<string, string>();
+  const values = new Set<string>();
+  for (const s of found) {
+    if (values.size === REPEAT_VALUES) break;
+    const value = joinedLines(text.slice(s.start, s.end)).text;
+    const forms = values.has(value) ? [] : formsOf(value, prefixes(s.kind));
+    if (forms.length > 0) values.add(value);
+    for (const form of forms) if (!kinds.has(form)) kinds.set(form, s.kind);
+  }
+  if (kinds.size === 0) return [];
+  // A position is tried only when a value starts with its first characters, against at most a few values.
+  const byHead = new Map<string, string[]>();
+  for (const v of [...kinds.keys()].sort((x, y) => y.length - x.length)) {
+    byHead.set(v.slice(0, REPEAT_MIN), [...(byHead.get(v.slice(0, REPEAT_MIN)) ?? []), v]);
+  }
+  // Most positions fail on their first two characters, tested without building a string.
+  const pairs = new Set([...kinds.keys()].map((v) => v.charCodeAt(0) * 65536 + v.charCodeAt(1)));
+  const joined = joinedLines(text);
+  const at = joined.text;
+  const out: Array<[number, number, string]> = [];
+  for (let i = 0; i + REPEAT_MIN <= at.length; i++) {
+    if (!pairs.has(at.charCodeAt(i) * 65536 + at.charCodeAt(i + 1))) continue;
+    const candidates = byHead.get(at.slice(i, i + REPEAT_MIN));
+    const value = candidates?.find((v) => at.startsWith(v, i));
+    const original = value === undefined ? null : joined.original(i, i + value.length);
+    if (original === null) continue;
+    out.push([...original, kinds.get(value!)!]);
+    i += value!.length - 1;
+  }
+  return out;
 }

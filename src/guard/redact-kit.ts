@@ -32,6 +32,18 @@ export const R = "(?![A-Za-z0-9_])";
 export const LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
 export const RD = "(?![A-Za-z0-9_-])";
 
+/** The first index in [0, n) where `before` is false (`before` is true for a prefix of the indexes). */
+export function partitionPoint(n: number, before: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export function newlineOffsets(text: string): number[] {
   const out: number[] = [];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);

@@ -1,7 +1,6 @@
 /** Rules that read the syntax around a secret: PEM blocks, assignments, tables, cookies, unnamed AWS keys. Linear. */
-import { partitionPoint } from "./partition.ts";
-import { PATH_OR_URL, isWordy, looksLikeCode, newlineOffsets, notAnAssignedSecret, placeholderOrVariable, rarePairCount,
-  rule, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
+import { PATH_OR_URL, isWordy, looksLikeCode, newlineOffsets, notAnAssignedSecret, partitionPoint,
+  placeholderOrVariable, rarePairCount, rule, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
 
 type Range = [number, number];
 

@@ -1,11 +1,10 @@
 // Secret redaction, pure: every text written or printed passes through {@link redactText}. Our own rules after
 // gitleaks' ideas (MIT): a shape per vendor, a keyword prefilter, an entropy floor, allow-lists.
-import { partitionPoint } from "./partition.ts";
-import { L, LD, PATH_OR_URL, R, RD, UUID, globallyAllowed, newlineOffsets, looksLikeCode, placeholderOrVariable, rule,
-  sentenceLike, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
-import { brokenRuns, continuedRuns, decodedJoin, decodedRuns, namedBase64, splitRuns, wrappedRuns }
+import { mayHoldToken } from "./quote.ts";
+import { L, LD, PATH_OR_URL, R, RD, UUID, globallyAllowed, newlineOffsets, looksLikeCode, partitionPoint,
+  placeholderOrVariable, rule, sentenceLike, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
+import { brokenRuns, continuedRuns, decodedJoin, decodedRuns, namedBase64, repeatedSecrets, splitRuns, wrappedRuns }
   from "./redact-derived.ts";
-import { repeatedSecrets } from "./redact-repeats.ts";
 import { awsUnnamedSpans, codeName, cookieSpans, CREDENTIAL_FILE_RULES, credentialNamed, genericValueEnd,
   keyNameValueKept, namedValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans }
   from "./redact-syntax.ts";
@@ -263,7 +262,8 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   }, "i"),
 ];
 
-type Redacted = { text: string; findings: RedactionFinding[] };
+/** A redaction pass: the redacted text and its secrets, at lines of the text as given. */
+export type Redacted = { text: string; findings: RedactionFinding[] };
 type Span = { start: number; end: number; kind: string };
 
 /** The first `s…` group that matched is the secret; without one, the whole match. */
@@ -512,12 +512,19 @@ export function redactTranscript(text: string, options: Omit<RedactOptions, "tra
   return redactText(text, { ...options, transcript: true });
 }
 
-/** Redacts only the vendors' exact token shapes (a branch name, a path, an anchor line); the same string when none. */
-export function redactVendorShapes(text: string): string {
+/** A branch name or path with only the vendors' exact token shapes redacted (the rest is never); as is when none. */
+export function withoutTokens(text: string): string {
+  if (!mayHoldToken(text)) return text;
   const spans = new Spans();
   const wordy = (_rule: RedactionRule, a: number, b: number): boolean => hyphenJoinedWords(text.slice(a, b));
   collectSpans(text, SHAPE_RULES, wordy, (start, end, rule) => spans.accept(start, end, rule.id));
   return render(text, spans.list).text;
+}
+
+/** Anchor lines with tokens redacted in branch and path lines; `- HEAD:` and `- Date:` hold none. */
+export function anchorsWithoutTokens<T extends string | string[]>(lines: T): T {
+  const one = (l: string): string => (l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l));
+  return (typeof lines === "string" ? lines.split("\n").map(one).join("\n") : lines.map(one)) as T;
 }
 
 /** The stderr line: `redacted N secret(s): KIND (line L), …`, `(line L, N lines)` past three lines, 20 named. */

@@ -1,7 +1,6 @@
 // `search`: literal words over all the memory holds, ranked, with no index on disk (docs/decisions/journal.md).
 import path from "node:path";
-import { loadMemoryText } from "../guard/memory-text.ts";
-import { firstNul } from "../guard/file-verdict.ts";
+import { firstNul, memoryText } from "../guard/file-verdict.ts";
 import { readStable } from "../store/files.ts";
 import { memoryDir } from "../store/paths.ts";
 import { listDir } from "../store/private.ts";
@@ -95,7 +94,7 @@ async function readText(p: string, file: string, notes: string[]): Promise<strin
     notes.push(`warning: ${file} holds a NUL byte (at byte ${nul}): unsafe, not searched`);
     return null;
   }
-  const loaded = loadMemoryText(file, bytes);
+  const loaded = memoryText(file, bytes);
   if (loaded.warning !== null) notes.push(loaded.warning);
   return loaded.text;
 }

@@ -6,15 +6,14 @@ import path from "node:path";
 import { agentOfEnv } from "../agents/index.ts";
 import { Refused } from "../errors.ts";
 import { collectAnchors, statInsideRoot } from "../git/anchors.ts";
-import { formatRedactionReport, redactText } from "../guard/redact.ts";
+import { formatRedactionReport, redactText, type Redacted } from "../guard/redact.ts";
 import { recordSave } from "../journal/record.ts";
-import { renderAnchorLines } from "../schema/anchor-lines.ts";
+import { isEmptyAnchorsBody, renderAnchorLines } from "../schema/anchor-lines.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
 import { cloneIdOf, markClone, recordSavedBy, recordSavedHere, savedStampOf, trackedArchives } from "../git/saves.ts";
-import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
+import { anchorsBody, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
 import { handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
-import { issueLines, lineMaps, scoreLine, type Issue, type RedactedText,
-  type Validation } from "../schema/validate-common.ts";
+import { issueLines, lineMaps, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
 import { validateLedger } from "../schema/validate-ledger.ts";
 import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
 import { decodeInput } from "../store/document.ts";
@@ -160,7 +159,7 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string) {
 
 // A line of the checked text as the saved file numbers it, since the draft is gone once saved and the file is what
 // the user opens: a redacted secret's lines become one, and `marked` puts one line (the clone mark) in.
-function savedLines(pass: RedactedText, marked: string): (line: number) => number {
+function savedLines(pass: Redacted, marked: string): (line: number) => number {
   const [from, to] = [pass.text.split("\n"), marked.split("\n")];
   const at: number[] = [];
   for (let i = 0, j = 0; i < from.length; i++) {
@@ -256,7 +255,7 @@ async function buildHandoff(
   const mine = anchorsBody(text);
   // The current file sent back as it was read: unchanged, before refilling its anchors could make it differ.
   const sentBack = priorText !== null && comparable(priorText, false) === comparable(marked(text), false);
-  const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText, text));
+  const fill = !sentBack && ((mine !== null && isEmptyAnchorsBody(mine)) || sameAnchors(priorText, text));
   let exempt = new Set<number>();
   const keyFiles = handoffKeyFiles(text);
   let collected: Awaited<ReturnType<typeof collectAnchors>> | null = null;

@@ -151,12 +151,13 @@ export function renderAnchorLines(a: AnchorValues): string {
   ].join("\n");
 }
 
-type AnchorLabel =
-  "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "Dirty modes" | "In progress" | "Date" | "Key file mtimes";
+export const ANCHOR_LABELS =
+  ["Branch", "HEAD", "Dirty files", "Dirty hashes", "Dirty modes", "In progress", "Date", "Key file mtimes"] as const;
+type AnchorLabel = (typeof ANCHOR_LABELS)[number];
 
 type AnchorLine = { label: AnchorLabel; value: string } | { error: string; unknown?: true };
 
-const LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|In progress|Date|Key file mtimes): (.*)$/;
+const LINE = new RegExp(`^- (${ANCHOR_LABELS.join("|")}): (.*)$`);
 // A later version's label is a finding, not an error, so older readers and newer writers work together.
 const OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
 // A time of the right shape, in the future or not: the future is a finding, not a malformed line.
@@ -215,8 +216,7 @@ export function readAnchorLine(line: string): AnchorLine {
   }
   const shown = quotedValue(line.slice(0, 60));
   if (/^[-*+]\s*([A-Za-z ]+):/.test(line)) {
-    const labels = "Branch, HEAD, Dirty files, Dirty hashes, Dirty modes, In progress, Date, Key file mtimes";
-    return { error: `${shown} is not an anchor line (labels are exactly ${labels}, after "- ")` };
+    return { error: `${shown} is not an anchor line (labels are exactly ${ANCHOR_LABELS.join(", ")}, after "- ")` };
   }
   const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
   return { error: `${shown} is not an anchor line; ${paste}` };

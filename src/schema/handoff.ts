@@ -88,7 +88,7 @@ export function normaliseText(text: string): string {
 const STEP = /^\[([ xX~-])\]\s*/;
 const KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
 // Anchor labels as the format writes them; only the label's case may differ.
-const ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
+const ANCHOR = new RegExp(`^(${anchor.ANCHOR_LABELS.join("|")}):[ \t]*(.*)$`, "is");
 const ANCHOR_KEY: Record<string, Exclude<keyof RawAnchors, "present">> = {
   branch: "branch", head: "head", "dirty files": "dirty", date: "date", "key file mtimes": "keyFileMtimes",
   "in progress": "inProgress", "dirty hashes": "dirtyHashes", "dirty modes": "dirtyModes",

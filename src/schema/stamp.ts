@@ -1,6 +1,5 @@
 // What `write handoff` changes before saving: the `Saved:` stamp, empty anchors filled, and the `unchanged` test.
 import { handoffLayout } from "./validate.ts";
-import { isEmptyAnchorsBody } from "./anchor-lines.ts";
 
 // `inserted`: the lines put in before the document's line `insertedAt` (1-based), which move every later line down.
 type Stamped = { text: string; replaced: string | null; insertedAt: number | null; inserted: number };
@@ -27,12 +26,6 @@ export function stampSaved(text: string, iso: string): Stamped {
 export function anchorsBody(text: string): string[] | null {
   const { lines, anchors } = handoffLayout(text);
   return anchors ? lines.slice(anchors.start, anchors.end) : null;
-}
-
-/** True when the anchors section exists and is empty (blank, `- none`, placeholders). */
-export function anchorsEmpty(text: string): boolean {
-  const body = anchorsBody(text);
-  return body !== null && isEmptyAnchorsBody(body);
 }
 
 /** Replaces the anchors section's body with `rendered`: the new text and the 1-based lines put in. */

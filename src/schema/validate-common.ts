@@ -1,5 +1,5 @@
 // The validation result's shapes and the one loop that runs a rule table and a part table.
-import type { RedactionFinding } from "../guard/redact.ts";
+import type { Redacted, RedactionFinding } from "../guard/redact.ts";
 import { conflictSides, CONFLICTED_MESSAGE } from "./conflicted.ts";
 import type { Flag } from "./grammar.ts";
 import { MARKER } from "./values.ts";
@@ -92,15 +92,9 @@ function bounded(list: Issue[], what: string): Issue[] {
   return [...list.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `… and ${rest} more ${what}` }];
 }
 
-/** A redaction pass: the redacted text and its secrets, at lines of the text as given. */
-export interface RedactedText {
-  text: string;
-  findings: readonly RedactionFinding[];
-}
-
 /** Runs a rule table over the redacted text, so no message quotes a secret; issues are at the author's lines. */
 export function runRules<C extends DocumentText>(
-  rules: readonly Rule<C>[], parts: readonly Part<C>[], pass: RedactedText, c: C, dropped: string[] = [],
+  rules: readonly Rule<C>[], parts: readonly Part<C>[], pass: Redacted, c: C, dropped: string[] = [],
 ): Validation {
   const maps = lineMaps(pass);
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
@@ -175,7 +169,7 @@ export function scoreLine(v: Validation): string {
 }
 
 /** A secret over N lines is one line once redacted: lines move between the two texts (0, no line, stays 0). */
-export function lineMaps(pass: RedactedText): { toOriginal(line: number): number; toRedacted(line: number): number } {
+export function lineMaps(pass: Redacted): { toOriginal(line: number): number; toRedacted(line: number): number } {
   const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines! - 1 }));
   spans.sort((a, b) => a.line - b.line);
   return {

@@ -1,10 +1,10 @@
 // `validate lessons|solutions`: errors are only the file format's, so ledgers the reference helper wrote keep working.
-import { redactText, type RedactionFinding } from "../guard/redact.ts";
+import { redactText, type Redacted, type RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { parseBlocks } from "./grammar.ts";
 import { itemText, normaliseText } from "./handoff.ts";
-import { at, BEGIN, lineCount, QUOTE_CUT, ruleOf, runRules, TEXT_RULES, titleMissing, type Part, type RedactedText,
-  type Rule, type Validation } from "./validate-common.ts";
+import { at, BEGIN, lineCount, QUOTE_CUT, ruleOf, runRules, TEXT_RULES, titleMissing, type Part, type Rule,
+  type Validation } from "./validate-common.ts";
 import { MARKER } from "./values.ts";
 
 export type LedgerKind = "lessons" | "solutions";
@@ -128,7 +128,7 @@ function ledgerContext(input: string, kind: LedgerKind) {
   return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries };
 }
 
-export function validateLedger(input: string, kind: LedgerKind, redacted?: RedactedText): Validation {
+export function validateLedger(input: string, kind: LedgerKind, redacted?: Redacted): Validation {
   const pass = redacted ?? redactText(input);
   return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));
 }

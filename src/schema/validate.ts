@@ -1,6 +1,6 @@
 // `validate handoff`: reads the one parsed model so it never reads a value differently from hook, drift or brief.
 import TEMPLATE from "../../templates/handoff.md?raw" with { type: "text" };
-import { redactText, type RedactionFinding } from "../guard/redact.ts";
+import { redactText, type Redacted, type RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { quotedPath } from "../guard/quote.ts";
 import { isEmptyAnchorsBody, readAnchorLine } from "./anchor-lines.ts";
@@ -10,7 +10,7 @@ import { normaliseText, parseHandoff, readHandoff, SECTION_TITLES, type HandoffH
 import { droppedItems } from "./open-items.ts";
 import { stateTime } from "./state-time.ts";
 import { at, BEGIN, lineCount, nearest, QUOTE_CUT, ruleOf, runRules, TEXT_RULES, titleMissing, type Hit, type Part,
-  type RedactedText, type Rule, type Validation } from "./validate-common.ts";
+  type Rule, type Validation } from "./validate-common.ts";
 import { MARKER, unticked } from "./values.ts";
 
 export const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(["Scope", "Verification"]);
@@ -32,7 +32,7 @@ export interface HandoffValidateOptions {
   /** Key file paths (root-relative, normalised) that exist; null or absent: not checked. */
   existingKeyFiles?: ReadonlySet<string> | null;
   /** `write`'s redaction pass, so there is no second one. */
-  redacted?: RedactedText;
+  redacted?: Redacted;
 }
 
 /** 0-based lines of the title, the first `Saved:` and the anchors' body ([start, end)); -1 or null when absent. */

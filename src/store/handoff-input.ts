@@ -1,6 +1,5 @@
 import { Refused } from "../errors.ts";
-import { firstNul } from "../guard/file-verdict.ts";
-import { loadMemoryText } from "../guard/memory-text.ts";
+import { firstNul, memoryText } from "../guard/file-verdict.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { QUOTE_CUT } from "../schema/validate-common.ts";
@@ -19,7 +18,7 @@ export async function loadHandoff(ctx: Stdin, root: string, fromStdin: boolean) 
   if (nul >= 0) throw new Refused(`the pasted handoff holds a NUL byte (at byte ${nul}): it is not text and was not ` +
     "loaded; send the handoff's text without that byte on stdin, or leave out --stdin to read the project's handoff");
   // The warnings name what was shown as `<U+XXXX>` / `<0xNN>`.
-  const m = loadMemoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
+  const m = memoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
   return { text: m.text, warnings: m.warning === null ? [] : [m.warning], pasted: fromStdin, token: file?.token };
 }
 

@@ -1,5 +1,5 @@
 import { collectAnchors } from "../git/anchors.ts";
-import { anchorsWithoutTokens, withoutTokens } from "../guard/token-shape.ts";
+import { anchorsWithoutTokens, withoutTokens } from "../guard/redact.ts";
 import { quotedPath } from "../guard/quote.ts";
 import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";

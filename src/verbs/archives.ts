@@ -1,8 +1,7 @@
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { Absent, Refused, UsageError } from "../errors.ts";
-import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
-import { loadMemoryText } from "../guard/memory-text.ts";
+import { firstNul, memoryText, unsafeBytes } from "../guard/file-verdict.ts";
 import { findInvisible } from "../guard/invisible.ts";
 import { redactText } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
@@ -64,7 +63,7 @@ async function list(ctx: VerbContext): Promise<Outcome> {
         rows.push({ name: e.name, stateTime: null, goal: null, unsafe: true, nul: true });
         continue;
       }
-      const loaded = loadMemoryText(`archive/${e.name}`, bytes);
+      const loaded = memoryText(`archive/${e.name}`, bytes);
       if (loaded.warning !== null) stderr.push(loaded.warning);
       // One parsed model gives both: the age every other verb gives.
       const h = parseHandoff(loaded.text);

@@ -19,7 +19,7 @@ import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.t
 import { readMemoryFile } from "../store/read.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "../store/handoff-input.ts";
-import { loadMemoryText } from "../guard/memory-text.ts";
+import { memoryText } from "../guard/file-verdict.ts";
 import { ok, type Verb } from "./types.ts";
 import { helperShown } from "../agents/target.ts";
 
@@ -115,7 +115,7 @@ exit: 0 brief printed
         const file = await readMemoryFile(root, kind);
         if (file !== null) {
           // A NUL refuses, like an unsafe file.
-          const m = loadMemoryText(FILE_OF[kind], file.bytes);
+          const m = memoryText(FILE_OF[kind], file.bytes);
           if (m.warning !== null) stderr.push(m.warning);
           ledgers[kind] = countLedger(m.text, needles);
         }

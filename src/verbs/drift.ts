@@ -4,7 +4,7 @@ import { measureDrift, startStatus } from "../git/drift.ts";
 import type { DirtyFate } from "../git/fates.ts";
 import { missingWords, notHereWords, placeWords, type DriftReport } from "../git/verdict.ts";
 import { showRefused } from "../guard/invisible.ts";
-import { withoutTokens } from "../guard/token-shape.ts";
+import { withoutTokens } from "../guard/redact.ts";
 import { branchWords } from "../guard/words.ts";
 import { quotedPath } from "../guard/quote.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";

@@ -11,7 +11,7 @@ import { decodeStdin } from "../store/document.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { quoted } from "../guard/sanitize.ts";
-import { loadMemoryText, memoryText, type InvalidByte } from "../guard/memory-text.ts";
+import { memoryText, type InvalidByte } from "../guard/file-verdict.ts";
 import type { ReadFile } from "../store/files.ts";
 
 // The previous handoff, for dropped items only: one holding a NUL is unsafe and not read.
@@ -99,7 +99,7 @@ exit: 0 valid (findings or not)
       const got = await readMemoryFile(root!, kind);
       if (got === null) throw new Absent(`no ${file} at ${root}/.ai/memory: nothing to validate`);
       // A NUL refuses as unsafe; invalid UTF-8 is a schema error.
-      const m = loadMemoryText(file, got.bytes);
+      const m = memoryText(file, got.bytes);
       text = m.text;
       invalid = m.invalid;
       if (m.warning !== null) stderr.push(m.warning);
