@@ -628,9 +628,9 @@ var init_validate_common = __esm({
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
+// ../../main/node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -737,9 +737,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/signals.js
+// ../../main/node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -768,9 +768,9 @@ var require_signals = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/index.js
+// ../../main/node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -1003,9 +1003,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/write-file-atomic/lib/index.js
+// ../../main/node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync2;
@@ -1014,7 +1014,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path56 = __require("path");
+    var path54 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -1067,7 +1067,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path56.resolve(filename);
+      const absoluteName = path54.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -1488,38 +1488,6 @@ async function readStable(filePath, opts = {}) {
     closeSync(fd);
   }
 }
-var TOKEN_PATTERN, ONE_LINK, UNSAFE, UnsafeFile, OPEN_FLAGS, QUIET_MS;
-var init_files = __esm({
-  "src/store/files.ts"() {
-    "use strict";
-    init_builtins();
-    init_errors();
-    init_failpoint();
-    init_quote();
-    init_paths();
-    TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
-    ONE_LINK = "the helper only uses regular files with one link";
-    UNSAFE = {
-      link: "is a link",
-      "not-regular": "is not a regular file",
-      "hard-linked": "has more than one hard link",
-      "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
-    };
-    UnsafeFile = class extends Refused {
-      state;
-      constructor(state, filePath, message) {
-        super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
-        this.state = state;
-      }
-    };
-    OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-    QUIET_MS = 50;
-  }
-});
-
-// src/store/private.ts
-import { hostname } from "node:os";
-import path6 from "node:path";
 function privateName(file, role, pid, rand) {
   return `.${file}.${role}-${pid}-${rand}`;
 }
@@ -1529,77 +1497,13 @@ function listPrivate(dir) {
     const m = PRIVATE_PATTERN.exec(name2);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name: name2, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path6.join(dir, name2) });
+    out.push({ name: name2, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path5.join(dir, name2) });
   }
   return out;
 }
 function hasPrivatePartner(dir, file, ino) {
   return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
 }
-function readOwner(lockDir) {
-  const data = orNull(() => JSON.parse(readFileSync(path6.join(lockDir, OWNER_NAME), "utf8")));
-  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-  return { pid: data.pid, host: data.host, nonce: data.nonce };
-}
-function processAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function startedAfter(pid, ms) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
-    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
-    return Number.isFinite(startMs) && startMs > ms + 1e3;
-  } catch {
-    return false;
-  }
-}
-function lockVerdict(owner, st, host, unchangedMs) {
-  const local = owner !== null && owner.host === host;
-  if (local && !processAlive(owner.pid)) return "dead";
-  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
-  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
-  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (unchangedMs >= LOCK_STALE_MS) return "dead";
-  return "held";
-}
-function lockState(memDir) {
-  const lockDir = path6.join(memDir, LOCK_NAME);
-  const st = orNull(() => lstatSync(lockDir));
-  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
-  const owner = readOwner(lockDir);
-  const here = hostname();
-  const state = lockVerdict(owner, st, here, 0);
-  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
-  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
-}
-var TMP, CLAIM, PRIVATE_PATTERN, listDir, lstatBig, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
-var init_private = __esm({
-  "src/store/private.ts"() {
-    "use strict";
-    init_builtins();
-    init_files();
-    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
-    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
-    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
-    listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
-    lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
-    LOCK_NAME = ".lock";
-    OWNER_NAME = "owner";
-    LOCK_STALE_MS = 1e4;
-    OWNERLESS_GRACE_MS = 3e3;
-  }
-});
-
-// src/store/fs.ts
-import path7 from "node:path";
 function peek(p, read) {
   const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
   if (fd === null) return null;
@@ -1639,7 +1543,7 @@ function readHeadAndTime(filePath, bytes) {
   return peek(filePath, (fd) => {
     const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path7.dirname(filePath), path7.basename(filePath), st.ino);
+    const partnered = st.nlink === 2n && hasPrivatePartner(path5.dirname(filePath), path5.basename(filePath), st.ino);
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
@@ -1647,13 +1551,37 @@ function readHeadAndTime(filePath, bytes) {
     return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
   });
 }
-var lstatOrNull, realOrNull, exists;
-var init_fs = __esm({
-  "src/store/fs.ts"() {
+var TOKEN_PATTERN, ONE_LINK, UNSAFE, UnsafeFile, OPEN_FLAGS, QUIET_MS, TMP, CLAIM, PRIVATE_PATTERN, listDir, lstatBig, lstatOrNull, realOrNull, exists;
+var init_files = __esm({
+  "src/store/files.ts"() {
     "use strict";
     init_builtins();
-    init_files();
-    init_private();
+    init_errors();
+    init_failpoint();
+    init_quote();
+    init_paths();
+    TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
+    ONE_LINK = "the helper only uses regular files with one link";
+    UNSAFE = {
+      link: "is a link",
+      "not-regular": "is not a regular file",
+      "hard-linked": "has more than one hard link",
+      "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
+    };
+    UnsafeFile = class extends Refused {
+      state;
+      constructor(state, filePath, message) {
+        super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
+        this.state = state;
+      }
+    };
+    OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    QUIET_MS = 50;
+    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
+    listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
+    lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
     lstatOrNull = (p) => orNull(() => lstatSync(p));
     realOrNull = (p) => orNull(() => realpathSync(p));
     exists = (p) => lstatOrNull(p) !== null;
@@ -1831,16 +1759,16 @@ var init_run = __esm({
 });
 
 // src/git/root.ts
-import path8 from "node:path";
+import path6 from "node:path";
 function within(child, parent) {
-  const rel = path8.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path8.isAbsolute(rel);
+  const rel = path6.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path6.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path8.delimiter)) {
-    if (c === "" || !path8.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path8.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path6.delimiter)) {
+    if (c === "" || !path6.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path6.resolve(c));
   }
   return out;
 }
@@ -1862,7 +1790,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path8.resolve(s)) === dir;
+    return (realOrNull(s) ?? path6.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -1878,7 +1806,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path8.join(dir, ".git"))) {
+    if (exists(path6.join(dir, ".git"))) {
       const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
@@ -1888,14 +1816,14 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path8.dirname(dir);
+    const parent = path6.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path8.join(dir, ".ai"), path8.join(dir, ".ai", "memory")].every((p) => {
+  return [path6.join(dir, ".ai"), path6.join(dir, ".ai", "memory")].every((p) => {
     const owner = lstatSync(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
@@ -1925,7 +1853,7 @@ function findRoot(startPath, env) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path8.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path6.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -1934,12 +1862,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path8.join(dir, ".ai", "memory"))) {
+    if (exists(path6.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path8.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path8.dirname(dir);
+    if (exists(path6.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path6.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -1952,7 +1880,7 @@ var init_root = __esm({
     init_builtins();
     init_errors();
     init_home();
-    init_fs();
+    init_files();
     init_run();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
     safeCache = /* @__PURE__ */ new WeakMap();
@@ -1960,45 +1888,45 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import path9 from "node:path";
+import path7 from "node:path";
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path9.dirname(dir)) {
+  for (let dir = root; ; dir = path7.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path9.join(dir, ".git")) !== null) return dir;
-    if (path9.dirname(dir) === dir) return null;
+    if (lstatOrNull(path7.join(dir, ".git")) !== null) return dir;
+    if (path7.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path9.join(top, ".git");
+  const dotGit = path7.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path9.resolve(top, m[1]) : null;
+  const dir = m ? path7.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function checkedOutAt(dir) {
   const gitDir = gitDirOf(dir);
-  const head = gitDir === null ? "" : (readSmall(path9.join(gitDir, "HEAD")) ?? "").trim();
+  const head = gitDir === null ? "" : (readSmall(path7.join(gitDir, "HEAD")) ?? "").trim();
   const ref = /^ref: (refs\/[^\s\\]+)$/.exec(head)?.[1];
   if (ref === void 0 || ref.split("/").includes("..")) return ID.test(head) ? head : null;
   const common = commonDirOf(gitDir);
-  const loose = (readSmall(path9.join(common, ref)) ?? "").trim();
+  const loose = (readSmall(path7.join(common, ref)) ?? "").trim();
   if (ID.test(loose)) return loose;
-  const packed = (readSmall(path9.join(common, "packed-refs"), 5e7) ?? "").split("\n");
+  const packed = (readSmall(path7.join(common, "packed-refs"), 5e7) ?? "").split("\n");
   return packed.find((l) => l.endsWith(` ${ref}`) && ID.test(l.slice(0, -ref.length - 1)))?.split(" ")[0] ?? null;
 }
 function commonDirOf(gitDir) {
-  const text = orNull(() => readFileSync(path9.join(gitDir, "commondir"), "utf8").trim()) ?? "";
-  return text === "" ? gitDir : path9.resolve(gitDir, text);
+  const text = orNull(() => readFileSync(path7.join(gitDir, "commondir"), "utf8").trim()) ?? "";
+  return text === "" ? gitDir : path7.resolve(gitDir, text);
 }
 function shallowCuts(gitDir) {
-  const p = gitDir === null ? null : path9.join(commonDirOf(gitDir), "shallow");
+  const p = gitDir === null ? null : path7.join(commonDirOf(gitDir), "shallow");
   return p !== null && isFile(p) ? new Set(orNull(() => readFileSync(p, "utf8"))?.split("\n") ?? []) : null;
 }
 function reflogFiles(dir, out) {
   for (const e of orNull(() => readdirSync(dir, { withFileTypes: true })) ?? []) {
     if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path9.join(dir, e.name);
+    const p = path7.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
     else if (e.isFile()) out.push(p);
   }
@@ -2007,7 +1935,7 @@ function reflogNames(gitDir, id) {
   const want = id.toLowerCase();
   if (gitDir === null || isNullObjectId(want)) return false;
   const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path9.join(dir, "logs"), files);
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path7.join(dir, "logs"), files);
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     const text = orNull(() => readFileSync(f, "latin1")) ?? "";
@@ -2020,16 +1948,16 @@ function reflogNames(gitDir, id) {
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path9.join(gitDir, dir);
-    if (!isDir(d) || dir === "rebase-apply" && isFile(path9.join(d, "applying"))) continue;
-    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path9.join(d, "head-name")) ?? "");
+    const d = path7.join(gitDir, dir);
+    if (!isDir(d) || dir === "rebase-apply" && isFile(path7.join(d, "applying"))) continue;
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path7.join(d, "head-name")) ?? "");
     return m ? `rebase of ${m[1]}` : "rebase";
   }
   const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
-  return Object.entries(files).find(([file]) => isFile(path9.join(gitDir, file)))?.[1] ?? null;
+  return Object.entries(files).find(([file]) => isFile(path7.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
-  const config = gitDir === null ? null : orNull(() => readFileSync(path9.join(commonDirOf(gitDir), "config"), "utf8"));
+  const config = gitDir === null ? null : orNull(() => readFileSync(path7.join(commonDirOf(gitDir), "config"), "utf8"));
   return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config ?? "") ? "sha256" : "sha1";
 }
 function blobBytesOf(abs) {
@@ -2043,20 +1971,20 @@ function blobBytesOf(abs) {
 }
 function otherGitDirs(gitDir) {
   const common = commonDirOf(gitDir);
-  const linked = orNull(() => readdirSync(path9.join(common, "worktrees"), { withFileTypes: true })) ?? [];
-  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path9.join(common, "worktrees", e.name))];
-  return all.filter((d) => path9.resolve(d) !== path9.resolve(gitDir));
+  const linked = orNull(() => readdirSync(path7.join(common, "worktrees"), { withFileTypes: true })) ?? [];
+  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path7.join(common, "worktrees", e.name))];
+  return all.filter((d) => path7.resolve(d) !== path7.resolve(gitDir));
 }
 function detachedHeadsBeside(gitDir) {
-  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path9.join(d, "HEAD")) ?? "").trim());
+  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path7.join(d, "HEAD")) ?? "").trim());
   return heads.filter((h) => ID.test(h)).slice(0, 100);
 }
 function checkedOutWhen(gitDir) {
   let now, moves;
   return (sec) => {
-    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path9.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path7.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
     if (sec === null) return [now];
-    moves ??= (readSmall(path9.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
+    moves ??= (readSmall(path7.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
     let [lo, hi] = [0, moves.length];
     while (lo < hi) {
       const mid = lo + hi >> 1;
@@ -2071,7 +1999,7 @@ function checkedOutWhen(gitDir) {
 }
 function stashEntries(gitDir) {
   const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
-  const log = readSmall(path9.join(commonDirOf(gitDir), "logs", "refs", "stash"), 5e7) ?? "";
+  const log = readSmall(path7.join(commonDirOf(gitDir), "logs", "refs", "stash"), 5e7) ?? "";
   return log.split("\n").filter((l) => l !== "").reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
@@ -2089,7 +2017,6 @@ var init_git_dir = __esm({
     init_builtins();
     init_values();
     init_root();
-    init_fs();
     init_files();
     isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
     isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
@@ -2134,11 +2061,11 @@ var init_attributes_block = __esm({
 });
 
 // src/git/unmerged.ts
-import path10 from "node:path";
+import path8 from "node:path";
 async function unmergedMemory(root, env, timeoutMs) {
   const top = gitTopOf(root, env);
   const dir = top === null ? null : gitDirOf(top);
-  const stopped = (f, name2) => dir !== null && existsSync(path10.join(dir, f)) ? name2 : null;
+  const stopped = (f, name2) => dir !== null && existsSync(path8.join(dir, f)) ? name2 : null;
   const op = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
   if (op === null || op === "bisect") return { op: "", files: [], oneSided: [] };
   const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
@@ -2187,13 +2114,13 @@ var init_unmerged = __esm({
 });
 
 // src/git/merge-driver-config.ts
-import path11 from "node:path";
+import path9 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path11.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path9.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
@@ -2213,7 +2140,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path11.relative(top, root).split(path11.sep).join("/");
+  const memRel = path9.relative(top, root).split(path9.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 function readRegular(p, max = 1e6) {
@@ -2247,9 +2174,9 @@ async function registerMergeDriver(root, helperPath, env) {
   assertDriverFits(root, env);
   let copy;
   try {
-    const bytes = readFileSync(path11.join(path11.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync(path11.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path11.dirname(c.copy), c.common);
+    const bytes = readFileSync(path9.join(path9.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync(path9.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path9.dirname(c.copy), c.common);
     const st = lstatSync(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
@@ -2268,9 +2195,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path11.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path9.join(c.common, "config"), c.common);
   try {
-    const file = path11.join(c.top, ".gitattributes");
+    const file = path9.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -2288,15 +2215,15 @@ async function unregisterMergeDriver(root, env, keep) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path11.dirname(c.copy)));
+  if (!keep && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path9.dirname(c.copy)));
   const driver = (await section(c.top, env)).get("driver") ?? null;
   if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path11.join(c.common, "config"), c.common);
+    giveTo(path9.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path11.join(c.top, ".gitattributes");
+    const file = path9.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
       const head = rest === "" ? await runGit(c.top, ["cat-file", "blob", "HEAD:.gitattributes"], env) : null;
@@ -2312,7 +2239,7 @@ async function unregisterMergeDriver(root, env, keep) {
 }
 function assertAttributesReadable(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path11.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path9.join(c.top, ".gitattributes");
   const why = c === null || readSmall(file, REMOVE_MAX) !== null ? null : unreadReason(file, REMOVE_MAX);
   if (why === null) return;
   const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
@@ -2324,7 +2251,7 @@ async function previewMergeDriver(root, remove2, env, keep) {
   const driver = keep ? null : (await section(c.top, env)).get("driver") ?? null;
   let text;
   try {
-    text = readRegular(path11.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
+    text = readRegular(path9.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -2361,17 +2288,17 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
-  const { rest, had } = withoutBlock(readSmall(path11.join(top, ".gitattributes")) ?? "");
+  const { rest, had } = withoutBlock(readSmall(path9.join(top, ".gitattributes")) ?? "");
   return had && rest === "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path11.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path9.join(c.top, ".gitattributes");
   const text = c === null ? "" : readSmall(file);
   const why = text === null ? unreadReason(file) : null;
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
   if (c === null || !NAMES_OURS.test(text ?? "")) return null;
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path11.join(c.common, "config")) ?? "")) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path9.join(c.common, "config")) ?? "")) return null;
   return await effectiveDriver(c.top, env) === null ? MERGE_DRIVER_MISSING : null;
 }
 async function driverPartMissing(root, env) {
@@ -2386,7 +2313,7 @@ async function driverPartMissing(root, env) {
 }
 async function driverUnset(root, env) {
   const c = cloneOf(root, env);
-  const named = c !== null && NAMES_OURS.test(readSmall(path11.join(c.top, ".gitattributes")) ?? "");
+  const named = c !== null && NAMES_OURS.test(readSmall(path9.join(c.top, ".gitattributes")) ?? "");
   return !named || await mergeDriverMissing(root, env) === MERGE_DRIVER_MISSING;
 }
 async function conflictNote(root, env, marked) {
@@ -2403,7 +2330,6 @@ var init_merge_driver_config = __esm({
     import_write_file_atomic = __toESM(require_lib(), 1);
     init_git_dir();
     init_run();
-    init_fs();
     init_files();
     init_errors();
     init_quote();
@@ -2440,13 +2366,175 @@ var init_file_verdict = __esm({
   }
 });
 
+// src/store/lock.ts
+import { hostname } from "node:os";
+import path10 from "node:path";
+async function acquireLock(memDir, timeoutSeconds) {
+  return acquireLockDir(path10.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+}
+async function acquireLockDir(lockDir, timeoutSeconds, opts) {
+  const start = performance.now();
+  const deadline = start + timeoutSeconds * 1e3;
+  const me = { pid: process.pid, host: hostname(), nonce: randomHex8() + randomHex8() };
+  let seen = null;
+  for (; ; ) {
+    checkLockPath(lockDir);
+    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
+    const now = performance.now();
+    const owner = readOwner(lockDir);
+    const st = lstatSync(lockDir, { throwIfNoEntry: false });
+    if (st === void 0) continue;
+    const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
+    if (seen?.key !== key) seen = { key, since: seen ? now : start };
+    const verdict = lockVerdict(owner, st, me.host, now - seen.since);
+    if (verdict === "dead" && takeOver(lockDir, owner)) {
+      seen = null;
+      continue;
+    }
+    if (now >= deadline) {
+      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
+      const who = owner ? `process ${owner.pid}${on}` : "another process";
+      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
+      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
+    }
+    const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
+  }
+}
+function checkLockPath(lockDir) {
+  const st = lstatSync(lockDir, { throwIfNoEntry: false });
+  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
+    const what = st.isSymbolicLink() ? "a link" : "not a directory";
+    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
+  }
+}
+function tryMake(lockDir, me, makeParent2) {
+  try {
+    mkdirSync(lockDir, { mode: 448 });
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    if (err.code === "ENOENT" && makeParent2) {
+      mkdirSync(path10.dirname(lockDir), { recursive: true, mode: 448 });
+      return tryMake(lockDir, me, false);
+    }
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+  try {
+    writeFileSync(path10.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    return true;
+  } catch (err) {
+    const code = err.code;
+    if (code === "ENOENT" || code === "EEXIST") return false;
+    orNull(() => rmdirSync(lockDir));
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+}
+function holding(lockDir, me) {
+  const ours = () => readOwner(lockDir)?.nonce === me.nonce;
+  let lost = false;
+  const timer = setInterval(() => {
+    if (!ours()) {
+      lost = true;
+      return;
+    }
+    const now = /* @__PURE__ */ new Date();
+    if (!succeeds(() => utimesSync(lockDir, now, now))) lost = true;
+  }, REFRESH_MS);
+  timer.unref();
+  return {
+    assertHeld() {
+      if (lost || !ours()) {
+        const lost2 = "lost the memory lock to another process before publishing";
+        throw new Refused(`${lost2}; nothing was published: read again and retry`);
+      }
+    },
+    async release() {
+      clearInterval(timer);
+      if (!ours()) return;
+      if (succeeds(() => unlinkSync(path10.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
+    }
+  };
+}
+function takeOver(lockDir, dead) {
+  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
+  try {
+    renameSync(lockDir, aside);
+  } catch (err) {
+    return err.code === "ENOENT";
+  }
+  const moved = readOwner(aside);
+  if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
+  rmSync(aside, { recursive: true, force: true });
+  return true;
+}
+function readOwner(lockDir) {
+  const data = orNull(() => JSON.parse(readFileSync(path10.join(lockDir, OWNER_NAME), "utf8")));
+  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+  return { pid: data.pid, host: data.host, nonce: data.nonce };
+}
+function processAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
+function lockVerdict(owner, st, host, unchangedMs) {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
+function lockState(memDir) {
+  const lockDir = path10.join(memDir, LOCK_NAME);
+  const st = orNull(() => lstatSync(lockDir));
+  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
+  const owner = readOwner(lockDir);
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
+}
+var RETRY_MS, REFRESH_MS, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
+var init_lock = __esm({
+  "src/store/lock.ts"() {
+    "use strict";
+    init_quote();
+    init_builtins();
+    init_errors();
+    init_files();
+    RETRY_MS = 25;
+    REFRESH_MS = 2e3;
+    LOCK_NAME = ".lock";
+    OWNER_NAME = "owner";
+    LOCK_STALE_MS = 1e4;
+    OWNERLESS_GRACE_MS = 3e3;
+  }
+});
+
 // src/store/read.ts
-import path12 from "node:path";
+import path11 from "node:path";
 function inProgressOrInterrupted(memDirOrRoot, lockDir, file, leftover) {
   const lock = lockState(lockDir);
   if (lock.state === "held" || !leftover()) {
     const by = lock.pid ? ` by process ${lock.pid}` : "";
-    const where = path12.join(memDirOrRoot, file);
+    const where = path11.join(memDirOrRoot, file);
     return new Refused(`${where} changed while it was read (a save is in progress${by}); read it again`);
   }
   const fix = "run `recover`, then read again";
@@ -2456,7 +2544,7 @@ function changedWhileRead(filePath) {
   return new Refused(`${filePath} changed while it was read (a save finished meanwhile); read it again`);
 }
 async function readManagedFile(dir, file, memDir, opts = {}) {
-  const filePath = path12.join(dir, file);
+  const filePath = path11.join(dir, file);
   const got = await readStable(filePath, opts);
   const mine = () => listPrivate(dir).filter((e) => e.file === file);
   if (got === null) {
@@ -2484,13 +2572,13 @@ var init_read = __esm({
     "use strict";
     init_errors();
     init_files();
+    init_lock();
     init_paths();
-    init_private();
   }
 });
 
 // src/store/pause.ts
-import path13 from "node:path";
+import path12 from "node:path";
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -2501,8 +2589,8 @@ function pauseSwitch(memDir, env) {
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path13.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path13.join(memDir, "PAUSE"), home, path13.join(userDir(env), "PAUSE")];
+  const home = named !== null && /^~(\/|$)/.test(named) ? path12.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path12.join(memDir, "PAUSE"), home, path12.join(userDir(env), "PAUSE")];
   return files.find((p) => p !== null && exists(p)) ?? null;
 }
 function assertNotPaused(memDir, env) {
@@ -2515,24 +2603,24 @@ var init_pause = __esm({
     init_quote();
     init_errors();
     init_home();
-    init_fs();
+    init_files();
   }
 });
 
 // src/store/drafts.ts
-import path14 from "node:path";
+import path13 from "node:path";
 function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
-  if (arg === void 0 || path14.basename(arg) === `${kind}.md`) {
+  if (arg === void 0 || path13.basename(arg) === `${kind}.md`) {
     const own = draftShown({ kind, id: randomHex8() });
     throw new UsageError(
       `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
     );
   }
-  const m = PER_READ.exec(path14.basename(arg));
-  const dir = path14.dirname(arg).split(path14.sep).join("/");
+  const m = PER_READ.exec(path13.basename(arg));
+  const dir = path13.dirname(arg).split(path13.sep).join("/");
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
     const shown2 = JSON.stringify(arg.slice(0, 80));
@@ -2568,7 +2656,7 @@ function removeName(p, shown2) {
 function takeDraft(root, d) {
   const rel = draftShown(d);
   const dir = draftsDir(root);
-  const file = path14.join(dir, fileName(d));
+  const file = path13.join(dir, fileName(d));
   const again = "write the whole document there with your file tool, then run this again";
   const dirStat = checkTree(root) ? lstatOrNull(dir) : null;
   if (dirStat === null) throw new Refused(`no draft at ${rel}: ${again}`);
@@ -2607,12 +2695,12 @@ function draftId(st) {
   return `${st.ino} ${st.size} ${st.mtimeMs}`;
 }
 function removeDraft(root, d, taken) {
-  const file = path14.join(draftsDir(root), fileName(d));
+  const file = path13.join(draftsDir(root), fileName(d));
   const st = lstatOrNull(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
 }
 function ensureIgnored(dir, text = DRAFTS_IGNORED) {
-  createExclusive(path14.join(dir, ".gitignore"), text);
+  createExclusive(path13.join(dir, ".gitignore"), text);
 }
 function removeLeftoverDrafts(root) {
   if (treeVerdict(root) !== "ok" || lstatOrNull(draftsDir(root)) === null) return [];
@@ -2625,9 +2713,9 @@ function removeLeftBehind(root) {
   const old = Date.now() - LEFT_BEHIND_MS;
   for (const name2 of readdirSync(dir)) {
     const retired = RETIRED.test(name2);
-    const st = retired || PER_READ.test(name2) ? lstatOrNull(path14.join(dir, name2)) : null;
+    const st = retired || PER_READ.test(name2) ? lstatOrNull(path13.join(dir, name2)) : null;
     if (st === null || st.isDirectory() || !retired && st.mtimeMs > old) continue;
-    removeName(path14.join(dir, name2), `${draftShown()}/${name2}`);
+    removeName(path13.join(dir, name2), `${draftShown()}/${name2}`);
     if (!name2.startsWith(".read-")) {
       out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
     }
@@ -2641,20 +2729,19 @@ var init_drafts = __esm({
     init_builtins();
     init_errors();
     init_files();
-    init_fs();
     init_paths();
     init_pause();
     DRAFTS_IGNORED = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
     PER_READ = /^(handoff|lessons|solutions)-([0-9a-f]{8})\.md$/;
     RETIRED = /^(handoff|lessons|solutions)\.md$|^\.read-(handoff|lessons|solutions)-[0-9a-f]{8}$/;
     LEFT_BEHIND_MS = 60 * 60 * 1e3;
-    draftsDir = (root) => path14.join(memoryDir(root), "drafts");
+    draftsDir = (root) => path13.join(memoryDir(root), "drafts");
     fileName = (d) => `${d.kind}-${d.id}.md`;
   }
 });
 
 // src/checkpoint/store.ts
-import path15 from "node:path";
+import path14 from "node:path";
 function headerValue(text, name2) {
   for (const line of text.split("\n", 12)) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
   return null;
@@ -2686,7 +2773,7 @@ function readCheckpointText(text) {
   return { triggers, source, items: items2, dropped };
 }
 function checkpointsDir(root) {
-  return path15.join(memoryDir(root), "checkpoints");
+  return path14.join(memoryDir(root), "checkpoints");
 }
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
@@ -2708,7 +2795,7 @@ function listCheckpoints(root, now = Date.now()) {
   const out = [];
   for (const name2 of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name2)) continue;
-    const read = readHeadAndTime(path15.join(checkpointsDir(root), name2), 1024);
+    const read = readHeadAndTime(path14.join(checkpointsDir(root), name2), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
     if (read === null || !isCheckpointText(head)) continue;
     const savedMs2 = timeOf(headerValue(head, "Saved"), now);
@@ -2726,7 +2813,7 @@ function rmQuietRegular(p) {
   if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
 function deliveredPath(root, session) {
-  return path15.join(checkpointsDir(root), `.delivered-${session}`);
+  return path14.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
@@ -2738,7 +2825,7 @@ function writeDelivered(root, session, token) {
 `);
 }
 function holdsWork(root, e) {
-  const { items: items2 } = readCheckpointText(readHead(path15.join(checkpointsDir(root), e.name), 8192)?.toString() ?? "");
+  const { items: items2 } = readCheckpointText(readHead(path14.join(checkpointsDir(root), e.name), 8192)?.toString() ?? "");
   const failed = (line) => /— (?:exit -?[1-9]\d*|failed)$/.test(line);
   return (items2.get("## Files edited")?.length ?? 0) > 0 || (items2.get("## Commands")?.some(failed) ?? false);
 }
@@ -2755,8 +2842,8 @@ function pruneCheckpoints(root, keep) {
   const survivors = /* @__PURE__ */ new Set([keep, ...kept.map((e) => e.name)]);
   for (const e of list2) {
     if (survivors.has(e.name)) continue;
-    orNull(() => unlinkSync(path15.join(checkpointsDir(root), e.name)));
-    rmQuietRegular(path15.join(checkpointsDir(root), `.delivered-${e.session}`));
+    orNull(() => unlinkSync(path14.join(checkpointsDir(root), e.name)));
+    rmQuietRegular(path14.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
 }
 function cleanCheckpointLeftovers(root) {
@@ -2768,7 +2855,7 @@ function cleanCheckpointLeftovers(root) {
     const st = lstatSync(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
-      if (succeeds(() => linkSync(e.path, path15.join(dir, e.file)))) {
+      if (succeeds(() => linkSync(e.path, path14.join(dir, e.file)))) {
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       }
     }
@@ -2781,20 +2868,20 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHead(path15.join(dir, name2));
+      const bytes = readHead(path14.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path15.join(dir, name2), 128)?.toString().trim() ?? "";
-      const st = lstatSync(path15.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path15.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path15.join(dir, name2));
+      const told = readHead(path14.join(dir, name2), 128)?.toString().trim() ?? "";
+      const st = lstatSync(path14.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path14.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path14.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path15.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path14.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -2802,7 +2889,7 @@ function cleanCheckpointLeftovers(root) {
 function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
-      const p = path15.join(dir, name2);
+      const p = path14.join(dir, name2);
       if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
@@ -2816,8 +2903,6 @@ var init_store = __esm({
     init_quote();
     init_values();
     init_files();
-    init_fs();
-    init_private();
     init_paths();
     CHECKPOINT_HEADING = "# Session Checkpoint";
     CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
@@ -2870,16 +2955,16 @@ var init_untrusted = __esm({
 });
 
 // src/verbs/common.ts
-import path16 from "node:path";
+import path15 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path16.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path15.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path16.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path15.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -2934,7 +3019,6 @@ var init_common = __esm({
     init_quote();
     init_errors();
     init_files();
-    init_fs();
     init_root();
     init_untrusted();
     init_types();
@@ -2978,9 +3062,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path54 = q ? q.value : m?.[1];
+    if (!m || !path54) return null;
+    out.push({ path: path54, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -3720,7 +3804,7 @@ var init_types2 = __esm({
 });
 
 // src/agents/harness-path.ts
-import path17 from "node:path";
+import path16 from "node:path";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
@@ -3732,10 +3816,10 @@ function hookObject(data, max) {
   return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync(path17.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync(path16.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path17.relative(base, dir);
-    return !rel.startsWith("..") && !path17.isAbsolute(rel);
+    const rel = path16.relative(base, dir);
+    return !rel.startsWith("..") && !path16.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -3744,13 +3828,13 @@ function windowsShaped(p) {
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path17.win32 : path17.posix).isAbsolute(p);
+  const absolute = (windows || platform === "win32" ? path16.win32 : path16.posix).isAbsolute(p);
   if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") {
     const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
     return { ok: false, reason, windows };
   }
-  return { ok: true, path: platform === "win32" ? path17.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path16.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -3781,130 +3865,15 @@ var init_harness_path = __esm({
   }
 });
 
-// src/store/lock.ts
-import { hostname as hostname2 } from "node:os";
-import path18 from "node:path";
-async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path18.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
-}
-async function acquireLockDir(lockDir, timeoutSeconds, opts) {
-  const start = performance.now();
-  const deadline = start + timeoutSeconds * 1e3;
-  const me = { pid: process.pid, host: hostname2(), nonce: randomHex8() + randomHex8() };
-  let seen = null;
-  for (; ; ) {
-    checkLockPath(lockDir);
-    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
-    const now = performance.now();
-    const owner = readOwner(lockDir);
-    const st = lstatSync(lockDir, { throwIfNoEntry: false });
-    if (st === void 0) continue;
-    const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
-    if (seen?.key !== key) seen = { key, since: seen ? now : start };
-    const verdict = lockVerdict(owner, st, me.host, now - seen.since);
-    if (verdict === "dead" && takeOver(lockDir, owner)) {
-      seen = null;
-      continue;
-    }
-    if (now >= deadline) {
-      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
-      const who = owner ? `process ${owner.pid}${on}` : "another process";
-      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
-      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
-    }
-    const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
-  }
-}
-function checkLockPath(lockDir) {
-  const st = lstatSync(lockDir, { throwIfNoEntry: false });
-  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
-    const what = st.isSymbolicLink() ? "a link" : "not a directory";
-    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
-  }
-}
-function tryMake(lockDir, me, makeParent2) {
-  try {
-    mkdirSync(lockDir, { mode: 448 });
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-    if (err.code === "ENOENT" && makeParent2) {
-      mkdirSync(path18.dirname(lockDir), { recursive: true, mode: 448 });
-      return tryMake(lockDir, me, false);
-    }
-    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
-  }
-  try {
-    writeFileSync(path18.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
-    return true;
-  } catch (err) {
-    const code = err.code;
-    if (code === "ENOENT" || code === "EEXIST") return false;
-    orNull(() => rmdirSync(lockDir));
-    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
-  }
-}
-function holding(lockDir, me) {
-  const ours = () => readOwner(lockDir)?.nonce === me.nonce;
-  let lost = false;
-  const timer = setInterval(() => {
-    if (!ours()) {
-      lost = true;
-      return;
-    }
-    const now = /* @__PURE__ */ new Date();
-    if (!succeeds(() => utimesSync(lockDir, now, now))) lost = true;
-  }, REFRESH_MS);
-  timer.unref();
-  return {
-    assertHeld() {
-      if (lost || !ours()) {
-        const lost2 = "lost the memory lock to another process before publishing";
-        throw new Refused(`${lost2}; nothing was published: read again and retry`);
-      }
-    },
-    async release() {
-      clearInterval(timer);
-      if (!ours()) return;
-      if (succeeds(() => unlinkSync(path18.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
-    }
-  };
-}
-function takeOver(lockDir, dead) {
-  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
-  try {
-    renameSync(lockDir, aside);
-  } catch (err) {
-    return err.code === "ENOENT";
-  }
-  const moved = readOwner(aside);
-  if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
-  rmSync(aside, { recursive: true, force: true });
-  return true;
-}
-var RETRY_MS, REFRESH_MS;
-var init_lock = __esm({
-  "src/store/lock.ts"() {
-    "use strict";
-    init_quote();
-    init_builtins();
-    init_errors();
-    init_files();
-    init_private();
-    RETRY_MS = 25;
-    REFRESH_MS = 2e3;
-  }
-});
-
 // src/git/saves.ts
-import path19 from "node:path";
+import path17 from "node:path";
 function savesPath(root, env) {
   const gitDir = gitDirAt(root, env);
-  return gitDir === null ? null : path19.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path17.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name2) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path19.join(path19.dirname(saves), name2);
+  return saves === null ? null : path17.join(path17.dirname(saves), name2);
 }
 function recordLines(p, re) {
   const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -3913,7 +3882,7 @@ function recordLines(p, re) {
 async function addRecord(p, re, line, drop) {
   let lock = null;
   try {
-    mkdirSync(path19.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
     lock = await acquireLockDir(`${p}.lock`, 2, { what: "the saves record is busy" }).catch(() => null);
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
@@ -3940,7 +3909,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path19.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -3975,7 +3944,7 @@ async function recordSavedHere(root, env, token, stamp, blob) {
   const gitDir = gitDirAt(root, env);
   if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
-  await addRecord(path19.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
+  await addRecord(path17.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
   await addRecord(lastSavePath(gitDir), LINE2, blob === void 0 ? line : `${line} ${blob}`, () => true);
 }
 function lastSave(root, env) {
@@ -4027,7 +3996,7 @@ async function firstSaver(git, pickaxe, revs, dir) {
 async function mergedSaver(root, env, text) {
   const top = gitTopOf(root, env);
   if (savedHere(root, env, text, () => tokenOf(text)) !== false || top === null) return null;
-  const dir = `${path19.relative(top, path19.join(root, ".ai", "memory")).split(path19.sep).join("/")}/`;
+  const dir = `${path17.relative(top, path17.join(root, ".ai", "memory")).split(path17.sep).join("/")}/`;
   const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
   const revs = ["HEAD", ...merging ? ["MERGE_HEAD"] : []];
   const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
@@ -4044,20 +4013,19 @@ var init_saves = __esm({
     init_builtins();
     init_git_dir();
     init_run();
-    init_fs();
-    init_lock();
     init_files();
+    init_lock();
     init_quote();
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    lastSavePath = (gitDir) => path19.join(gitDir, "session-handoff", "last-save");
+    lastSavePath = (gitDir) => path17.join(gitDir, "session-handoff", "last-save");
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
 
 // src/checkpoint/surface.ts
-import path20 from "node:path";
+import path18 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
@@ -4111,7 +4079,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path20.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path18.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, { root, env }, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -4127,7 +4095,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path20.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path18.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -4148,7 +4116,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path20.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
+  const told = (name2) => readHead(path18.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, env, now = Date.now()) {
@@ -4181,9 +4149,7 @@ var init_surface = __esm({
     init_handoff();
     init_words();
     init_store();
-    init_fs();
     init_files();
-    init_private();
     init_harness_path();
     init_paths();
     init_saves();
@@ -4199,7 +4165,7 @@ var init_surface = __esm({
 });
 
 // src/git/config-pipe.ts
-import path21 from "node:path";
+import path19 from "node:path";
 function includes(text) {
   const out = [];
   let inside = false;
@@ -4215,10 +4181,10 @@ function configPipe(root, env) {
   const home = homeFolder(env);
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  const xdg = env.XDG_CONFIG_HOME || path21.join(home, ".config");
-  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path21.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const xdg = env.XDG_CONFIG_HOME || path19.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path19.join(home, ".gitconfig"), `${xdg}/git/config`];
   const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
-  const local = gitDir === null ? [] : [path21.join(commonDirOf(gitDir), "config"), path21.join(gitDir, "config.worktree")];
+  const local = gitDir === null ? [] : [path19.join(commonDirOf(gitDir), "config"), path19.join(gitDir, "config.worktree")];
   const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
   for (let i = 0; i < todo.length && i < 100; i++) {
     const [file, by, depth] = todo[i];
@@ -4228,7 +4194,7 @@ function configPipe(root, env) {
     }
     const text = depth < 10 ? readSmall(file) : null;
     for (const p of text === null ? [] : includes(text)) {
-      const abs = p.startsWith("~/") ? path21.join(home, p.slice(2)) : path21.resolve(path21.dirname(file), p);
+      const abs = p.startsWith("~/") ? path19.join(home, p.slice(2)) : path19.resolve(path19.dirname(file), p);
       todo.push([abs, file, depth + 1]);
     }
   }
@@ -4238,14 +4204,14 @@ var init_config_pipe = __esm({
   "src/git/config-pipe.ts"() {
     "use strict";
     init_builtins();
-    init_fs();
+    init_files();
     init_home();
     init_git_dir();
   }
 });
 
 // src/git/handoff-away.ts
-import path22 from "node:path";
+import path20 from "node:path";
 async function answer(root, args, env, timeout, input) {
   const r = await runGit(root, args, env, timeout, input === void 0 ? {} : { input });
   if (r.code !== 0) throw new GitUnavailable("failed", `git ${args[0]} exited ${r.code}`);
@@ -4273,7 +4239,7 @@ function shown(b) {
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path22.relative(top, root).split(path22.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 function handoffAway(root, env, tree = null, branches = {}, timeout) {
@@ -4348,7 +4314,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   if (away !== null || own === null || kept) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
-  const archived = names.map((n) => readSmall(path22.join(dir, n)));
+  const archived = names.map((n) => readSmall(path20.join(dir, n)));
   const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
@@ -4375,7 +4341,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
 }
 function movedSince(gitDir, savedMs2) {
-  const log = readSmall(path22.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
+  const log = readSmall(path20.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
   const line = log.slice(log.lastIndexOf("\n") + 1);
   const m = /^([0-9a-f]+) ([0-9a-f]+) .* (\d+) [+-]\d{4}\t(reset|checkout|pull|merge|rebase)/.exec(line);
   return m !== null && m[1] !== m[2] && Number(m[3]) >= Math.floor(savedMs2 / 1e3) ? m[1] : null;
@@ -4425,7 +4391,6 @@ var init_handoff_away = __esm({
     init_words();
     init_values();
     init_files();
-    init_fs();
     init_paths();
     init_config_pipe();
     init_git_dir();
@@ -4783,7 +4748,7 @@ alwaysApply: true
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -5122,7 +5087,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -5209,10 +5174,10 @@ var init_scanner = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -5244,16 +5209,16 @@ var init_string_intern = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/format.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -5355,12 +5320,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path56) {
+function findNodeAtLocation(root, path54) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path56) {
+  for (let segment of path54) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -5713,7 +5678,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -5724,16 +5689,16 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/edit.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/main.js
+// ../../main/node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -5773,7 +5738,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "node_modules/jsonc-parser/lib/esm/main.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
@@ -5834,7 +5799,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path23 from "node:path";
+import path21 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -5847,7 +5812,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path23.win32 : path23.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path21.win32 : path21.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -6112,7 +6077,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path24 from "node:path";
+import path22 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -6173,7 +6138,7 @@ function ownedSpan(edit2, text) {
 }
 function userPath(base, rel, env) {
   const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
-  return claude ? path24.join(claudeUserDir(base, env), rel.slice(8)) : path24.join(base, ...rel.split("/"));
+  return claude ? path22.join(claudeUserDir(base, env), rel.slice(8)) : path22.join(base, ...rel.split("/"));
 }
 var nothingLeft, shownOf, claudeUserDir;
 var init_plan = __esm({
@@ -6187,18 +6152,18 @@ var init_plan = __esm({
     init_files();
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
     shownOf = (edit2, file, home) => home === null ? edit2.file : file === userPath(home, edit2.file) ? `~/${edit2.file}` : file;
-    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path24.join(home, ".claude");
+    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path22.join(home, ".claude");
   }
 });
 
 // src/agents/target.ts
-import path25 from "node:path";
+import path23 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path25.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path25.join(real(path25.dirname(path25.dirname(path25.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path23.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path23.join(real(path23.dirname(path23.dirname(path23.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path25.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path25.isAbsolute(rel) ? null : rel.split(path25.sep).join("/") };
+  const rel = path23.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path23.isAbsolute(rel) ? null : rel.split(path23.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun, planned) {
   const global = root === null;
@@ -6245,7 +6210,7 @@ var init_target = __esm({
     init_errors();
     init_home();
     init_paths();
-    init_fs();
+    init_files();
     init_agents();
     init_command();
     init_plan();
@@ -6260,7 +6225,7 @@ var init_target = __esm({
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
-    real = (p) => realOrNull(p) ?? path25.resolve(p);
+    real = (p) => realOrNull(p) ?? path23.resolve(p);
     helperShown = (ctx, root) => ((h) => shellQuote2(h.rel ?? h.abs))(helperLocation(ctx, root));
   }
 });
@@ -6271,7 +6236,7 @@ __export(read_exports, {
   readTargetVerb: () => readTargetVerb,
   readVerb: () => readVerb
 });
-import path26 from "node:path";
+import path24 from "node:path";
 async function readCheckpoint(root, session) {
   const state = checkTree(root) ? checkpointsDirState(root) : "missing";
   if (state === "unsafe") {
@@ -6290,7 +6255,7 @@ var init_read2 = __esm({
     init_merge_driver_config();
     init_conflicted();
     init_errors();
-    init_fs();
+    init_files();
     init_quote();
     init_file_verdict();
     init_read();
@@ -6344,7 +6309,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         const nul = got === null ? -1 : firstNul(got.bytes);
         if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
         const out = envelope(FILE_OF[kind], got);
-        if (!exists(path26.join(root, ".git")) && !exists(memoryDir(root))) {
+        if (!exists(path24.join(root, ".git")) && !exists(memoryDir(root))) {
           out.stderr.push(`note: ${quotedPath(root)} is in no git repository and held no .ai/memory: memory starts there; pass --root <project> to choose another`);
         }
         out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
@@ -6386,7 +6351,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a
 });
 
 // src/git/blob-ids.ts
-import path27 from "node:path";
+import path25 from "node:path";
 async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   const format2 = objectFormat(gitDirOf(top));
   const out = /* @__PURE__ */ new Map();
@@ -6394,7 +6359,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     if (p.includes("\uFFFD")) continue;
-    const abs = path27.join(top, p);
+    const abs = path25.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
       const module = p.endsWith("/") ? null : checkedOutAt(abs);
@@ -6529,12 +6494,12 @@ var init_status = __esm({
 
 // src/git/anchors.ts
 import { lstat } from "node:fs/promises";
-import path28 from "node:path";
+import path26 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path28.join(at2, part);
+    at2 = path26.join(at2, part);
     const st = await lstat(at2).catch(() => null);
     if (st === null || i < parts.length - 1 && !st.isDirectory()) return null;
     if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
@@ -6544,11 +6509,11 @@ async function statInsideRoot(root, rel) {
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  for (const dir of [path28.resolve(skillDir), realOrNull(skillDir)]) {
+  for (const dir of [path26.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
-    const rel = path28.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path28.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path28.sep).join("/"));
+    const rel = path26.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path26.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path26.sep).join("/"));
   }
   return [...out];
 }
@@ -6562,11 +6527,11 @@ async function foldedBig(root, env, excludes, s) {
 }
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
-  const config = gitDir === null ? null : readSmall(path28.join(commonDirOf(gitDir), "config"));
+  const config = gitDir === null ? null : readSmall(path26.join(commonDirOf(gitDir), "config"));
   const trustX = !/^\s*filemode\s*=\s*false\s*$/im.test(config ?? "");
   return new Map(paths.map((p) => {
     const m = snap.modes?.get(p);
-    const st = m === void 0 ? lstatOrNull(path28.join(top, p)) : null;
+    const st = m === void 0 ? lstatOrNull(path26.join(top, p)) : null;
     const x = trustX && st?.isFile() === true && (st.mode & 64) !== 0;
     const now = m?.[1] ?? (st?.isSymbolicLink() ? "120000" : x ? "100755" : "100644");
     return [p, { now, assumed: m === void 0 || m[0] === "000000" ? "100644" : m[0] }];
@@ -6613,7 +6578,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path28.isAbsolute(value) ? path28.relative(root, value).split(path28.sep).join("/") : value;
+    const given = path26.isAbsolute(value) ? path26.relative(root, value).split(path26.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -6633,7 +6598,7 @@ var init_anchors = __esm({
     init_git_dir();
     init_run();
     init_status();
-    init_fs();
+    init_files();
     MAX_DIRTY_HASHES = 20;
   }
 });
@@ -6690,10 +6655,10 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path56, tail === void 0 && !path56.includes("."))) return true;
-  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path56) && /^\([\w$.,]*\)?$/.test(tail)) return true;
-  const parts = path56.split(/\??\.|::|->/);
+  const path54 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path54, tail === void 0 && !path54.includes("."))) return true;
+  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path54) && /^\([\w$.,]*\)?$/.test(tail)) return true;
+  const parts = path54.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -8600,10 +8565,10 @@ var init_validate = __esm({
 });
 
 // src/store/settings.ts
-import path29 from "node:path";
+import path27 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path29.join(memDir, SETTINGS_FILE);
+  const file = path27.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -8632,7 +8597,6 @@ var init_settings = __esm({
   "src/store/settings.ts"() {
     "use strict";
     init_quote();
-    init_fs();
     init_files();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
@@ -8648,7 +8612,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path30 from "node:path";
+import path28 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -8686,7 +8650,7 @@ function newestFirst(a, b) {
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path30.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path28.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -8694,7 +8658,7 @@ function prunable(dir) {
   return entries2;
 }
 function pruneArchive(dir, justArchived, tracked) {
-  const { settings, problems: warnings } = readSettings(path30.dirname(dir));
+  const { settings, problems: warnings } = readSettings(path28.dirname(dir));
   let entries2;
   try {
     entries2 = prunable(dir);
@@ -8711,7 +8675,7 @@ function pruneArchive(dir, justArchived, tracked) {
   const doomed = rest.slice(Math.max(0, settings.archivesKept - kept.length)).filter((e) => !tracked.has(e.name));
   for (const entry of doomed) {
     try {
-      unlinkSync(path30.join(dir, entry.name));
+      unlinkSync(path28.join(dir, entry.name));
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
     }
@@ -8724,7 +8688,6 @@ var init_archive = __esm({
     "use strict";
     init_builtins();
     init_files();
-    init_private();
     init_settings();
     ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
     PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
@@ -8975,9 +8938,9 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import path31 from "node:path";
+import path29 from "node:path";
 function journalDir(root) {
-  return path31.join(memoryDir(root), "journal");
+  return path29.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -8993,13 +8956,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path31.join(journalDir(root), "OFF"));
+  return exists(path29.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path31.join(dir, name2);
+  const p = path29.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -9032,9 +8995,9 @@ function readJournalText(root, f) {
   return orNull(() => readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null);
 }
 async function publishJournalFile(dir, name2, bytes, fp) {
-  for (const f of readdirSync(dir)) if (/^\d{4}(-\d+)*\.md\.\d+$/.test(f)) rmSync(path31.join(dir, f), { force: true });
+  for (const f of readdirSync(dir)) if (/^\d{4}(-\d+)*\.md\.\d+$/.test(f)) rmSync(path29.join(dir, f), { force: true });
   await failpoint(fp, "journal-before-publication");
-  import_write_file_atomic2.default.sync(path31.join(dir, name2), bytes, { mode: 384 });
+  import_write_file_atomic2.default.sync(path29.join(dir, name2), bytes, { mode: 384 });
   await failpoint(fp, "journal-after-publication");
 }
 async function appendEntry(root, entry, ms, fp) {
@@ -9068,17 +9031,15 @@ var init_store2 = __esm({
     import_write_file_atomic2 = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
-    init_fs();
     init_files();
     init_paths();
-    init_private();
     init_entry();
     JOURNAL_NAME = /^(\d{4})(?:-(\d{2})(?:-(\d+))?)?\.md$/;
   }
 });
 
 // src/journal/record.ts
-import path32 from "node:path";
+import path30 from "node:path";
 function savedMs(text) {
   const saved = parseHandoff(text).saved;
   if (saved === null || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(saved)) return null;
@@ -9121,7 +9082,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n));
-  for (const f of [path32.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path32.join(archiveDir(root), n))]) {
+  for (const f of [path30.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path30.join(archiveDir(root), n))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -9136,7 +9097,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path32.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path30.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -9227,7 +9188,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync(path32.join(dir, f.name));
+  for (const f of files) unlinkSync(path30.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -9250,7 +9211,6 @@ var init_record = __esm({
     init_values();
     init_archive();
     init_files();
-    init_private();
     init_paths();
     init_root();
     init_entry();
@@ -9468,7 +9428,7 @@ var init_document = __esm({
 });
 
 // src/store/recover.ts
-import path33 from "node:path";
+import path31 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -9479,7 +9439,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path33.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path31.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -9496,7 +9456,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path33.join(path33.dirname(e.path), e.file);
+    const key = path31.join(path31.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -9519,7 +9479,7 @@ var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
 var init_recover = __esm({
   "src/store/recover.ts"() {
     "use strict";
-    init_private();
+    init_files();
     init_paths();
     MEMORY_FILES = new Set(Object.values(FILE_OF));
     ROOT_FILES = new Set(TARGETS);
@@ -9529,7 +9489,7 @@ var init_recover = __esm({
 });
 
 // src/store/publish.ts
-import path34 from "node:path";
+import path32 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync(dir, constants.O_RDONLY);
@@ -9546,7 +9506,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path34.join(archiveDirPath, name2));
+      linkSync(from, path32.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -9573,7 +9533,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path34.join(spec.dir, spec.file);
+  const filePath = path32.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -9585,8 +9545,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path34.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path34.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path32.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path32.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -9695,7 +9655,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path34.join(spec.archiveDir, archived));
+      unlinkQuiet(path32.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -9706,7 +9666,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path34.join(spec.archiveDir, archived));
+    unlinkQuiet(path32.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -9727,7 +9687,6 @@ var init_publish = __esm({
     init_failpoint();
     init_files();
     init_paths();
-    init_private();
     unlinkQuiet = (p) => void orNull(() => unlinkSync(p));
     EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
     NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
@@ -9735,12 +9694,12 @@ var init_publish = __esm({
 });
 
 // src/store/repair.ts
-import path35 from "node:path";
+import path33 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   const bytes = orNull(() => readFileSync(claimPath));
   if (bytes === null) return void 0;
   return listDir(dir).filter((n) => ARCHIVE_NAME.test(n)).find((n) => {
-    const p = path35.join(dir, n);
+    const p = path33.join(dir, n);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     return orNull(() => readFileSync(p))?.equals(bytes) === true;
@@ -9752,7 +9711,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n) => ARCHIVE_TEMP.test(n))) {
-    const p = path35.join(arch, name2);
+    const p = path33.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -9773,7 +9732,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path35.basename(filePath);
+    const file = path33.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -9788,7 +9747,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync(path35.join(arch, copy));
+          unlinkSync(path33.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync(claim.path);
@@ -9826,7 +9785,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n) => DEAD_LOCK.test(n))) {
-      rmSync(path35.join(memDir, name2), { recursive: true, force: true });
+      rmSync(path33.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -9840,7 +9799,6 @@ var init_repair = __esm({
     init_archive();
     init_failpoint();
     init_files();
-    init_private();
     init_paths();
     init_publish();
     init_recover();
@@ -9888,7 +9846,7 @@ var init_mutate = __esm({
 });
 
 // src/save/save.ts
-import path36 from "node:path";
+import path34 from "node:path";
 async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
@@ -9915,7 +9873,7 @@ async function saveDocument(req) {
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const tracked = kind === "handoff" ? await trackedArchives(root, env) : void 0;
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path36.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path34.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const built2 = same ? prebuilt : await buildDocument(checked, root, req);
     if (built2.unchanged) return { built: built2, done: null, journal: [] };
@@ -9977,7 +9935,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHead(path36.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path34.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -10035,9 +9993,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path36.join(memoryDir(root), file));
+  const prior = await readStable(path34.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path36.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path34.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -10160,7 +10118,6 @@ var init_save = __esm({
     init_validate_ledger();
     init_values();
     init_document();
-    init_fs();
     init_files();
     init_mutate();
     init_paths();
@@ -10426,7 +10383,7 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import path37 from "node:path";
+import path35 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -10437,7 +10394,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path37.join(memDir, file);
+  const filePath = path35.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe" };
@@ -10497,9 +10454,9 @@ var init_inspect = __esm({
     init_builtins();
     init_file_verdict();
     init_files();
+    init_lock();
     init_paths();
     init_values();
-    init_private();
     init_recover();
   }
 });
@@ -10802,7 +10759,7 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import path38 from "node:path";
+import path36 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -10883,7 +10840,7 @@ function eolPairs(blobs, savedIds, format2) {
 }
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
-  const first = orNull(() => readFileSync(path38.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
+  const first = orNull(() => readFileSync(path36.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
   return m !== null && Number(m[1]) > Math.floor(savedMs2 / 1e3);
 }
@@ -11276,7 +11233,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path39 from "node:path";
+import path37 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -11349,7 +11306,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path39.relative(top, root).split(path39.sep).join("/");
+  const rel = top === null ? "" : path37.relative(top, root).split(path37.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -11505,7 +11462,7 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
 async function keptOut(absent, facts, top, prefix, git) {
   const gitDir = absent.length === 0 || top === null || facts.git.state !== "repo" ? null : gitDirOf(top);
   if (gitDir === null) return [];
-  const index = readHead(path39.join(gitDir, "index"), 8);
+  const index = readHead(path37.join(gitDir, "index"), 8);
   if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
   const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
   const r = await git(["ls-files", "-t", "-z", "--full-name", "--", ...specs]);
@@ -11679,7 +11636,7 @@ async function measureFates(git, facts, anchors, at2) {
   const present = savedPresent(facts);
   const hashes = anchors.dirtyHashes ?? [];
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path39.join(at2.top, p)) === null);
+  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path37.join(at2.top, p)) === null);
   const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
     gitDir: at2.gitDir,
@@ -11719,7 +11676,7 @@ async function measureFates(git, facts, anchors, at2) {
   const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
   const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
   const disk = changed.map((p) => {
-    const b = blobBytesOf(path39.join(at2.top, p));
+    const b = blobBytesOf(path37.join(at2.top, p));
     return [blobNow(p) ?? "", typeof b === "object" && b?.file ? b.bytes : null];
   });
   const pairs = [...got.map((b, k) => [blobs[k], b]), ...disk];
@@ -11739,7 +11696,7 @@ var init_drift = __esm({
     init_run();
     init_attributes_block();
     init_history_rules();
-    init_fs();
+    init_files();
     init_saves();
     init_status();
     init_verdict();
@@ -12358,7 +12315,7 @@ var init_brief2 = __esm({
 });
 
 // src/git/merge-driver.ts
-import path40 from "node:path";
+import path38 from "node:path";
 function mergedClauses(name2, note = null) {
   return ["two handoffs met in a merge", `the other is archive/${name2}`, note];
 }
@@ -12589,7 +12546,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path40.join(at2, part);
+    at2 = path38.join(at2, part);
     if (lstatSync(at2, { throwIfNoEntry: false }) === void 0) mkdirSync(at2, { mode: 448 });
     if (!lstatSync(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -12605,10 +12562,10 @@ async function otherAuthor(cwd, env, side, file) {
 }
 async function archivedInRebase(cwd, env, side, file) {
   const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
-  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path40.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path40.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
+  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path38.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path38.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
   if (dirs.code !== 0 || state === void 0) return true;
   const blob = (rev) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
-  const tips = ["onto", "orig-head"].map((f) => readFileSync(path40.join(state, f), "utf8").trim());
+  const tips = ["onto", "orig-head"].map((f) => readFileSync(path38.join(state, f), "utf8").trim());
   const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
   return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine.stdout.toString("utf8"));
 }
@@ -12629,7 +12586,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return said2(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
   };
   const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(file)?.[1];
-  const paused = prefix === void 0 ? null : pauseSwitch(path40.join(cwd, prefix, ".ai", "memory"), env);
+  const paused = prefix === void 0 ? null : pauseSwitch(path38.join(cwd, prefix, ".ai", "memory"), env);
   if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
     const merged = /\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file) ? orNull(() => journalMonth(a, b)) : null;
@@ -12656,7 +12613,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path40.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path38.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -12704,7 +12661,7 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import path41 from "node:path";
+import path39 from "node:path";
 function withDriftNote(b, note, rank = RANK.note) {
   const driftClauses = b.driftClauses ? [{ text: note, rank }, ...b.driftClauses] : void 0;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
@@ -12723,7 +12680,7 @@ var init_brief3 = __esm({
     init_cut();
     init_merge_driver();
     init_saves();
-    init_fs();
+    init_files();
     init_merge_driver_config();
     init_conflicted();
     init_unmerged();
@@ -12833,7 +12790,7 @@ exit: 0 brief printed
           }
         }
         const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
-        const other = merged ? readSmall(path41.join(archiveDir(root), merged[1])) : null;
+        const other = merged ? readSmall(path39.join(archiveDir(root), merged[1])) : null;
         const theirs = other !== null && merged[2]?.endsWith(THEIR_STEP) === true;
         const stepBy = theirs ? { ...report, provenance: await mergedSaver(root, ctx.env, other) } : report;
         let brief = loaded.pasted ? draftBrief(parsed, stepBy, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, stepBy, ledgers), now, ctx.env);
@@ -13060,7 +13017,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import path42 from "node:path";
+import path40 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -13069,7 +13026,7 @@ function listArchives(root) {
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name2 of readdirSync(dir)) {
-    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path42.join(dir, name2)) : null;
+    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path40.join(dir, name2)) : null;
     if (s !== null) out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
   }
   return out.sort(newestFirst);
@@ -13082,11 +13039,11 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path42.join(archiveDir(root), name2)) : null;
-  const merged = readSmall(path42.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name2}`);
+  const got = checkTree(root) ? await readStable(path40.join(archiveDir(root), name2)) : null;
+  const merged = readSmall(path40.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name2}`);
   const where = merged ? "; HANDOFF.md's Merged-with: line names it, but the clone that made that merge holds it until it runs `publish` (a merge commit carries no archive): ask whoever merged to publish" : "";
   if (got === null) throw new Absent(`no archived handoff named ${name2}${where}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path42.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path40.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -13097,7 +13054,6 @@ var init_archive_entries = __esm({
     init_errors();
     init_archive();
     init_files();
-    init_fs();
     init_paths();
   }
 });
@@ -13246,7 +13202,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path43 from "node:path";
+import path41 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -13332,7 +13288,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path43.join(archiveDir(root), name2))) {
+        if (!exists(path41.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -13341,7 +13297,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path43.join(memoryDir(root), file));
+      const current = await readStable(path41.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -13381,7 +13337,6 @@ var init_archives = __esm({
     init_sanitize();
     init_handoff();
     init_archive_entries();
-    init_fs();
     init_files();
     init_mutate();
     init_paths();
@@ -13442,11 +13397,11 @@ exit: 0 done
 });
 
 // src/agents/agent-file.ts
-import path44 from "node:path";
+import path42 from "node:path";
 async function committedText(file, env) {
-  const top = gitTopOf(path44.dirname(file), env);
+  const top = gitTopOf(path42.dirname(file), env);
   if (top === null) return null;
-  const rel = path44.relative(top, file).split(path44.sep).join("/");
+  const rel = path42.relative(top, file).split(path42.sep).join("/");
   const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
   return got?.code === 0 ? got.stdout.toString("utf8") : null;
 }
@@ -13477,7 +13432,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-    accessSync(path44.dirname(file), constants.W_OK);
+    accessSync(path42.dirname(file), constants.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -13487,7 +13442,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path44.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path42.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -13517,10 +13472,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path44.relative(base, dir);
-  if (rel.split(path44.sep)[0] === ".." || path44.isAbsolute(rel)) return [];
+  const rel = path42.relative(base, dir);
+  if (rel.split(path42.sep)[0] === ".." || path42.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path44.sep).filter(Boolean).map((part) => cur = path44.join(cur, part));
+  return rel.split(path42.sep).filter(Boolean).map((part) => cur = path42.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -13546,13 +13501,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync(path44.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync(path42.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic3.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
   rmSync(at2, { force: true });
-  removeEmptyDirs([path44.dirname(at2)]);
+  removeEmptyDirs([path42.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -13566,10 +13521,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync(d))) keepMade(at2, made.filter((d) => existsSync(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path44.join(dir, "node");
+  const target = path42.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path44.parse(dir).root, dir).filter((d) => !existsSync(d));
+  const missing = dirsBelow(path42.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
     mkdirSync(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -13588,7 +13543,6 @@ var init_agent_file = __esm({
     import_write_file_atomic3 = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
-    init_fs();
     init_files();
     init_git_dir();
     init_run();
@@ -13598,7 +13552,7 @@ var init_agent_file = __esm({
 });
 
 // src/agents/installer.ts
-import path45 from "node:path";
+import path43 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -13608,9 +13562,9 @@ async function install(t, env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
-  const away = targets.map((x) => path45.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
+  const away = targets.map((x) => path43.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
   if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
-  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
   const plans = [];
   const notes = [];
   const first = t.planned.size === 0;
@@ -13633,7 +13587,7 @@ async function install(t, env) {
       lines2.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path45.dirname(p.file));
+    const dirs = missingDirs(t.base, path43.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -13654,8 +13608,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path45.dirname(x.file), x.file].filter((f) => !existsSync(f));
-        mkdirSync(path45.dirname(x.file), { recursive: true });
+        const made = [path43.dirname(x.file), x.file].filter((f) => !existsSync(f));
+        mkdirSync(path43.dirname(x.file), { recursive: true });
         import_write_file_atomic4.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -13675,8 +13629,8 @@ async function forAgents(ts, run, named = ts.length > 1) {
 }
 function madeListFile(t, env) {
   const trees = t.global ? null : treesOf(t.base, env);
-  if (trees !== null) return path45.join(trees.common, "session-handoff", "made-folders");
-  return path45.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+  if (trees !== null) return path43.join(trees.common, "session-handoff", "made-folders");
+  return path43.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -13693,27 +13647,27 @@ function excludeOf(base, file, env) {
   const trees = treesOf(base, env);
   if (trees === null) return null;
   const { top, common, others } = trees;
-  const exclude = path45.join(common, "info", "exclude");
+  const exclude = path43.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-  const rel = path45.relative(top, file).split(path45.sep).join("/");
+  const rel = path43.relative(top, file).split(path43.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const needed = others.some((w) => existsSync(path45.join(w, rel)));
+  const needed = others.some((w) => existsSync(path43.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path45.join(common, "worktrees");
-  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path45.join(linked, n, "gitdir")));
-  return [path45.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path45.dirname(g.trim()))];
+  const linked = path43.join(common, "worktrees");
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path43.join(linked, n, "gitdir")));
+  return [path43.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path43.dirname(g.trim()))];
 }
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown: shown2 } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13729,8 +13683,8 @@ async function uninstall(t, env) {
   if (last && t.dryRun) t.planned.set("", null);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
-  const rel = trees === null ? "" : path45.relative(trees.top, t.base);
-  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path45.join(w, rel), ""));
+  const rel = trees === null ? "" : path43.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path43.join(w, rel), ""));
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -13742,12 +13696,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path45.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path43.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic4.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path45.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path43.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   return { lines: lines2, driver: driver.lines, notes: driver.notes, last };
@@ -13765,10 +13719,10 @@ async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  const root = global ? null : orNull(() => findRoot(path45.resolve(ctx.cwd, given), ctx.env).root);
+  const root = global ? null : orNull(() => findRoot(path43.resolve(ctx.cwd, given), ctx.env).root);
   if (!global && root === null) return run();
-  const lockDir = path45.join(root === null ? userDir(ctx.env) : path45.join(root, ".ai"), ".install.lock");
-  const parent = path45.dirname(lockDir);
+  const lockDir = path43.join(root === null ? userDir(ctx.env) : path43.join(root, ".ai"), ".install.lock");
+  const parent = path43.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -13780,9 +13734,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path45.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path45.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path45.dirname(dir)) {
+    const stop = global ? path43.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path43.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path43.dirname(dir)) {
       if (!succeeds(() => rmdirSync(dir))) break;
       if (dir === made && !uninstall2) break;
     }
@@ -13809,7 +13763,6 @@ var init_installer = __esm({
     init_run();
     init_quote();
     init_files();
-    init_fs();
     init_lock();
     init_pause();
     init_agent_file();
@@ -13819,17 +13772,17 @@ var init_installer = __esm({
     init_plan();
     init_target();
     isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-    claudeSettings = (home, env) => path45.join(claudeUserDir(home, env), "settings.json");
+    claudeSettings = (home, env) => path43.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/skill-place.ts
-import path46 from "node:path";
+import path44 from "node:path";
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path46.join(dir, rel);
+    const abs = path44.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -13843,32 +13796,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path46.join(to, rel);
+    const dest = path44.join(to, rel);
     let have = null;
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync(path46.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync(path44.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path46.relative(base, path46.dirname(p)).split(path46.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path46.dirname(p);
+  const parts = path44.relative(base, path44.dirname(p)).split(path44.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path44.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path46.join(at2, part);
+    at2 = path44.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path46.join(dir, RECORD);
+  const file = path44.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -13886,9 +13839,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path46.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path44.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  const fd = openSync(path46.join(dir, RECORD), flags, 420);
+  const fd = openSync(path44.join(dir, RECORD), flags, 420);
   try {
     writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -13898,7 +13851,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path46.join(dir, rel);
+    const file = path44.join(dir, rel);
     return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -13908,14 +13861,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
-    return path46.resolve(path46.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path44.resolve(path44.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path46.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path44.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path46.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path46.dirname(dir);
+  let dir = path44.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path44.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -13931,15 +13884,15 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path46.join(to, s.rel);
+    const dest = path44.join(to, s.rel);
     if (s.action === "remove") {
       rmSync(dest, { force: true });
-      removeEmptyUpTo(path46.dirname(dest), to);
+      removeEmptyUpTo(path44.dirname(dest), to);
       continue;
     }
-    mkdirSync(path46.dirname(dest), { recursive: true });
+    mkdirSync(path44.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path46.join(from, s.rel);
+    const src = path44.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 511 });
     renameSync(temp, dest);
   }
@@ -13956,7 +13909,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync(homeFolder(ctx.env));
   else {
-    const found = findRoot(path46.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path44.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13987,18 +13940,18 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync(path46.dirname(path46.dirname(path46.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync(path46.join(source, "SKILL.md"))) {
+  const source = realpathSync(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path44.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const rel = (p) => path46.relative(base, p).split(path46.sep).join("/");
+  const rel = (p) => path44.relative(base, p).split(path44.sep).join("/");
   const shown2 = (p) => rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`;
   const planned = /* @__PURE__ */ new Map();
-  return { base, global, dryRun, source, dest: path46.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
+  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
 }
 function holdsEntries(agent, base, global, env) {
   try {
-    const edits = agent.edits({ abs: path46.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path44.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(userPath(base, edit2.file, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
@@ -14008,7 +13961,7 @@ function holdsEntries(agent, base, global, env) {
   }
 }
 async function driverOnly(ctx, plan2) {
-  const helperPath = path46.join(plan2.source, "scripts", "memory_io.mjs");
+  const helperPath = path44.join(plan2.source, "scripts", "memory_io.mjs");
   const d = await mergeDriverStep(plan2.base, { dryRun: plan2.dryRun, helperPath }, ctx.env);
   const none = "no agent found, so only the merge driver; init --agent NAME installs the skill for one";
   const lines2 = d.lines.length > 0 ? d.lines : ["unchanged the merge driver"];
@@ -14017,7 +13970,7 @@ async function driverOnly(ctx, plan2) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path46.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun, plan2.planned);
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
@@ -14025,15 +13978,15 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 function linkPlaces(plan2, agents) {
   const folders = agents.map((a) => a.skillFolders[plan2.global ? "home" : "project"]);
   const places = folders.filter((f) => f.length > 0 && !f.includes(".agents/skills")).map((f) => f[0]);
-  return [...new Set(places)].map((f) => path46.join(plan2.at(f), "session-handoff"));
+  return [...new Set(places)].map((f) => path44.join(plan2.at(f), "session-handoff"));
 }
 async function uncommitted(ctx, plan2) {
   const helper = helperLocation(
-    { cwd: ctx.cwd, helperPath: path46.join(plan2.dest, "scripts", "memory_io.mjs") },
+    { cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") },
     plan2.base
   );
-  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path46.join(plan2.base, e.file)));
-  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path46.join(plan2.base, ".gitattributes")];
+  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path44.join(plan2.base, e.file)));
+  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path44.join(plan2.base, ".gitattributes")];
   const args = ["status", "--porcelain", "-z", "--untracked-files=all", "--", ...paths];
   const r = await runGit(plan2.base, args, ctx.env).catch(() => null);
   return r === null || r.code !== 0 || r.stdout.length > 0;
@@ -14066,13 +14019,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown2(path46.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown2(path44.join(dest, rel)));
     const more2 = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more2} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path46.join(dest, s.rel));
+  const writes = steps2.map((s) => path44.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -14080,12 +14033,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path46.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path46.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync(d)).map((d) => path46.relative(plan2.base, d).split(path46.sep).join("/"));
+  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -14100,7 +14053,7 @@ async function init(ctx, plan2, replace) {
   const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown2(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown2(to)} (${counted(copy2)})`;
   if (!plan2.dryRun) applySteps(source, dest, steps2);
   const recorded = !running && (steps2.length > 0 || made.length > 0 || record2 === null);
-  const again = exists(path46.join(dest, RECORD)) ? "update" : "create";
+  const again = exists(path44.join(dest, RECORD)) ? "update" : "create";
   lines2.unshift(copied(dest, [...steps2, ...recorded ? [{ action: again }] : []]));
   const after = [];
   for (const l of links) {
@@ -14109,8 +14062,8 @@ async function init(ctx, plan2, replace) {
       after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown2(l.place)}`);
     else {
-      if (!plan2.dryRun) mkdirSync(path46.dirname(l.place), { recursive: true });
-      if (!plan2.dryRun) symlinkSync(path46.relative(path46.dirname(l.place), dest), l.place, "dir");
+      if (!plan2.dryRun) mkdirSync(path44.dirname(l.place), { recursive: true });
+      if (!plan2.dryRun) symlinkSync(path44.relative(path44.dirname(l.place), dest), l.place, "dir");
       after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown2(l.place)} -> ${shown2(dest)}`);
     }
   }
@@ -14118,7 +14071,7 @@ async function init(ctx, plan2, replace) {
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const changed = lines2.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
-  const copy = shown2(path46.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown2(path44.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   if (!plan2.dryRun && !plan2.global && changed && await uncommitted(ctx, plan2)) {
     lines2.push("commit: the skill's copy and the team files above (docs/install.md); each teammate runs `init` once in their own clone too: what it writes to .git/config is not committed");
@@ -14129,13 +14082,13 @@ async function init(ctx, plan2, replace) {
 }
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
-  const dir = path46.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path46.join(dir, n)));
+  const dir = path44.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path44.join(dir, n)));
   if (names.length === 0) return [];
   const shown2 = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown2}: this clone's record of its handoffs in .ai/memory`];
   if (!plan2.dryRun) {
-    for (const n of names) rmSync(path46.join(dir, n), { force: true });
+    for (const n of names) rmSync(path44.join(dir, n), { force: true });
     removeEmptyDirs([dir]);
   }
   return [`${plan2.dryRun ? "would remove" : "removed"} ${shown2}: this clone's record of its saves`];
@@ -14153,7 +14106,7 @@ async function undo(ctx, plan2) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    const from = path46.relative(plan2.base, place).startsWith("..") ? path46.dirname(path46.dirname(place)) : plan2.base;
+    const from = path44.relative(plan2.base, place).startsWith("..") ? path44.dirname(path44.dirname(place)) : plan2.base;
     if (!ours || linkOnTheWay(from, place) !== null) {
       lines2.push(`left ${shown2(place)}: it is not a link to or a copy of this skill`);
       continue;
@@ -14165,21 +14118,21 @@ async function undo(ctx, plan2) {
   const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const others = folder ? readdirSync(dest).filter((n) => n !== RECORD && !SKILL_ENTRIES.includes(n)).sort() : [];
-  const recordToo = kept.length + others.length === 0 && exists(path46.join(dest, RECORD)) ? [RECORD] : [];
+  const recordToo = kept.length + others.length === 0 && exists(path44.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync(path46.join(dest, rel), { force: true });
-      for (const rel of files) removeEmptyUpTo(path46.dirname(path46.join(dest, rel)), dest);
+      for (const rel of files) rmSync(path44.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), dest);
     }
     const whole = `${would} ${shown2(dest)} (${files.length} files)`;
     lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown2(dest)}` : whole);
   }
-  for (const rel of kept) lines2.push(`left ${shown2(path46.join(dest, rel))}: you edited it since init copied it`);
-  for (const n of others) lines2.push(`left ${shown2(path46.join(dest, n))}: init did not copy it`);
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path46.dirname(p))];
+  for (const rel of kept) lines2.push(`left ${shown2(path44.join(dest, rel))}: you edited it since init copied it`);
+  for (const n of others) lines2.push(`left ${shown2(path44.join(dest, n))}: init did not copy it`);
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path44.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path46.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (!plan2.global) lines2.push(...saveRecords(plan2, ctx.env));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
@@ -14197,7 +14150,6 @@ var init_skill_place = __esm({
     init_saves();
     init_paths();
     init_files();
-    init_fs();
     init_home();
     init_agent_file();
     init_agents();
@@ -14208,7 +14160,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path46.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path44.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -14354,7 +14306,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path47 from "node:path";
+import path45 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -14392,7 +14344,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
-        const stays = done2.last?.last === true && existsSync(path47.join(ts[0].base, CANONICAL));
+        const stays = done2.last?.last === true && existsSync(path45.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -14402,7 +14354,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/doctor-checks.ts
-import path48 from "node:path";
+import path46 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -14432,7 +14384,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path48.join(env.CODEX_HOME || path48.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -14440,9 +14392,9 @@ function codexTrust(env, home, hooksFile) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path48.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path48.win32.join(dir, "sh.exe");
+    const sh = path46.win32.join(dir, "sh.exe");
     if (existsSync(sh)) return sh;
   }
   return null;
@@ -14481,15 +14433,15 @@ function fixCmd(r, verb, withRoot = true) {
   return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
 }
 function agentFix(r, verb, name2) {
-  const copied = !r.global && r.helper.rel === null && exists(path48.join(r.root, CANONICAL, "SKILL.md"));
+  const copied = !r.global && r.helper.rel === null && exists(path46.join(r.root, CANONICAL, "SKILL.md"));
   if (verb === "install" && copied) verb = "init";
   return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path48.join(userPath(r.home, f, r.env), "session-handoff"))
-  ].filter((d) => exists(path48.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path46.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path46.join(userPath(r.home, f, r.env), "session-handoff"))
+  ].filter((d) => exists(path46.join(d, "SKILL.md")));
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of editsOf(r, agent, r.global)) install2[edit2.file] = await installState(r, name2, edit2);
@@ -14505,7 +14457,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path46.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -14552,7 +14504,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown2}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path48.basename(edit2.file) === "AGENTS.md") {
+  if (path46.basename(edit2.file) === "AGENTS.md") {
     const span = findBlock(text, edit2.file);
     const end = span === null ? 0 : blockEndByte(text, span);
     const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
@@ -14588,16 +14540,16 @@ function judge(r, name2, edit2, ours, reinstall) {
 }
 function claudePluginInstalls(home, env) {
   const dir = claudeUserDir(home, env);
-  const plugins = json(path48.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path46.join(dir, "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path48.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path46.join(dir, "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = obj(raw) ?? {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path48.isAbsolute(at2) && existsSync(path48.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync(path46.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -14649,7 +14601,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path46.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -14665,7 +14617,7 @@ async function memoryState(r, journal) {
   }
   const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
-    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path46.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14716,13 +14668,12 @@ var init_doctor_checks = __esm({
     init_merge_driver_config();
     init_run();
     init_files();
+    init_lock();
     init_archive();
     init_inspect();
     init_paths();
     init_pause();
-    init_fs();
     init_harness_path();
-    init_private();
     init_quote();
     WINDOWS_ENV = [
       "USERPROFILE",
@@ -14748,11 +14699,11 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path49 from "node:path";
+import path47 from "node:path";
 function judgedHelper(ctx, root, global) {
   const running = helperLocation(ctx, root);
-  const copy = path49.join(root, CANONICAL, "scripts", "memory_io.mjs");
-  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path49.join(path49.dirname(main2), f)).toString("base64")).join("/"));
+  const copy = path47.join(root, CANONICAL, "scripts", "memory_io.mjs");
+  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path47.join(path47.dirname(main2), f)).toString("base64")).join("/"));
   const same = bytes(copy);
   if (global || running.rel !== null || same === null || same !== bytes(running.abs)) return running;
   return helperLocation({ cwd: ctx.cwd, helperPath: copy }, root);
@@ -14828,7 +14779,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path49.resolve(home);
+          root = path47.resolve(home);
         }
         const helper = judgedHelper(ctx, root, global);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14852,7 +14803,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 // src/git/publish-memory.ts
 import { isUtf8 as isUtf83 } from "node:buffer";
 import { tmpdir } from "node:os";
-import path50 from "node:path";
+import path48 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14862,9 +14813,9 @@ async function repositoryPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path50.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
-    const file = path50.join(hooksDir, h);
+    const file = path48.join(hooksDir, h);
     return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
@@ -14896,7 +14847,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
+  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
     throw new Refused(
@@ -14922,7 +14873,7 @@ async function publishMemory(target, memDir, message, push, env, register, runHo
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync(path50.join(memDir, "journal", "OFF"));
+  const journal = !existsSync(path48.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal));
   const changedOf = async (list2) => {
@@ -14997,7 +14948,7 @@ function refuseUnsafe(top, rel) {
   const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it points to; move it away (or replace it with a copy that is only this file) and publish again`;
   let opened;
   try {
-    opened = openRegular(path50.join(top, rel), SCAN_BYTES);
+    opened = openRegular(path48.join(top, rel), SCAN_BYTES);
   } catch (err) {
     throw err instanceof UnsafeFile && err.state !== "too-large" ? new Refused(linked) : err;
   }
@@ -15012,7 +14963,7 @@ function refuseUnsafe(top, rel) {
   }
 }
 async function savedHeadOffBranch(target, env) {
-  const text = readSmall(path50.join(target.top, target.memRel, "HANDOFF.md"));
+  const text = readSmall(path48.join(target.top, target.memRel, "HANDOFF.md"));
   const head = text === null ? null : checkAnchors(parseHandoff(text), Date.now()).head;
   const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
   if (r?.code !== 1) return null;
@@ -15038,7 +14989,7 @@ async function ourAttributes(top, env, runHooks) {
   };
   const head = await show2("HEAD:.gitattributes");
   const staged = await show2(":.gitattributes");
-  const worktree = readSmall(path50.join(top, ".gitattributes")) ?? "";
+  const worktree = readSmall(path48.join(top, ".gitattributes")) ?? "";
   const text = attributesOnto(head, worktree);
   if (text === head) return null;
   const entry = async (t) => {
@@ -15085,9 +15036,9 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, m
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
-  const dir = mkdtempSync(path50.join(tmpdir(), "sh-publish-"));
-  const index = path50.join(dir, "index");
-  const msg = path50.join(dir, "COMMIT_EDITMSG");
+  const dir = mkdtempSync(path48.join(tmpdir(), "sh-publish-"));
+  const index = path48.join(dir, "index");
+  const msg = path48.join(dir, "COMMIT_EDITMSG");
   const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
@@ -15156,7 +15107,6 @@ var init_publish_memory = __esm({
     init_errors();
     init_redact();
     init_handoff();
-    init_fs();
     init_files();
     init_merge_driver_config();
     init_words();
@@ -15431,7 +15381,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path51 from "node:path";
+import path49 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -15454,8 +15404,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path51.win32 : cwd.startsWith("/") ? path51.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path51.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path49.win32 : cwd.startsWith("/") ? path49.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path49.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -15597,7 +15547,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
+    addEdit = (events, path54) => path54 && events.push({ kind: "edit", path: path54 });
   }
 });
 
@@ -16128,9 +16078,9 @@ var init_format2 = __esm({
 });
 
 // src/checkpoint/capture.ts
-import path52 from "node:path";
+import path50 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHead(path52.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path50.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -16144,7 +16094,7 @@ function projectHandoffs(root) {
       if (archived === null) {
         archived = /* @__PURE__ */ new Set();
         for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
-          const b = e.regular ? readHead(path52.join(archiveDir(root), e.name)) : null;
+          const b = e.regular ? readHead(path50.join(archiveDir(root), e.name)) : null;
           if (b !== null) archived.add(tokenOf(b));
         }
       }
@@ -16243,7 +16193,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path52.parse(root).root || home !== "" && samePath(root, path52.resolve(home))) {
+  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -16262,7 +16212,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path52.join(dir, name2);
+  const file = path50.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
   const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -16363,10 +16313,9 @@ var init_capture2 = __esm({
     init_format2();
     init_values();
     init_store();
-    init_fs();
+    init_files();
     init_drafts();
     init_archive_entries();
-    init_files();
     init_mutate();
     init_home();
     init_pause();
@@ -16476,7 +16425,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path53 from "node:path";
+import path51 from "node:path";
 function statusText(handoff, since, newest, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
@@ -16502,7 +16451,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path53.relative(top, root).split(path53.sep).join("/");
+    const rel = top === null ? "" : path51.relative(top, root).split(path51.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -16564,7 +16513,7 @@ var init_statusline = __esm({
     init_conflicted();
     init_state_time();
     init_handoff();
-    init_fs();
+    init_files();
     init_inspect();
     init_paths();
     init_common();
@@ -16617,7 +16566,7 @@ Always exit 0.
         try {
           const dir = input.workspace?.project_dir ?? input.cwd;
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const handoff = readHead(path51.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const interrupted = interruptedSave(root);
@@ -16736,7 +16685,6 @@ var init_offer = __esm({
     init_paths();
     init_inspect();
     init_pause();
-    init_fs();
     init_settings();
     init_home();
     TAILS = [256 * 1024, 1024 * 1024];
@@ -16810,7 +16758,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path54 from "node:path";
+import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16886,7 +16834,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path54.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16901,9 +16849,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path54.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
+    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path54.join(mem, file), file, notes);
+      const text = await readText(path52.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -16936,7 +16884,6 @@ var init_search = __esm({
     init_file_verdict();
     init_files();
     init_paths();
-    init_private();
     init_entry();
     init_store2();
     SEARCH_KINDS = ["journal", "archive", "handoff", "ledger", "checkpoint"];
@@ -17192,7 +17139,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import path55 from "node:path";
+import path53 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -17202,7 +17149,7 @@ var init_journal = __esm({
     init_errors();
     init_store2();
     init_paths();
-    init_fs();
+    init_files();
     init_mutate();
     init_common();
     init_types();
@@ -17250,13 +17197,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync(path55.join(journalDir(root), f.name));
+            const st = lstatSync(path53.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync(path55.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync(path53.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)

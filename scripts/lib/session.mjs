@@ -495,6 +495,74 @@ async function readStable(filePath, opts = {}) {
     closeSync(fd);
   }
 }
+var TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+var CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+var PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
+var listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
+var listPrivate = (function listPrivate(dir) {
+  const out = [];
+  for (const name of listDir(dir)) {
+    const m = PRIVATE_PATTERN.exec(name);
+    if (!m) continue;
+    const role = m[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path2.join(dir, name) });
+  }
+  return out;
+});
+var lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
+function hasPrivatePartner(dir, file, ino) {
+  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
+}
+var lstatOrNull = (p) => orNull(() => lstatSync(p));
+var realOrNull = (p) => orNull(() => realpathSync(p));
+var exists = (p) => lstatOrNull(p) !== null;
+var peek = (function peek(p, read) {
+  const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  if (fd === null) return null;
+  try {
+    return read(fd);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+});
+var readSmall = (function readSmall(p, maxBytes = 1e6) {
+  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
+  return peek(p, (fd) => {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) return null;
+    const bytes = readFileSync(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
+  });
+});
+function unreadReason(p, maxBytes = 1e6) {
+  const st = lstatOrNull(p);
+  if (st === null || st.isSymbolicLink()) return null;
+  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
+  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
+  try {
+    closeSync(openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  } catch (err) {
+    return `cannot be read (${err.message.split(",")[0]})`;
+  }
+  return "changed while it was read";
+}
+function readHead(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  return peek(filePath, (fd) => {
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path2.dirname(filePath), path2.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n = readSync(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
+  });
+}
 
 // src/run-verb.ts
 import path3 from "node:path";
@@ -1160,7 +1228,7 @@ function itemCall(item, at2) {
   }
   return call;
 }
-var addEdit = (events, path25) => path25 && events.push({ kind: "edit", path: path25 });
+var addEdit = (events, path23) => path23 && events.push({ kind: "edit", path: path23 });
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
@@ -1417,10 +1485,10 @@ function findLastSave(events, project) {
 }
 
 // src/git/saves.ts
-import path13 from "node:path";
+import path11 from "node:path";
 
 // src/git/git-dir.ts
-import path11 from "node:path";
+import path9 from "node:path";
 
 // src/schema/values.ts
 import path6 from "node:path";
@@ -1465,7 +1533,7 @@ function safeRelativePath(value) {
 }
 
 // src/git/root.ts
-import path10 from "node:path";
+import path8 from "node:path";
 
 // src/store/home.ts
 import { homedir } from "node:os";
@@ -1482,131 +1550,6 @@ var samePath = (function samePath(a, b, platform = process.platform) {
 var userDir = (function userDir(env, home = homeFolder(env)) {
   return path7.join(env.XDG_CONFIG_HOME || path7.join(home, ".config"), "session-handoff");
 });
-
-// src/store/fs.ts
-import path9 from "node:path";
-
-// src/store/private.ts
-import { hostname } from "node:os";
-import path8 from "node:path";
-var TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
-var CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
-var PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
-var listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
-var listPrivate = (function listPrivate(dir) {
-  const out = [];
-  for (const name of listDir(dir)) {
-    const m = PRIVATE_PATTERN.exec(name);
-    if (!m) continue;
-    const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path8.join(dir, name) });
-  }
-  return out;
-});
-var lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
-function hasPrivatePartner(dir, file, ino) {
-  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
-}
-var LOCK_NAME = ".lock";
-var OWNER_NAME = "owner";
-function readOwner(lockDir) {
-  const data = orNull(() => JSON.parse(readFileSync(path8.join(lockDir, OWNER_NAME), "utf8")));
-  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-  return { pid: data.pid, host: data.host, nonce: data.nonce };
-}
-function processAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function startedAfter(pid, ms) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
-    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
-    return Number.isFinite(startMs) && startMs > ms + 1e3;
-  } catch {
-    return false;
-  }
-}
-var LOCK_STALE_MS = 1e4;
-var OWNERLESS_GRACE_MS = 3e3;
-function lockVerdict(owner, st, host, unchangedMs) {
-  const local = owner !== null && owner.host === host;
-  if (local && !processAlive(owner.pid)) return "dead";
-  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
-  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
-  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (unchangedMs >= LOCK_STALE_MS) return "dead";
-  return "held";
-}
-function lockState(memDir) {
-  const lockDir = path8.join(memDir, LOCK_NAME);
-  const st = orNull(() => lstatSync(lockDir));
-  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
-  const owner = readOwner(lockDir);
-  const here = hostname();
-  const state = lockVerdict(owner, st, here, 0);
-  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
-  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
-}
-
-// src/store/fs.ts
-var lstatOrNull = (p) => orNull(() => lstatSync(p));
-var realOrNull = (p) => orNull(() => realpathSync(p));
-var exists = (p) => lstatOrNull(p) !== null;
-var peek = (function peek(p, read) {
-  const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-  if (fd === null) return null;
-  try {
-    return read(fd);
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-});
-var readSmall = (function readSmall(p, maxBytes = 1e6) {
-  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
-  return peek(p, (fd) => {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes) return null;
-    const bytes = readFileSync(fd);
-    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
-  });
-});
-function unreadReason(p, maxBytes = 1e6) {
-  const st = lstatOrNull(p);
-  if (st === null || st.isSymbolicLink()) return null;
-  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
-  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
-  try {
-    closeSync(openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-  } catch (err) {
-    return `cannot be read (${err.message.split(",")[0]})`;
-  }
-  return "changed while it was read";
-}
-function readHead(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  return peek(filePath, (fd) => {
-    const st = fstatSync(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path9.dirname(filePath), path9.basename(filePath), st.ino);
-    if (st.nlink !== 1n && !partnered) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n = readSync(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
-  });
-}
 
 // src/git/run.ts
 var GIT_TIMEOUT_MS = 15e3;
@@ -1756,14 +1699,14 @@ function batchBlobs(out, n) {
 // src/git/root.ts
 var NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
 function within(child, parent) {
-  const rel = path10.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path10.isAbsolute(rel);
+  const rel = path8.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path8.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path10.delimiter)) {
-    if (c === "" || !path10.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path10.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path8.delimiter)) {
+    if (c === "" || !path8.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path8.resolve(c));
   }
   return out;
 }
@@ -1786,7 +1729,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path10.resolve(s)) === dir;
+    return (realOrNull(s) ?? path8.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -1802,7 +1745,7 @@ var dubious = (function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path10.join(dir, ".git"))) {
+    if (exists(path8.join(dir, ".git"))) {
       const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
@@ -1812,14 +1755,14 @@ var dubious = (function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path10.dirname(dir);
+    const parent = path8.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 });
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path10.join(dir, ".ai"), path10.join(dir, ".ai", "memory")].every((p) => {
+  return [path8.join(dir, ".ai"), path8.join(dir, ".ai", "memory")].every((p) => {
     const owner = lstatSync(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
@@ -1849,7 +1792,7 @@ var findRoot = (function findRoot(startPath, env) {
   return found;
 });
 var walk = (function walk(start, env, uid, safe, home) {
-  if (exists(path10.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path8.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -1858,12 +1801,12 @@ var walk = (function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path10.join(dir, ".ai", "memory"))) {
+    if (exists(path8.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path10.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path10.dirname(dir);
+    if (exists(path8.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path8.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -1874,54 +1817,54 @@ var walk = (function walk(start, env, uid, safe, home) {
 var isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
 var isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
 var gitTopOf = (function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path11.dirname(dir)) {
+  for (let dir = root; ; dir = path9.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path11.join(dir, ".git")) !== null) return dir;
-    if (path11.dirname(dir) === dir) return null;
+    if (lstatOrNull(path9.join(dir, ".git")) !== null) return dir;
+    if (path9.dirname(dir) === dir) return null;
   }
 });
 var gitDirOf = (function gitDirOf(top) {
-  const dotGit = path11.join(top, ".git");
+  const dotGit = path9.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path11.resolve(top, m[1]) : null;
+  const dir = m ? path9.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 });
 var ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 var commonDirOf = (function commonDirOf(gitDir) {
-  const text = orNull(() => readFileSync(path11.join(gitDir, "commondir"), "utf8").trim()) ?? "";
-  return text === "" ? gitDir : path11.resolve(gitDir, text);
+  const text = orNull(() => readFileSync(path9.join(gitDir, "commondir"), "utf8").trim()) ?? "";
+  return text === "" ? gitDir : path9.resolve(gitDir, text);
 });
 var MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 var inProgressOf = (function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path11.join(gitDir, dir);
-    if (!isDir(d) || dir === "rebase-apply" && isFile(path11.join(d, "applying"))) continue;
-    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path11.join(d, "head-name")) ?? "");
+    const d = path9.join(gitDir, dir);
+    if (!isDir(d) || dir === "rebase-apply" && isFile(path9.join(d, "applying"))) continue;
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path9.join(d, "head-name")) ?? "");
     return m ? `rebase of ${m[1]}` : "rebase";
   }
   const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
-  return Object.entries(files).find(([file]) => isFile(path11.join(gitDir, file)))?.[1] ?? null;
+  return Object.entries(files).find(([file]) => isFile(path9.join(gitDir, file)))?.[1] ?? null;
 });
 var MAX_HASHED_BYTES = 8 * 1024 * 1024;
 function otherGitDirs(gitDir) {
   const common = commonDirOf(gitDir);
-  const linked = orNull(() => readdirSync(path11.join(common, "worktrees"), { withFileTypes: true })) ?? [];
-  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path11.join(common, "worktrees", e.name))];
-  return all.filter((d) => path11.resolve(d) !== path11.resolve(gitDir));
+  const linked = orNull(() => readdirSync(path9.join(common, "worktrees"), { withFileTypes: true })) ?? [];
+  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path9.join(common, "worktrees", e.name))];
+  return all.filter((d) => path9.resolve(d) !== path9.resolve(gitDir));
 }
 function detachedHeadsBeside(gitDir) {
-  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path11.join(d, "HEAD")) ?? "").trim());
+  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path9.join(d, "HEAD")) ?? "").trim());
   return heads.filter((h) => ID.test(h)).slice(0, 100);
 }
 function checkedOutWhen(gitDir) {
   let now, moves;
   return (sec) => {
-    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path11.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path9.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
     if (sec === null) return [now];
-    moves ??= (readSmall(path11.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
+    moves ??= (readSmall(path9.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
     let [lo, hi] = [0, moves.length];
     while (lo < hi) {
       const mid = lo + hi >> 1;
@@ -1936,7 +1879,7 @@ function checkedOutWhen(gitDir) {
 }
 function stashEntries(gitDir) {
   const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
-  const log = readSmall(path11.join(commonDirOf(gitDir), "logs", "refs", "stash"), 5e7) ?? "";
+  const log = readSmall(path9.join(commonDirOf(gitDir), "logs", "refs", "stash"), 5e7) ?? "";
   return log.split("\n").filter((l) => l !== "").reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
@@ -1949,14 +1892,14 @@ function stashEntries(gitDir) {
 }
 
 // src/store/lock.ts
-import { hostname as hostname2 } from "node:os";
-import path12 from "node:path";
+import { hostname } from "node:os";
+import path10 from "node:path";
 var RETRY_MS = 25;
 var REFRESH_MS = 2e3;
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
   const deadline = start + timeoutSeconds * 1e3;
-  const me = { pid: process.pid, host: hostname2(), nonce: randomHex8() + randomHex8() };
+  const me = { pid: process.pid, host: hostname(), nonce: randomHex8() + randomHex8() };
   let seen = null;
   for (; ; ) {
     checkLockPath(lockDir);
@@ -1995,13 +1938,13 @@ function tryMake(lockDir, me, makeParent) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent) {
-      mkdirSync(path12.dirname(lockDir), { recursive: true, mode: 448 });
+      mkdirSync(path10.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    writeFileSync(path12.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    writeFileSync(path10.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -2032,7 +1975,7 @@ function holding(lockDir, me) {
     async release() {
       clearInterval(timer);
       if (!ours()) return;
-      if (succeeds(() => unlinkSync(path12.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
+      if (succeeds(() => unlinkSync(path10.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     }
   };
 }
@@ -2048,16 +1991,64 @@ function takeOver(lockDir, dead) {
   rmSync(aside, { recursive: true, force: true });
   return true;
 }
+var LOCK_NAME = ".lock";
+var OWNER_NAME = "owner";
+function readOwner(lockDir) {
+  const data = orNull(() => JSON.parse(readFileSync(path10.join(lockDir, OWNER_NAME), "utf8")));
+  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+  return { pid: data.pid, host: data.host, nonce: data.nonce };
+}
+function processAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
+var LOCK_STALE_MS = 1e4;
+var OWNERLESS_GRACE_MS = 3e3;
+function lockVerdict(owner, st, host, unchangedMs) {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
+function lockState(memDir) {
+  const lockDir = path10.join(memDir, LOCK_NAME);
+  const st = orNull(() => lstatSync(lockDir));
+  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
+  const owner = readOwner(lockDir);
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
+}
 
 // src/git/saves.ts
 var KEPT = 10;
 var savesPath = (function savesPath(root, env) {
   const gitDir = gitDirAt(root, env);
-  return gitDir === null ? null : path13.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path11.join(commonDirOf(gitDir), "session-handoff", "saves");
 });
 var beside = (function beside(root, env, name) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path13.join(path13.dirname(saves), name);
+  return saves === null ? null : path11.join(path11.dirname(saves), name);
 });
 var recordLines = (function recordLines(p, re) {
   const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -2066,7 +2057,7 @@ var recordLines = (function recordLines(p, re) {
 async function addRecord(p, re, line, drop) {
   let lock = null;
   try {
-    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path11.dirname(p), { recursive: true, mode: 448 });
     lock = await acquireLockDir(`${p}.lock`, 2, { what: "the saves record is busy" }).catch(() => null);
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
@@ -2095,7 +2086,7 @@ var cloneIdOf = (function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path11.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -2116,7 +2107,7 @@ var lastSave = (function lastSave(root, env) {
   const m = gitDir === null ? void 0 : recordLines(lastSavePath(gitDir), LINE)[0];
   return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
 });
-var lastSavePath = (gitDir) => path13.join(gitDir, "session-handoff", "last-save");
+var lastSavePath = (gitDir) => path11.join(gitDir, "session-handoff", "last-save");
 var savedHere = (function savedHere(root, env, text, token) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
   if (mark !== void 0 && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
@@ -2176,7 +2167,7 @@ var renderHook = (function renderHook(format, text, limit) {
 });
 
 // src/checkpoint/store.ts
-import path14 from "node:path";
+import path12 from "node:path";
 var CHECKPOINT_HEADING = "# Session Checkpoint";
 var CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
 function headerValue(text, name) {
@@ -2210,7 +2201,7 @@ function readCheckpointText(text) {
   return { triggers, source, items, dropped };
 }
 var checkpointsDir = (function checkpointsDir(root) {
-  return path14.join(memoryDir(root), "checkpoints");
+  return path12.join(memoryDir(root), "checkpoints");
 });
 var FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 var WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
@@ -2234,7 +2225,7 @@ function listCheckpoints(root, now = Date.now()) {
   const out = [];
   for (const name of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path14.join(checkpointsDir(root), name), 1024);
+    const read = readHeadAndTime(path12.join(checkpointsDir(root), name), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
     if (read === null || !isCheckpointText(head)) continue;
     const savedMs = timeOf(headerValue(head, "Saved"), now);
@@ -2252,7 +2243,7 @@ function rmQuietRegular(p) {
   if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
 function deliveredPath(root, session) {
-  return path14.join(checkpointsDir(root), `.delivered-${session}`);
+  return path12.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
@@ -2265,7 +2256,7 @@ function writeDelivered(root, session, token) {
 }
 
 // src/store/inspect.ts
-import path16 from "node:path";
+import path14 from "node:path";
 
 // src/guard/file-verdict.ts
 var firstNul = (function firstNul(bytes) {
@@ -2273,7 +2264,7 @@ var firstNul = (function firstNul(bytes) {
 });
 
 // src/store/recover.ts
-import path15 from "node:path";
+import path13 from "node:path";
 var MEMORY_FILES = new Set(Object.values(FILE_OF));
 var ROOT_FILES = new Set(TARGETS);
 var pendingRepairs = (function pendingRepairs(root) {
@@ -2286,7 +2277,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path15.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path13.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -2303,7 +2294,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path15.join(path15.dirname(e.path), e.file);
+    const key = path13.join(path13.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -2331,7 +2322,7 @@ var inspectFile = (function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path16.join(memDir, file);
+  const filePath = path14.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe" };
@@ -2384,7 +2375,7 @@ var interruptedSave = (function interruptedSave(root) {
 });
 
 // src/store/pause.ts
-import path17 from "node:path";
+import path15 from "node:path";
 var disabledByEnv = (function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -2395,13 +2386,13 @@ var pauseSwitch = (function pauseSwitch(memDir, env) {
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path17.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path17.join(memDir, "PAUSE"), home, path17.join(userDir(env), "PAUSE")];
+  const home = named !== null && /^~(\/|$)/.test(named) ? path15.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path15.join(memDir, "PAUSE"), home, path15.join(userDir(env), "PAUSE")];
   return files.find((p) => p !== null && exists(p)) ?? null;
 });
 
 // src/store/settings.ts
-import path18 from "node:path";
+import path16 from "node:path";
 var SETTINGS_FILE = "settings.json";
 var MAX_SETTINGS_BYTES = 16 * 1024;
 var DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
@@ -2414,7 +2405,7 @@ var RULES = {
 };
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path18.join(memDir, SETTINGS_FILE);
+  const file = path16.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -2519,17 +2510,17 @@ async function contextOffer(root, input, o) {
 }
 
 // src/verbs/common.ts
-import path19 from "node:path";
+import path17 from "node:path";
 var CHOOSE = "pass --root <project> to choose another";
 var rootOption = (function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path19.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path17.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path19.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path17.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -2592,14 +2583,14 @@ exit: always 0.
 };
 
 // src/git/handoff-away.ts
-import path21 from "node:path";
+import path19 from "node:path";
 
 // src/guard/words.ts
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var branchWords = (name, tokens = (s) => s) => quotedValue(tokens(name));
 
 // src/git/config-pipe.ts
-import path20 from "node:path";
+import path18 from "node:path";
 function includes(text) {
   const out = [];
   let inside = false;
@@ -2615,10 +2606,10 @@ function configPipe(root, env) {
   const home = homeFolder(env);
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  const xdg = env.XDG_CONFIG_HOME || path20.join(home, ".config");
-  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path20.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const xdg = env.XDG_CONFIG_HOME || path18.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path18.join(home, ".gitconfig"), `${xdg}/git/config`];
   const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
-  const local = gitDir === null ? [] : [path20.join(commonDirOf(gitDir), "config"), path20.join(gitDir, "config.worktree")];
+  const local = gitDir === null ? [] : [path18.join(commonDirOf(gitDir), "config"), path18.join(gitDir, "config.worktree")];
   const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
   for (let i = 0; i < todo.length && i < 100; i++) {
     const [file, by, depth] = todo[i];
@@ -2628,7 +2619,7 @@ function configPipe(root, env) {
     }
     const text = depth < 10 ? readSmall(file) : null;
     for (const p of text === null ? [] : includes(text)) {
-      const abs = p.startsWith("~/") ? path20.join(home, p.slice(2)) : path20.resolve(path20.dirname(file), p);
+      const abs = p.startsWith("~/") ? path18.join(home, p.slice(2)) : path18.resolve(path18.dirname(file), p);
       todo.push([abs, file, depth + 1]);
     }
   }
@@ -2663,7 +2654,7 @@ function shown(b) {
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path21.relative(top, root).split(path21.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  const file = top === null ? "\n" : `${path19.relative(top, root).split(path19.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
@@ -2736,7 +2727,7 @@ var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, tim
   if (away !== null || own === null || kept) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
-  const archived = names.map((n) => readSmall(path21.join(dir, n)));
+  const archived = names.map((n) => readSmall(path19.join(dir, n)));
   const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
@@ -2764,7 +2755,7 @@ var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, tim
 });
 var HANDOFF = ".ai/memory/HANDOFF.md";
 function movedSince(gitDir, savedMs) {
-  const log = readSmall(path21.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
+  const log = readSmall(path19.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
   const line = log.slice(log.lastIndexOf("\n") + 1);
   const m = /^([0-9a-f]+) ([0-9a-f]+) .* (\d+) [+-]\d{4}\t(reset|checkout|pull|merge|rebase)/.exec(line);
   return m !== null && m[1] !== m[2] && Number(m[3]) >= Math.floor(savedMs / 1e3) ? m[1] : null;
@@ -2832,11 +2823,11 @@ var isConflicted = (function isConflicted(text) {
 var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side and save it whole (the save archives the conflicted file)";
 
 // src/git/unmerged.ts
-import path22 from "node:path";
+import path20 from "node:path";
 var unmergedMemory = (async function unmergedMemory(root, env, timeoutMs) {
   const top = gitTopOf(root, env);
   const dir = top === null ? null : gitDirOf(top);
-  const stopped = (f, name) => dir !== null && existsSync(path22.join(dir, f)) ? name : null;
+  const stopped = (f, name) => dir !== null && existsSync(path20.join(dir, f)) ? name : null;
   const op = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
   if (op === null || op === "bisect") return { op: "", files: [], oneSided: [] };
   const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
@@ -3306,7 +3297,7 @@ var glanceAtHandoff = (function glanceAtHandoff(text, nowMs) {
 });
 
 // src/checkpoint/surface.ts
-import path23 from "node:path";
+import path21 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -3368,7 +3359,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path23.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path21.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, { root, env }, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -3384,7 +3375,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path23.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path21.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3405,7 +3396,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
   }
 });
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path23.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
+  const told = (name) => readHead(path21.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 
@@ -3542,7 +3533,7 @@ ${paused ? `${SENTENCES.paused()}
 };
 
 // src/verbs/statusline.ts
-import path24 from "node:path";
+import path22 from "node:path";
 
 // src/git/attributes-block.ts
 var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -3632,7 +3623,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path24.relative(top, root).split(path24.sep).join("/");
+    const rel = top === null ? "" : path22.relative(top, root).split(path22.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -3726,7 +3717,7 @@ Always exit 0.
     try {
       const dir = input.workspace?.project_dir ?? input.cwd;
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-      const handoff = readHead(path24.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const interrupted = interruptedSave(root);

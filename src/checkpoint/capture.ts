@@ -24,10 +24,9 @@ import { isoSeconds } from "../schema/values.ts";
 import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, cleanCheckpointLeftovers, headerValue,
   isAnchorsOnlySource, isCheckpointText, pruneCheckpoints, pruneOfferMarkers, readCheckpointText, rmQuietRegular,
   sessionFileId, timeOf } from "./store.ts";
-import { readHead } from "../store/fs.ts";
+import { orNull, readHead, readStable, tokenOf } from "../store/files.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
-import { orNull, readStable, tokenOf } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
 import { homeFolder, samePath } from "../store/home.ts";
 import { pauseSwitch } from "../store/pause.ts";

@@ -5,9 +5,8 @@ import { linkSync, lstatSync, readdirSync, unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { mayHoldToken } from "../guard/quote.ts";
 import { MARKER, parseStrictTime } from "../schema/values.ts";
-import { createExclusive, orNull, succeeds, tokenOf } from "../store/files.ts";
-import { lstatOrNull, readHead, readHeadAndTime } from "../store/fs.ts";
-import { listDir, listPrivate } from "../store/private.ts";
+import { createExclusive, listDir, listPrivate, lstatOrNull, orNull, readHead, readHeadAndTime, succeeds, tokenOf
+  } from "../store/files.ts";
 import { memoryDir } from "../store/paths.ts";
 
 export const CHECKPOINT_HEADING = "# Session Checkpoint";

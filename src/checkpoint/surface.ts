@@ -4,9 +4,7 @@ import { stateTimeOfText } from "../schema/handoff.ts";
 import { plural } from "../guard/words.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, sessionFileId, writeDelivered,
   readCheckpointText, type CheckpointEntry } from "./store.ts";
-import { readHead } from "../store/fs.ts";
-import { readStable, tokenOf } from "../store/files.ts";
-import { listDir } from "../store/private.ts";
+import { listDir, readHead, readStable, tokenOf } from "../store/files.ts";
 import { isProbeSession } from "../agents/harness-path.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
 import { savesRecord } from "../git/saves.ts";

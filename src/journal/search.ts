@@ -2,9 +2,8 @@
 import path from "node:path";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { firstNul } from "../guard/file-verdict.ts";
-import { readStable } from "../store/files.ts";
+import { listDir, readStable } from "../store/files.ts";
 import { memoryDir } from "../store/paths.ts";
-import { listDir } from "../store/private.ts";
 import { foldedLines, parseJournal } from "./entry.ts";
 import { journalDir, listJournal } from "./store.ts";
 

@@ -4,10 +4,8 @@ import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { HelperError, Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
-import { exists } from "../store/fs.ts";
-import { openRegular, orNull, readAll } from "../store/files.ts";
+import { exists, listDir, openRegular, orNull, readAll } from "../store/files.ts";
 import { ensureDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
-import { listDir } from "../store/private.ts";
 import { journalHeader, parseJournal } from "./entry.ts";
 
 export function journalDir(root: string): string {

@@ -18,8 +18,7 @@ import { issueLines, lineMaps, scoreLine, type Issue, type RedactedText,
 import { validateLedger } from "../schema/validate-ledger.ts";
 import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
 import { decodeInput } from "../store/document.ts";
-import { readHead } from "../store/fs.ts";
-import { readStable, tokenOf, UnsafeFile, type ReadFile } from "../store/files.ts";
+import { type ReadFile, readHead, readStable, tokenOf, UnsafeFile } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";

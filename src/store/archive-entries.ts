@@ -3,8 +3,7 @@ import { readdirSync } from "../builtins.ts";
 import path from "node:path";
 import { Absent, Refused } from "../errors.ts";
 import { ARCHIVE_NAME, newestFirst } from "./archive.ts";
-import { readStable, UnsafeFile, type ReadFile } from "./files.ts";
-import { lstatOrNull, readSmall } from "./fs.ts";
+import { lstatOrNull, type ReadFile, readSmall, readStable, UnsafeFile } from "./files.ts";
 import { archiveDir, checkTree } from "./paths.ts";
 
 /** The archived handoffs, newest first; `regular` is false for an entry listed but never read (a link, say). */

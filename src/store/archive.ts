@@ -1,7 +1,6 @@
 import { lstatSync, readdirSync, unlinkSync } from "../builtins.ts";
 import path from "node:path";
-import { randomHex8 } from "./files.ts";
-import { listDir } from "./private.ts";
+import { listDir, randomHex8 } from "./files.ts";
 import { readSettings } from "./settings.ts";
 
 /** Archive names `show`/`restore` accept, as the reference's (docs/design.md#files-on-disk). */

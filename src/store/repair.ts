@@ -3,8 +3,7 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { ARCHIVE_NAME } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
-import { orNull } from "./files.ts";
-import { listDir, lstatBig, type PrivateEntry } from "./private.ts";
+import { listDir, lstatBig, orNull, type PrivateEntry } from "./files.ts";
 import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
 import { ARCHIVE_TEMP, archiveEntriesWithIno, DEAD_LOCK, groupByFile, inoOf, pendingRepairs,

@@ -2,7 +2,7 @@ import path from "node:path";
 import { conflictNote } from "../git/merge-driver-config.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { Refused } from "../errors.ts";
-import { exists } from "../store/fs.ts";
+import { exists } from "../store/files.ts";
 import { quotedPath } from "../guard/quote.ts";
 import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { readManagedFile, readMemoryFile } from "../store/read.ts";
