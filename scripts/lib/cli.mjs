@@ -15938,145 +15938,6 @@ var init_last_save = __esm({
   }
 });
 
-// src/checkpoint/format.ts
-function triggerOf(event) {
-  return (typeof event === "string" && Object.hasOwn(TRIGGERS, event) ? TRIGGERS[event] : null) ?? "unknown";
-}
-function safeItem(raw, max, findings) {
-  const { text, findings: found } = redactTranscript(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
-  findings.push(...found);
-  return sanitize(text, { max, redact: false });
-}
-function renderSections(head, sections) {
-  const out = [...head];
-  for (const s of sections) {
-    out.push("", s.heading);
-    if (s.dropped > 0) out.push(`- (${s.dropped} older left out)`);
-    if (s.items.length === 0 && s.dropped === 0) out.push(s.heading === ANCHORS ? "- none" : "- none captured");
-    out.push(...s.items);
-  }
-  return `${out.join("\n")}
-`;
-}
-function renderCheckpoint(input) {
-  const findings = [];
-  const cap = input.capture;
-  const earlier = [...new Set(input.prior?.triggers ?? [])].filter((t) => t !== input.trigger);
-  const head = [
-    MARKER,
-    CHECKPOINT_HEADING,
-    `Saved: ${input.saved}`,
-    `Session: ${input.session}`,
-    `Session-start: ${input.sessionStart ?? "unknown"}`,
-    `Trigger: ${input.trigger}${earlier.length > 0 ? ` (earlier: ${earlier.join(", ")})` : ""}`,
-    `Source: ${input.source}`,
-    ...input.sinceHandoff ? [`Since-handoff: ${input.sinceHandoff}`] : [],
-    "",
-    "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; a handoff written later supersedes it."
-  ];
-  const list2 = (heading, all, item) => {
-    const n = all?.length ?? 0;
-    return { heading, items: (all ?? []).slice(-LISTED_ITEMS).map(item), dropped: Math.max(0, n - LISTED_ITEMS) };
-  };
-  const safe = (text2, max) => safeItem(text2, max, findings);
-  const said2 = (what, raw, max) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
-  const command = (c) => safe(c, CAP.command).replace(/`/g, "'");
-  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said2("The user wrote", r, CAP.request));
-  const root = input.root.endsWith("/") ? input.root : `${input.root}/`;
-  const file = (f) => safe(f.startsWith(root) ? f.slice(root.length) : f, CAP.file);
-  const sections = [
-    { heading: "## User requests", items: requests, dropped: 0 },
-    list2("## Plan state", cap?.plan, (p) => `- ${MARK[p.status]} ${safe(p.text, CAP.plan)}`),
-    list2("## Files edited", cap?.filesEdited, (f) => `- ${quotePath(file(f))}`),
-    list2("## Commands", cap?.commands, (c) => `- \`${command(c.command)}\` \u2014 ${c.status}`),
-    {
-      heading: "## Last claim",
-      items: cap?.lastClaim ? [said2("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [],
-      dropped: 0
-    }
-  ];
-  const summary = input.compactSummary;
-  if (summary !== null && summary.trim() !== "") {
-    const items2 = [said2("The harness summarised (not verified)", summary, CAP.summary)];
-    sections.push({ heading: "## Compaction summary", items: items2, dropped: 0 });
-  }
-  if (input.prior) mergePrior(sections, input.prior);
-  sections.push({ heading: ANCHORS, items: input.anchorLines, dropped: 0 });
-  let text = renderSections(head, sections);
-  while (Buffer.byteLength(text, "utf8") > CHECKPOINT_MAX_BYTES) {
-    let longest = null;
-    for (const s of sections) {
-      if (s.heading === ANCHORS || s.items.length === 0) continue;
-      if (longest === null || s.items.length > longest.items.length) longest = s;
-    }
-    if (longest === null) break;
-    longest.items.shift();
-    longest.dropped++;
-    text = renderSections(head, sections);
-  }
-  return { text, findings };
-}
-function mergePrior(sections, prior) {
-  for (const [heading, old] of prior.items) {
-    if (heading === ANCHORS || old.length === 0 && !prior.dropped.has(heading)) continue;
-    let s = sections.find((x) => x.heading === heading);
-    if (s === void 0) {
-      s = { heading, items: [], dropped: 0 };
-      sections.push(s);
-    }
-    if (LATEST_WINS.has(heading)) {
-      if (s.items.length === 0) {
-        s.items = [...old];
-        s.dropped = prior.dropped.get(heading) ?? 0;
-      }
-      continue;
-    }
-    const fresh = s.items;
-    const kept = heading === "## Commands" ? old.filter((x) => !supersededRun(x, fresh)) : old;
-    const merged = [...kept, ...fresh.filter((x) => !kept.includes(x))];
-    const cap = heading === "## User requests" ? MAX_REQUESTS : LISTED_ITEMS;
-    s.dropped = Math.max(s.dropped, prior.dropped.get(heading) ?? 0) + Math.max(0, merged.length - cap);
-    s.items = merged.slice(-cap);
-    if (heading === "## User requests") s.dropped = 0;
-  }
-}
-function supersededRun(item, fresh) {
-  const cut = item.lastIndexOf(" \u2014 ");
-  if (cut < 0 || item.slice(cut) !== " \u2014 unknown" || fresh.includes(item)) return false;
-  return fresh.some((x) => x.lastIndexOf(" \u2014 ") === cut && x.startsWith(item.slice(0, cut + 3)));
-}
-function sameCheckpoint(a, b) {
-  const strip = (t) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");
-  return strip(a) === strip(b);
-}
-var CHECKPOINT_MAX_BYTES, MAX_REQUESTS, TRIGGERS, CAP, REDACT_WINDOW, MARK, ANCHORS, LATEST_WINS;
-var init_format2 = __esm({
-  "src/checkpoint/format.ts"() {
-    "use strict";
-    init_sanitize();
-    init_redact();
-    init_quote();
-    init_capture();
-    init_store();
-    init_values();
-    CHECKPOINT_MAX_BYTES = 4096;
-    MAX_REQUESTS = 3;
-    TRIGGERS = {
-      PreCompact: "pre-compact",
-      PreCompress: "pre-compact",
-      PostCompact: "post-compact",
-      SessionEnd: "session-end",
-      Stop: "stop",
-      ContextThreshold: "context-threshold"
-    };
-    CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
-    REDACT_WINDOW = 16384;
-    MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" };
-    ANCHORS = "## Environment anchors";
-    LATEST_WINS = /* @__PURE__ */ new Set(["## Plan state", "## Last claim", "## Compaction summary"]);
-  }
-});
-
 // src/checkpoint/capture.ts
 import path50 from "node:path";
 function projectHandoffs(root) {
@@ -16289,7 +16150,117 @@ async function writeCheckpoint(root, hook, notes, o) {
     return [...notes, CHECKPOINT_LINES.skipped(err.message)];
   }
 }
-var CHECKPOINT_LINES, LOCK_BUDGET_MS, ARCHIVES_HASHED;
+function triggerOf(event) {
+  return (typeof event === "string" && Object.hasOwn(TRIGGERS, event) ? TRIGGERS[event] : null) ?? "unknown";
+}
+function safeItem(raw, max, findings) {
+  const { text, findings: found } = redactTranscript(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
+  findings.push(...found);
+  return sanitize(text, { max, redact: false });
+}
+function renderSections(head, sections) {
+  const out = [...head];
+  for (const s of sections) {
+    out.push("", s.heading);
+    if (s.dropped > 0) out.push(`- (${s.dropped} older left out)`);
+    if (s.items.length === 0 && s.dropped === 0) out.push(s.heading === ANCHORS ? "- none" : "- none captured");
+    out.push(...s.items);
+  }
+  return `${out.join("\n")}
+`;
+}
+function renderCheckpoint(input) {
+  const findings = [];
+  const cap = input.capture;
+  const earlier = [...new Set(input.prior?.triggers ?? [])].filter((t) => t !== input.trigger);
+  const head = [
+    MARKER,
+    CHECKPOINT_HEADING,
+    `Saved: ${input.saved}`,
+    `Session: ${input.session}`,
+    `Session-start: ${input.sessionStart ?? "unknown"}`,
+    `Trigger: ${input.trigger}${earlier.length > 0 ? ` (earlier: ${earlier.join(", ")})` : ""}`,
+    `Source: ${input.source}`,
+    ...input.sinceHandoff ? [`Since-handoff: ${input.sinceHandoff}`] : [],
+    "",
+    "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; a handoff written later supersedes it."
+  ];
+  const list2 = (heading, all, item) => {
+    const n = all?.length ?? 0;
+    return { heading, items: (all ?? []).slice(-LISTED_ITEMS).map(item), dropped: Math.max(0, n - LISTED_ITEMS) };
+  };
+  const safe = (text2, max) => safeItem(text2, max, findings);
+  const said2 = (what, raw, max) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
+  const command = (c) => safe(c, CAP.command).replace(/`/g, "'");
+  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said2("The user wrote", r, CAP.request));
+  const root = input.root.endsWith("/") ? input.root : `${input.root}/`;
+  const file = (f) => safe(f.startsWith(root) ? f.slice(root.length) : f, CAP.file);
+  const sections = [
+    { heading: "## User requests", items: requests, dropped: 0 },
+    list2("## Plan state", cap?.plan, (p) => `- ${MARK[p.status]} ${safe(p.text, CAP.plan)}`),
+    list2("## Files edited", cap?.filesEdited, (f) => `- ${quotePath(file(f))}`),
+    list2("## Commands", cap?.commands, (c) => `- \`${command(c.command)}\` \u2014 ${c.status}`),
+    {
+      heading: "## Last claim",
+      items: cap?.lastClaim ? [said2("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [],
+      dropped: 0
+    }
+  ];
+  const summary = input.compactSummary;
+  if (summary !== null && summary.trim() !== "") {
+    const items2 = [said2("The harness summarised (not verified)", summary, CAP.summary)];
+    sections.push({ heading: "## Compaction summary", items: items2, dropped: 0 });
+  }
+  if (input.prior) mergePrior(sections, input.prior);
+  sections.push({ heading: ANCHORS, items: input.anchorLines, dropped: 0 });
+  let text = renderSections(head, sections);
+  while (Buffer.byteLength(text, "utf8") > CHECKPOINT_MAX_BYTES) {
+    let longest = null;
+    for (const s of sections) {
+      if (s.heading === ANCHORS || s.items.length === 0) continue;
+      if (longest === null || s.items.length > longest.items.length) longest = s;
+    }
+    if (longest === null) break;
+    longest.items.shift();
+    longest.dropped++;
+    text = renderSections(head, sections);
+  }
+  return { text, findings };
+}
+function mergePrior(sections, prior) {
+  for (const [heading, old] of prior.items) {
+    if (heading === ANCHORS || old.length === 0 && !prior.dropped.has(heading)) continue;
+    let s = sections.find((x) => x.heading === heading);
+    if (s === void 0) {
+      s = { heading, items: [], dropped: 0 };
+      sections.push(s);
+    }
+    if (LATEST_WINS.has(heading)) {
+      if (s.items.length === 0) {
+        s.items = [...old];
+        s.dropped = prior.dropped.get(heading) ?? 0;
+      }
+      continue;
+    }
+    const fresh = s.items;
+    const kept = heading === "## Commands" ? old.filter((x) => !supersededRun(x, fresh)) : old;
+    const merged = [...kept, ...fresh.filter((x) => !kept.includes(x))];
+    const cap = heading === "## User requests" ? MAX_REQUESTS : LISTED_ITEMS;
+    s.dropped = Math.max(s.dropped, prior.dropped.get(heading) ?? 0) + Math.max(0, merged.length - cap);
+    s.items = merged.slice(-cap);
+    if (heading === "## User requests") s.dropped = 0;
+  }
+}
+function supersededRun(item, fresh) {
+  const cut = item.lastIndexOf(" \u2014 ");
+  if (cut < 0 || item.slice(cut) !== " \u2014 unknown" || fresh.includes(item)) return false;
+  return fresh.some((x) => x.lastIndexOf(" \u2014 ") === cut && x.startsWith(item.slice(0, cut + 3)));
+}
+function sameCheckpoint(a, b) {
+  const strip = (t) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");
+  return strip(a) === strip(b);
+}
+var CHECKPOINT_LINES, LOCK_BUDGET_MS, ARCHIVES_HASHED, CHECKPOINT_MAX_BYTES, MAX_REQUESTS, TRIGGERS, CAP, REDACT_WINDOW, MARK, ANCHORS, LATEST_WINS;
 var init_capture2 = __esm({
   "src/checkpoint/capture.ts"() {
     "use strict";
@@ -16303,6 +16274,7 @@ var init_capture2 = __esm({
     init_record();
     init_outcome();
     init_redact();
+    init_sanitize();
     init_token_shape();
     init_run();
     init_anchors();
@@ -16310,7 +16282,7 @@ var init_capture2 = __esm({
     init_status();
     init_quote();
     init_anchor_lines();
-    init_format2();
+    init_capture();
     init_values();
     init_store();
     init_files();
@@ -16341,6 +16313,21 @@ var init_capture2 = __esm({
     };
     LOCK_BUDGET_MS = 1200;
     ARCHIVES_HASHED = 50;
+    CHECKPOINT_MAX_BYTES = 4096;
+    MAX_REQUESTS = 3;
+    TRIGGERS = {
+      PreCompact: "pre-compact",
+      PreCompress: "pre-compact",
+      PostCompact: "post-compact",
+      SessionEnd: "session-end",
+      Stop: "stop",
+      ContextThreshold: "context-threshold"
+    };
+    CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
+    REDACT_WINDOW = 16384;
+    MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" };
+    ANCHORS = "## Environment anchors";
+    LATEST_WINS = /* @__PURE__ */ new Set(["## Plan state", "## Last claim", "## Compaction summary"]);
   }
 });
 
