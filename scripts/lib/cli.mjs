@@ -1014,7 +1014,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path54 = __require("path");
+    var path53 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -1067,7 +1067,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path54.resolve(filename);
+      const absoluteName = path53.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -3062,9 +3062,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path54 = q ? q.value : m?.[1];
-    if (!m || !path54) return null;
-    out.push({ path: path54, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path53 = q ? q.value : m?.[1];
+    if (!m || !path53) return null;
+    out.push({ path: path53, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -5320,12 +5320,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path54) {
+function findNodeAtLocation(root, path53) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path54) {
+  for (let segment of path53) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -6655,10 +6655,10 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path54 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path54, tail === void 0 && !path54.includes("."))) return true;
-  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path54) && /^\([\w$.,]*\)?$/.test(tail)) return true;
-  const parts = path54.split(/\??\.|::|->/);
+  const path53 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path53, tail === void 0 && !path53.includes("."))) return true;
+  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path53) && /^\([\w$.,]*\)?$/.test(tail)) return true;
+  const parts = path53.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -8682,12 +8682,43 @@ function pruneArchive(dir, justArchived, tracked) {
   }
   return warnings;
 }
+function listArchives(root) {
+  if (!checkTree(root)) return [];
+  const dir = archiveDir(root);
+  const st = lstatOrNull(dir);
+  if (st === null) return [];
+  if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
+  const out = [];
+  for (const name2 of readdirSync(dir)) {
+    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path28.join(dir, name2)) : null;
+    if (s !== null) out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
+  }
+  return out.sort(newestFirst);
+}
+function assertArchiveName(name2) {
+  if (!ARCHIVE_NAME.test(name2)) {
+    const shape = "HANDOFF-<letters, digits, . _ ->.md";
+    throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
+  }
+}
+async function readArchive(root, name2) {
+  assertArchiveName(name2);
+  const got = checkTree(root) ? await readStable(path28.join(archiveDir(root), name2)) : null;
+  const merged = readSmall(path28.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name2}`);
+  const where = merged ? "; HANDOFF.md's Merged-with: line names it, but the clone that made that merge holds it until it runs `publish` (a merge commit carries no archive): ask whoever merged to publish" : "";
+  if (got === null) throw new Absent(`no archived handoff named ${name2}${where}; run \`archives list\``);
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path28.join(archiveDir(root), name2));
+  return got;
+}
 var ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
 var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
     init_builtins();
+    init_errors();
+    init_quote();
     init_files();
+    init_paths();
     init_settings();
     ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
     PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
@@ -13016,48 +13047,6 @@ ${paused ? `${SENTENCES.paused()}
   }
 });
 
-// src/store/archive-entries.ts
-import path40 from "node:path";
-function listArchives(root) {
-  if (!checkTree(root)) return [];
-  const dir = archiveDir(root);
-  const st = lstatOrNull(dir);
-  if (st === null) return [];
-  if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
-  const out = [];
-  for (const name2 of readdirSync(dir)) {
-    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path40.join(dir, name2)) : null;
-    if (s !== null) out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
-  }
-  return out.sort(newestFirst);
-}
-function assertArchiveName(name2) {
-  if (!ARCHIVE_NAME.test(name2)) {
-    const shape = "HANDOFF-<letters, digits, . _ ->.md";
-    throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
-  }
-}
-async function readArchive(root, name2) {
-  assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path40.join(archiveDir(root), name2)) : null;
-  const merged = readSmall(path40.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name2}`);
-  const where = merged ? "; HANDOFF.md's Merged-with: line names it, but the clone that made that merge holds it until it runs `publish` (a merge commit carries no archive): ask whoever merged to publish" : "";
-  if (got === null) throw new Absent(`no archived handoff named ${name2}${where}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path40.join(archiveDir(root), name2));
-  return got;
-}
-var init_archive_entries = __esm({
-  "src/store/archive-entries.ts"() {
-    "use strict";
-    init_quote();
-    init_builtins();
-    init_errors();
-    init_archive();
-    init_files();
-    init_paths();
-  }
-});
-
 // src/verbs/validate.ts
 var validate_exports = {};
 __export(validate_exports, {
@@ -13100,7 +13089,7 @@ var init_validate2 = __esm({
     init_validate();
     init_validate_common();
     init_validate_ledger();
-    init_archive_entries();
+    init_archive();
     init_paths();
     init_read();
     init_document();
@@ -13202,7 +13191,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path41 from "node:path";
+import path40 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -13288,7 +13277,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path41.join(archiveDir(root), name2))) {
+        if (!exists(path40.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -13297,7 +13286,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path41.join(memoryDir(root), file));
+      const current = await readStable(path40.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -13336,7 +13325,7 @@ var init_archives = __esm({
     init_redact();
     init_sanitize();
     init_handoff();
-    init_archive_entries();
+    init_archive();
     init_files();
     init_mutate();
     init_paths();
@@ -13397,11 +13386,11 @@ exit: 0 done
 });
 
 // src/agents/agent-file.ts
-import path42 from "node:path";
+import path41 from "node:path";
 async function committedText(file, env) {
-  const top = gitTopOf(path42.dirname(file), env);
+  const top = gitTopOf(path41.dirname(file), env);
   if (top === null) return null;
-  const rel = path42.relative(top, file).split(path42.sep).join("/");
+  const rel = path41.relative(top, file).split(path41.sep).join("/");
   const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
   return got?.code === 0 ? got.stdout.toString("utf8") : null;
 }
@@ -13432,7 +13421,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-    accessSync(path42.dirname(file), constants.W_OK);
+    accessSync(path41.dirname(file), constants.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -13442,7 +13431,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path42.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path41.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -13472,10 +13461,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path42.relative(base, dir);
-  if (rel.split(path42.sep)[0] === ".." || path42.isAbsolute(rel)) return [];
+  const rel = path41.relative(base, dir);
+  if (rel.split(path41.sep)[0] === ".." || path41.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path42.sep).filter(Boolean).map((part) => cur = path42.join(cur, part));
+  return rel.split(path41.sep).filter(Boolean).map((part) => cur = path41.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -13501,13 +13490,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync(path42.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync(path41.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic3.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
   rmSync(at2, { force: true });
-  removeEmptyDirs([path42.dirname(at2)]);
+  removeEmptyDirs([path41.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -13521,10 +13510,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync(d))) keepMade(at2, made.filter((d) => existsSync(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path42.join(dir, "node");
+  const target = path41.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path42.parse(dir).root, dir).filter((d) => !existsSync(d));
+  const missing = dirsBelow(path41.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
     mkdirSync(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -13552,7 +13541,7 @@ var init_agent_file = __esm({
 });
 
 // src/agents/installer.ts
-import path43 from "node:path";
+import path42 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -13562,9 +13551,9 @@ async function install(t, env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
-  const away = targets.map((x) => path43.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
+  const away = targets.map((x) => path42.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
   if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
-  for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   const notes = [];
   const first = t.planned.size === 0;
@@ -13587,7 +13576,7 @@ async function install(t, env) {
       lines2.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path43.dirname(p.file));
+    const dirs = missingDirs(t.base, path42.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -13608,8 +13597,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path43.dirname(x.file), x.file].filter((f) => !existsSync(f));
-        mkdirSync(path43.dirname(x.file), { recursive: true });
+        const made = [path42.dirname(x.file), x.file].filter((f) => !existsSync(f));
+        mkdirSync(path42.dirname(x.file), { recursive: true });
         import_write_file_atomic4.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -13629,8 +13618,8 @@ async function forAgents(ts, run, named = ts.length > 1) {
 }
 function madeListFile(t, env) {
   const trees = t.global ? null : treesOf(t.base, env);
-  if (trees !== null) return path43.join(trees.common, "session-handoff", "made-folders");
-  return path43.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+  if (trees !== null) return path42.join(trees.common, "session-handoff", "made-folders");
+  return path42.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -13647,27 +13636,27 @@ function excludeOf(base, file, env) {
   const trees = treesOf(base, env);
   if (trees === null) return null;
   const { top, common, others } = trees;
-  const exclude = path43.join(common, "info", "exclude");
+  const exclude = path42.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-  const rel = path43.relative(top, file).split(path43.sep).join("/");
+  const rel = path42.relative(top, file).split(path42.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const needed = others.some((w) => existsSync(path43.join(w, rel)));
+  const needed = others.some((w) => existsSync(path42.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path43.join(common, "worktrees");
-  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path43.join(linked, n, "gitdir")));
-  return [path43.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path43.dirname(g.trim()))];
+  const linked = path42.join(common, "worktrees");
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path42.join(linked, n, "gitdir")));
+  return [path42.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path42.dirname(g.trim()))];
 }
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown: shown2 } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13683,8 +13672,8 @@ async function uninstall(t, env) {
   if (last && t.dryRun) t.planned.set("", null);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
-  const rel = trees === null ? "" : path43.relative(trees.top, t.base);
-  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path43.join(w, rel), ""));
+  const rel = trees === null ? "" : path42.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path42.join(w, rel), ""));
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -13696,12 +13685,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path43.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path42.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic4.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path43.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path42.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   return { lines: lines2, driver: driver.lines, notes: driver.notes, last };
@@ -13719,10 +13708,10 @@ async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  const root = global ? null : orNull(() => findRoot(path43.resolve(ctx.cwd, given), ctx.env).root);
+  const root = global ? null : orNull(() => findRoot(path42.resolve(ctx.cwd, given), ctx.env).root);
   if (!global && root === null) return run();
-  const lockDir = path43.join(root === null ? userDir(ctx.env) : path43.join(root, ".ai"), ".install.lock");
-  const parent = path43.dirname(lockDir);
+  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
+  const parent = path42.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -13734,9 +13723,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path43.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path43.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path43.dirname(dir)) {
+    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
       if (!succeeds(() => rmdirSync(dir))) break;
       if (dir === made && !uninstall2) break;
     }
@@ -13772,17 +13761,17 @@ var init_installer = __esm({
     init_plan();
     init_target();
     isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-    claudeSettings = (home, env) => path43.join(claudeUserDir(home, env), "settings.json");
+    claudeSettings = (home, env) => path42.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/skill-place.ts
-import path44 from "node:path";
+import path43 from "node:path";
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path44.join(dir, rel);
+    const abs = path43.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -13796,32 +13785,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path44.join(to, rel);
+    const dest = path43.join(to, rel);
     let have = null;
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync(path44.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync(path43.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path44.relative(base, path44.dirname(p)).split(path44.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path44.dirname(p);
+  const parts = path43.relative(base, path43.dirname(p)).split(path43.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path43.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path44.join(at2, part);
+    at2 = path43.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path44.join(dir, RECORD);
+  const file = path43.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -13839,9 +13828,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path44.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path43.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  const fd = openSync(path44.join(dir, RECORD), flags, 420);
+  const fd = openSync(path43.join(dir, RECORD), flags, 420);
   try {
     writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -13851,7 +13840,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path44.join(dir, rel);
+    const file = path43.join(dir, rel);
     return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -13861,14 +13850,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
-    return path44.resolve(path44.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path43.resolve(path43.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path44.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path43.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path44.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path44.dirname(dir);
+  let dir = path43.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path43.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -13884,15 +13873,15 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path44.join(to, s.rel);
+    const dest = path43.join(to, s.rel);
     if (s.action === "remove") {
       rmSync(dest, { force: true });
-      removeEmptyUpTo(path44.dirname(dest), to);
+      removeEmptyUpTo(path43.dirname(dest), to);
       continue;
     }
-    mkdirSync(path44.dirname(dest), { recursive: true });
+    mkdirSync(path43.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path44.join(from, s.rel);
+    const src = path43.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 511 });
     renameSync(temp, dest);
   }
@@ -13909,7 +13898,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync(homeFolder(ctx.env));
   else {
-    const found = findRoot(path44.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path43.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13940,18 +13929,18 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path43.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const rel = (p) => path44.relative(base, p).split(path44.sep).join("/");
+  const rel = (p) => path43.relative(base, p).split(path43.sep).join("/");
   const shown2 = (p) => rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`;
   const planned = /* @__PURE__ */ new Map();
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
+  return { base, global, dryRun, source, dest: path43.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
 }
 function holdsEntries(agent, base, global, env) {
   try {
-    const edits = agent.edits({ abs: path44.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path43.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(userPath(base, edit2.file, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
@@ -13961,7 +13950,7 @@ function holdsEntries(agent, base, global, env) {
   }
 }
 async function driverOnly(ctx, plan2) {
-  const helperPath = path44.join(plan2.source, "scripts", "memory_io.mjs");
+  const helperPath = path43.join(plan2.source, "scripts", "memory_io.mjs");
   const d = await mergeDriverStep(plan2.base, { dryRun: plan2.dryRun, helperPath }, ctx.env);
   const none = "no agent found, so only the merge driver; init --agent NAME installs the skill for one";
   const lines2 = d.lines.length > 0 ? d.lines : ["unchanged the merge driver"];
@@ -13970,7 +13959,7 @@ async function driverOnly(ctx, plan2) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun, plan2.planned);
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
@@ -13978,15 +13967,15 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 function linkPlaces(plan2, agents) {
   const folders = agents.map((a) => a.skillFolders[plan2.global ? "home" : "project"]);
   const places = folders.filter((f) => f.length > 0 && !f.includes(".agents/skills")).map((f) => f[0]);
-  return [...new Set(places)].map((f) => path44.join(plan2.at(f), "session-handoff"));
+  return [...new Set(places)].map((f) => path43.join(plan2.at(f), "session-handoff"));
 }
 async function uncommitted(ctx, plan2) {
   const helper = helperLocation(
-    { cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") },
+    { cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") },
     plan2.base
   );
-  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path44.join(plan2.base, e.file)));
-  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path44.join(plan2.base, ".gitattributes")];
+  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path43.join(plan2.base, e.file)));
+  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path43.join(plan2.base, ".gitattributes")];
   const args = ["status", "--porcelain", "-z", "--untracked-files=all", "--", ...paths];
   const r = await runGit(plan2.base, args, ctx.env).catch(() => null);
   return r === null || r.code !== 0 || r.stdout.length > 0;
@@ -14019,13 +14008,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown2(path44.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown2(path43.join(dest, rel)));
     const more2 = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more2} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path43.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -14033,12 +14022,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path43.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
+  const below = [dest, ...links.map((l) => path43.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path43.relative(plan2.base, d).split(path43.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -14053,7 +14042,7 @@ async function init(ctx, plan2, replace) {
   const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown2(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown2(to)} (${counted(copy2)})`;
   if (!plan2.dryRun) applySteps(source, dest, steps2);
   const recorded = !running && (steps2.length > 0 || made.length > 0 || record2 === null);
-  const again = exists(path44.join(dest, RECORD)) ? "update" : "create";
+  const again = exists(path43.join(dest, RECORD)) ? "update" : "create";
   lines2.unshift(copied(dest, [...steps2, ...recorded ? [{ action: again }] : []]));
   const after = [];
   for (const l of links) {
@@ -14062,8 +14051,8 @@ async function init(ctx, plan2, replace) {
       after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown2(l.place)}`);
     else {
-      if (!plan2.dryRun) mkdirSync(path44.dirname(l.place), { recursive: true });
-      if (!plan2.dryRun) symlinkSync(path44.relative(path44.dirname(l.place), dest), l.place, "dir");
+      if (!plan2.dryRun) mkdirSync(path43.dirname(l.place), { recursive: true });
+      if (!plan2.dryRun) symlinkSync(path43.relative(path43.dirname(l.place), dest), l.place, "dir");
       after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown2(l.place)} -> ${shown2(dest)}`);
     }
   }
@@ -14071,7 +14060,7 @@ async function init(ctx, plan2, replace) {
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const changed = lines2.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
-  const copy = shown2(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown2(path43.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   if (!plan2.dryRun && !plan2.global && changed && await uncommitted(ctx, plan2)) {
     lines2.push("commit: the skill's copy and the team files above (docs/install.md); each teammate runs `init` once in their own clone too: what it writes to .git/config is not committed");
@@ -14082,13 +14071,13 @@ async function init(ctx, plan2, replace) {
 }
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
-  const dir = path44.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path44.join(dir, n)));
+  const dir = path43.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path43.join(dir, n)));
   if (names.length === 0) return [];
   const shown2 = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown2}: this clone's record of its handoffs in .ai/memory`];
   if (!plan2.dryRun) {
-    for (const n of names) rmSync(path44.join(dir, n), { force: true });
+    for (const n of names) rmSync(path43.join(dir, n), { force: true });
     removeEmptyDirs([dir]);
   }
   return [`${plan2.dryRun ? "would remove" : "removed"} ${shown2}: this clone's record of its saves`];
@@ -14106,7 +14095,7 @@ async function undo(ctx, plan2) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    const from = path44.relative(plan2.base, place).startsWith("..") ? path44.dirname(path44.dirname(place)) : plan2.base;
+    const from = path43.relative(plan2.base, place).startsWith("..") ? path43.dirname(path43.dirname(place)) : plan2.base;
     if (!ours || linkOnTheWay(from, place) !== null) {
       lines2.push(`left ${shown2(place)}: it is not a link to or a copy of this skill`);
       continue;
@@ -14118,21 +14107,21 @@ async function undo(ctx, plan2) {
   const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const others = folder ? readdirSync(dest).filter((n) => n !== RECORD && !SKILL_ENTRIES.includes(n)).sort() : [];
-  const recordToo = kept.length + others.length === 0 && exists(path44.join(dest, RECORD)) ? [RECORD] : [];
+  const recordToo = kept.length + others.length === 0 && exists(path43.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync(path44.join(dest, rel), { force: true });
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), dest);
+      for (const rel of files) rmSync(path43.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path43.dirname(path43.join(dest, rel)), dest);
     }
     const whole = `${would} ${shown2(dest)} (${files.length} files)`;
     lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown2(dest)}` : whole);
   }
-  for (const rel of kept) lines2.push(`left ${shown2(path44.join(dest, rel))}: you edited it since init copied it`);
-  for (const n of others) lines2.push(`left ${shown2(path44.join(dest, n))}: init did not copy it`);
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path44.dirname(p))];
+  for (const rel of kept) lines2.push(`left ${shown2(path43.join(dest, rel))}: you edited it since init copied it`);
+  for (const n of others) lines2.push(`left ${shown2(path43.join(dest, n))}: init did not copy it`);
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path43.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path43.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (!plan2.global) lines2.push(...saveRecords(plan2, ctx.env));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
@@ -14160,7 +14149,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path44.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path43.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -14306,7 +14295,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path45 from "node:path";
+import path44 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -14344,7 +14333,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
-        const stays = done2.last?.last === true && existsSync(path45.join(ts[0].base, CANONICAL));
+        const stays = done2.last?.last === true && existsSync(path44.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -14354,7 +14343,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/doctor-checks.ts
-import path46 from "node:path";
+import path45 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -14384,7 +14373,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -14392,9 +14381,9 @@ function codexTrust(env, home, hooksFile) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path46.win32.join(dir, "sh.exe");
+    const sh = path45.win32.join(dir, "sh.exe");
     if (existsSync(sh)) return sh;
   }
   return null;
@@ -14433,15 +14422,15 @@ function fixCmd(r, verb, withRoot = true) {
   return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
 }
 function agentFix(r, verb, name2) {
-  const copied = !r.global && r.helper.rel === null && exists(path46.join(r.root, CANONICAL, "SKILL.md"));
+  const copied = !r.global && r.helper.rel === null && exists(path45.join(r.root, CANONICAL, "SKILL.md"));
   if (verb === "install" && copied) verb = "init";
   return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path46.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path46.join(userPath(r.home, f, r.env), "session-handoff"))
-  ].filter((d) => exists(path46.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path45.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path45.join(userPath(r.home, f, r.env), "session-handoff"))
+  ].filter((d) => exists(path45.join(d, "SKILL.md")));
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of editsOf(r, agent, r.global)) install2[edit2.file] = await installState(r, name2, edit2);
@@ -14457,7 +14446,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path46.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path45.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -14504,7 +14493,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown2}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path46.basename(edit2.file) === "AGENTS.md") {
+  if (path45.basename(edit2.file) === "AGENTS.md") {
     const span = findBlock(text, edit2.file);
     const end = span === null ? 0 : blockEndByte(text, span);
     const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
@@ -14540,16 +14529,16 @@ function judge(r, name2, edit2, ours, reinstall) {
 }
 function claudePluginInstalls(home, env) {
   const dir = claudeUserDir(home, env);
-  const plugins = json(path46.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path45.join(dir, "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path45.join(dir, "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = obj(raw) ?? {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path45.isAbsolute(at2) && existsSync(path45.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -14601,7 +14590,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path46.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path45.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -14617,7 +14606,7 @@ async function memoryState(r, journal) {
   }
   const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
-    const where = `${path46.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path45.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14699,11 +14688,11 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path47 from "node:path";
+import path46 from "node:path";
 function judgedHelper(ctx, root, global) {
   const running = helperLocation(ctx, root);
-  const copy = path47.join(root, CANONICAL, "scripts", "memory_io.mjs");
-  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path47.join(path47.dirname(main2), f)).toString("base64")).join("/"));
+  const copy = path46.join(root, CANONICAL, "scripts", "memory_io.mjs");
+  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path46.join(path46.dirname(main2), f)).toString("base64")).join("/"));
   const same = bytes(copy);
   if (global || running.rel !== null || same === null || same !== bytes(running.abs)) return running;
   return helperLocation({ cwd: ctx.cwd, helperPath: copy }, root);
@@ -14779,7 +14768,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path47.resolve(home);
+          root = path46.resolve(home);
         }
         const helper = judgedHelper(ctx, root, global);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14803,7 +14792,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 // src/git/publish-memory.ts
 import { isUtf8 as isUtf83 } from "node:buffer";
 import { tmpdir } from "node:os";
-import path48 from "node:path";
+import path47 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14813,9 +14802,9 @@ async function repositoryPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path47.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
-    const file = path48.join(hooksDir, h);
+    const file = path47.join(hooksDir, h);
     return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
@@ -14847,7 +14836,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
+  const memRel = path47.relative(top, memDir).split(path47.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
     throw new Refused(
@@ -14873,7 +14862,7 @@ async function publishMemory(target, memDir, message, push, env, register, runHo
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync(path48.join(memDir, "journal", "OFF"));
+  const journal = !existsSync(path47.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal));
   const changedOf = async (list2) => {
@@ -14948,7 +14937,7 @@ function refuseUnsafe(top, rel) {
   const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it points to; move it away (or replace it with a copy that is only this file) and publish again`;
   let opened;
   try {
-    opened = openRegular(path48.join(top, rel), SCAN_BYTES);
+    opened = openRegular(path47.join(top, rel), SCAN_BYTES);
   } catch (err) {
     throw err instanceof UnsafeFile && err.state !== "too-large" ? new Refused(linked) : err;
   }
@@ -14963,7 +14952,7 @@ function refuseUnsafe(top, rel) {
   }
 }
 async function savedHeadOffBranch(target, env) {
-  const text = readSmall(path48.join(target.top, target.memRel, "HANDOFF.md"));
+  const text = readSmall(path47.join(target.top, target.memRel, "HANDOFF.md"));
   const head = text === null ? null : checkAnchors(parseHandoff(text), Date.now()).head;
   const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
   if (r?.code !== 1) return null;
@@ -14989,7 +14978,7 @@ async function ourAttributes(top, env, runHooks) {
   };
   const head = await show2("HEAD:.gitattributes");
   const staged = await show2(":.gitattributes");
-  const worktree = readSmall(path48.join(top, ".gitattributes")) ?? "";
+  const worktree = readSmall(path47.join(top, ".gitattributes")) ?? "";
   const text = attributesOnto(head, worktree);
   if (text === head) return null;
   const entry = async (t) => {
@@ -15036,9 +15025,9 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, m
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
-  const dir = mkdtempSync(path48.join(tmpdir(), "sh-publish-"));
-  const index = path48.join(dir, "index");
-  const msg = path48.join(dir, "COMMIT_EDITMSG");
+  const dir = mkdtempSync(path47.join(tmpdir(), "sh-publish-"));
+  const index = path47.join(dir, "index");
+  const msg = path47.join(dir, "COMMIT_EDITMSG");
   const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
@@ -15381,7 +15370,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path49 from "node:path";
+import path48 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -15404,8 +15393,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path49.win32 : cwd.startsWith("/") ? path49.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path49.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path48.win32 : cwd.startsWith("/") ? path48.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path48.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -15547,7 +15536,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path54) => path54 && events.push({ kind: "edit", path: path54 });
+    addEdit = (events, path53) => path53 && events.push({ kind: "edit", path: path53 });
   }
 });
 
@@ -15939,9 +15928,9 @@ var init_last_save = __esm({
 });
 
 // src/checkpoint/capture.ts
-import path50 from "node:path";
+import path49 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHead(path50.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path49.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15955,7 +15944,7 @@ function projectHandoffs(root) {
       if (archived === null) {
         archived = /* @__PURE__ */ new Set();
         for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
-          const b = e.regular ? readHead(path50.join(archiveDir(root), e.name)) : null;
+          const b = e.regular ? readHead(path49.join(archiveDir(root), e.name)) : null;
           if (b !== null) archived.add(tokenOf(b));
         }
       }
@@ -16054,7 +16043,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
+  if (root === path49.parse(root).root || home !== "" && samePath(root, path49.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -16073,7 +16062,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path50.join(dir, name2);
+  const file = path49.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
   const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -16287,7 +16276,7 @@ var init_capture2 = __esm({
     init_store();
     init_files();
     init_drafts();
-    init_archive_entries();
+    init_archive();
     init_mutate();
     init_home();
     init_pause();
@@ -16412,7 +16401,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path51 from "node:path";
+import path50 from "node:path";
 function statusText(handoff, since, newest, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
@@ -16438,7 +16427,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path51.relative(top, root).split(path51.sep).join("/");
+    const rel = top === null ? "" : path50.relative(top, root).split(path50.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -16553,7 +16542,7 @@ Always exit 0.
         try {
           const dir = input.workspace?.project_dir ?? input.cwd;
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-          const handoff = readHead(path51.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const handoff = readHead(path50.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const interrupted = interruptedSave(root);
@@ -16745,7 +16734,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path52 from "node:path";
+import path51 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16821,7 +16810,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16836,9 +16825,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
+    for (const name2 of listDir(path51.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path52.join(mem, file), file, notes);
+      const text = await readText(path51.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -17126,7 +17115,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import path53 from "node:path";
+import path52 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -17184,13 +17173,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync(path53.join(journalDir(root), f.name));
+            const st = lstatSync(path52.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync(path53.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync(path52.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)

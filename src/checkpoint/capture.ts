@@ -27,7 +27,7 @@ import { CHECKPOINT_HEADING, CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsD
   rmQuietRegular, sessionFileId, timeOf, type CheckpointSections } from "./store.ts";
 import { orNull, readHead, readStable, tokenOf } from "../store/files.ts";
 import { ensureIgnored } from "../store/drafts.ts";
-import { listArchives } from "../store/archive-entries.ts";
+import { listArchives } from "../store/archive.ts";
 import { underLock } from "../store/mutate.ts";
 import { homeFolder, samePath } from "../store/home.ts";
 import { pauseSwitch } from "../store/pause.ts";

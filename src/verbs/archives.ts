@@ -7,7 +7,7 @@ import { findInvisible } from "../guard/invisible.ts";
 import { redactText } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { goalLineOf, handoffStateTime, parseHandoff } from "../schema/handoff.ts";
-import { assertArchiveName, listArchives, readArchive } from "../store/archive-entries.ts";
+import { assertArchiveName, listArchives, readArchive } from "../store/archive.ts";
 import { exists, readStable } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, HEADING_OF, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
