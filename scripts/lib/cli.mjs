@@ -16023,9 +16023,10 @@ function capture(transcript, lastMessage, format2, notes, project) {
     if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, TAIL_BYTES));
     headStart = null;
     if (read < file.size) {
-      const head = parseTranscript(chosen, file.head.slice(0, 16));
-      headStart = sessionStartOf(file, chosen, head.firstTimestamp);
-      cap.version ??= head.version ?? null;
+      const first = (lines2) => parseTranscript(chosen, lines2.slice(0, 16)).firstTimestamp ?? parseTranscript(chosen, lines2).firstTimestamp;
+      cap.version ??= parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
+      headStart = first(file.head);
+      if (headStart === null && file.size <= TAIL_BYTES) headStart = first(tailPart(file, TAIL_BYTES).lines);
     }
   } catch (err) {
     return unread(readFailure(err));
@@ -16033,13 +16034,6 @@ function capture(transcript, lastMessage, format2, notes, project) {
     closeTranscript(file);
   }
   return { cap, source: captureSource(cap), headStart, recognised: true, save: save2, toolCalls, resume };
-}
-function sessionStartOf(file, format2, firstSixteen) {
-  const parse3 = (lines2) => parseTranscript(format2, lines2);
-  const first = (lines2) => parse3(lines2.slice(0, 16)).firstTimestamp ?? (lines2.length > 16 ? parse3(lines2).firstTimestamp : null);
-  const fromHead = firstSixteen ?? (file.head.length > 16 ? parse3(file.head).firstTimestamp : null);
-  if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
-  return first(tailPart(file, TAIL_BYTES).lines);
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);

@@ -6,7 +6,7 @@ import { captureSource, countToolCalls, FORMATS, isFormat, readEvents,
   sniffFormat } from "../agents/transcripts/index.ts";
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, openTranscript, readFailure, TAIL_BYTES, tailPart,
   type TranscriptFile } from "../agents/transcripts/tail.ts";
-import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
+import { emptyCapture, type Capture } from "../agents/transcripts/types.ts";
 import { nonEmpty, userHelperWithoutMemory } from "../agents/harness-path.ts";
 import { findLastSave, lineOfSavedTime, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { recordResume } from "../journal/record.ts";
@@ -190,9 +190,12 @@ function capture(
     // A part short of the file's start: its first records date the session and name Codex's version.
     headStart = null;
     if (read < file.size) {
-      const head = parseTranscript(chosen, file.head.slice(0, 16));
-      headStart = sessionStartOf(file, chosen, head.firstTimestamp);
-      cap.version ??= head.version ?? null;
+      // The first 16 records, else all the lines: then, past a long first record, a short file from its start.
+      const first = (lines: readonly string[]) =>
+        parseTranscript(chosen, lines.slice(0, 16)).firstTimestamp ?? parseTranscript(chosen, lines).firstTimestamp;
+      cap.version ??= parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
+      headStart = first(file.head);
+      if (headStart === null && file.size <= TAIL_BYTES) headStart = first(tailPart(file, TAIL_BYTES).lines);
     }
   } catch (err) {
     return unread(readFailure(err));
@@ -200,16 +203,6 @@ function capture(
     closeTranscript(file);
   }
   return { cap, source: captureSource(cap), headStart, recognised: true, save, toolCalls, resume };
-}
-
-// Past a long first record, a file short enough is read from its start for its first timestamp.
-function sessionStartOf(file: TranscriptFile, format: TranscriptFormat, firstSixteen: string | null): string | null {
-  const parse = (lines: readonly string[]) => parseTranscript(format, lines);
-  const first = (lines: readonly string[]) =>
-    parse(lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? parse(lines).firstTimestamp : null);
-  const fromHead = firstSixteen ?? (file.head.length > 16 ? parse(file.head).firstTimestamp : null);
-  if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
-  return first(tailPart(file, TAIL_BYTES).lines);
 }
 
 /** Captures the session the hook's JSON names into checkpoints/<session>.md, under the lock; the lines for stderr. */
