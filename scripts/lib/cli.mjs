@@ -1014,7 +1014,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path53 = __require("path");
+    var path52 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -1067,7 +1067,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path53.resolve(filename);
+      const absoluteName = path52.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -2740,297 +2740,323 @@ var init_drafts = __esm({
   }
 });
 
-// src/checkpoint/store.ts
+// src/schema/capture.ts
+function emptyCapture(format2) {
+  const empty = { firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [] };
+  return { format: format2, ...empty, lastClaim: null, records: 0, version: null };
+}
+var LISTED_ITEMS;
+var init_capture = __esm({
+  "src/schema/capture.ts"() {
+    "use strict";
+    LISTED_ITEMS = 40;
+  }
+});
+
+// src/agents/transcripts/types.ts
+function obj(value) {
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  return isObject ? value : null;
+}
+function str(value) {
+  return typeof value === "string" ? value : null;
+}
+function parseLine(line) {
+  return line.startsWith("{") ? orNull(() => obj(JSON.parse(line))) : null;
+}
+function noteEdit(list2, file) {
+  if (file === "") return;
+  const at2 = list2.indexOf(file);
+  if (at2 >= 0) list2.splice(at2, 1);
+  list2.push(file);
+}
+function exitFromText(part) {
+  const m = [...part.matchAll(/^(?:Process exited with code|Exit [Cc]ode:?) (-?\d{1,4})\r?$/gm)].at(-1);
+  return m ? `exit ${Number(m[1])}` : null;
+}
+function versionOf(value) {
+  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
+}
+function noEvents(line) {
+  return {
+    line,
+    calls: [],
+    results: [],
+    usage: null,
+    window: null,
+    items: false,
+    record: false,
+    ts: null,
+    version: null,
+    id: null,
+    users: [],
+    claim: null,
+    rank: 0
+  };
+}
+function textOf(content, types) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
+  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
+}
+function planStatus(s) {
+  if (s === "completed") return "done";
+  if (s === "in_progress") return "doing";
+  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
+}
+var EDIT_TOOLS, num;
+var init_types2 = __esm({
+  "src/agents/transcripts/types.ts"() {
+    "use strict";
+    init_files();
+    init_capture();
+    EDIT_TOOLS = /* @__PURE__ */ new Set([
+      "Edit",
+      "Write",
+      "MultiEdit",
+      "NotebookEdit",
+      "write_file",
+      "replace",
+      "edit",
+      "write",
+      "patch",
+      "smart_edit"
+    ]);
+    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
+  }
+});
+
+// src/agents/harness-path.ts
 import path14 from "node:path";
-function headerValue(text, name2) {
-  for (const line of text.split("\n", 12)) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
-  return null;
+function isProbeSession(id) {
+  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
-function isCheckpointText(text) {
-  const lines2 = text.split("\n", 4);
-  return lines2[0] === MARKER && lines2.includes(CHECKPOINT_HEADING);
+async function readHookJson(ctx, max = 65536) {
+  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
-function isAnchorsOnlySource(source) {
-  return source?.startsWith("anchors only") === true;
+function hookObject(data, max) {
+  if (data === null || data.length === 0) return void 0;
+  return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
 }
-function readCheckpointText(text) {
-  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
-  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
-  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items2 = /* @__PURE__ */ new Map();
-  const dropped = /* @__PURE__ */ new Map();
-  let section2 = null;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("## ")) {
-      section2 = line;
-      items2.set(section2, []);
-    } else if (section2 !== null && line.startsWith("- ") && line !== "- none captured") {
-      const older = /^- \((\d+) older left out\)$/.exec(line);
-      if (older) dropped.set(section2, Number(older[1]));
-      else items2.get(section2).push(line);
-    }
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync(path14.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path14.relative(base, dir);
+    return !rel.startsWith("..") && !path14.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
+function windowsShaped(p) {
+  return /^([A-Za-z]:|\\\\)/.test(p);
+}
+function harnessPath(what, p, platform = process.platform) {
+  const windows = windowsShaped(p);
+  const absolute = (windows || platform === "win32" ? path14.win32 : path14.posix).isAbsolute(p);
+  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") {
+    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
+    return { ok: false, reason, windows };
   }
-  return { triggers, source, items: items2, dropped };
+  return { ok: true, path: platform === "win32" ? path14.win32.normalize(p) : p };
 }
-function checkpointsDir(root) {
-  return path14.join(memoryDir(root), "checkpoints");
+function hookCwd(cwd, platform = process.platform) {
+  if (cwd === void 0 || cwd === null) return null;
+  const what = "the hook input's cwd";
+  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
+  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
+  const got = harnessPath(what, cwd, platform);
+  if (got.ok) return got.path;
+  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
+  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
 }
-function sessionFileId(id) {
-  if (typeof id !== "string" || id === "") return "unknown";
-  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
-  return tokenOf(id).slice(0, 16);
+function hookStart(cwd, env, format2) {
+  const dir = env[PROJECT_VARS[String(format2)] ?? ""];
+  const got = dir ? harnessPath("the project folder", dir) : null;
+  return got?.ok ? got.path : hookCwd(cwd);
 }
-function checkpointsDirState(root) {
-  const st = lstatOrNull(checkpointsDir(root));
-  if (st === null) return "missing";
-  return st.isDirectory() ? "ok" : "unsafe";
-}
-function timeOf(value, now) {
-  const t = value === null ? null : parseStrictTime(value, now);
-  return t !== null && "ms" in t ? t.ms : null;
-}
-function listCheckpoints(root, now = Date.now()) {
-  if (checkpointsDirState(root) !== "ok") return [];
-  const out = [];
-  for (const name2 of listDir(checkpointsDir(root))) {
-    if (!CHECKPOINT_NAME.test(name2)) continue;
-    const read = readHeadAndTime(path14.join(checkpointsDir(root), name2), 1024);
-    const head = read?.bytes.toString("utf8") ?? "";
-    if (read === null || !isCheckpointText(head)) continue;
-    const savedMs2 = timeOf(headerValue(head, "Saved"), now);
-    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
-    const since = headerValue(head, "Since-handoff");
-    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
-    out.push({ session: name2.slice(0, -3), name: name2, savedMs: savedMs2, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
-  }
-  const order = (a, b) => a === b ? 0 : a < b ? -1 : 1;
-  const saved = (e) => e.savedMs ?? -Infinity;
-  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
-}
-function rmQuietRegular(p) {
-  const st = lstatOrNull(p);
-  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
-}
-function deliveredPath(root, session) {
-  return path14.join(checkpointsDir(root), `.delivered-${session}`);
-}
-function readDelivered(root, session) {
-  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
-}
-function writeDelivered(root, session, token) {
-  const p = deliveredPath(root, session);
-  rmQuietRegular(p);
-  return createExclusive(p, `${token}
-`);
-}
-function holdsWork(root, e) {
-  const { items: items2 } = readCheckpointText(readHead(path14.join(checkpointsDir(root), e.name), 8192)?.toString() ?? "");
-  const failed = (line) => /— (?:exit -?[1-9]\d*|failed)$/.test(line);
-  return (items2.get("## Files edited")?.length ?? 0) > 0 || (items2.get("## Commands")?.some(failed) ?? false);
-}
-function pruneCheckpoints(root, keep) {
-  const now = Date.now();
-  const list2 = listCheckpoints(root, now);
-  const recent = list2.slice(CHECKPOINT_KEEP).filter((e) => e.savedMs !== null && now - e.savedMs <= RECENT_MS);
-  const room = CHECKPOINTS_MAX - CHECKPOINT_KEEP;
-  if (recent.length > room) {
-    const work = new Map(recent.map((e) => [e, holdsWork(root, e)]));
-    recent.sort((a, b) => Number(work.get(b)) - Number(work.get(a)));
-  }
-  const kept = [...list2.slice(0, CHECKPOINT_KEEP), ...recent.slice(0, room)];
-  const survivors = /* @__PURE__ */ new Set([keep, ...kept.map((e) => e.name)]);
-  for (const e of list2) {
-    if (survivors.has(e.name)) continue;
-    orNull(() => unlinkSync(path14.join(checkpointsDir(root), e.name)));
-    rmQuietRegular(path14.join(checkpointsDir(root), `.delivered-${e.session}`));
-  }
-}
-function cleanCheckpointLeftovers(root) {
-  const dir = checkpointsDir(root);
-  if (checkpointsDirState(root) !== "ok") return [];
-  const actions = [];
-  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
-    const st = lstatSync(e.path, { throwIfNoEntry: false });
-    if (st === void 0 || st.isDirectory()) continue;
-    if (e.role === "claim" && st.isFile()) {
-      if (succeeds(() => linkSync(e.path, path14.join(dir, e.file)))) {
-        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
-      }
-    }
-    if (succeeds(() => unlinkSync(e.path))) {
-      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
-    }
-  }
-  try {
-    const names = readdirSync(dir);
-    const live = /* @__PURE__ */ new Set();
-    for (const name2 of names) {
-      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHead(path14.join(dir, name2));
-      if (bytes !== null) live.add(tokenOf(bytes));
-    }
-    const kept = [];
-    for (const name2 of names) {
-      const m = /^\.delivered-(.+)$/.exec(name2);
-      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path14.join(dir, name2), 128)?.toString().trim() ?? "";
-      const st = lstatSync(path14.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path14.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path14.join(dir, name2));
-      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
-    }
-    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path14.join(dir, k.name));
-  } catch {
-  }
-  return actions;
-}
-function pruneOfferMarkers(dir, nowMs) {
-  try {
-    for (const name2 of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
-      const p = path14.join(dir, name2);
-      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
-    }
-  } catch {
-  }
-}
-var CHECKPOINT_HEADING, CHECKPOINT_NAME, CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, MARKERS_KEPT, CHECKPOINT_KEEP, RECENT_MS, CHECKPOINTS_MAX, OFFER_MARKER_DAYS;
-var init_store = __esm({
-  "src/checkpoint/store.ts"() {
+var nonEmpty, PROBE_SESSION_PREFIX, PROJECT_VARS;
+var init_harness_path = __esm({
+  "src/agents/harness-path.ts"() {
     "use strict";
     init_builtins();
     init_quote();
-    init_values();
     init_files();
-    init_paths();
-    CHECKPOINT_HEADING = "# Session Checkpoint";
-    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-    CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
-    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
-    MARKERS_KEPT = 20;
-    CHECKPOINT_KEEP = 5;
-    RECENT_MS = 6048e5;
-    CHECKPOINTS_MAX = 50;
-    OFFER_MARKER_DAYS = 7;
+    init_types2();
+    nonEmpty = (v) => typeof v === "string" && v !== "" ? v : null;
+    PROBE_SESSION_PREFIX = "session-handoff-doctor-";
+    PROJECT_VARS = { claude: "CLAUDE_PROJECT_DIR", gemini: "GEMINI_PROJECT_DIR" };
   }
 });
 
-// src/guard/untrusted.ts
-function nonceFor(holds) {
-  let nonce;
-  do {
-    nonce = nodeCrypto().randomBytes(8).toString("hex");
-  } while (holds(nonce));
-  return nonce;
-}
-function renderEnvelope(file, token, bytes) {
-  const shown2 = renderVisible(bytes);
-  const body = shown2.changed > 0 ? Buffer.from(shown2.text, "utf8") : Buffer.from(bytes);
-  const nonce = nonceFor((n) => body.includes(n));
-  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
-<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-`), body];
-  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
-  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
-`));
-  return { out: Buffer.concat(parts), warning: shown2.changed > 0 ? shownWarning(file, shown2.changed) : null };
-}
-function envelopeText(file, text) {
-  const nonce = nonceFor((n) => text.includes(n));
-  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
-` : text;
-  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-${body}<<<END UNTRUSTED ${file} ${nonce}>>>
-`;
-}
-var init_untrusted = __esm({
-  "src/guard/untrusted.ts"() {
-    "use strict";
-    init_builtins();
-    init_file_verdict();
-    init_invisible();
-  }
-});
-
-// src/verbs/common.ts
+// src/git/saves.ts
 import path15 from "node:path";
-function rootOption(ctx, fallbackStart = null) {
-  const value = ctx.values.root;
-  const leave = "or leave it out to start from the current folder";
-  if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
-  const given = typeof value === "string";
-  const found = findRoot(path15.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
-  if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
-  const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path15.join(found.root, ".git"))) {
-    ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
-  }
-  if (!given && found.stopped) {
-    const at2 = quotedPath(found.stopped.at);
-    ctx.warn(`stopped looking for the project root at ${at2} (${found.stopped.why}); using ${root}: ${CHOOSE}`);
-  }
-  return found.root;
+function savesPath(root, env) {
+  const gitDir = gitDirAt(root, env);
+  return gitDir === null ? null : path15.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
-function expectedTokenOption(ctx) {
-  const value = ctx.values["expected-current-sha256"];
-  if (typeof value !== "string") {
-    const todo = "pass the CURRENT-SHA256 token from `read` (or `absent`)";
-    throw new UsageError(`--expected-current-sha256 TOKEN is required: ${todo}`);
-  }
-  if (!TOKEN_PATTERN.test(value)) {
-    const got = quotedValue(value.slice(0, 80));
-    throw new UsageError(`--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got ${got}`);
-  }
-  return value;
+function beside(root, env, name2) {
+  const saves = savesPath(root, env);
+  return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
-function lockTimeoutOption(ctx) {
-  const value = ctx.values["lock-timeout"];
-  if (value === void 0) return 10;
-  if (typeof value !== "string" || !/^\d+(\.\d+)?$/.test(value)) {
-    throw new UsageError(`--lock-timeout takes seconds as a decimal number \u2265 0, got ${quotedValue(String(value))}`);
-  }
-  return Number(value);
+function recordLines(p, re) {
+  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
+  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
 }
-function failpointOf(ctx) {
-  return ctx.env.MEMORY_IO_FAILPOINT || void 0;
-}
-function envelope(file, got) {
-  if (got === null) return ok("CURRENT-SHA256: absent\n", [], 3);
-  const { out, warning } = renderEnvelope(file, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
-}
-async function stdinForValidate(ctx, maxBytes) {
+async function addRecord(p, re, line, drop) {
+  let lock = null;
   try {
-    const bytes = await ctx.readStdin(maxBytes);
-    return () => bytes;
-  } catch (err) {
-    if (!(err instanceof HelperError)) throw err;
-    return () => {
-      throw err;
-    };
+    mkdirSync(path15.dirname(p), { recursive: true, mode: 448 });
+    lock = await acquireLockDir(`${p}.lock`, 2, { what: "the saves record is busy" }).catch(() => null);
+    const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
+    const tmp = `${p}.tmp-${process.pid}`;
+    rmSync(tmp, { force: true });
+    writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
+`, { mode: 384, flag: "wx" });
+    renameSync(tmp, p);
+  } catch {
+  } finally {
+    await lock?.release();
   }
 }
-var CHOOSE, ROOT_HELP, CAS;
-var init_common = __esm({
-  "src/verbs/common.ts"() {
+function savedStampOf(text) {
+  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
+  if (saved === void 0) return null;
+  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
+  return head === void 0 ? saved : `${saved}+${head}`;
+}
+function cloneIdOf(root, env, create = false) {
+  const p = beside(root, env, "clone-id");
+  if (p === null) return null;
+  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
+  const found = valid(readSmall(p)?.trim());
+  if (found !== null || !create) return found;
+  const tmp = `${p}.tmp-${process.pid}`;
+  try {
+    mkdirSync(path15.dirname(p), { recursive: true, mode: 448 });
+    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
+    writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
+`, { mode: 384 });
+    linkSync(tmp, p);
+  } catch {
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  return valid(readSmall(p)?.trim());
+}
+function markClone(text, id) {
+  if (id === null) return text;
+  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
+  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
+  if (saved === -1) return text;
+  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
+  return lines2.join("\n");
+}
+function savePickaxe(text) {
+  const saved = /^Saved: [^\r\n]+/m.exec(text)?.[0];
+  if (saved === void 0) return [];
+  const id = CLONE_MARK.exec(text)?.[1];
+  const mark = id === void 0 ? "" : `[[:space:]]+(Merged-with: .*[[:space:]]+)?<!-- saved in clone ${id} -->`;
+  return ["--pickaxe-regex", `-S${saved.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${mark}`];
+}
+function savesRecord(root, env) {
+  const p = savesPath(root, env);
+  if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
+  return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
+}
+async function recordSavedHere(root, env, token, stamp, blob) {
+  const gitDir = gitDirAt(root, env);
+  if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
+  const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
+  await addRecord(path15.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE, line, (m) => m[1] === token);
+  await addRecord(lastSavePath(gitDir), LINE, blob === void 0 ? line : `${line} ${blob}`, () => true);
+}
+function lastSave(root, env) {
+  const gitDir = gitDirAt(root, env);
+  const m = gitDir === null ? void 0 : recordLines(lastSavePath(gitDir), LINE)[0];
+  return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
+}
+function savedHere(root, env, text, token) {
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
+  if (mark !== void 0 && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
+  const saves = savesRecord(root, env);
+  if (saves === null) return null;
+  const stamp = text === null ? null : savedStampOf(text);
+  if (stamp !== null && saves.some((s) => s.stamp === stamp)) return true;
+  const tok = token();
+  return saves.some((s) => s.token === tok);
+}
+function stashesSince(gitDir, savedMs2) {
+  const sec = Math.floor(savedMs2 / 1e3);
+  const since = (s) => s !== null && (Number.isNaN(sec) || s >= sec);
+  return stashEntries(gitDir).flatMap((e, n) => e.own && since(e.sec) ? [`stash@{${n}}`] : []);
+}
+async function recordSavedBy(root, env, token, agent) {
+  const p = beside(root, env, "saved-by");
+  const line = `${token} ${agent}`;
+  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
+  await addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
+}
+function savedByOf(root, env, token) {
+  const p = beside(root, env, "saved-by");
+  return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
+}
+function gitDirAt(root, env) {
+  const top = gitTopOf(root, env);
+  return top === null ? null : gitDirOf(top);
+}
+async function trackedArchives(root, env) {
+  const r = await runGit(root, ["ls-files", "-z", "--", ".ai/memory/archive/"], env).catch(() => null);
+  if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
+  return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
+}
+async function firstSaver(git, pickaxe, revs, dir) {
+  if (pickaxe.length === 0) return null;
+  const specs = [`:(top,literal)${dir}HANDOFF.md`, `:(top,literal)${dir}archive`];
+  const refs = revs.some((r2) => r2.startsWith("^")) ? revs : [...revs, "--branches", "--remotes", "--tags"];
+  const r = await git(["log", "--no-merges", "--format=%an%x03%ae", ...pickaxe, ...refs, "--", ...specs]);
+  return r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() || null : null;
+}
+async function mergedSaver(root, env, text) {
+  const top = gitTopOf(root, env);
+  if (savedHere(root, env, text, () => tokenOf(text)) !== false || top === null) return null;
+  const dir = `${path15.relative(top, path15.join(root, ".ai", "memory")).split(path15.sep).join("/")}/`;
+  const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
+  const revs = ["HEAD", ...merging ? ["MERGE_HEAD"] : []];
+  const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
+  return { committer: by ? authorWords(by) : null, someoneElse: true };
+}
+function authorWords(raw) {
+  const [name2 = "", email = ""] = raw.split("");
+  return `${quotedValue(name2)} ${quotedValue(email)}`;
+}
+var KEPT, LINE, CLONE_MARK, lastSavePath, SAVED_BY_LINE;
+var init_saves = __esm({
+  "src/git/saves.ts"() {
+    "use strict";
+    init_builtins();
+    init_git_dir();
+    init_run();
+    init_files();
+    init_lock();
+    init_quote();
+    KEPT = 10;
+    LINE = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
+    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
+    lastSavePath = (gitDir) => path15.join(gitDir, "session-handoff", "last-save");
+    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
+  }
+});
+
+// src/guard/words.ts
+var plural, branchWords, namesList;
+var init_words = __esm({
+  "src/guard/words.ts"() {
     "use strict";
     init_quote();
-    init_errors();
-    init_files();
-    init_root();
-    init_untrusted();
-    init_types();
-    CHOOSE = "pass --root <project> to choose another";
-    ROOT_HELP = `
-root: --root DIR, else found upward from here (references/verbs/root.md)
-`;
-    CAS = {
-      root: { type: "string" },
-      "expected-current-sha256": { type: "string" },
-      "lock-timeout": { type: "string" }
-    };
+    plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    branchWords = (name2, tokens = (s) => s) => quotedValue(tokens(name2));
+    namesList = (names, words = (s) => s) => names.slice(0, 3).map(words).join(", ") + (names.length > 3 ? ` and ${names.length - 3} more` : "");
   }
 });
 
@@ -3062,9 +3088,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path53 = q ? q.value : m?.[1];
-    if (!m || !path53) return null;
-    out.push({ path: path53, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path52 = q ? q.value : m?.[1];
+    if (!m || !path52) return null;
+    out.push({ path: path52, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -3171,7 +3197,7 @@ function valueError(label, value) {
   }
 }
 function readAnchorLine(line) {
-  const m = LINE.exec(line);
+  const m = LINE2.exec(line);
   if (m) {
     const error = valueError(m[1], m[2]);
     return error === null ? { label: m[1], value: m[2] } : { error };
@@ -3198,7 +3224,7 @@ function isEmptyAnchorsBody(lines2) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, UNESCAPE, QUOTED, MORE, LINE, OTHER_LABEL, isIsoWithZone;
+var MAX_LISTED_DIRTY, UNESCAPE, QUOTED, MORE, LINE2, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -3209,7 +3235,7 @@ var init_anchor_lines = __esm({
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     QUOTED = /"((?:[^"\\]|\\.)*)"/y;
     MORE = /^\u2026 and (\d+) more$/;
-    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|In progress|Date|Key file mtimes): (.*)$/;
+    LINE2 = /^- (Branch|HEAD|Dirty files|Dirty hashes|Dirty modes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
   }
@@ -3704,328 +3730,161 @@ var init_handoff = __esm({
   }
 });
 
-// src/guard/words.ts
-var plural, branchWords, namesList;
-var init_words = __esm({
-  "src/guard/words.ts"() {
-    "use strict";
-    init_quote();
-    plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-    branchWords = (name2, tokens = (s) => s) => quotedValue(tokens(name2));
-    namesList = (names, words = (s) => s) => names.slice(0, 3).map(words).join(", ") + (names.length > 3 ? ` and ${names.length - 3} more` : "");
-  }
-});
-
-// src/schema/capture.ts
-function emptyCapture(format2) {
-  const empty = { firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [] };
-  return { format: format2, ...empty, lastClaim: null, records: 0, version: null };
-}
-var LISTED_ITEMS;
-var init_capture = __esm({
-  "src/schema/capture.ts"() {
-    "use strict";
-    LISTED_ITEMS = 40;
-  }
-});
-
-// src/agents/transcripts/types.ts
-function obj(value) {
-  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
-  return isObject ? value : null;
-}
-function str(value) {
-  return typeof value === "string" ? value : null;
-}
-function parseLine(line) {
-  return line.startsWith("{") ? orNull(() => obj(JSON.parse(line))) : null;
-}
-function noteEdit(list2, file) {
-  if (file === "") return;
-  const at2 = list2.indexOf(file);
-  if (at2 >= 0) list2.splice(at2, 1);
-  list2.push(file);
-}
-function exitFromText(part) {
-  const m = [...part.matchAll(/^(?:Process exited with code|Exit [Cc]ode:?) (-?\d{1,4})\r?$/gm)].at(-1);
-  return m ? `exit ${Number(m[1])}` : null;
-}
-function versionOf(value) {
-  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
-}
-function noEvents(line) {
-  return {
-    line,
-    calls: [],
-    results: [],
-    usage: null,
-    window: null,
-    items: false,
-    record: false,
-    ts: null,
-    version: null,
-    id: null,
-    users: [],
-    claim: null,
-    rank: 0
-  };
-}
-function textOf(content, types) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
-  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
-}
-function planStatus(s) {
-  if (s === "completed") return "done";
-  if (s === "in_progress") return "doing";
-  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
-}
-var EDIT_TOOLS, num;
-var init_types2 = __esm({
-  "src/agents/transcripts/types.ts"() {
-    "use strict";
-    init_files();
-    init_capture();
-    EDIT_TOOLS = /* @__PURE__ */ new Set([
-      "Edit",
-      "Write",
-      "MultiEdit",
-      "NotebookEdit",
-      "write_file",
-      "replace",
-      "edit",
-      "write",
-      "patch",
-      "smart_edit"
-    ]);
-    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
-  }
-});
-
-// src/agents/harness-path.ts
+// src/checkpoint/store.ts
 import path16 from "node:path";
-function isProbeSession(id) {
-  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
+function headerValue(text, name2) {
+  for (const line of text.split("\n", 12)) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
+  return null;
 }
-async function readHookJson(ctx, max = 65536) {
-  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
+function isCheckpointText(text) {
+  const lines2 = text.split("\n", 4);
+  return lines2[0] === MARKER && lines2.includes(CHECKPOINT_HEADING);
 }
-function hookObject(data, max) {
-  if (data === null || data.length === 0) return void 0;
-  return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
+function isAnchorsOnlySource(source) {
+  return source?.startsWith("anchors only") === true;
 }
-function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync(path16.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => {
-    const rel = path16.relative(base, dir);
-    return !rel.startsWith("..") && !path16.isAbsolute(rel);
-  };
-  return under(skillDir, home) && !under(skillDir, root);
-}
-function windowsShaped(p) {
-  return /^([A-Za-z]:|\\\\)/.test(p);
-}
-function harnessPath(what, p, platform = process.platform) {
-  const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path16.win32 : path16.posix).isAbsolute(p);
-  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") {
-    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
-    return { ok: false, reason, windows };
+function readCheckpointText(text) {
+  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
+  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
+  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
+  const items2 = /* @__PURE__ */ new Map();
+  const dropped = /* @__PURE__ */ new Map();
+  let section2 = null;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) {
+      section2 = line;
+      items2.set(section2, []);
+    } else if (section2 !== null && line.startsWith("- ") && line !== "- none captured") {
+      const older = /^- \((\d+) older left out\)$/.exec(line);
+      if (older) dropped.set(section2, Number(older[1]));
+      else items2.get(section2).push(line);
+    }
   }
-  return { ok: true, path: platform === "win32" ? path16.win32.normalize(p) : p };
+  return { triggers, source, items: items2, dropped };
 }
-function hookCwd(cwd, platform = process.platform) {
-  if (cwd === void 0 || cwd === null) return null;
-  const what = "the hook input's cwd";
-  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
-  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
-  const got = harnessPath(what, cwd, platform);
-  if (got.ok) return got.path;
-  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
-  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
+function checkpointsDir(root) {
+  return path16.join(memoryDir(root), "checkpoints");
 }
-function hookStart(cwd, env, format2) {
-  const dir = env[PROJECT_VARS[String(format2)] ?? ""];
-  const got = dir ? harnessPath("the project folder", dir) : null;
-  return got?.ok ? got.path : hookCwd(cwd);
+function sessionFileId(id) {
+  if (typeof id !== "string" || id === "") return "unknown";
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
+  return tokenOf(id).slice(0, 16);
 }
-var nonEmpty, PROBE_SESSION_PREFIX, PROJECT_VARS;
-var init_harness_path = __esm({
-  "src/agents/harness-path.ts"() {
-    "use strict";
-    init_builtins();
-    init_quote();
-    init_files();
-    init_types2();
-    nonEmpty = (v) => typeof v === "string" && v !== "" ? v : null;
-    PROBE_SESSION_PREFIX = "session-handoff-doctor-";
-    PROJECT_VARS = { claude: "CLAUDE_PROJECT_DIR", gemini: "GEMINI_PROJECT_DIR" };
+function checkpointsDirState(root) {
+  const st = lstatOrNull(checkpointsDir(root));
+  if (st === null) return "missing";
+  return st.isDirectory() ? "ok" : "unsafe";
+}
+function timeOf(value, now) {
+  const t = value === null ? null : parseStrictTime(value, now);
+  return t !== null && "ms" in t ? t.ms : null;
+}
+function listCheckpoints(root, now = Date.now()) {
+  if (checkpointsDirState(root) !== "ok") return [];
+  const out = [];
+  for (const name2 of listDir(checkpointsDir(root))) {
+    if (!CHECKPOINT_NAME.test(name2)) continue;
+    const read = readHeadAndTime(path16.join(checkpointsDir(root), name2), 1024);
+    const head = read?.bytes.toString("utf8") ?? "";
+    if (read === null || !isCheckpointText(head)) continue;
+    const savedMs2 = timeOf(headerValue(head, "Saved"), now);
+    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
+    const since = headerValue(head, "Since-handoff");
+    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
+    out.push({ session: name2.slice(0, -3), name: name2, savedMs: savedMs2, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
   }
-});
-
-// src/git/saves.ts
-import path17 from "node:path";
-function savesPath(root, env) {
-  const gitDir = gitDirAt(root, env);
-  return gitDir === null ? null : path17.join(commonDirOf(gitDir), "session-handoff", "saves");
+  const order = (a, b) => a === b ? 0 : a < b ? -1 : 1;
+  const saved = (e) => e.savedMs ?? -Infinity;
+  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
 }
-function beside(root, env, name2) {
-  const saves = savesPath(root, env);
-  return saves === null ? null : path17.join(path17.dirname(saves), name2);
+function rmQuietRegular(p) {
+  const st = lstatOrNull(p);
+  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
 }
-function recordLines(p, re) {
-  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
-  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
+function deliveredPath(root, session) {
+  return path16.join(checkpointsDir(root), `.delivered-${session}`);
 }
-async function addRecord(p, re, line, drop) {
-  let lock = null;
+function readDelivered(root, session) {
+  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
+}
+function writeDelivered(root, session, token) {
+  const p = deliveredPath(root, session);
+  rmQuietRegular(p);
+  return createExclusive(p, `${token}
+`);
+}
+function holdsWork(root, e) {
+  const { items: items2 } = readCheckpointText(readHead(path16.join(checkpointsDir(root), e.name), 8192)?.toString() ?? "");
+  const failed = (line) => /— (?:exit -?[1-9]\d*|failed)$/.test(line);
+  return (items2.get("## Files edited")?.length ?? 0) > 0 || (items2.get("## Commands")?.some(failed) ?? false);
+}
+function pruneCheckpoints(root, keep) {
+  const now = Date.now();
+  const list2 = listCheckpoints(root, now);
+  const recent = list2.slice(CHECKPOINT_KEEP).filter((e) => e.savedMs !== null && now - e.savedMs <= RECENT_MS);
+  const room = CHECKPOINTS_MAX - CHECKPOINT_KEEP;
+  if (recent.length > room) {
+    const work = new Map(recent.map((e) => [e, holdsWork(root, e)]));
+    recent.sort((a, b) => Number(work.get(b)) - Number(work.get(a)));
+  }
+  const kept = [...list2.slice(0, CHECKPOINT_KEEP), ...recent.slice(0, room)];
+  const survivors = /* @__PURE__ */ new Set([keep, ...kept.map((e) => e.name)]);
+  for (const e of list2) {
+    if (survivors.has(e.name)) continue;
+    orNull(() => unlinkSync(path16.join(checkpointsDir(root), e.name)));
+    rmQuietRegular(path16.join(checkpointsDir(root), `.delivered-${e.session}`));
+  }
+}
+function cleanCheckpointLeftovers(root) {
+  const dir = checkpointsDir(root);
+  if (checkpointsDirState(root) !== "ok") return [];
+  const actions = [];
+  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
+    const st = lstatSync(e.path, { throwIfNoEntry: false });
+    if (st === void 0 || st.isDirectory()) continue;
+    if (e.role === "claim" && st.isFile()) {
+      if (succeeds(() => linkSync(e.path, path16.join(dir, e.file)))) {
+        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
+      }
+    }
+    if (succeeds(() => unlinkSync(e.path))) {
+      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
+    }
+  }
   try {
-    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
-    lock = await acquireLockDir(`${p}.lock`, 2, { what: "the saves record is busy" }).catch(() => null);
-    const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
-    const tmp = `${p}.tmp-${process.pid}`;
-    rmSync(tmp, { force: true });
-    writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
-`, { mode: 384, flag: "wx" });
-    renameSync(tmp, p);
+    const names = readdirSync(dir);
+    const live = /* @__PURE__ */ new Set();
+    for (const name2 of names) {
+      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
+      const bytes = readHead(path16.join(dir, name2));
+      if (bytes !== null) live.add(tokenOf(bytes));
+    }
+    const kept = [];
+    for (const name2 of names) {
+      const m = /^\.delivered-(.+)$/.exec(name2);
+      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
+      const told = readHead(path16.join(dir, name2), 128)?.toString().trim() ?? "";
+      const st = lstatSync(path16.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path16.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path16.join(dir, name2));
+      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
+    }
+    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path16.join(dir, k.name));
   } catch {
-  } finally {
-    await lock?.release();
   }
+  return actions;
 }
-function savedStampOf(text) {
-  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
-  if (saved === void 0) return null;
-  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
-  return head === void 0 ? saved : `${saved}+${head}`;
-}
-function cloneIdOf(root, env, create = false) {
-  const p = beside(root, env, "clone-id");
-  if (p === null) return null;
-  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
-  const found = valid(readSmall(p)?.trim());
-  if (found !== null || !create) return found;
-  const tmp = `${p}.tmp-${process.pid}`;
+function pruneOfferMarkers(dir, nowMs) {
   try {
-    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
-    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
-    writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
-`, { mode: 384 });
-    linkSync(tmp, p);
+    for (const name2 of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
+      const p = path16.join(dir, name2);
+      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+    }
   } catch {
-  } finally {
-    rmSync(tmp, { force: true });
   }
-  return valid(readSmall(p)?.trim());
 }
-function markClone(text, id) {
-  if (id === null) return text;
-  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
-  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
-  if (saved === -1) return text;
-  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
-  return lines2.join("\n");
-}
-function savePickaxe(text) {
-  const saved = /^Saved: [^\r\n]+/m.exec(text)?.[0];
-  if (saved === void 0) return [];
-  const id = CLONE_MARK.exec(text)?.[1];
-  const mark = id === void 0 ? "" : `[[:space:]]+(Merged-with: .*[[:space:]]+)?<!-- saved in clone ${id} -->`;
-  return ["--pickaxe-regex", `-S${saved.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${mark}`];
-}
-function savesRecord(root, env) {
-  const p = savesPath(root, env);
-  if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
-  return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
-}
-async function recordSavedHere(root, env, token, stamp, blob) {
-  const gitDir = gitDirAt(root, env);
-  if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
-  const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
-  await addRecord(path17.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
-  await addRecord(lastSavePath(gitDir), LINE2, blob === void 0 ? line : `${line} ${blob}`, () => true);
-}
-function lastSave(root, env) {
-  const gitDir = gitDirAt(root, env);
-  const m = gitDir === null ? void 0 : recordLines(lastSavePath(gitDir), LINE2)[0];
-  return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
-}
-function savedHere(root, env, text, token) {
-  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  if (mark !== void 0 && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
-  const saves = savesRecord(root, env);
-  if (saves === null) return null;
-  const stamp = text === null ? null : savedStampOf(text);
-  if (stamp !== null && saves.some((s) => s.stamp === stamp)) return true;
-  const tok = token();
-  return saves.some((s) => s.token === tok);
-}
-function stashesSince(gitDir, savedMs2) {
-  const sec = Math.floor(savedMs2 / 1e3);
-  const since = (s) => s !== null && (Number.isNaN(sec) || s >= sec);
-  return stashEntries(gitDir).flatMap((e, n) => e.own && since(e.sec) ? [`stash@{${n}}`] : []);
-}
-async function recordSavedBy(root, env, token, agent) {
-  const p = beside(root, env, "saved-by");
-  const line = `${token} ${agent}`;
-  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
-  await addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
-}
-function savedByOf(root, env, token) {
-  const p = beside(root, env, "saved-by");
-  return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
-}
-function gitDirAt(root, env) {
-  const top = gitTopOf(root, env);
-  return top === null ? null : gitDirOf(top);
-}
-async function trackedArchives(root, env) {
-  const r = await runGit(root, ["ls-files", "-z", "--", ".ai/memory/archive/"], env).catch(() => null);
-  if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
-  return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
-}
-async function firstSaver(git, pickaxe, revs, dir) {
-  if (pickaxe.length === 0) return null;
-  const specs = [`:(top,literal)${dir}HANDOFF.md`, `:(top,literal)${dir}archive`];
-  const refs = revs.some((r2) => r2.startsWith("^")) ? revs : [...revs, "--branches", "--remotes", "--tags"];
-  const r = await git(["log", "--no-merges", "--format=%an%x03%ae", ...pickaxe, ...refs, "--", ...specs]);
-  return r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() || null : null;
-}
-async function mergedSaver(root, env, text) {
-  const top = gitTopOf(root, env);
-  if (savedHere(root, env, text, () => tokenOf(text)) !== false || top === null) return null;
-  const dir = `${path17.relative(top, path17.join(root, ".ai", "memory")).split(path17.sep).join("/")}/`;
-  const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
-  const revs = ["HEAD", ...merging ? ["MERGE_HEAD"] : []];
-  const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
-  return { committer: by ? authorWords(by) : null, someoneElse: true };
-}
-function authorWords(raw) {
-  const [name2 = "", email = ""] = raw.split("");
-  return `${quotedValue(name2)} ${quotedValue(email)}`;
-}
-var KEPT, LINE2, CLONE_MARK, lastSavePath, SAVED_BY_LINE;
-var init_saves = __esm({
-  "src/git/saves.ts"() {
-    "use strict";
-    init_builtins();
-    init_git_dir();
-    init_run();
-    init_files();
-    init_lock();
-    init_quote();
-    KEPT = 10;
-    LINE2 = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
-    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    lastSavePath = (gitDir) => path17.join(gitDir, "session-handoff", "last-save");
-    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
-  }
-});
-
-// src/checkpoint/surface.ts
-import path18 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
@@ -4079,7 +3938,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path18.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path16.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, { root, env }, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -4095,7 +3954,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path18.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path16.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -4116,7 +3975,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path18.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
+  const told = (name2) => readHead(path16.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, env, now = Date.now()) {
@@ -4142,17 +4001,29 @@ function checkpointNoteForHandoff(root, handoffText, env, now = Date.now()) {
     return null;
   }
 }
-var CHECKPOINT_SENTENCES;
-var init_surface = __esm({
-  "src/checkpoint/surface.ts"() {
+var CHECKPOINT_HEADING, CHECKPOINT_NAME, CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, MARKERS_KEPT, CHECKPOINT_KEEP, RECENT_MS, CHECKPOINTS_MAX, OFFER_MARKER_DAYS, CHECKPOINT_SENTENCES;
+var init_store = __esm({
+  "src/checkpoint/store.ts"() {
     "use strict";
-    init_handoff();
-    init_words();
-    init_store();
-    init_files();
+    init_builtins();
     init_harness_path();
-    init_paths();
     init_saves();
+    init_quote();
+    init_words();
+    init_handoff();
+    init_values();
+    init_files();
+    init_paths();
+    CHECKPOINT_HEADING = "# Session Checkpoint";
+    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
+    CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
+    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+    MARKERS_KEPT = 20;
+    CHECKPOINT_KEEP = 5;
+    RECENT_MS = 6048e5;
+    CHECKPOINTS_MAX = 50;
+    OFFER_MARKER_DAYS = 7;
     CHECKPOINT_SENTENCES = {
       only: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and no handoff was written; it holds ${counts}, captured from the transcript without a model, so the session-handoff skill's resume flow marks what it drafts from it as captured, not confirmed.`,
       newer: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and is newer than the parked handoff: it holds ${counts} from after the handoff was saved; the session-handoff skill's resume flow uses both, marking what comes from the checkpoint as captured, not confirmed.`,
@@ -4164,8 +4035,125 @@ var init_surface = __esm({
   }
 });
 
+// src/guard/untrusted.ts
+function nonceFor(holds) {
+  let nonce;
+  do {
+    nonce = nodeCrypto().randomBytes(8).toString("hex");
+  } while (holds(nonce));
+  return nonce;
+}
+function renderEnvelope(file, token, bytes) {
+  const shown2 = renderVisible(bytes);
+  const body = shown2.changed > 0 ? Buffer.from(shown2.text, "utf8") : Buffer.from(bytes);
+  const nonce = nonceFor((n) => body.includes(n));
+  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
+<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+`), body];
+  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
+  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
+`));
+  return { out: Buffer.concat(parts), warning: shown2.changed > 0 ? shownWarning(file, shown2.changed) : null };
+}
+function envelopeText(file, text) {
+  const nonce = nonceFor((n) => text.includes(n));
+  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
+` : text;
+  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+${body}<<<END UNTRUSTED ${file} ${nonce}>>>
+`;
+}
+var init_untrusted = __esm({
+  "src/guard/untrusted.ts"() {
+    "use strict";
+    init_builtins();
+    init_file_verdict();
+    init_invisible();
+  }
+});
+
+// src/verbs/common.ts
+import path17 from "node:path";
+function rootOption(ctx, fallbackStart = null) {
+  const value = ctx.values.root;
+  const leave = "or leave it out to start from the current folder";
+  if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
+  const given = typeof value === "string";
+  const found = findRoot(path17.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path17.join(found.root, ".git"))) {
+    ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
+  }
+  if (!given && found.stopped) {
+    const at2 = quotedPath(found.stopped.at);
+    ctx.warn(`stopped looking for the project root at ${at2} (${found.stopped.why}); using ${root}: ${CHOOSE}`);
+  }
+  return found.root;
+}
+function expectedTokenOption(ctx) {
+  const value = ctx.values["expected-current-sha256"];
+  if (typeof value !== "string") {
+    const todo = "pass the CURRENT-SHA256 token from `read` (or `absent`)";
+    throw new UsageError(`--expected-current-sha256 TOKEN is required: ${todo}`);
+  }
+  if (!TOKEN_PATTERN.test(value)) {
+    const got = quotedValue(value.slice(0, 80));
+    throw new UsageError(`--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got ${got}`);
+  }
+  return value;
+}
+function lockTimeoutOption(ctx) {
+  const value = ctx.values["lock-timeout"];
+  if (value === void 0) return 10;
+  if (typeof value !== "string" || !/^\d+(\.\d+)?$/.test(value)) {
+    throw new UsageError(`--lock-timeout takes seconds as a decimal number \u2265 0, got ${quotedValue(String(value))}`);
+  }
+  return Number(value);
+}
+function failpointOf(ctx) {
+  return ctx.env.MEMORY_IO_FAILPOINT || void 0;
+}
+function envelope(file, got) {
+  if (got === null) return ok("CURRENT-SHA256: absent\n", [], 3);
+  const { out, warning } = renderEnvelope(file, got.token, got.bytes);
+  return ok(out, warning ? [warning] : []);
+}
+async function stdinForValidate(ctx, maxBytes) {
+  try {
+    const bytes = await ctx.readStdin(maxBytes);
+    return () => bytes;
+  } catch (err) {
+    if (!(err instanceof HelperError)) throw err;
+    return () => {
+      throw err;
+    };
+  }
+}
+var CHOOSE, ROOT_HELP, CAS;
+var init_common = __esm({
+  "src/verbs/common.ts"() {
+    "use strict";
+    init_quote();
+    init_errors();
+    init_files();
+    init_root();
+    init_untrusted();
+    init_types();
+    CHOOSE = "pass --root <project> to choose another";
+    ROOT_HELP = `
+root: --root DIR, else found upward from here (references/verbs/root.md)
+`;
+    CAS = {
+      root: { type: "string" },
+      "expected-current-sha256": { type: "string" },
+      "lock-timeout": { type: "string" }
+    };
+  }
+});
+
 // src/git/config-pipe.ts
-import path19 from "node:path";
+import path18 from "node:path";
 function includes(text) {
   const out = [];
   let inside = false;
@@ -4181,10 +4169,10 @@ function configPipe(root, env) {
   const home = homeFolder(env);
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  const xdg = env.XDG_CONFIG_HOME || path19.join(home, ".config");
-  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path19.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const xdg = env.XDG_CONFIG_HOME || path18.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path18.join(home, ".gitconfig"), `${xdg}/git/config`];
   const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
-  const local = gitDir === null ? [] : [path19.join(commonDirOf(gitDir), "config"), path19.join(gitDir, "config.worktree")];
+  const local = gitDir === null ? [] : [path18.join(commonDirOf(gitDir), "config"), path18.join(gitDir, "config.worktree")];
   const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
   for (let i = 0; i < todo.length && i < 100; i++) {
     const [file, by, depth] = todo[i];
@@ -4194,7 +4182,7 @@ function configPipe(root, env) {
     }
     const text = depth < 10 ? readSmall(file) : null;
     for (const p of text === null ? [] : includes(text)) {
-      const abs = p.startsWith("~/") ? path19.join(home, p.slice(2)) : path19.resolve(path19.dirname(file), p);
+      const abs = p.startsWith("~/") ? path18.join(home, p.slice(2)) : path18.resolve(path18.dirname(file), p);
       todo.push([abs, file, depth + 1]);
     }
   }
@@ -4211,7 +4199,7 @@ var init_config_pipe = __esm({
 });
 
 // src/git/handoff-away.ts
-import path20 from "node:path";
+import path19 from "node:path";
 async function answer(root, args, env, timeout, input) {
   const r = await runGit(root, args, env, timeout, input === void 0 ? {} : { input });
   if (r.code !== 0) throw new GitUnavailable("failed", `git ${args[0]} exited ${r.code}`);
@@ -4239,7 +4227,7 @@ function shown(b) {
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path20.relative(top, root).split(path20.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  const file = top === null ? "\n" : `${path19.relative(top, root).split(path19.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 function handoffAway(root, env, tree = null, branches = {}, timeout) {
@@ -4314,7 +4302,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   if (away !== null || own === null || kept) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
-  const archived = names.map((n) => readSmall(path20.join(dir, n)));
+  const archived = names.map((n) => readSmall(path19.join(dir, n)));
   const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
@@ -4341,7 +4329,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
 }
 function movedSince(gitDir, savedMs2) {
-  const log = readSmall(path20.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
+  const log = readSmall(path19.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
   const line = log.slice(log.lastIndexOf("\n") + 1);
   const m = /^([0-9a-f]+) ([0-9a-f]+) .* (\d+) [+-]\d{4}\t(reset|checkout|pull|merge|rebase)/.exec(line);
   return m !== null && m[1] !== m[2] && Number(m[3]) >= Math.floor(savedMs2 / 1e3) ? m[1] : null;
@@ -5320,12 +5308,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path53) {
+function findNodeAtLocation(root, path52) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path53) {
+  for (let segment of path52) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -5799,7 +5787,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path21 from "node:path";
+import path20 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -5812,7 +5800,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path21.win32 : path21.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path20.win32 : path20.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -6077,7 +6065,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path22 from "node:path";
+import path21 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -6138,7 +6126,7 @@ function ownedSpan(edit2, text) {
 }
 function userPath(base, rel, env) {
   const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
-  return claude ? path22.join(claudeUserDir(base, env), rel.slice(8)) : path22.join(base, ...rel.split("/"));
+  return claude ? path21.join(claudeUserDir(base, env), rel.slice(8)) : path21.join(base, ...rel.split("/"));
 }
 var nothingLeft, shownOf, claudeUserDir;
 var init_plan = __esm({
@@ -6152,18 +6140,18 @@ var init_plan = __esm({
     init_files();
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
     shownOf = (edit2, file, home) => home === null ? edit2.file : file === userPath(home, edit2.file) ? `~/${edit2.file}` : file;
-    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path22.join(home, ".claude");
+    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path21.join(home, ".claude");
   }
 });
 
 // src/agents/target.ts
-import path23 from "node:path";
+import path22 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path23.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path23.join(real(path23.dirname(path23.dirname(path23.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path22.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path22.join(real(path22.dirname(path22.dirname(path22.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path23.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path23.isAbsolute(rel) ? null : rel.split(path23.sep).join("/") };
+  const rel = path22.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path22.isAbsolute(rel) ? null : rel.split(path22.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun, planned) {
   const global = root === null;
@@ -6225,7 +6213,7 @@ var init_target = __esm({
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
-    real = (p) => realOrNull(p) ?? path23.resolve(p);
+    real = (p) => realOrNull(p) ?? path22.resolve(p);
     helperShown = (ctx, root) => ((h) => shellQuote2(h.rel ?? h.abs))(helperLocation(ctx, root));
   }
 });
@@ -6236,7 +6224,7 @@ __export(read_exports, {
   readTargetVerb: () => readTargetVerb,
   readVerb: () => readVerb
 });
-import path24 from "node:path";
+import path23 from "node:path";
 async function readCheckpoint(root, session) {
   const state = checkTree(root) ? checkpointsDirState(root) : "missing";
   if (state === "unsafe") {
@@ -6263,7 +6251,6 @@ var init_read2 = __esm({
     init_store();
     init_paths();
     init_common();
-    init_surface();
     init_handoff_away();
     init_target();
     readVerb = {
@@ -6309,7 +6296,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         const nul = got === null ? -1 : firstNul(got.bytes);
         if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
         const out = envelope(FILE_OF[kind], got);
-        if (!exists(path24.join(root, ".git")) && !exists(memoryDir(root))) {
+        if (!exists(path23.join(root, ".git")) && !exists(memoryDir(root))) {
           out.stderr.push(`note: ${quotedPath(root)} is in no git repository and held no .ai/memory: memory starts there; pass --root <project> to choose another`);
         }
         out.stderr.push(`DRAFT: ${draftShown(newDraft(root, kind, ctx.env))}`);
@@ -6351,7 +6338,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a
 });
 
 // src/git/blob-ids.ts
-import path25 from "node:path";
+import path24 from "node:path";
 async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   const format2 = objectFormat(gitDirOf(top));
   const out = /* @__PURE__ */ new Map();
@@ -6359,7 +6346,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     if (p.includes("\uFFFD")) continue;
-    const abs = path25.join(top, p);
+    const abs = path24.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
       const module = p.endsWith("/") ? null : checkedOutAt(abs);
@@ -6494,12 +6481,12 @@ var init_status = __esm({
 
 // src/git/anchors.ts
 import { lstat } from "node:fs/promises";
-import path26 from "node:path";
+import path25 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path26.join(at2, part);
+    at2 = path25.join(at2, part);
     const st = await lstat(at2).catch(() => null);
     if (st === null || i < parts.length - 1 && !st.isDirectory()) return null;
     if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
@@ -6509,11 +6496,11 @@ async function statInsideRoot(root, rel) {
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  for (const dir of [path26.resolve(skillDir), realOrNull(skillDir)]) {
+  for (const dir of [path25.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
-    const rel = path26.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path26.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path26.sep).join("/"));
+    const rel = path25.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path25.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path25.sep).join("/"));
   }
   return [...out];
 }
@@ -6527,11 +6514,11 @@ async function foldedBig(root, env, excludes, s) {
 }
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
-  const config = gitDir === null ? null : readSmall(path26.join(commonDirOf(gitDir), "config"));
+  const config = gitDir === null ? null : readSmall(path25.join(commonDirOf(gitDir), "config"));
   const trustX = !/^\s*filemode\s*=\s*false\s*$/im.test(config ?? "");
   return new Map(paths.map((p) => {
     const m = snap.modes?.get(p);
-    const st = m === void 0 ? lstatOrNull(path26.join(top, p)) : null;
+    const st = m === void 0 ? lstatOrNull(path25.join(top, p)) : null;
     const x = trustX && st?.isFile() === true && (st.mode & 64) !== 0;
     const now = m?.[1] ?? (st?.isSymbolicLink() ? "120000" : x ? "100755" : "100644");
     return [p, { now, assumed: m === void 0 || m[0] === "000000" ? "100644" : m[0] }];
@@ -6578,7 +6565,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path26.isAbsolute(value) ? path26.relative(root, value).split(path26.sep).join("/") : value;
+    const given = path25.isAbsolute(value) ? path25.relative(root, value).split(path25.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -6655,10 +6642,10 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path53 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path53, tail === void 0 && !path53.includes("."))) return true;
-  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path53) && /^\([\w$.,]*\)?$/.test(tail)) return true;
-  const parts = path53.split(/\??\.|::|->/);
+  const path52 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path52, tail === void 0 && !path52.includes("."))) return true;
+  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path52) && /^\([\w$.,]*\)?$/.test(tail)) return true;
+  const parts = path52.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -8565,10 +8552,10 @@ var init_validate = __esm({
 });
 
 // src/store/settings.ts
-import path27 from "node:path";
+import path26 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path27.join(memDir, SETTINGS_FILE);
+  const file = path26.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -8612,7 +8599,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path28 from "node:path";
+import path27 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -8650,7 +8637,7 @@ function newestFirst(a, b) {
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path28.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path27.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -8658,7 +8645,7 @@ function prunable(dir) {
   return entries2;
 }
 function pruneArchive(dir, justArchived, tracked) {
-  const { settings, problems: warnings } = readSettings(path28.dirname(dir));
+  const { settings, problems: warnings } = readSettings(path27.dirname(dir));
   let entries2;
   try {
     entries2 = prunable(dir);
@@ -8675,7 +8662,7 @@ function pruneArchive(dir, justArchived, tracked) {
   const doomed = rest.slice(Math.max(0, settings.archivesKept - kept.length)).filter((e) => !tracked.has(e.name));
   for (const entry of doomed) {
     try {
-      unlinkSync(path28.join(dir, entry.name));
+      unlinkSync(path27.join(dir, entry.name));
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
     }
@@ -8690,7 +8677,7 @@ function listArchives(root) {
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name2 of readdirSync(dir)) {
-    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path28.join(dir, name2)) : null;
+    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path27.join(dir, name2)) : null;
     if (s !== null) out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
   }
   return out.sort(newestFirst);
@@ -8703,11 +8690,11 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path28.join(archiveDir(root), name2)) : null;
-  const merged = readSmall(path28.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name2}`);
+  const got = checkTree(root) ? await readStable(path27.join(archiveDir(root), name2)) : null;
+  const merged = readSmall(path27.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name2}`);
   const where = merged ? "; HANDOFF.md's Merged-with: line names it, but the clone that made that merge holds it until it runs `publish` (a merge commit carries no archive): ask whoever merged to publish" : "";
   if (got === null) throw new Absent(`no archived handoff named ${name2}${where}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path28.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path27.join(archiveDir(root), name2));
   return got;
 }
 var ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
@@ -8969,9 +8956,9 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import path29 from "node:path";
+import path28 from "node:path";
 function journalDir(root) {
-  return path29.join(memoryDir(root), "journal");
+  return path28.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -8987,13 +8974,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path29.join(journalDir(root), "OFF"));
+  return exists(path28.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path29.join(dir, name2);
+  const p = path28.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -9026,9 +9013,9 @@ function readJournalText(root, f) {
   return orNull(() => readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null);
 }
 async function publishJournalFile(dir, name2, bytes, fp) {
-  for (const f of readdirSync(dir)) if (/^\d{4}(-\d+)*\.md\.\d+$/.test(f)) rmSync(path29.join(dir, f), { force: true });
+  for (const f of readdirSync(dir)) if (/^\d{4}(-\d+)*\.md\.\d+$/.test(f)) rmSync(path28.join(dir, f), { force: true });
   await failpoint(fp, "journal-before-publication");
-  import_write_file_atomic2.default.sync(path29.join(dir, name2), bytes, { mode: 384 });
+  import_write_file_atomic2.default.sync(path28.join(dir, name2), bytes, { mode: 384 });
   await failpoint(fp, "journal-after-publication");
 }
 async function appendEntry(root, entry, ms, fp) {
@@ -9070,7 +9057,7 @@ var init_store2 = __esm({
 });
 
 // src/journal/record.ts
-import path30 from "node:path";
+import path29 from "node:path";
 function savedMs(text) {
   const saved = parseHandoff(text).saved;
   if (saved === null || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(saved)) return null;
@@ -9113,7 +9100,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n));
-  for (const f of [path30.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path30.join(archiveDir(root), n))]) {
+  for (const f of [path29.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path29.join(archiveDir(root), n))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -9128,7 +9115,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path30.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path29.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -9219,7 +9206,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync(path30.join(dir, f.name));
+  for (const f of files) unlinkSync(path29.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -9459,7 +9446,7 @@ var init_document = __esm({
 });
 
 // src/store/recover.ts
-import path31 from "node:path";
+import path30 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -9470,7 +9457,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path31.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path30.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -9487,7 +9474,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path31.join(path31.dirname(e.path), e.file);
+    const key = path30.join(path30.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -9520,7 +9507,7 @@ var init_recover = __esm({
 });
 
 // src/store/publish.ts
-import path32 from "node:path";
+import path31 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync(dir, constants.O_RDONLY);
@@ -9537,7 +9524,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path32.join(archiveDirPath, name2));
+      linkSync(from, path31.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -9564,7 +9551,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path32.join(spec.dir, spec.file);
+  const filePath = path31.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -9576,8 +9563,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path32.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path32.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path31.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path31.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -9686,7 +9673,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path32.join(spec.archiveDir, archived));
+      unlinkQuiet(path31.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -9697,7 +9684,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path32.join(spec.archiveDir, archived));
+    unlinkQuiet(path31.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -9725,12 +9712,12 @@ var init_publish = __esm({
 });
 
 // src/store/repair.ts
-import path33 from "node:path";
+import path32 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   const bytes = orNull(() => readFileSync(claimPath));
   if (bytes === null) return void 0;
   return listDir(dir).filter((n) => ARCHIVE_NAME.test(n)).find((n) => {
-    const p = path33.join(dir, n);
+    const p = path32.join(dir, n);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     return orNull(() => readFileSync(p))?.equals(bytes) === true;
@@ -9742,7 +9729,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n) => ARCHIVE_TEMP.test(n))) {
-    const p = path33.join(arch, name2);
+    const p = path32.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -9763,7 +9750,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path33.basename(filePath);
+    const file = path32.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -9778,7 +9765,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync(path33.join(arch, copy));
+          unlinkSync(path32.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync(claim.path);
@@ -9816,7 +9803,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n) => DEAD_LOCK.test(n))) {
-      rmSync(path33.join(memDir, name2), { recursive: true, force: true });
+      rmSync(path32.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -9877,7 +9864,7 @@ var init_mutate = __esm({
 });
 
 // src/save/save.ts
-import path34 from "node:path";
+import path33 from "node:path";
 async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
@@ -9904,7 +9891,7 @@ async function saveDocument(req) {
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const tracked = kind === "handoff" ? await trackedArchives(root, env) : void 0;
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path34.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path33.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const built2 = same ? prebuilt : await buildDocument(checked, root, req);
     if (built2.unchanged) return { built: built2, done: null, journal: [] };
@@ -9966,7 +9953,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHead(path34.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path33.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -10024,9 +10011,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path34.join(memoryDir(root), file));
+  const prior = await readStable(path33.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path34.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path33.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -10414,7 +10401,7 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import path35 from "node:path";
+import path34 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -10425,7 +10412,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path35.join(memDir, file);
+  const filePath = path34.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe" };
@@ -10515,7 +10502,7 @@ var init_check = __esm({
     init_files();
     init_common();
     init_types();
-    init_surface();
+    init_store();
     init_target();
     JOURNAL_MARKERS = "holds merge conflict markers (the handoff is not affected): keep both sides' entries, each once, and delete the marker lines";
     MESSAGES = {
@@ -10790,7 +10777,7 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import path36 from "node:path";
+import path35 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -10871,7 +10858,7 @@ function eolPairs(blobs, savedIds, format2) {
 }
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
-  const first = orNull(() => readFileSync(path36.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
+  const first = orNull(() => readFileSync(path35.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
   return m !== null && Number(m[1]) > Math.floor(savedMs2 / 1e3);
 }
@@ -11264,7 +11251,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path37 from "node:path";
+import path36 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -11337,7 +11324,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path37.relative(top, root).split(path37.sep).join("/");
+  const rel = top === null ? "" : path36.relative(top, root).split(path36.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -11493,7 +11480,7 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
 async function keptOut(absent, facts, top, prefix, git) {
   const gitDir = absent.length === 0 || top === null || facts.git.state !== "repo" ? null : gitDirOf(top);
   if (gitDir === null) return [];
-  const index = readHead(path37.join(gitDir, "index"), 8);
+  const index = readHead(path36.join(gitDir, "index"), 8);
   if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
   const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
   const r = await git(["ls-files", "-t", "-z", "--full-name", "--", ...specs]);
@@ -11667,7 +11654,7 @@ async function measureFates(git, facts, anchors, at2) {
   const present = savedPresent(facts);
   const hashes = anchors.dirtyHashes ?? [];
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path37.join(at2.top, p)) === null);
+  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path36.join(at2.top, p)) === null);
   const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
     gitDir: at2.gitDir,
@@ -11707,7 +11694,7 @@ async function measureFates(git, facts, anchors, at2) {
   const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
   const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
   const disk = changed.map((p) => {
-    const b = blobBytesOf(path37.join(at2.top, p));
+    const b = blobBytesOf(path36.join(at2.top, p));
     return [blobNow(p) ?? "", typeof b === "object" && b?.file ? b.bytes : null];
   });
   const pairs = [...got.map((b, k) => [blobs[k], b]), ...disk];
@@ -12338,7 +12325,6 @@ var init_brief2 = __esm({
     init_paths();
     init_read();
     init_brief();
-    init_surface();
     init_cut();
     CAPTURED = "(captured, not confirmed)";
     STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
@@ -12346,7 +12332,7 @@ var init_brief2 = __esm({
 });
 
 // src/git/merge-driver.ts
-import path38 from "node:path";
+import path37 from "node:path";
 function mergedClauses(name2, note = null) {
   return ["two handoffs met in a merge", `the other is archive/${name2}`, note];
 }
@@ -12577,7 +12563,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path38.join(at2, part);
+    at2 = path37.join(at2, part);
     if (lstatSync(at2, { throwIfNoEntry: false }) === void 0) mkdirSync(at2, { mode: 448 });
     if (!lstatSync(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -12593,10 +12579,10 @@ async function otherAuthor(cwd, env, side, file) {
 }
 async function archivedInRebase(cwd, env, side, file) {
   const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
-  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path38.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path38.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
+  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path37.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path37.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
   if (dirs.code !== 0 || state === void 0) return true;
   const blob = (rev) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
-  const tips = ["onto", "orig-head"].map((f) => readFileSync(path38.join(state, f), "utf8").trim());
+  const tips = ["onto", "orig-head"].map((f) => readFileSync(path37.join(state, f), "utf8").trim());
   const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
   return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine.stdout.toString("utf8"));
 }
@@ -12617,7 +12603,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return said2(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
   };
   const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(file)?.[1];
-  const paused = prefix === void 0 ? null : pauseSwitch(path38.join(cwd, prefix, ".ai", "memory"), env);
+  const paused = prefix === void 0 ? null : pauseSwitch(path37.join(cwd, prefix, ".ai", "memory"), env);
   if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
     const merged = /\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file) ? orNull(() => journalMonth(a, b)) : null;
@@ -12644,7 +12630,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path38.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path37.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -12692,7 +12678,7 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import path39 from "node:path";
+import path38 from "node:path";
 function withDriftNote(b, note, rank = RANK.note) {
   const driftClauses = b.driftClauses ? [{ text: note, rank }, ...b.driftClauses] : void 0;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
@@ -12821,7 +12807,7 @@ exit: 0 brief printed
           }
         }
         const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
-        const other = merged ? readSmall(path39.join(archiveDir(root), merged[1])) : null;
+        const other = merged ? readSmall(path38.join(archiveDir(root), merged[1])) : null;
         const theirs = other !== null && merged[2]?.endsWith(THEIR_STEP) === true;
         const stepBy = theirs ? { ...report, provenance: await mergedSaver(root, ctx.env, other) } : report;
         let brief = loaded.pasted ? draftBrief(parsed, stepBy, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, stepBy, ledgers), now, ctx.env);
@@ -12951,7 +12937,7 @@ var init_hook = __esm({
     init_harness_path();
     init_render();
     init_types();
-    init_surface();
+    init_store();
     HOOK_LIMIT = 2e3;
     HOOK_GIT_MS = 1e3;
     SENTENCES = {
@@ -13191,7 +13177,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path40 from "node:path";
+import path39 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -13277,7 +13263,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path40.join(archiveDir(root), name2))) {
+        if (!exists(path39.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -13286,7 +13272,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path40.join(memoryDir(root), file));
+      const current = await readStable(path39.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -13386,11 +13372,11 @@ exit: 0 done
 });
 
 // src/agents/agent-file.ts
-import path41 from "node:path";
+import path40 from "node:path";
 async function committedText(file, env) {
-  const top = gitTopOf(path41.dirname(file), env);
+  const top = gitTopOf(path40.dirname(file), env);
   if (top === null) return null;
-  const rel = path41.relative(top, file).split(path41.sep).join("/");
+  const rel = path40.relative(top, file).split(path40.sep).join("/");
   const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
   return got?.code === 0 ? got.stdout.toString("utf8") : null;
 }
@@ -13421,7 +13407,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-    accessSync(path41.dirname(file), constants.W_OK);
+    accessSync(path40.dirname(file), constants.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -13431,7 +13417,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path41.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path40.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -13461,10 +13447,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path41.relative(base, dir);
-  if (rel.split(path41.sep)[0] === ".." || path41.isAbsolute(rel)) return [];
+  const rel = path40.relative(base, dir);
+  if (rel.split(path40.sep)[0] === ".." || path40.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path41.sep).filter(Boolean).map((part) => cur = path41.join(cur, part));
+  return rel.split(path40.sep).filter(Boolean).map((part) => cur = path40.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -13490,13 +13476,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync(path41.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync(path40.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic3.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
   rmSync(at2, { force: true });
-  removeEmptyDirs([path41.dirname(at2)]);
+  removeEmptyDirs([path40.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -13510,10 +13496,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync(d))) keepMade(at2, made.filter((d) => existsSync(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path41.join(dir, "node");
+  const target = path40.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path41.parse(dir).root, dir).filter((d) => !existsSync(d));
+  const missing = dirsBelow(path40.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
     mkdirSync(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -13541,7 +13527,7 @@ var init_agent_file = __esm({
 });
 
 // src/agents/installer.ts
-import path42 from "node:path";
+import path41 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -13551,9 +13537,9 @@ async function install(t, env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
-  const away = targets.map((x) => path42.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
+  const away = targets.map((x) => path41.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
   if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
-  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
   const plans = [];
   const notes = [];
   const first = t.planned.size === 0;
@@ -13576,7 +13562,7 @@ async function install(t, env) {
       lines2.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path42.dirname(p.file));
+    const dirs = missingDirs(t.base, path41.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -13597,8 +13583,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path42.dirname(x.file), x.file].filter((f) => !existsSync(f));
-        mkdirSync(path42.dirname(x.file), { recursive: true });
+        const made = [path41.dirname(x.file), x.file].filter((f) => !existsSync(f));
+        mkdirSync(path41.dirname(x.file), { recursive: true });
         import_write_file_atomic4.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -13618,8 +13604,8 @@ async function forAgents(ts, run, named = ts.length > 1) {
 }
 function madeListFile(t, env) {
   const trees = t.global ? null : treesOf(t.base, env);
-  if (trees !== null) return path42.join(trees.common, "session-handoff", "made-folders");
-  return path42.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+  if (trees !== null) return path41.join(trees.common, "session-handoff", "made-folders");
+  return path41.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -13636,27 +13622,27 @@ function excludeOf(base, file, env) {
   const trees = treesOf(base, env);
   if (trees === null) return null;
   const { top, common, others } = trees;
-  const exclude = path42.join(common, "info", "exclude");
+  const exclude = path41.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-  const rel = path42.relative(top, file).split(path42.sep).join("/");
+  const rel = path41.relative(top, file).split(path41.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const needed = others.some((w) => existsSync(path42.join(w, rel)));
+  const needed = others.some((w) => existsSync(path41.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path42.join(common, "worktrees");
-  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path42.join(linked, n, "gitdir")));
-  return [path42.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path42.dirname(g.trim()))];
+  const linked = path41.join(common, "worktrees");
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path41.join(linked, n, "gitdir")));
+  return [path41.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path41.dirname(g.trim()))];
 }
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown: shown2 } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13672,8 +13658,8 @@ async function uninstall(t, env) {
   if (last && t.dryRun) t.planned.set("", null);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
-  const rel = trees === null ? "" : path42.relative(trees.top, t.base);
-  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path42.join(w, rel), ""));
+  const rel = trees === null ? "" : path41.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path41.join(w, rel), ""));
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -13685,12 +13671,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path42.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path41.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic4.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path42.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path41.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   return { lines: lines2, driver: driver.lines, notes: driver.notes, last };
@@ -13708,10 +13694,10 @@ async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  const root = global ? null : orNull(() => findRoot(path42.resolve(ctx.cwd, given), ctx.env).root);
+  const root = global ? null : orNull(() => findRoot(path41.resolve(ctx.cwd, given), ctx.env).root);
   if (!global && root === null) return run();
-  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-  const parent = path42.dirname(lockDir);
+  const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
+  const parent = path41.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -13723,9 +13709,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+    const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path41.dirname(dir)) {
       if (!succeeds(() => rmdirSync(dir))) break;
       if (dir === made && !uninstall2) break;
     }
@@ -13761,17 +13747,17 @@ var init_installer = __esm({
     init_plan();
     init_target();
     isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-    claudeSettings = (home, env) => path42.join(claudeUserDir(home, env), "settings.json");
+    claudeSettings = (home, env) => path41.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/skill-place.ts
-import path43 from "node:path";
+import path42 from "node:path";
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path43.join(dir, rel);
+    const abs = path42.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -13785,32 +13771,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path43.join(to, rel);
+    const dest = path42.join(to, rel);
     let have = null;
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync(path43.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync(path42.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path43.relative(base, path43.dirname(p)).split(path43.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path43.dirname(p);
+  const parts = path42.relative(base, path42.dirname(p)).split(path42.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path42.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path43.join(at2, part);
+    at2 = path42.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path43.join(dir, RECORD);
+  const file = path42.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -13828,9 +13814,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path43.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path42.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  const fd = openSync(path43.join(dir, RECORD), flags, 420);
+  const fd = openSync(path42.join(dir, RECORD), flags, 420);
   try {
     writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -13840,7 +13826,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path43.join(dir, rel);
+    const file = path42.join(dir, rel);
     return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -13850,14 +13836,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
-    return path43.resolve(path43.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path42.resolve(path42.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path43.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path42.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path43.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path43.dirname(dir);
+  let dir = path42.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path42.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -13873,15 +13859,15 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path43.join(to, s.rel);
+    const dest = path42.join(to, s.rel);
     if (s.action === "remove") {
       rmSync(dest, { force: true });
-      removeEmptyUpTo(path43.dirname(dest), to);
+      removeEmptyUpTo(path42.dirname(dest), to);
       continue;
     }
-    mkdirSync(path43.dirname(dest), { recursive: true });
+    mkdirSync(path42.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path43.join(from, s.rel);
+    const src = path42.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 511 });
     renameSync(temp, dest);
   }
@@ -13898,7 +13884,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync(homeFolder(ctx.env));
   else {
-    const found = findRoot(path43.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path42.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13929,18 +13915,18 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync(path43.join(source, "SKILL.md"))) {
+  const source = realpathSync(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path42.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const rel = (p) => path43.relative(base, p).split(path43.sep).join("/");
+  const rel = (p) => path42.relative(base, p).split(path42.sep).join("/");
   const shown2 = (p) => rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`;
   const planned = /* @__PURE__ */ new Map();
-  return { base, global, dryRun, source, dest: path43.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
+  return { base, global, dryRun, source, dest: path42.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
 }
 function holdsEntries(agent, base, global, env) {
   try {
-    const edits = agent.edits({ abs: path43.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path42.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(userPath(base, edit2.file, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
@@ -13950,7 +13936,7 @@ function holdsEntries(agent, base, global, env) {
   }
 }
 async function driverOnly(ctx, plan2) {
-  const helperPath = path43.join(plan2.source, "scripts", "memory_io.mjs");
+  const helperPath = path42.join(plan2.source, "scripts", "memory_io.mjs");
   const d = await mergeDriverStep(plan2.base, { dryRun: plan2.dryRun, helperPath }, ctx.env);
   const none = "no agent found, so only the merge driver; init --agent NAME installs the skill for one";
   const lines2 = d.lines.length > 0 ? d.lines : ["unchanged the merge driver"];
@@ -13959,7 +13945,7 @@ async function driverOnly(ctx, plan2) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path42.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun, plan2.planned);
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
@@ -13967,15 +13953,15 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 function linkPlaces(plan2, agents) {
   const folders = agents.map((a) => a.skillFolders[plan2.global ? "home" : "project"]);
   const places = folders.filter((f) => f.length > 0 && !f.includes(".agents/skills")).map((f) => f[0]);
-  return [...new Set(places)].map((f) => path43.join(plan2.at(f), "session-handoff"));
+  return [...new Set(places)].map((f) => path42.join(plan2.at(f), "session-handoff"));
 }
 async function uncommitted(ctx, plan2) {
   const helper = helperLocation(
-    { cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") },
+    { cwd: ctx.cwd, helperPath: path42.join(plan2.dest, "scripts", "memory_io.mjs") },
     plan2.base
   );
-  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path43.join(plan2.base, e.file)));
-  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path43.join(plan2.base, ".gitattributes")];
+  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path42.join(plan2.base, e.file)));
+  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path42.join(plan2.base, ".gitattributes")];
   const args = ["status", "--porcelain", "-z", "--untracked-files=all", "--", ...paths];
   const r = await runGit(plan2.base, args, ctx.env).catch(() => null);
   return r === null || r.code !== 0 || r.stdout.length > 0;
@@ -14008,13 +13994,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown2(path43.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown2(path42.join(dest, rel)));
     const more2 = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more2} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path43.join(dest, s.rel));
+  const writes = steps2.map((s) => path42.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -14022,12 +14008,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path43.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path42.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path43.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync(d)).map((d) => path43.relative(plan2.base, d).split(path43.sep).join("/"));
+  const below = [dest, ...links.map((l) => path42.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path42.relative(plan2.base, d).split(path42.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -14042,7 +14028,7 @@ async function init(ctx, plan2, replace) {
   const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown2(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown2(to)} (${counted(copy2)})`;
   if (!plan2.dryRun) applySteps(source, dest, steps2);
   const recorded = !running && (steps2.length > 0 || made.length > 0 || record2 === null);
-  const again = exists(path43.join(dest, RECORD)) ? "update" : "create";
+  const again = exists(path42.join(dest, RECORD)) ? "update" : "create";
   lines2.unshift(copied(dest, [...steps2, ...recorded ? [{ action: again }] : []]));
   const after = [];
   for (const l of links) {
@@ -14051,8 +14037,8 @@ async function init(ctx, plan2, replace) {
       after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown2(l.place)}`);
     else {
-      if (!plan2.dryRun) mkdirSync(path43.dirname(l.place), { recursive: true });
-      if (!plan2.dryRun) symlinkSync(path43.relative(path43.dirname(l.place), dest), l.place, "dir");
+      if (!plan2.dryRun) mkdirSync(path42.dirname(l.place), { recursive: true });
+      if (!plan2.dryRun) symlinkSync(path42.relative(path42.dirname(l.place), dest), l.place, "dir");
       after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown2(l.place)} -> ${shown2(dest)}`);
     }
   }
@@ -14060,7 +14046,7 @@ async function init(ctx, plan2, replace) {
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const changed = lines2.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
-  const copy = shown2(path43.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown2(path42.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   if (!plan2.dryRun && !plan2.global && changed && await uncommitted(ctx, plan2)) {
     lines2.push("commit: the skill's copy and the team files above (docs/install.md); each teammate runs `init` once in their own clone too: what it writes to .git/config is not committed");
@@ -14071,13 +14057,13 @@ async function init(ctx, plan2, replace) {
 }
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
-  const dir = path43.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path43.join(dir, n)));
+  const dir = path42.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path42.join(dir, n)));
   if (names.length === 0) return [];
   const shown2 = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown2}: this clone's record of its handoffs in .ai/memory`];
   if (!plan2.dryRun) {
-    for (const n of names) rmSync(path43.join(dir, n), { force: true });
+    for (const n of names) rmSync(path42.join(dir, n), { force: true });
     removeEmptyDirs([dir]);
   }
   return [`${plan2.dryRun ? "would remove" : "removed"} ${shown2}: this clone's record of its saves`];
@@ -14095,7 +14081,7 @@ async function undo(ctx, plan2) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    const from = path43.relative(plan2.base, place).startsWith("..") ? path43.dirname(path43.dirname(place)) : plan2.base;
+    const from = path42.relative(plan2.base, place).startsWith("..") ? path42.dirname(path42.dirname(place)) : plan2.base;
     if (!ours || linkOnTheWay(from, place) !== null) {
       lines2.push(`left ${shown2(place)}: it is not a link to or a copy of this skill`);
       continue;
@@ -14107,21 +14093,21 @@ async function undo(ctx, plan2) {
   const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const others = folder ? readdirSync(dest).filter((n) => n !== RECORD && !SKILL_ENTRIES.includes(n)).sort() : [];
-  const recordToo = kept.length + others.length === 0 && exists(path43.join(dest, RECORD)) ? [RECORD] : [];
+  const recordToo = kept.length + others.length === 0 && exists(path42.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync(path43.join(dest, rel), { force: true });
-      for (const rel of files) removeEmptyUpTo(path43.dirname(path43.join(dest, rel)), dest);
+      for (const rel of files) rmSync(path42.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path42.dirname(path42.join(dest, rel)), dest);
     }
     const whole = `${would} ${shown2(dest)} (${files.length} files)`;
     lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown2(dest)}` : whole);
   }
-  for (const rel of kept) lines2.push(`left ${shown2(path43.join(dest, rel))}: you edited it since init copied it`);
-  for (const n of others) lines2.push(`left ${shown2(path43.join(dest, n))}: init did not copy it`);
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path43.dirname(p))];
+  for (const rel of kept) lines2.push(`left ${shown2(path42.join(dest, rel))}: you edited it since init copied it`);
+  for (const n of others) lines2.push(`left ${shown2(path42.join(dest, n))}: init did not copy it`);
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path42.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path43.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path42.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (!plan2.global) lines2.push(...saveRecords(plan2, ctx.env));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
@@ -14149,7 +14135,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path43.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path42.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -14295,7 +14281,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path44 from "node:path";
+import path43 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -14333,7 +14319,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
-        const stays = done2.last?.last === true && existsSync(path44.join(ts[0].base, CANONICAL));
+        const stays = done2.last?.last === true && existsSync(path43.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -14343,7 +14329,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/doctor-checks.ts
-import path45 from "node:path";
+import path44 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -14373,7 +14359,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path44.join(env.CODEX_HOME || path44.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -14381,9 +14367,9 @@ function codexTrust(env, home, hooksFile) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path44.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path45.win32.join(dir, "sh.exe");
+    const sh = path44.win32.join(dir, "sh.exe");
     if (existsSync(sh)) return sh;
   }
   return null;
@@ -14422,15 +14408,15 @@ function fixCmd(r, verb, withRoot = true) {
   return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
 }
 function agentFix(r, verb, name2) {
-  const copied = !r.global && r.helper.rel === null && exists(path45.join(r.root, CANONICAL, "SKILL.md"));
+  const copied = !r.global && r.helper.rel === null && exists(path44.join(r.root, CANONICAL, "SKILL.md"));
   if (verb === "install" && copied) verb = "init";
   return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path45.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path45.join(userPath(r.home, f, r.env), "session-handoff"))
-  ].filter((d) => exists(path45.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path44.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path44.join(userPath(r.home, f, r.env), "session-handoff"))
+  ].filter((d) => exists(path44.join(d, "SKILL.md")));
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of editsOf(r, agent, r.global)) install2[edit2.file] = await installState(r, name2, edit2);
@@ -14446,7 +14432,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path45.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path44.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -14493,7 +14479,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown2}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path45.basename(edit2.file) === "AGENTS.md") {
+  if (path44.basename(edit2.file) === "AGENTS.md") {
     const span = findBlock(text, edit2.file);
     const end = span === null ? 0 : blockEndByte(text, span);
     const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
@@ -14529,16 +14515,16 @@ function judge(r, name2, edit2, ours, reinstall) {
 }
 function claudePluginInstalls(home, env) {
   const dir = claudeUserDir(home, env);
-  const plugins = json(path45.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path44.join(dir, "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path45.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path44.join(dir, "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = obj(raw) ?? {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path45.isAbsolute(at2) && existsSync(path45.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path44.isAbsolute(at2) && existsSync(path44.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -14590,7 +14576,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path45.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path44.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -14606,7 +14592,7 @@ async function memoryState(r, journal) {
   }
   const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
-    const where = `${path45.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path44.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14688,11 +14674,11 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path46 from "node:path";
+import path45 from "node:path";
 function judgedHelper(ctx, root, global) {
   const running = helperLocation(ctx, root);
-  const copy = path46.join(root, CANONICAL, "scripts", "memory_io.mjs");
-  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path46.join(path46.dirname(main2), f)).toString("base64")).join("/"));
+  const copy = path45.join(root, CANONICAL, "scripts", "memory_io.mjs");
+  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path45.join(path45.dirname(main2), f)).toString("base64")).join("/"));
   const same = bytes(copy);
   if (global || running.rel !== null || same === null || same !== bytes(running.abs)) return running;
   return helperLocation({ cwd: ctx.cwd, helperPath: copy }, root);
@@ -14768,7 +14754,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path46.resolve(home);
+          root = path45.resolve(home);
         }
         const helper = judgedHelper(ctx, root, global);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14792,7 +14778,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 // src/git/publish-memory.ts
 import { isUtf8 as isUtf83 } from "node:buffer";
 import { tmpdir } from "node:os";
-import path47 from "node:path";
+import path46 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14802,9 +14788,9 @@ async function repositoryPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path47.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path46.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
-    const file = path47.join(hooksDir, h);
+    const file = path46.join(hooksDir, h);
     return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
@@ -14836,7 +14822,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path47.relative(top, memDir).split(path47.sep).join("/");
+  const memRel = path46.relative(top, memDir).split(path46.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
     throw new Refused(
@@ -14862,7 +14848,7 @@ async function publishMemory(target, memDir, message, push, env, register, runHo
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync(path47.join(memDir, "journal", "OFF"));
+  const journal = !existsSync(path46.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal));
   const changedOf = async (list2) => {
@@ -14937,7 +14923,7 @@ function refuseUnsafe(top, rel) {
   const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it points to; move it away (or replace it with a copy that is only this file) and publish again`;
   let opened;
   try {
-    opened = openRegular(path47.join(top, rel), SCAN_BYTES);
+    opened = openRegular(path46.join(top, rel), SCAN_BYTES);
   } catch (err) {
     throw err instanceof UnsafeFile && err.state !== "too-large" ? new Refused(linked) : err;
   }
@@ -14952,7 +14938,7 @@ function refuseUnsafe(top, rel) {
   }
 }
 async function savedHeadOffBranch(target, env) {
-  const text = readSmall(path47.join(target.top, target.memRel, "HANDOFF.md"));
+  const text = readSmall(path46.join(target.top, target.memRel, "HANDOFF.md"));
   const head = text === null ? null : checkAnchors(parseHandoff(text), Date.now()).head;
   const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
   if (r?.code !== 1) return null;
@@ -14978,7 +14964,7 @@ async function ourAttributes(top, env, runHooks) {
   };
   const head = await show2("HEAD:.gitattributes");
   const staged = await show2(":.gitattributes");
-  const worktree = readSmall(path47.join(top, ".gitattributes")) ?? "";
+  const worktree = readSmall(path46.join(top, ".gitattributes")) ?? "";
   const text = attributesOnto(head, worktree);
   if (text === head) return null;
   const entry = async (t) => {
@@ -15025,9 +15011,9 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, m
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
-  const dir = mkdtempSync(path47.join(tmpdir(), "sh-publish-"));
-  const index = path47.join(dir, "index");
-  const msg = path47.join(dir, "COMMIT_EDITMSG");
+  const dir = mkdtempSync(path46.join(tmpdir(), "sh-publish-"));
+  const index = path46.join(dir, "index");
+  const msg = path46.join(dir, "COMMIT_EDITMSG");
   const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
@@ -15370,7 +15356,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path48 from "node:path";
+import path47 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -15393,8 +15379,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path48.win32 : cwd.startsWith("/") ? path48.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path48.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path47.win32 : cwd.startsWith("/") ? path47.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path47.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -15536,7 +15522,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path53) => path53 && events.push({ kind: "edit", path: path53 });
+    addEdit = (events, path52) => path52 && events.push({ kind: "edit", path: path52 });
   }
 });
 
@@ -15928,9 +15914,9 @@ var init_last_save = __esm({
 });
 
 // src/checkpoint/capture.ts
-import path49 from "node:path";
+import path48 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHead(path49.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path48.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15944,7 +15930,7 @@ function projectHandoffs(root) {
       if (archived === null) {
         archived = /* @__PURE__ */ new Set();
         for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
-          const b = e.regular ? readHead(path49.join(archiveDir(root), e.name)) : null;
+          const b = e.regular ? readHead(path48.join(archiveDir(root), e.name)) : null;
           if (b !== null) archived.add(tokenOf(b));
         }
       }
@@ -16037,7 +16023,7 @@ function capture(transcript, lastMessage, format2, notes, project) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path49.parse(root).root || home !== "" && samePath(root, path49.resolve(home))) {
+  if (root === path48.parse(root).root || home !== "" && samePath(root, path48.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -16056,7 +16042,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path49.join(dir, name2);
+  const file = path48.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
   const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -16395,7 +16381,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path50 from "node:path";
+import path49 from "node:path";
 function statusText(handoff, since, newest, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
@@ -16421,7 +16407,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path50.relative(top, root).split(path50.sep).join("/");
+    const rel = top === null ? "" : path49.relative(top, root).split(path49.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -16536,7 +16522,7 @@ Always exit 0.
         try {
           const dir = input.workspace?.project_dir ?? input.cwd;
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-          const handoff = readHead(path50.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const handoff = readHead(path49.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const interrupted = interruptedSave(root);
@@ -16728,7 +16714,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path51 from "node:path";
+import path50 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16804,7 +16790,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path50.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16819,9 +16805,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path51.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
+    for (const name2 of listDir(path50.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path51.join(mem, file), file, notes);
+      const text = await readText(path50.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -17109,7 +17095,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import path52 from "node:path";
+import path51 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -17167,13 +17153,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync(path52.join(journalDir(root), f.name));
+            const st = lstatSync(path51.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync(path52.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync(path51.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
