@@ -1014,7 +1014,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path52 = __require("path");
+    var path51 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -1067,7 +1067,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path52.resolve(filename);
+      const absoluteName = path51.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -3088,9 +3088,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path52 = q ? q.value : m?.[1];
-    if (!m || !path52) return null;
-    out.push({ path: path52, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path51 = q ? q.value : m?.[1];
+    if (!m || !path51) return null;
+    out.push({ path: path51, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -5308,12 +5308,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path52) {
+function findNodeAtLocation(root, path51) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path52) {
+  for (let segment of path51) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -6642,10 +6642,10 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path52 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path52, tail === void 0 && !path52.includes("."))) return true;
-  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path52) && /^\([\w$.,]*\)?$/.test(tail)) return true;
-  const parts = path52.split(/\??\.|::|->/);
+  const path51 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path51, tail === void 0 && !path51.includes("."))) return true;
+  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path51) && /^\([\w$.,]*\)?$/.test(tail)) return true;
+  const parts = path51.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -9041,23 +9041,6 @@ async function appendEntry(root, entry, ms, fp) {
   const base = Buffer.from(text.length < 2 ? text : text.replace(/\n?\n?$/, "\n\n"), "latin1");
   await publishJournalFile(dir, name2, Buffer.concat([base, add]), fp);
 }
-var import_write_file_atomic2, JOURNAL_NAME;
-var init_store2 = __esm({
-  "src/journal/store.ts"() {
-    "use strict";
-    init_builtins();
-    import_write_file_atomic2 = __toESM(require_lib(), 1);
-    init_errors();
-    init_failpoint();
-    init_files();
-    init_paths();
-    init_entry();
-    JOURNAL_NAME = /^(\d{4})(?:-(\d{2})(?:-(\d+))?)?\.md$/;
-  }
-});
-
-// src/journal/record.ts
-import path29 from "node:path";
 function savedMs(text) {
   const saved = parseHandoff(text).saved;
   if (saved === null || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(saved)) return null;
@@ -9100,7 +9083,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n));
-  for (const f of [path29.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path29.join(archiveDir(root), n))]) {
+  for (const f of [path28.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path28.join(archiveDir(root), n))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -9115,7 +9098,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path29.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path28.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -9206,7 +9189,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync(path29.join(dir, f.name));
+  for (const f of files) unlinkSync(path28.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -9216,24 +9199,26 @@ function insertSection(text, period, section2) {
   if (!after) return text + section2;
   return text.slice(0, after.index) + section2 + text.slice(after.index);
 }
-var FOLD_AFTER_MONTHS, FOLD_KEPT, messageOf;
-var init_record = __esm({
-  "src/journal/record.ts"() {
+var import_write_file_atomic2, JOURNAL_NAME, FOLD_AFTER_MONTHS, FOLD_KEPT, messageOf;
+var init_store2 = __esm({
+  "src/journal/store.ts"() {
     "use strict";
     init_builtins();
+    import_write_file_atomic2 = __toESM(require_lib(), 1);
     init_harness_path();
     init_errors();
+    init_root();
     init_handoff();
     init_open_items();
     init_validate();
     init_values();
     init_archive();
+    init_failpoint();
     init_files();
     init_paths();
-    init_root();
     init_entry();
     init_outcome();
-    init_store2();
+    JOURNAL_NAME = /^(\d{4})(?:-(\d{2})(?:-(\d+))?)?\.md$/;
     FOLD_AFTER_MONTHS = 7;
     FOLD_KEPT = /* @__PURE__ */ new Set([
       "Decision",
@@ -9445,69 +9430,8 @@ var init_document = __esm({
   }
 });
 
-// src/store/recover.ts
-import path30 from "node:path";
-function pendingRepairs(root) {
-  return [
-    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
-    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
-  ];
-}
-function inoOf(p) {
-  return lstatBig(p)?.ino ?? null;
-}
-function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path30.join(dir, n)) === ino);
-}
-function notOurs(e, filePath, arch, siblings) {
-  const st = lstatBig(e.path);
-  if (st === null) return null;
-  if (st.isSymbolicLink()) return "is a link";
-  if (!st.isFile()) return "is not a regular file";
-  if (st.nlink === 1n) return null;
-  let accounted = 1n;
-  if (inoOf(filePath) === st.ino) accounted++;
-  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
-  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
-  return st.nlink > accounted ? "has hard links the helper did not make" : null;
-}
-function groupByFile(entries2) {
-  const byFile = /* @__PURE__ */ new Map();
-  for (const e of entries2) {
-    const key = path30.join(path30.dirname(e.path), e.file);
-    byFile.set(key, [...byFile.get(key) ?? [], e]);
-  }
-  return byFile;
-}
-function plantedPrivate(root) {
-  const out = [];
-  const arch = archiveDir(root);
-  for (const [filePath, list2] of groupByFile(pendingRepairs(root))) {
-    for (const e of list2) {
-      const reason = notOurs(e, filePath, arch, list2);
-      if (reason !== null) out.push({ entry: e, reason });
-    }
-  }
-  return out;
-}
-function needsRepair(root) {
-  return pendingRepairs(root).length > 0 || listDir(memoryDir(root)).some((n) => DEAD_LOCK.test(n)) || listDir(archiveDir(root)).some((n) => ARCHIVE_TEMP.test(n));
-}
-var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
-var init_recover = __esm({
-  "src/store/recover.ts"() {
-    "use strict";
-    init_files();
-    init_paths();
-    MEMORY_FILES = new Set(Object.values(FILE_OF));
-    ROOT_FILES = new Set(TARGETS);
-    ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
-    DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
-  }
-});
-
 // src/store/publish.ts
-import path31 from "node:path";
+import path29 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync(dir, constants.O_RDONLY);
@@ -9524,7 +9448,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path31.join(archiveDirPath, name2));
+      linkSync(from, path29.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -9551,7 +9475,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path31.join(spec.dir, spec.file);
+  const filePath = path29.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -9563,8 +9487,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path31.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path31.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path29.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path29.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -9673,7 +9597,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path31.join(spec.archiveDir, archived));
+      unlinkQuiet(path29.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -9684,7 +9608,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path31.join(spec.archiveDir, archived));
+    unlinkQuiet(path29.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -9711,13 +9635,74 @@ var init_publish = __esm({
   }
 });
 
+// src/store/recover.ts
+import path30 from "node:path";
+function pendingRepairs(root) {
+  return [
+    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
+    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
+  ];
+}
+function inoOf(p) {
+  return lstatBig(p)?.ino ?? null;
+}
+function archiveEntriesWithIno(dir, ino) {
+  return listDir(dir).filter((n) => inoOf(path30.join(dir, n)) === ino);
+}
+function notOurs(e, filePath, arch, siblings) {
+  const st = lstatBig(e.path);
+  if (st === null) return null;
+  if (st.isSymbolicLink()) return "is a link";
+  if (!st.isFile()) return "is not a regular file";
+  if (st.nlink === 1n) return null;
+  let accounted = 1n;
+  if (inoOf(filePath) === st.ino) accounted++;
+  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
+  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
+  return st.nlink > accounted ? "has hard links the helper did not make" : null;
+}
+function groupByFile(entries2) {
+  const byFile = /* @__PURE__ */ new Map();
+  for (const e of entries2) {
+    const key = path30.join(path30.dirname(e.path), e.file);
+    byFile.set(key, [...byFile.get(key) ?? [], e]);
+  }
+  return byFile;
+}
+function plantedPrivate(root) {
+  const out = [];
+  const arch = archiveDir(root);
+  for (const [filePath, list2] of groupByFile(pendingRepairs(root))) {
+    for (const e of list2) {
+      const reason = notOurs(e, filePath, arch, list2);
+      if (reason !== null) out.push({ entry: e, reason });
+    }
+  }
+  return out;
+}
+function needsRepair(root) {
+  return pendingRepairs(root).length > 0 || listDir(memoryDir(root)).some((n) => DEAD_LOCK.test(n)) || listDir(archiveDir(root)).some((n) => ARCHIVE_TEMP.test(n));
+}
+var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
+var init_recover = __esm({
+  "src/store/recover.ts"() {
+    "use strict";
+    init_files();
+    init_paths();
+    MEMORY_FILES = new Set(Object.values(FILE_OF));
+    ROOT_FILES = new Set(TARGETS);
+    ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
+    DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
+  }
+});
+
 // src/store/repair.ts
-import path32 from "node:path";
+import path31 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   const bytes = orNull(() => readFileSync(claimPath));
   if (bytes === null) return void 0;
   return listDir(dir).filter((n) => ARCHIVE_NAME.test(n)).find((n) => {
-    const p = path32.join(dir, n);
+    const p = path31.join(dir, n);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     return orNull(() => readFileSync(p))?.equals(bytes) === true;
@@ -9729,7 +9714,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n) => ARCHIVE_TEMP.test(n))) {
-    const p = path32.join(arch, name2);
+    const p = path31.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -9750,7 +9735,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path32.basename(filePath);
+    const file = path31.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -9765,7 +9750,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync(path32.join(arch, copy));
+          unlinkSync(path31.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync(claim.path);
@@ -9803,27 +9788,12 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n) => DEAD_LOCK.test(n))) {
-      rmSync(path32.join(memDir, name2), { recursive: true, force: true });
+      rmSync(path31.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
   return actions;
 }
-var init_repair = __esm({
-  "src/store/repair.ts"() {
-    "use strict";
-    init_builtins();
-    init_errors();
-    init_archive();
-    init_failpoint();
-    init_files();
-    init_paths();
-    init_publish();
-    init_recover();
-  }
-});
-
-// src/store/mutate.ts
 async function underLock(opts, body) {
   const memDir = memoryDir(opts.root);
   assertNotPaused(memDir, opts.env);
@@ -9851,20 +9821,24 @@ async function underLock(opts, body) {
     await lock?.release();
   }
 }
-var init_mutate = __esm({
-  "src/store/mutate.ts"() {
+var init_repair = __esm({
+  "src/store/repair.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
+    init_archive();
+    init_failpoint();
+    init_files();
     init_lock();
     init_paths();
     init_pause();
+    init_publish();
     init_recover();
-    init_repair();
   }
 });
 
 // src/save/save.ts
-import path33 from "node:path";
+import path32 from "node:path";
 async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
@@ -9891,7 +9865,7 @@ async function saveDocument(req) {
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const tracked = kind === "handoff" ? await trackedArchives(root, env) : void 0;
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path33.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path32.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const built2 = same ? prebuilt : await buildDocument(checked, root, req);
     if (built2.unchanged) return { built: built2, done: null, journal: [] };
@@ -9953,7 +9927,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHead(path33.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path32.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -10011,9 +9985,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path33.join(memoryDir(root), file));
+  const prior = await readStable(path32.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path33.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path32.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -10126,7 +10100,7 @@ var init_save = __esm({
     init_errors();
     init_anchors();
     init_redact();
-    init_record();
+    init_store2();
     init_anchor_lines();
     init_open_items();
     init_saves();
@@ -10137,7 +10111,7 @@ var init_save = __esm({
     init_values();
     init_document();
     init_files();
-    init_mutate();
+    init_repair();
     init_paths();
     init_publish();
     init_handoff_away();
@@ -10291,7 +10265,7 @@ var init_promote = __esm({
     init_errors();
     init_redact();
     init_document();
-    init_mutate();
+    init_repair();
     init_paths();
     init_read();
     init_publish();
@@ -10401,7 +10375,7 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import path34 from "node:path";
+import path33 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -10412,7 +10386,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path34.join(memDir, file);
+  const filePath = path33.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe" };
@@ -10642,7 +10616,7 @@ var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
     "use strict";
-    init_mutate();
+    init_repair();
     init_recover();
     init_paths();
     init_pause();
@@ -10777,7 +10751,7 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import path35 from "node:path";
+import path34 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -10858,7 +10832,7 @@ function eolPairs(blobs, savedIds, format2) {
 }
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
-  const first = orNull(() => readFileSync(path35.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
+  const first = orNull(() => readFileSync(path34.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
   return m !== null && Number(m[1]) > Math.floor(savedMs2 / 1e3);
 }
@@ -11251,7 +11225,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path36 from "node:path";
+import path35 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -11324,7 +11298,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path36.relative(top, root).split(path36.sep).join("/");
+  const rel = top === null ? "" : path35.relative(top, root).split(path35.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -11480,7 +11454,7 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
 async function keptOut(absent, facts, top, prefix, git) {
   const gitDir = absent.length === 0 || top === null || facts.git.state !== "repo" ? null : gitDirOf(top);
   if (gitDir === null) return [];
-  const index = readHead(path36.join(gitDir, "index"), 8);
+  const index = readHead(path35.join(gitDir, "index"), 8);
   if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
   const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
   const r = await git(["ls-files", "-t", "-z", "--full-name", "--", ...specs]);
@@ -11654,7 +11628,7 @@ async function measureFates(git, facts, anchors, at2) {
   const present = savedPresent(facts);
   const hashes = anchors.dirtyHashes ?? [];
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
-  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path36.join(at2.top, p)) === null);
+  const gone = at2.cleaned.filter((p) => !p.endsWith("/") && saved.get(p) !== "deleted" && lstatOrNull(path35.join(at2.top, p)) === null);
   const still = [...saved.keys()].filter((p) => now.dirty.includes(p));
   const [logs, ids] = await Promise.all([gatherFateLogs(git, {
     gitDir: at2.gitDir,
@@ -11694,7 +11668,7 @@ async function measureFates(git, facts, anchors, at2) {
   const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
   const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
   const disk = changed.map((p) => {
-    const b = blobBytesOf(path36.join(at2.top, p));
+    const b = blobBytesOf(path35.join(at2.top, p));
     return [blobNow(p) ?? "", typeof b === "object" && b?.file ? b.bytes : null];
   });
   const pairs = [...got.map((b, k) => [blobs[k], b]), ...disk];
@@ -12332,7 +12306,7 @@ var init_brief2 = __esm({
 });
 
 // src/git/merge-driver.ts
-import path37 from "node:path";
+import path36 from "node:path";
 function mergedClauses(name2, note = null) {
   return ["two handoffs met in a merge", `the other is archive/${name2}`, note];
 }
@@ -12563,7 +12537,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path37.join(at2, part);
+    at2 = path36.join(at2, part);
     if (lstatSync(at2, { throwIfNoEntry: false }) === void 0) mkdirSync(at2, { mode: 448 });
     if (!lstatSync(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -12579,10 +12553,10 @@ async function otherAuthor(cwd, env, side, file) {
 }
 async function archivedInRebase(cwd, env, side, file) {
   const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
-  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path37.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path37.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
+  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path36.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path36.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
   if (dirs.code !== 0 || state === void 0) return true;
   const blob = (rev) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
-  const tips = ["onto", "orig-head"].map((f) => readFileSync(path37.join(state, f), "utf8").trim());
+  const tips = ["onto", "orig-head"].map((f) => readFileSync(path36.join(state, f), "utf8").trim());
   const [mine, ...known] = await Promise.all([runGit(cwd, ["hash-object", "--", side], env), ...tips.map(blob)]);
   return known.some((k) => k.code === 0 && k.stdout.toString("utf8") === mine.stdout.toString("utf8"));
 }
@@ -12603,7 +12577,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return said2(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
   };
   const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(file)?.[1];
-  const paused = prefix === void 0 ? null : pauseSwitch(path37.join(cwd, prefix, ".ai", "memory"), env);
+  const paused = prefix === void 0 ? null : pauseSwitch(path36.join(cwd, prefix, ".ai", "memory"), env);
   if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
     const merged = /\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file) ? orNull(() => journalMonth(a, b)) : null;
@@ -12630,7 +12604,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path37.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path36.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -12678,7 +12652,7 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import path38 from "node:path";
+import path37 from "node:path";
 function withDriftNote(b, note, rank = RANK.note) {
   const driftClauses = b.driftClauses ? [{ text: note, rank }, ...b.driftClauses] : void 0;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
@@ -12807,7 +12781,7 @@ exit: 0 brief printed
           }
         }
         const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
-        const other = merged ? readSmall(path38.join(archiveDir(root), merged[1])) : null;
+        const other = merged ? readSmall(path37.join(archiveDir(root), merged[1])) : null;
         const theirs = other !== null && merged[2]?.endsWith(THEIR_STEP) === true;
         const stepBy = theirs ? { ...report, provenance: await mergedSaver(root, ctx.env, other) } : report;
         let brief = loaded.pasted ? draftBrief(parsed, stepBy, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, stepBy, ledgers), now, ctx.env);
@@ -13177,7 +13151,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path39 from "node:path";
+import path38 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -13263,7 +13237,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path39.join(archiveDir(root), name2))) {
+        if (!exists(path38.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -13272,7 +13246,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path39.join(memoryDir(root), file));
+      const current = await readStable(path38.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -13313,7 +13287,7 @@ var init_archives = __esm({
     init_handoff();
     init_archive();
     init_files();
-    init_mutate();
+    init_repair();
     init_paths();
     init_values();
     init_publish();
@@ -13372,11 +13346,11 @@ exit: 0 done
 });
 
 // src/agents/agent-file.ts
-import path40 from "node:path";
+import path39 from "node:path";
 async function committedText(file, env) {
-  const top = gitTopOf(path40.dirname(file), env);
+  const top = gitTopOf(path39.dirname(file), env);
   if (top === null) return null;
-  const rel = path40.relative(top, file).split(path40.sep).join("/");
+  const rel = path39.relative(top, file).split(path39.sep).join("/");
   const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
   return got?.code === 0 ? got.stdout.toString("utf8") : null;
 }
@@ -13407,7 +13381,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-    accessSync(path40.dirname(file), constants.W_OK);
+    accessSync(path39.dirname(file), constants.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -13417,7 +13391,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path40.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -13447,10 +13421,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path40.relative(base, dir);
-  if (rel.split(path40.sep)[0] === ".." || path40.isAbsolute(rel)) return [];
+  const rel = path39.relative(base, dir);
+  if (rel.split(path39.sep)[0] === ".." || path39.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path40.sep).filter(Boolean).map((part) => cur = path40.join(cur, part));
+  return rel.split(path39.sep).filter(Boolean).map((part) => cur = path39.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -13476,13 +13450,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync(path40.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync(path39.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic3.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
   rmSync(at2, { force: true });
-  removeEmptyDirs([path40.dirname(at2)]);
+  removeEmptyDirs([path39.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -13496,10 +13470,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync(d))) keepMade(at2, made.filter((d) => existsSync(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path40.join(dir, "node");
+  const target = path39.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path40.parse(dir).root, dir).filter((d) => !existsSync(d));
+  const missing = dirsBelow(path39.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
     mkdirSync(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -13527,7 +13501,7 @@ var init_agent_file = __esm({
 });
 
 // src/agents/installer.ts
-import path41 from "node:path";
+import path40 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -13537,9 +13511,9 @@ async function install(t, env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
-  const away = targets.map((x) => path41.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
+  const away = targets.map((x) => path40.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
   if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   const notes = [];
   const first = t.planned.size === 0;
@@ -13562,7 +13536,7 @@ async function install(t, env) {
       lines2.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    const dirs = missingDirs(t.base, path40.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -13583,8 +13557,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path41.dirname(x.file), x.file].filter((f) => !existsSync(f));
-        mkdirSync(path41.dirname(x.file), { recursive: true });
+        const made = [path40.dirname(x.file), x.file].filter((f) => !existsSync(f));
+        mkdirSync(path40.dirname(x.file), { recursive: true });
         import_write_file_atomic4.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -13604,8 +13578,8 @@ async function forAgents(ts, run, named = ts.length > 1) {
 }
 function madeListFile(t, env) {
   const trees = t.global ? null : treesOf(t.base, env);
-  if (trees !== null) return path41.join(trees.common, "session-handoff", "made-folders");
-  return path41.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+  if (trees !== null) return path40.join(trees.common, "session-handoff", "made-folders");
+  return path40.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -13622,27 +13596,27 @@ function excludeOf(base, file, env) {
   const trees = treesOf(base, env);
   if (trees === null) return null;
   const { top, common, others } = trees;
-  const exclude = path41.join(common, "info", "exclude");
+  const exclude = path40.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-  const rel = path41.relative(top, file).split(path41.sep).join("/");
+  const rel = path40.relative(top, file).split(path40.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const needed = others.some((w) => existsSync(path41.join(w, rel)));
+  const needed = others.some((w) => existsSync(path40.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path41.join(common, "worktrees");
-  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path41.join(linked, n, "gitdir")));
-  return [path41.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path41.dirname(g.trim()))];
+  const linked = path40.join(common, "worktrees");
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path40.join(linked, n, "gitdir")));
+  return [path40.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path40.dirname(g.trim()))];
 }
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown: shown2 } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13658,8 +13632,8 @@ async function uninstall(t, env) {
   if (last && t.dryRun) t.planned.set("", null);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
-  const rel = trees === null ? "" : path41.relative(trees.top, t.base);
-  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path41.join(w, rel), ""));
+  const rel = trees === null ? "" : path40.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path40.join(w, rel), ""));
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -13671,12 +13645,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path41.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path40.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic4.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path41.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path40.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   return { lines: lines2, driver: driver.lines, notes: driver.notes, last };
@@ -13694,10 +13668,10 @@ async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  const root = global ? null : orNull(() => findRoot(path41.resolve(ctx.cwd, given), ctx.env).root);
+  const root = global ? null : orNull(() => findRoot(path40.resolve(ctx.cwd, given), ctx.env).root);
   if (!global && root === null) return run();
-  const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
-  const parent = path41.dirname(lockDir);
+  const lockDir = path40.join(root === null ? userDir(ctx.env) : path40.join(root, ".ai"), ".install.lock");
+  const parent = path40.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -13709,9 +13683,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path41.dirname(dir)) {
+    const stop = global ? path40.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path40.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path40.dirname(dir)) {
       if (!succeeds(() => rmdirSync(dir))) break;
       if (dir === made && !uninstall2) break;
     }
@@ -13747,17 +13721,17 @@ var init_installer = __esm({
     init_plan();
     init_target();
     isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-    claudeSettings = (home, env) => path41.join(claudeUserDir(home, env), "settings.json");
+    claudeSettings = (home, env) => path40.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/skill-place.ts
-import path42 from "node:path";
+import path41 from "node:path";
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path42.join(dir, rel);
+    const abs = path41.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -13771,32 +13745,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path42.join(to, rel);
+    const dest = path41.join(to, rel);
     let have = null;
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync(path42.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync(path41.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path42.relative(base, path42.dirname(p)).split(path42.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path42.dirname(p);
+  const parts = path41.relative(base, path41.dirname(p)).split(path41.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path41.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path42.join(at2, part);
+    at2 = path41.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path42.join(dir, RECORD);
+  const file = path41.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -13814,9 +13788,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path42.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path41.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  const fd = openSync(path42.join(dir, RECORD), flags, 420);
+  const fd = openSync(path41.join(dir, RECORD), flags, 420);
   try {
     writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -13826,7 +13800,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path42.join(dir, rel);
+    const file = path41.join(dir, rel);
     return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -13836,14 +13810,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
-    return path42.resolve(path42.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path41.resolve(path41.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path42.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path41.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path42.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path42.dirname(dir);
+  let dir = path41.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path41.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -13859,15 +13833,15 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path42.join(to, s.rel);
+    const dest = path41.join(to, s.rel);
     if (s.action === "remove") {
       rmSync(dest, { force: true });
-      removeEmptyUpTo(path42.dirname(dest), to);
+      removeEmptyUpTo(path41.dirname(dest), to);
       continue;
     }
-    mkdirSync(path42.dirname(dest), { recursive: true });
+    mkdirSync(path41.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path42.join(from, s.rel);
+    const src = path41.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 511 });
     renameSync(temp, dest);
   }
@@ -13884,7 +13858,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync(homeFolder(ctx.env));
   else {
-    const found = findRoot(path42.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path41.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13915,18 +13889,18 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync(path42.join(source, "SKILL.md"))) {
+  const source = realpathSync(path41.dirname(path41.dirname(path41.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path41.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const rel = (p) => path42.relative(base, p).split(path42.sep).join("/");
+  const rel = (p) => path41.relative(base, p).split(path41.sep).join("/");
   const shown2 = (p) => rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`;
   const planned = /* @__PURE__ */ new Map();
-  return { base, global, dryRun, source, dest: path42.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
+  return { base, global, dryRun, source, dest: path41.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
 }
 function holdsEntries(agent, base, global, env) {
   try {
-    const edits = agent.edits({ abs: path42.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path41.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(userPath(base, edit2.file, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
@@ -13936,7 +13910,7 @@ function holdsEntries(agent, base, global, env) {
   }
 }
 async function driverOnly(ctx, plan2) {
-  const helperPath = path42.join(plan2.source, "scripts", "memory_io.mjs");
+  const helperPath = path41.join(plan2.source, "scripts", "memory_io.mjs");
   const d = await mergeDriverStep(plan2.base, { dryRun: plan2.dryRun, helperPath }, ctx.env);
   const none = "no agent found, so only the merge driver; init --agent NAME installs the skill for one";
   const lines2 = d.lines.length > 0 ? d.lines : ["unchanged the merge driver"];
@@ -13945,7 +13919,7 @@ async function driverOnly(ctx, plan2) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path42.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path41.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun, plan2.planned);
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
@@ -13953,15 +13927,15 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 function linkPlaces(plan2, agents) {
   const folders = agents.map((a) => a.skillFolders[plan2.global ? "home" : "project"]);
   const places = folders.filter((f) => f.length > 0 && !f.includes(".agents/skills")).map((f) => f[0]);
-  return [...new Set(places)].map((f) => path42.join(plan2.at(f), "session-handoff"));
+  return [...new Set(places)].map((f) => path41.join(plan2.at(f), "session-handoff"));
 }
 async function uncommitted(ctx, plan2) {
   const helper = helperLocation(
-    { cwd: ctx.cwd, helperPath: path42.join(plan2.dest, "scripts", "memory_io.mjs") },
+    { cwd: ctx.cwd, helperPath: path41.join(plan2.dest, "scripts", "memory_io.mjs") },
     plan2.base
   );
-  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path42.join(plan2.base, e.file)));
-  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path42.join(plan2.base, ".gitattributes")];
+  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path41.join(plan2.base, e.file)));
+  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path41.join(plan2.base, ".gitattributes")];
   const args = ["status", "--porcelain", "-z", "--untracked-files=all", "--", ...paths];
   const r = await runGit(plan2.base, args, ctx.env).catch(() => null);
   return r === null || r.code !== 0 || r.stdout.length > 0;
@@ -13994,13 +13968,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown2(path42.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown2(path41.join(dest, rel)));
     const more2 = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more2} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path42.join(dest, s.rel));
+  const writes = steps2.map((s) => path41.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -14008,12 +13982,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path42.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path41.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path42.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync(d)).map((d) => path42.relative(plan2.base, d).split(path42.sep).join("/"));
+  const below = [dest, ...links.map((l) => path41.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path41.relative(plan2.base, d).split(path41.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -14028,7 +14002,7 @@ async function init(ctx, plan2, replace) {
   const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown2(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown2(to)} (${counted(copy2)})`;
   if (!plan2.dryRun) applySteps(source, dest, steps2);
   const recorded = !running && (steps2.length > 0 || made.length > 0 || record2 === null);
-  const again = exists(path42.join(dest, RECORD)) ? "update" : "create";
+  const again = exists(path41.join(dest, RECORD)) ? "update" : "create";
   lines2.unshift(copied(dest, [...steps2, ...recorded ? [{ action: again }] : []]));
   const after = [];
   for (const l of links) {
@@ -14037,8 +14011,8 @@ async function init(ctx, plan2, replace) {
       after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown2(l.place)}`);
     else {
-      if (!plan2.dryRun) mkdirSync(path42.dirname(l.place), { recursive: true });
-      if (!plan2.dryRun) symlinkSync(path42.relative(path42.dirname(l.place), dest), l.place, "dir");
+      if (!plan2.dryRun) mkdirSync(path41.dirname(l.place), { recursive: true });
+      if (!plan2.dryRun) symlinkSync(path41.relative(path41.dirname(l.place), dest), l.place, "dir");
       after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown2(l.place)} -> ${shown2(dest)}`);
     }
   }
@@ -14046,7 +14020,7 @@ async function init(ctx, plan2, replace) {
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const changed = lines2.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
-  const copy = shown2(path42.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown2(path41.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   if (!plan2.dryRun && !plan2.global && changed && await uncommitted(ctx, plan2)) {
     lines2.push("commit: the skill's copy and the team files above (docs/install.md); each teammate runs `init` once in their own clone too: what it writes to .git/config is not committed");
@@ -14057,13 +14031,13 @@ async function init(ctx, plan2, replace) {
 }
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
-  const dir = path42.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path42.join(dir, n)));
+  const dir = path41.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path41.join(dir, n)));
   if (names.length === 0) return [];
   const shown2 = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown2}: this clone's record of its handoffs in .ai/memory`];
   if (!plan2.dryRun) {
-    for (const n of names) rmSync(path42.join(dir, n), { force: true });
+    for (const n of names) rmSync(path41.join(dir, n), { force: true });
     removeEmptyDirs([dir]);
   }
   return [`${plan2.dryRun ? "would remove" : "removed"} ${shown2}: this clone's record of its saves`];
@@ -14081,7 +14055,7 @@ async function undo(ctx, plan2) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    const from = path42.relative(plan2.base, place).startsWith("..") ? path42.dirname(path42.dirname(place)) : plan2.base;
+    const from = path41.relative(plan2.base, place).startsWith("..") ? path41.dirname(path41.dirname(place)) : plan2.base;
     if (!ours || linkOnTheWay(from, place) !== null) {
       lines2.push(`left ${shown2(place)}: it is not a link to or a copy of this skill`);
       continue;
@@ -14093,21 +14067,21 @@ async function undo(ctx, plan2) {
   const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const others = folder ? readdirSync(dest).filter((n) => n !== RECORD && !SKILL_ENTRIES.includes(n)).sort() : [];
-  const recordToo = kept.length + others.length === 0 && exists(path42.join(dest, RECORD)) ? [RECORD] : [];
+  const recordToo = kept.length + others.length === 0 && exists(path41.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync(path42.join(dest, rel), { force: true });
-      for (const rel of files) removeEmptyUpTo(path42.dirname(path42.join(dest, rel)), dest);
+      for (const rel of files) rmSync(path41.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path41.dirname(path41.join(dest, rel)), dest);
     }
     const whole = `${would} ${shown2(dest)} (${files.length} files)`;
     lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown2(dest)}` : whole);
   }
-  for (const rel of kept) lines2.push(`left ${shown2(path42.join(dest, rel))}: you edited it since init copied it`);
-  for (const n of others) lines2.push(`left ${shown2(path42.join(dest, n))}: init did not copy it`);
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path42.dirname(p))];
+  for (const rel of kept) lines2.push(`left ${shown2(path41.join(dest, rel))}: you edited it since init copied it`);
+  for (const n of others) lines2.push(`left ${shown2(path41.join(dest, n))}: init did not copy it`);
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path41.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path42.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path41.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (!plan2.global) lines2.push(...saveRecords(plan2, ctx.env));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
@@ -14135,7 +14109,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path42.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path41.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -14281,7 +14255,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path43 from "node:path";
+import path42 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -14319,7 +14293,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
-        const stays = done2.last?.last === true && existsSync(path43.join(ts[0].base, CANONICAL));
+        const stays = done2.last?.last === true && existsSync(path42.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -14329,7 +14303,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/doctor-checks.ts
-import path44 from "node:path";
+import path43 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -14359,7 +14333,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path44.join(env.CODEX_HOME || path44.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path43.join(env.CODEX_HOME || path43.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -14367,9 +14341,9 @@ function codexTrust(env, home, hooksFile) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path44.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path43.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path44.win32.join(dir, "sh.exe");
+    const sh = path43.win32.join(dir, "sh.exe");
     if (existsSync(sh)) return sh;
   }
   return null;
@@ -14408,15 +14382,15 @@ function fixCmd(r, verb, withRoot = true) {
   return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
 }
 function agentFix(r, verb, name2) {
-  const copied = !r.global && r.helper.rel === null && exists(path44.join(r.root, CANONICAL, "SKILL.md"));
+  const copied = !r.global && r.helper.rel === null && exists(path43.join(r.root, CANONICAL, "SKILL.md"));
   if (verb === "install" && copied) verb = "init";
   return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path44.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path44.join(userPath(r.home, f, r.env), "session-handoff"))
-  ].filter((d) => exists(path44.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path43.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path43.join(userPath(r.home, f, r.env), "session-handoff"))
+  ].filter((d) => exists(path43.join(d, "SKILL.md")));
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of editsOf(r, agent, r.global)) install2[edit2.file] = await installState(r, name2, edit2);
@@ -14432,7 +14406,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path44.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path43.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -14479,7 +14453,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown2}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path44.basename(edit2.file) === "AGENTS.md") {
+  if (path43.basename(edit2.file) === "AGENTS.md") {
     const span = findBlock(text, edit2.file);
     const end = span === null ? 0 : blockEndByte(text, span);
     const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
@@ -14515,16 +14489,16 @@ function judge(r, name2, edit2, ours, reinstall) {
 }
 function claudePluginInstalls(home, env) {
   const dir = claudeUserDir(home, env);
-  const plugins = json(path44.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path43.join(dir, "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path44.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path43.join(dir, "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = obj(raw) ?? {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path44.isAbsolute(at2) && existsSync(path44.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path43.isAbsolute(at2) && existsSync(path43.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -14576,7 +14550,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path44.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path43.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -14592,7 +14566,7 @@ async function memoryState(r, journal) {
   }
   const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
-    const where = `${path44.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path43.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14674,11 +14648,11 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path45 from "node:path";
+import path44 from "node:path";
 function judgedHelper(ctx, root, global) {
   const running = helperLocation(ctx, root);
-  const copy = path45.join(root, CANONICAL, "scripts", "memory_io.mjs");
-  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path45.join(path45.dirname(main2), f)).toString("base64")).join("/"));
+  const copy = path44.join(root, CANONICAL, "scripts", "memory_io.mjs");
+  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path44.join(path44.dirname(main2), f)).toString("base64")).join("/"));
   const same = bytes(copy);
   if (global || running.rel !== null || same === null || same !== bytes(running.abs)) return running;
   return helperLocation({ cwd: ctx.cwd, helperPath: copy }, root);
@@ -14754,7 +14728,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path45.resolve(home);
+          root = path44.resolve(home);
         }
         const helper = judgedHelper(ctx, root, global);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14778,7 +14752,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 // src/git/publish-memory.ts
 import { isUtf8 as isUtf83 } from "node:buffer";
 import { tmpdir } from "node:os";
-import path46 from "node:path";
+import path45 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14788,9 +14762,9 @@ async function repositoryPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path46.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path45.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
-    const file = path46.join(hooksDir, h);
+    const file = path45.join(hooksDir, h);
     return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
@@ -14822,7 +14796,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path46.relative(top, memDir).split(path46.sep).join("/");
+  const memRel = path45.relative(top, memDir).split(path45.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
     throw new Refused(
@@ -14848,7 +14822,7 @@ async function publishMemory(target, memDir, message, push, env, register, runHo
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync(path46.join(memDir, "journal", "OFF"));
+  const journal = !existsSync(path45.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal));
   const changedOf = async (list2) => {
@@ -14923,7 +14897,7 @@ function refuseUnsafe(top, rel) {
   const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it points to; move it away (or replace it with a copy that is only this file) and publish again`;
   let opened;
   try {
-    opened = openRegular(path46.join(top, rel), SCAN_BYTES);
+    opened = openRegular(path45.join(top, rel), SCAN_BYTES);
   } catch (err) {
     throw err instanceof UnsafeFile && err.state !== "too-large" ? new Refused(linked) : err;
   }
@@ -14938,7 +14912,7 @@ function refuseUnsafe(top, rel) {
   }
 }
 async function savedHeadOffBranch(target, env) {
-  const text = readSmall(path46.join(target.top, target.memRel, "HANDOFF.md"));
+  const text = readSmall(path45.join(target.top, target.memRel, "HANDOFF.md"));
   const head = text === null ? null : checkAnchors(parseHandoff(text), Date.now()).head;
   const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
   if (r?.code !== 1) return null;
@@ -14964,7 +14938,7 @@ async function ourAttributes(top, env, runHooks) {
   };
   const head = await show2("HEAD:.gitattributes");
   const staged = await show2(":.gitattributes");
-  const worktree = readSmall(path46.join(top, ".gitattributes")) ?? "";
+  const worktree = readSmall(path45.join(top, ".gitattributes")) ?? "";
   const text = attributesOnto(head, worktree);
   if (text === head) return null;
   const entry = async (t) => {
@@ -15011,9 +14985,9 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, m
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
-  const dir = mkdtempSync(path46.join(tmpdir(), "sh-publish-"));
-  const index = path46.join(dir, "index");
-  const msg = path46.join(dir, "COMMIT_EDITMSG");
+  const dir = mkdtempSync(path45.join(tmpdir(), "sh-publish-"));
+  const index = path45.join(dir, "index");
+  const msg = path45.join(dir, "COMMIT_EDITMSG");
   const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
@@ -15126,7 +15100,7 @@ var init_publish2 = __esm({
     init_paths();
     init_pause();
     init_common();
-    init_mutate();
+    init_repair();
     init_types();
     ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)";
     offBranch = (head) => `the handoff on this branch was saved at ${head.slice(0, 12)}, which is not in this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it against and their brief says unverifiable`;
@@ -15356,7 +15330,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path47 from "node:path";
+import path46 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -15379,8 +15353,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path47.win32 : cwd.startsWith("/") ? path47.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path47.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path46.win32 : cwd.startsWith("/") ? path46.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path46.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -15522,7 +15496,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path52) => path52 && events.push({ kind: "edit", path: path52 });
+    addEdit = (events, path51) => path51 && events.push({ kind: "edit", path: path51 });
   }
 });
 
@@ -15914,9 +15888,9 @@ var init_last_save = __esm({
 });
 
 // src/checkpoint/capture.ts
-import path48 from "node:path";
+import path47 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHead(path48.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path47.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15930,7 +15904,7 @@ function projectHandoffs(root) {
       if (archived === null) {
         archived = /* @__PURE__ */ new Set();
         for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
-          const b = e.regular ? readHead(path48.join(archiveDir(root), e.name)) : null;
+          const b = e.regular ? readHead(path47.join(archiveDir(root), e.name)) : null;
           if (b !== null) archived.add(tokenOf(b));
         }
       }
@@ -16023,7 +15997,7 @@ function capture(transcript, lastMessage, format2, notes, project) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path48.parse(root).root || home !== "" && samePath(root, path48.resolve(home))) {
+  if (root === path47.parse(root).root || home !== "" && samePath(root, path47.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -16042,7 +16016,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path48.join(dir, name2);
+  const file = path47.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
   const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -16240,7 +16214,7 @@ var init_capture2 = __esm({
     init_types2();
     init_harness_path();
     init_last_save();
-    init_record();
+    init_store2();
     init_outcome();
     init_redact();
     init_sanitize();
@@ -16257,7 +16231,7 @@ var init_capture2 = __esm({
     init_files();
     init_drafts();
     init_archive();
-    init_mutate();
+    init_repair();
     init_home();
     init_pause();
     init_paths();
@@ -16381,7 +16355,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path49 from "node:path";
+import path48 from "node:path";
 function statusText(handoff, since, newest, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
@@ -16407,7 +16381,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path49.relative(top, root).split(path49.sep).join("/");
+    const rel = top === null ? "" : path48.relative(top, root).split(path48.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -16522,7 +16496,7 @@ Always exit 0.
         try {
           const dir = input.workspace?.project_dir ?? input.cwd;
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-          const handoff = readHead(path49.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const handoff = readHead(path48.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const interrupted = interruptedSave(root);
@@ -16714,7 +16688,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path50 from "node:path";
+import path49 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16790,7 +16764,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path50.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path49.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16805,9 +16779,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path50.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
+    for (const name2 of listDir(path49.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path50.join(mem, file), file, notes);
+      const text = await readText(path49.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -17095,7 +17069,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import path51 from "node:path";
+import path50 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -17106,7 +17080,7 @@ var init_journal = __esm({
     init_store2();
     init_paths();
     init_files();
-    init_mutate();
+    init_repair();
     init_common();
     init_types();
     journalVerb = {
@@ -17153,13 +17127,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync(path51.join(journalDir(root), f.name));
+            const st = lstatSync(path50.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync(path51.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync(path50.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)

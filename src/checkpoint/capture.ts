@@ -9,7 +9,7 @@ import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, openTranscript, readFa
 import { emptyCapture, type Capture } from "../agents/transcripts/types.ts";
 import { nonEmpty, userHelperWithoutMemory } from "../agents/harness-path.ts";
 import { findLastSave, lineOfSavedTime, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
-import { recordResume } from "../journal/record.ts";
+import { recordResume } from "../journal/store.ts";
 import { findLastResume, type ResumeCall } from "../journal/outcome.ts";
 import { formatRedactionReport, redactTranscript, type RedactionFinding } from "../guard/redact.ts";
 import { sanitize } from "../guard/sanitize.ts";
@@ -28,7 +28,7 @@ import { CHECKPOINT_HEADING, CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsD
 import { orNull, readHead, readStable, tokenOf } from "../store/files.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive.ts";
-import { underLock } from "../store/mutate.ts";
+import { underLock } from "../store/repair.ts";
 import { homeFolder, samePath } from "../store/home.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { archiveDir, ensureDir, memoryDir } from "../store/paths.ts";

@@ -9,7 +9,7 @@ import { quoted } from "../guard/sanitize.ts";
 import { goalLineOf, handoffStateTime, parseHandoff } from "../schema/handoff.ts";
 import { assertArchiveName, listArchives, readArchive } from "../store/archive.ts";
 import { exists, readStable } from "../store/files.ts";
-import { underLock } from "../store/mutate.ts";
+import { underLock } from "../store/repair.ts";
 import { archiveDir, archivePrefixOf, HEADING_OF, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { MARKER } from "../schema/values.ts";
 import { publish } from "../store/publish.ts";
