@@ -12215,7 +12215,7 @@ function parseCheckpoint(text) {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
     plan: plan2,
     planCut: dropped.get("## Plan state") ?? 0,
-    failedCommands: of("Commands").filter((c) => / — (exit [1-9]\d*|failed)$/.test(c))
+    failedCommands: of("Commands").filter((c) => / — (exit -?[1-9]\d*|failed)$/.test(c))
   };
 }
 function planStatusOf(cp) {

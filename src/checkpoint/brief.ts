@@ -23,7 +23,7 @@ function parseCheckpoint(text: string) {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
     plan,
     planCut: dropped.get("## Plan state") ?? 0,
-    failedCommands: of("Commands").filter((c) => / — (exit [1-9]\d*|failed)$/.test(c)),
+    failedCommands: of("Commands").filter((c) => / — (exit -?[1-9]\d*|failed)$/.test(c)),
   };
 }
 
