@@ -1014,7 +1014,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path56 = __require("path");
+    var path51 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -1067,7 +1067,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path56.resolve(filename);
+      const absoluteName = path51.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -1488,38 +1488,6 @@ async function readStable(filePath, opts = {}) {
     closeSync(fd);
   }
 }
-var TOKEN_PATTERN, ONE_LINK, UNSAFE, UnsafeFile, OPEN_FLAGS, QUIET_MS;
-var init_files = __esm({
-  "src/store/files.ts"() {
-    "use strict";
-    init_builtins();
-    init_errors();
-    init_failpoint();
-    init_quote();
-    init_paths();
-    TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
-    ONE_LINK = "the helper only uses regular files with one link";
-    UNSAFE = {
-      link: "is a link",
-      "not-regular": "is not a regular file",
-      "hard-linked": "has more than one hard link",
-      "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
-    };
-    UnsafeFile = class extends Refused {
-      state;
-      constructor(state, filePath, message) {
-        super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
-        this.state = state;
-      }
-    };
-    OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-    QUIET_MS = 50;
-  }
-});
-
-// src/store/private.ts
-import { hostname } from "node:os";
-import path6 from "node:path";
 function privateName(file, role, pid, rand) {
   return `.${file}.${role}-${pid}-${rand}`;
 }
@@ -1529,77 +1497,13 @@ function listPrivate(dir) {
     const m = PRIVATE_PATTERN.exec(name2);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name: name2, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path6.join(dir, name2) });
+    out.push({ name: name2, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path5.join(dir, name2) });
   }
   return out;
 }
 function hasPrivatePartner(dir, file, ino) {
   return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
 }
-function readOwner(lockDir) {
-  const data = orNull(() => JSON.parse(readFileSync(path6.join(lockDir, OWNER_NAME), "utf8")));
-  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-  return { pid: data.pid, host: data.host, nonce: data.nonce };
-}
-function processAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function startedAfter(pid, ms) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
-    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
-    return Number.isFinite(startMs) && startMs > ms + 1e3;
-  } catch {
-    return false;
-  }
-}
-function lockVerdict(owner, st, host, unchangedMs) {
-  const local = owner !== null && owner.host === host;
-  if (local && !processAlive(owner.pid)) return "dead";
-  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
-  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
-  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (unchangedMs >= LOCK_STALE_MS) return "dead";
-  return "held";
-}
-function lockState(memDir) {
-  const lockDir = path6.join(memDir, LOCK_NAME);
-  const st = orNull(() => lstatSync(lockDir));
-  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
-  const owner = readOwner(lockDir);
-  const here = hostname();
-  const state = lockVerdict(owner, st, here, 0);
-  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
-  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
-}
-var TMP, CLAIM, PRIVATE_PATTERN, listDir, lstatBig, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
-var init_private = __esm({
-  "src/store/private.ts"() {
-    "use strict";
-    init_builtins();
-    init_files();
-    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
-    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
-    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
-    listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
-    lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
-    LOCK_NAME = ".lock";
-    OWNER_NAME = "owner";
-    LOCK_STALE_MS = 1e4;
-    OWNERLESS_GRACE_MS = 3e3;
-  }
-});
-
-// src/store/fs.ts
-import path7 from "node:path";
 function peek(p, read) {
   const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
   if (fd === null) return null;
@@ -1639,7 +1543,7 @@ function readHeadAndTime(filePath, bytes) {
   return peek(filePath, (fd) => {
     const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path7.dirname(filePath), path7.basename(filePath), st.ino);
+    const partnered = st.nlink === 2n && hasPrivatePartner(path5.dirname(filePath), path5.basename(filePath), st.ino);
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
@@ -1647,13 +1551,37 @@ function readHeadAndTime(filePath, bytes) {
     return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
   });
 }
-var lstatOrNull, realOrNull, exists;
-var init_fs = __esm({
-  "src/store/fs.ts"() {
+var TOKEN_PATTERN, ONE_LINK, UNSAFE, UnsafeFile, OPEN_FLAGS, QUIET_MS, TMP, CLAIM, PRIVATE_PATTERN, listDir, lstatBig, lstatOrNull, realOrNull, exists;
+var init_files = __esm({
+  "src/store/files.ts"() {
     "use strict";
     init_builtins();
-    init_files();
-    init_private();
+    init_errors();
+    init_failpoint();
+    init_quote();
+    init_paths();
+    TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
+    ONE_LINK = "the helper only uses regular files with one link";
+    UNSAFE = {
+      link: "is a link",
+      "not-regular": "is not a regular file",
+      "hard-linked": "has more than one hard link",
+      "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
+    };
+    UnsafeFile = class extends Refused {
+      state;
+      constructor(state, filePath, message) {
+        super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
+        this.state = state;
+      }
+    };
+    OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    QUIET_MS = 50;
+    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
+    listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
+    lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
     lstatOrNull = (p) => orNull(() => lstatSync(p));
     realOrNull = (p) => orNull(() => realpathSync(p));
     exists = (p) => lstatOrNull(p) !== null;
@@ -1831,16 +1759,16 @@ var init_run = __esm({
 });
 
 // src/git/root.ts
-import path8 from "node:path";
+import path6 from "node:path";
 function within(child, parent) {
-  const rel = path8.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path8.isAbsolute(rel);
+  const rel = path6.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path6.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path8.delimiter)) {
-    if (c === "" || !path8.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path8.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path6.delimiter)) {
+    if (c === "" || !path6.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path6.resolve(c));
   }
   return out;
 }
@@ -1862,7 +1790,7 @@ function listedSafe(dir, env) {
   return safeDirectories(env).some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path8.resolve(s)) === dir;
+    return (realOrNull(s) ?? path6.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, env) {
@@ -1878,7 +1806,7 @@ function dubious(root, uid, env) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, env) !== null) return null;
-    if (exists(path8.join(dir, ".git"))) {
+    if (exists(path6.join(dir, ".git"))) {
       const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
@@ -1888,14 +1816,14 @@ function dubious(root, uid, env) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path8.dirname(dir);
+    const parent = path6.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path8.join(dir, ".ai"), path8.join(dir, ".ai", "memory")].every((p) => {
+  return [path6.join(dir, ".ai"), path6.join(dir, ".ai", "memory")].every((p) => {
     const owner = lstatSync(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
@@ -1924,7 +1852,7 @@ function findRoot(startPath, env) {
   return found;
 }
 function walk(start, env, uid, home) {
-  if (exists(path8.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path6.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -1933,12 +1861,12 @@ function walk(start, env, uid, home) {
       const why = distrust(dir, uid, env);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path8.join(dir, ".ai", "memory"))) {
+    if (exists(path6.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path8.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path8.dirname(dir);
+    if (exists(path6.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path6.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -1951,7 +1879,7 @@ var init_root = __esm({
     init_builtins();
     init_errors();
     init_home();
-    init_fs();
+    init_files();
     init_run();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
     safeCache = /* @__PURE__ */ new WeakMap();
@@ -1959,45 +1887,45 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import path9 from "node:path";
+import path7 from "node:path";
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path9.dirname(dir)) {
+  for (let dir = root; ; dir = path7.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path9.join(dir, ".git")) !== null) return dir;
-    if (path9.dirname(dir) === dir) return null;
+    if (lstatOrNull(path7.join(dir, ".git")) !== null) return dir;
+    if (path7.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path9.join(top, ".git");
+  const dotGit = path7.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path9.resolve(top, m[1]) : null;
+  const dir = m ? path7.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function checkedOutAt(dir) {
   const gitDir = gitDirOf(dir);
-  const head = gitDir === null ? "" : (readSmall(path9.join(gitDir, "HEAD")) ?? "").trim();
+  const head = gitDir === null ? "" : (readSmall(path7.join(gitDir, "HEAD")) ?? "").trim();
   const ref = /^ref: (refs\/[^\s\\]+)$/.exec(head)?.[1];
   if (ref === void 0 || ref.split("/").includes("..")) return ID.test(head) ? head : null;
   const common = commonDirOf(gitDir);
-  const loose = (readSmall(path9.join(common, ref)) ?? "").trim();
+  const loose = (readSmall(path7.join(common, ref)) ?? "").trim();
   if (ID.test(loose)) return loose;
-  const packed = (readSmall(path9.join(common, "packed-refs"), 5e7) ?? "").split("\n");
+  const packed = (readSmall(path7.join(common, "packed-refs"), 5e7) ?? "").split("\n");
   return packed.find((l) => l.endsWith(` ${ref}`) && ID.test(l.slice(0, -ref.length - 1)))?.split(" ")[0] ?? null;
 }
 function commonDirOf(gitDir) {
-  const text = orNull(() => readFileSync(path9.join(gitDir, "commondir"), "utf8").trim()) ?? "";
-  return text === "" ? gitDir : path9.resolve(gitDir, text);
+  const text = orNull(() => readFileSync(path7.join(gitDir, "commondir"), "utf8").trim()) ?? "";
+  return text === "" ? gitDir : path7.resolve(gitDir, text);
 }
 function shallowCuts(gitDir) {
-  const p = gitDir === null ? null : path9.join(commonDirOf(gitDir), "shallow");
+  const p = gitDir === null ? null : path7.join(commonDirOf(gitDir), "shallow");
   return p !== null && isFile(p) ? new Set(orNull(() => readFileSync(p, "utf8"))?.split("\n") ?? []) : null;
 }
 function reflogFiles(dir, out) {
   for (const e of orNull(() => readdirSync(dir, { withFileTypes: true })) ?? []) {
     if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path9.join(dir, e.name);
+    const p = path7.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
     else if (e.isFile()) out.push(p);
   }
@@ -2006,7 +1934,7 @@ function reflogNames(gitDir, id) {
   const want = id.toLowerCase();
   if (gitDir === null || isNullObjectId(want)) return false;
   const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path9.join(dir, "logs"), files);
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path7.join(dir, "logs"), files);
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     const text = orNull(() => readFileSync(f, "latin1")) ?? "";
@@ -2019,16 +1947,16 @@ function reflogNames(gitDir, id) {
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path9.join(gitDir, dir);
-    if (!isDir(d) || dir === "rebase-apply" && isFile(path9.join(d, "applying"))) continue;
-    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path9.join(d, "head-name")) ?? "");
+    const d = path7.join(gitDir, dir);
+    if (!isDir(d) || dir === "rebase-apply" && isFile(path7.join(d, "applying"))) continue;
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path7.join(d, "head-name")) ?? "");
     return m ? `rebase of ${m[1]}` : "rebase";
   }
   const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
-  return Object.entries(files).find(([file]) => isFile(path9.join(gitDir, file)))?.[1] ?? null;
+  return Object.entries(files).find(([file]) => isFile(path7.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
-  const config = gitDir === null ? null : orNull(() => readFileSync(path9.join(commonDirOf(gitDir), "config"), "utf8"));
+  const config = gitDir === null ? null : orNull(() => readFileSync(path7.join(commonDirOf(gitDir), "config"), "utf8"));
   return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config ?? "") ? "sha256" : "sha1";
 }
 function blobBytesOf(abs) {
@@ -2042,20 +1970,20 @@ function blobBytesOf(abs) {
 }
 function otherGitDirs(gitDir) {
   const common = commonDirOf(gitDir);
-  const linked = orNull(() => readdirSync(path9.join(common, "worktrees"), { withFileTypes: true })) ?? [];
-  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path9.join(common, "worktrees", e.name))];
-  return all.filter((d) => path9.resolve(d) !== path9.resolve(gitDir));
+  const linked = orNull(() => readdirSync(path7.join(common, "worktrees"), { withFileTypes: true })) ?? [];
+  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path7.join(common, "worktrees", e.name))];
+  return all.filter((d) => path7.resolve(d) !== path7.resolve(gitDir));
 }
 function detachedHeadsBeside(gitDir) {
-  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path9.join(d, "HEAD")) ?? "").trim());
+  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path7.join(d, "HEAD")) ?? "").trim());
   return heads.filter((h) => ID.test(h)).slice(0, 100);
 }
 function checkedOutWhen(gitDir) {
   let now, moves;
   return (sec) => {
-    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path9.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path7.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
     if (sec === null) return [now];
-    moves ??= (readSmall(path9.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
+    moves ??= (readSmall(path7.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
     let [lo, hi] = [0, moves.length];
     while (lo < hi) {
       const mid = lo + hi >> 1;
@@ -2070,7 +1998,7 @@ function checkedOutWhen(gitDir) {
 }
 function stashEntries(gitDir) {
   const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
-  const log = readSmall(path9.join(commonDirOf(gitDir), "logs", "refs", "stash"), 5e7) ?? "";
+  const log = readSmall(path7.join(commonDirOf(gitDir), "logs", "refs", "stash"), 5e7) ?? "";
   return log.split("\n").filter((l) => l !== "").reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
@@ -2088,7 +2016,6 @@ var init_git_dir = __esm({
     init_builtins();
     init_values();
     init_root();
-    init_fs();
     init_files();
     isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
     isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
@@ -2133,11 +2060,11 @@ var init_attributes_block = __esm({
 });
 
 // src/git/unmerged.ts
-import path10 from "node:path";
+import path8 from "node:path";
 async function unmergedMemory(root, env, timeoutMs, marked = false) {
   const top = gitTopOf(root, env);
   const dir = top === null ? null : gitDirOf(top);
-  const stopped = (f, name2) => dir !== null && existsSync(path10.join(dir, f)) ? name2 : null;
+  const stopped = (f, name2) => dir !== null && existsSync(path8.join(dir, f)) ? name2 : null;
   const under = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
   const op = under === null || under === "bisect" ? "" : under;
   if (dir === null || op === "" && !marked) return { op, files: [], oneSided: [] };
@@ -2149,7 +2076,7 @@ async function unmergedMemory(root, env, timeoutMs, marked = false) {
   }
   const files = [...stages.keys()];
   const oneSided = files.filter((f) => !(stages.get(f).includes("2") && stages.get(f).includes("3")));
-  const apply = op.startsWith("rebase") && existsSync(path10.join(dir, "rebase-apply"));
+  const apply = op.startsWith("rebase") && existsSync(path8.join(dir, "rebase-apply"));
   return { op: op.split(" ")[0], files, oneSided, apply };
 }
 function conflictAdvice(files, unmerged, driverUnset2 = false) {
@@ -2193,13 +2120,13 @@ var init_unmerged = __esm({
 });
 
 // src/git/merge-driver-config.ts
-import path11 from "node:path";
+import path9 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path11.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path9.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
@@ -2219,7 +2146,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path11.relative(top, root).split(path11.sep).join("/");
+  const memRel = path9.relative(top, root).split(path9.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 function readRegular(p, max = 1e6) {
@@ -2268,9 +2195,9 @@ async function registerMergeDriver(root, helperPath, env, dry) {
     if (!dry) await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config && !dry) giveTo(path11.join(c.common, "config"), c.common);
+  if (out.config && !dry) giveTo(path9.join(c.common, "config"), c.common);
   try {
-    const file = path11.join(c.top, ".gitattributes");
+    const file = path9.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -2285,9 +2212,9 @@ async function registerMergeDriver(root, helperPath, env, dry) {
   return out;
 }
 function writeCopy(c, helperPath) {
-  const bytes = readFileSync(path11.join(path11.dirname(helperPath), "lib", "cli.mjs"));
-  mkdirSync(path11.dirname(c.copy), { recursive: true, mode: 448 });
-  giveTo(path11.dirname(c.copy), c.common);
+  const bytes = readFileSync(path9.join(path9.dirname(helperPath), "lib", "cli.mjs"));
+  mkdirSync(path9.dirname(c.copy), { recursive: true, mode: 448 });
+  giveTo(path9.dirname(c.copy), c.common);
   const st = lstatSync(c.copy, { throwIfNoEntry: false });
   if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
   const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
@@ -2299,16 +2226,16 @@ async function unregisterMergeDriver(root, env, keep, dry) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
-  if (!keep && !dry && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path11.dirname(c.copy)));
+  if (!keep && !dry && succeeds(() => unlinkSync(c.copy))) succeeds(() => rmdirSync(path9.dirname(c.copy)));
   const driver = keep ? null : (await section(c.top, env)).get("driver") ?? null;
   out.config = driver !== null && driverParts(driver) !== null;
   if (out.config && !dry) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path11.join(c.common, "config"), c.common);
+    giveTo(path9.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path11.join(c.top, ".gitattributes");
+    const file = path9.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     out.attributes = had;
     if (had && !dry) {
@@ -2324,7 +2251,7 @@ async function unregisterMergeDriver(root, env, keep, dry) {
 }
 function assertAttributesReadable(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path11.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path9.join(c.top, ".gitattributes");
   const why = c === null || readSmall(file, REMOVE_MAX) !== null ? null : unreadReason(file, REMOVE_MAX);
   if (why === null) return;
   const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
@@ -2356,17 +2283,17 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
-  const { rest, had } = withoutBlock(readSmall(path11.join(top, ".gitattributes")) ?? "");
+  const { rest, had } = withoutBlock(readSmall(path9.join(top, ".gitattributes")) ?? "");
   return had && rest === "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path11.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path9.join(c.top, ".gitattributes");
   const text = c === null ? "" : readSmall(file);
   const why = text === null ? unreadReason(file) : null;
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
   if (c === null || !NAMES_OURS.test(text ?? "")) return null;
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path11.join(c.common, "config")) ?? "")) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(readSmall(path9.join(c.common, "config")) ?? "")) return null;
   return await effectiveDriver(c.top, env) === null ? MERGE_DRIVER_MISSING : null;
 }
 async function driverPartMissing(root, env) {
@@ -2381,7 +2308,7 @@ async function driverPartMissing(root, env) {
 }
 async function driverUnset(root, env) {
   const c = cloneOf(root, env);
-  const named = c !== null && NAMES_OURS.test(readSmall(path11.join(c.top, ".gitattributes")) ?? "");
+  const named = c !== null && NAMES_OURS.test(readSmall(path9.join(c.top, ".gitattributes")) ?? "");
   return !named || await mergeDriverMissing(root, env) === MERGE_DRIVER_MISSING;
 }
 async function conflictNote(root, env, marked) {
@@ -2398,7 +2325,6 @@ var init_merge_driver_config = __esm({
     import_write_file_atomic = __toESM(require_lib(), 1);
     init_git_dir();
     init_run();
-    init_fs();
     init_files();
     init_errors();
     init_quote();
@@ -2456,13 +2382,175 @@ var init_file_verdict = __esm({
   }
 });
 
+// src/store/lock.ts
+import { hostname } from "node:os";
+import path10 from "node:path";
+async function acquireLock(memDir, timeoutSeconds) {
+  return acquireLockDir(path10.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+}
+async function acquireLockDir(lockDir, timeoutSeconds, opts) {
+  const start = performance.now();
+  const deadline = start + timeoutSeconds * 1e3;
+  const me = { pid: process.pid, host: hostname(), nonce: randomHex8() + randomHex8() };
+  let seen = null;
+  for (; ; ) {
+    checkLockPath(lockDir);
+    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
+    const now = performance.now();
+    const owner = readOwner(lockDir);
+    const st = lstatSync(lockDir, { throwIfNoEntry: false });
+    if (st === void 0) continue;
+    const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
+    if (seen?.key !== key) seen = { key, since: seen ? now : start };
+    const verdict = lockVerdict(owner, st, me.host, now - seen.since);
+    if (verdict === "dead" && takeOver(lockDir, owner)) {
+      seen = null;
+      continue;
+    }
+    if (now >= deadline) {
+      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
+      const who = owner ? `process ${owner.pid}${on}` : "another process";
+      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
+      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
+    }
+    const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
+  }
+}
+function checkLockPath(lockDir) {
+  const st = lstatSync(lockDir, { throwIfNoEntry: false });
+  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
+    const what = st.isSymbolicLink() ? "a link" : "not a directory";
+    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
+  }
+}
+function tryMake(lockDir, me, makeParent2) {
+  try {
+    mkdirSync(lockDir, { mode: 448 });
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    if (err.code === "ENOENT" && makeParent2) {
+      mkdirSync(path10.dirname(lockDir), { recursive: true, mode: 448 });
+      return tryMake(lockDir, me, false);
+    }
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+  try {
+    writeFileSync(path10.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    return true;
+  } catch (err) {
+    const code = err.code;
+    if (code === "ENOENT" || code === "EEXIST") return false;
+    orNull(() => rmdirSync(lockDir));
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+}
+function holding(lockDir, me) {
+  const ours = () => readOwner(lockDir)?.nonce === me.nonce;
+  let lost = false;
+  const timer = setInterval(() => {
+    if (!ours()) {
+      lost = true;
+      return;
+    }
+    const now = /* @__PURE__ */ new Date();
+    if (!succeeds(() => utimesSync(lockDir, now, now))) lost = true;
+  }, REFRESH_MS);
+  timer.unref();
+  return {
+    assertHeld() {
+      if (lost || !ours()) {
+        const lost2 = "lost the memory lock to another process before publishing";
+        throw new Refused(`${lost2}; nothing was published: read again and retry`);
+      }
+    },
+    async release() {
+      clearInterval(timer);
+      if (!ours()) return;
+      if (succeeds(() => unlinkSync(path10.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
+    }
+  };
+}
+function takeOver(lockDir, dead) {
+  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
+  try {
+    renameSync(lockDir, aside);
+  } catch (err) {
+    return err.code === "ENOENT";
+  }
+  const moved = readOwner(aside);
+  if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
+  rmSync(aside, { recursive: true, force: true });
+  return true;
+}
+function readOwner(lockDir) {
+  const data = orNull(() => JSON.parse(readFileSync(path10.join(lockDir, OWNER_NAME), "utf8")));
+  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+  return { pid: data.pid, host: data.host, nonce: data.nonce };
+}
+function processAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
+function lockVerdict(owner, st, host, unchangedMs) {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
+function lockState(memDir) {
+  const lockDir = path10.join(memDir, LOCK_NAME);
+  const st = orNull(() => lstatSync(lockDir));
+  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
+  const owner = readOwner(lockDir);
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
+}
+var RETRY_MS, REFRESH_MS, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
+var init_lock = __esm({
+  "src/store/lock.ts"() {
+    "use strict";
+    init_quote();
+    init_builtins();
+    init_errors();
+    init_files();
+    RETRY_MS = 25;
+    REFRESH_MS = 2e3;
+    LOCK_NAME = ".lock";
+    OWNER_NAME = "owner";
+    LOCK_STALE_MS = 1e4;
+    OWNERLESS_GRACE_MS = 3e3;
+  }
+});
+
 // src/store/read.ts
-import path12 from "node:path";
+import path11 from "node:path";
 function inProgressOrInterrupted(memDirOrRoot, lockDir, file, leftover) {
   const lock = lockState(lockDir);
   if (lock.state === "held" || !leftover()) {
     const by = lock.pid ? ` by process ${lock.pid}` : "";
-    const where = path12.join(memDirOrRoot, file);
+    const where = path11.join(memDirOrRoot, file);
     return new Refused(`${where} changed while it was read (a save is in progress${by}); read it again`);
   }
   const fix = "run `recover`, then read again";
@@ -2472,7 +2560,7 @@ function changedWhileRead(filePath) {
   return new Refused(`${filePath} changed while it was read (a save finished meanwhile); read it again`);
 }
 async function readManagedFile(dir, file, memDir, opts = {}) {
-  const filePath = path12.join(dir, file);
+  const filePath = path11.join(dir, file);
   const got = await readStable(filePath, opts);
   const mine = () => listPrivate(dir).filter((e) => e.file === file);
   if (got === null) {
@@ -2500,13 +2588,13 @@ var init_read = __esm({
     "use strict";
     init_errors();
     init_files();
+    init_lock();
     init_paths();
-    init_private();
   }
 });
 
 // src/store/pause.ts
-import path13 from "node:path";
+import path12 from "node:path";
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -2517,8 +2605,8 @@ function pauseSwitch(memDir, env) {
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path13.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path13.join(memDir, "PAUSE"), home, path13.join(userDir(env), "PAUSE")];
+  const home = named !== null && /^~(\/|$)/.test(named) ? path12.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path12.join(memDir, "PAUSE"), home, path12.join(userDir(env), "PAUSE")];
   return files.find((p) => p !== null && exists(p)) ?? null;
 }
 function assertNotPaused(memDir, env) {
@@ -2531,24 +2619,24 @@ var init_pause = __esm({
     init_quote();
     init_errors();
     init_home();
-    init_fs();
+    init_files();
   }
 });
 
 // src/store/drafts.ts
-import path14 from "node:path";
+import path13 from "node:path";
 function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
-  if (arg === void 0 || path14.basename(arg) === `${kind}.md`) {
+  if (arg === void 0 || path13.basename(arg) === `${kind}.md`) {
     const own = draftShown({ kind, id: randomHex8() });
     throw new UsageError(
       `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
     );
   }
-  const m = PER_READ.exec(path14.basename(arg));
-  const dir = path14.dirname(arg).split(path14.sep).join("/");
+  const m = PER_READ.exec(path13.basename(arg));
+  const dir = path13.dirname(arg).split(path13.sep).join("/");
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
     const shown2 = JSON.stringify(arg.slice(0, 80));
@@ -2584,7 +2672,7 @@ function removeName(p, shown2) {
 function takeDraft(root, d) {
   const rel = draftShown(d);
   const dir = draftsDir(root);
-  const file = path14.join(dir, fileName(d));
+  const file = path13.join(dir, fileName(d));
   const again = "write the whole document there with your file tool, then run this again";
   const dirStat = checkTree(root) ? lstatOrNull(dir) : null;
   if (dirStat === null) throw new Refused(`no draft at ${rel}: ${again}`);
@@ -2624,12 +2712,12 @@ function draftId(st) {
   return `${st.ino} ${st.size} ${st.mtimeMs}`;
 }
 function removeDraft(root, d, taken) {
-  const file = path14.join(draftsDir(root), fileName(d));
+  const file = path13.join(draftsDir(root), fileName(d));
   const st = lstatOrNull(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
 }
 function ensureIgnored(dir, text = DRAFTS_IGNORED) {
-  createExclusive(path14.join(dir, ".gitignore"), text);
+  createExclusive(path13.join(dir, ".gitignore"), text);
 }
 function removeLeftoverDrafts(root) {
   if (treeVerdict(root) !== "ok" || lstatOrNull(draftsDir(root)) === null) return [];
@@ -2642,9 +2730,9 @@ function removeLeftBehind(root) {
   const old = Date.now() - LEFT_BEHIND_MS;
   for (const name2 of readdirSync(dir)) {
     const retired = RETIRED.test(name2);
-    const st = retired || PER_READ.test(name2) ? lstatOrNull(path14.join(dir, name2)) : null;
+    const st = retired || PER_READ.test(name2) ? lstatOrNull(path13.join(dir, name2)) : null;
     if (st === null || st.isDirectory() || !retired && st.mtimeMs > old) continue;
-    removeName(path14.join(dir, name2), `${draftShown()}/${name2}`);
+    removeName(path13.join(dir, name2), `${draftShown()}/${name2}`);
     if (!name2.startsWith(".read-")) {
       out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
     }
@@ -2658,312 +2746,335 @@ var init_drafts = __esm({
     init_builtins();
     init_errors();
     init_files();
-    init_fs();
     init_paths();
     init_pause();
     DRAFTS_IGNORED = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
     PER_READ = /^(handoff|lessons|solutions)-([0-9a-f]{8})\.md$/;
     RETIRED = /^(handoff|lessons|solutions)\.md$|^\.read-(handoff|lessons|solutions)-[0-9a-f]{8}$/;
     LEFT_BEHIND_MS = 60 * 60 * 1e3;
-    draftsDir = (root) => path14.join(memoryDir(root), "drafts");
+    draftsDir = (root) => path13.join(memoryDir(root), "drafts");
     fileName = (d) => `${d.kind}-${d.id}.md`;
   }
 });
 
-// src/checkpoint/store.ts
+// src/schema/capture.ts
+function emptyCapture(format2) {
+  const empty = { firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [] };
+  return { format: format2, ...empty, lastClaim: null, records: 0, version: null };
+}
+var LISTED_ITEMS;
+var init_capture = __esm({
+  "src/schema/capture.ts"() {
+    "use strict";
+    LISTED_ITEMS = 40;
+  }
+});
+
+// src/agents/transcripts/types.ts
+function obj(value) {
+  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
+  return isObject ? value : null;
+}
+function str(value) {
+  return typeof value === "string" ? value : null;
+}
+function parseLine(line) {
+  return line.startsWith("{") ? orNull(() => obj(JSON.parse(line))) : null;
+}
+function noteEdit(list2, file) {
+  if (file === "") return;
+  const at2 = list2.indexOf(file);
+  if (at2 >= 0) list2.splice(at2, 1);
+  list2.push(file);
+}
+function exitFromText(part) {
+  const m = [...part.matchAll(/^(?:Process exited with code|Exit [Cc]ode:?) (-?\d{1,4})\r?$/gm)].at(-1);
+  return m ? `exit ${Number(m[1])}` : null;
+}
+function versionOf(value) {
+  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
+}
+function noEvents(line) {
+  return {
+    line,
+    calls: [],
+    results: [],
+    usage: null,
+    window: null,
+    compacted: false,
+    items: false,
+    record: false,
+    ts: null,
+    version: null,
+    id: null,
+    users: [],
+    claim: null,
+    rank: 0
+  };
+}
+function textOf(content, types) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
+  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
+}
+function planStatus(s) {
+  if (s === "completed") return "done";
+  if (s === "in_progress") return "doing";
+  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
+}
+var EDIT_TOOLS, num;
+var init_types2 = __esm({
+  "src/agents/transcripts/types.ts"() {
+    "use strict";
+    init_files();
+    init_capture();
+    EDIT_TOOLS = /* @__PURE__ */ new Set([
+      "Edit",
+      "Write",
+      "MultiEdit",
+      "NotebookEdit",
+      "write_file",
+      "replace",
+      "edit",
+      "write",
+      "patch",
+      "smart_edit"
+    ]);
+    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
+  }
+});
+
+// src/agents/harness-path.ts
+import path14 from "node:path";
+function isProbeSession(id) {
+  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
+}
+async function readHookJson(ctx, max = 65536) {
+  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
+}
+function hookObject(data, max) {
+  if (data === null || data.length === 0) return void 0;
+  return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
+}
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync(path14.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path14.relative(base, dir);
+    return !rel.startsWith("..") && !path14.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
+function windowsShaped(p) {
+  return /^([A-Za-z]:|\\\\)/.test(p);
+}
+function harnessPath(what, p, platform = process.platform) {
+  const windows = windowsShaped(p);
+  const absolute = (windows || platform === "win32" ? path14.win32 : path14.posix).isAbsolute(p);
+  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") {
+    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
+    return { ok: false, reason, windows };
+  }
+  return { ok: true, path: platform === "win32" ? path14.win32.normalize(p) : p };
+}
+function hookCwd(cwd, platform = process.platform) {
+  if (cwd === void 0 || cwd === null) return null;
+  const what = "the hook input's cwd";
+  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
+  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
+  const got = harnessPath(what, cwd, platform);
+  if (got.ok) return got.path;
+  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
+  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
+}
+function hookStart(cwd, env, format2) {
+  const dir = env[PROJECT_VARS[String(format2)] ?? ""];
+  const got = dir ? harnessPath("the project folder", dir) : null;
+  return got?.ok ? got.path : hookCwd(cwd);
+}
+var nonEmpty, PROBE_SESSION_PREFIX, PROJECT_VARS;
+var init_harness_path = __esm({
+  "src/agents/harness-path.ts"() {
+    "use strict";
+    init_builtins();
+    init_quote();
+    init_files();
+    init_types2();
+    nonEmpty = (v) => typeof v === "string" && v !== "" ? v : null;
+    PROBE_SESSION_PREFIX = "session-handoff-doctor-";
+    PROJECT_VARS = { claude: "CLAUDE_PROJECT_DIR", gemini: "GEMINI_PROJECT_DIR" };
+  }
+});
+
+// src/git/saves.ts
 import path15 from "node:path";
-function headerValue(text, name2) {
-  for (const line of text.split("\n", 12)) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
-  return null;
+function savesPath(root, env) {
+  const gitDir = gitDirAt(root, env);
+  return gitDir === null ? null : path15.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
-function isCheckpointText(text) {
-  const lines2 = text.split("\n", 4);
-  return lines2[0] === MARKER && lines2.includes(CHECKPOINT_HEADING);
+function beside(root, env, name2) {
+  const saves = savesPath(root, env);
+  return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
-function isAnchorsOnlySource(source) {
-  return source?.startsWith("anchors only") === true;
+function recordLines(p, re) {
+  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
+  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
 }
-function readCheckpointText(text) {
-  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
-  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
-  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items2 = /* @__PURE__ */ new Map();
-  const dropped = /* @__PURE__ */ new Map();
-  let section2 = null;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("## ")) {
-      section2 = line;
-      items2.set(section2, []);
-    } else if (section2 !== null && line.startsWith("- ") && line !== "- none captured") {
-      const older = /^- \((\d+) older left out\)$/.exec(line);
-      if (older) dropped.set(section2, Number(older[1]));
-      else items2.get(section2).push(line);
-    }
-  }
-  return { triggers, source, items: items2, dropped };
-}
-function checkpointsDir(root) {
-  return path15.join(memoryDir(root), "checkpoints");
-}
-function sessionFileId(id) {
-  if (typeof id !== "string" || id === "") return "unknown";
-  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
-  return tokenOf(id).slice(0, 16);
-}
-function checkpointsDirState(root) {
-  const st = lstatOrNull(checkpointsDir(root));
-  if (st === null) return "missing";
-  return st.isDirectory() ? "ok" : "unsafe";
-}
-function timeOf(value, now) {
-  const t = value === null ? null : parseStrictTime(value, now);
-  return t !== null && "ms" in t ? t.ms : null;
-}
-function listCheckpoints(root, now = Date.now()) {
-  if (checkpointsDirState(root) !== "ok") return [];
-  const out = [];
-  for (const name2 of listDir(checkpointsDir(root))) {
-    if (!CHECKPOINT_NAME.test(name2)) continue;
-    const read = readHeadAndTime(path15.join(checkpointsDir(root), name2), 1024);
-    const head = read?.bytes.toString("utf8") ?? "";
-    if (read === null || !isCheckpointText(head)) continue;
-    const savedMs2 = timeOf(headerValue(head, "Saved"), now);
-    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
-    const since = headerValue(head, "Since-handoff");
-    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
-    out.push({ session: name2.slice(0, -3), name: name2, savedMs: savedMs2, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
-  }
-  const order = (a, b) => a === b ? 0 : a < b ? -1 : 1;
-  const saved = (e) => e.savedMs ?? -Infinity;
-  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
-}
-function rmQuietRegular(p) {
-  const st = lstatOrNull(p);
-  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
-}
-function deliveredPath(root, session) {
-  return path15.join(checkpointsDir(root), `.delivered-${session}`);
-}
-function readDelivered(root, session) {
-  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
-}
-function writeDelivered(root, session, token) {
-  const p = deliveredPath(root, session);
-  rmQuietRegular(p);
-  return createExclusive(p, `${token}
-`);
-}
-function holdsWork(root, e) {
-  const { items: items2 } = readCheckpointText(readHead(path15.join(checkpointsDir(root), e.name), 8192)?.toString() ?? "");
-  const failed = (line) => /— (?:exit -?[1-9]\d*|failed)$/.test(line);
-  return (items2.get("## Files edited")?.length ?? 0) > 0 || (items2.get("## Commands")?.some(failed) ?? false);
-}
-function pruneCheckpoints(root, keep) {
-  const now = Date.now();
-  const list2 = listCheckpoints(root, now);
-  const recent = list2.slice(CHECKPOINT_KEEP).filter((e) => e.savedMs !== null && now - e.savedMs <= RECENT_MS);
-  const room = CHECKPOINTS_MAX - CHECKPOINT_KEEP;
-  if (recent.length > room) {
-    const work = new Map(recent.map((e) => [e, holdsWork(root, e)]));
-    recent.sort((a, b) => Number(work.get(b)) - Number(work.get(a)));
-  }
-  const kept = [...list2.slice(0, CHECKPOINT_KEEP), ...recent.slice(0, room)];
-  const survivors = /* @__PURE__ */ new Set([keep, ...kept.map((e) => e.name)]);
-  for (const e of list2) {
-    if (survivors.has(e.name)) continue;
-    orNull(() => unlinkSync(path15.join(checkpointsDir(root), e.name)));
-    rmQuietRegular(path15.join(checkpointsDir(root), `.delivered-${e.session}`));
-  }
-}
-function cleanCheckpointLeftovers(root) {
-  const dir = checkpointsDir(root);
-  if (checkpointsDirState(root) !== "ok") return [];
-  const actions = [];
-  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
-    const st = lstatSync(e.path, { throwIfNoEntry: false });
-    if (st === void 0 || st.isDirectory()) continue;
-    if (e.role === "claim" && st.isFile()) {
-      if (succeeds(() => linkSync(e.path, path15.join(dir, e.file)))) {
-        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
-      }
-    }
-    if (succeeds(() => unlinkSync(e.path))) {
-      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
-    }
-  }
+async function addRecord(p, re, line, drop) {
+  let lock = null;
   try {
-    const names = readdirSync(dir);
-    const live = /* @__PURE__ */ new Set();
-    for (const name2 of names) {
-      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHead(path15.join(dir, name2));
-      if (bytes !== null) live.add(tokenOf(bytes));
-    }
-    const kept = [];
-    for (const name2 of names) {
-      const m = /^\.delivered-(.+)$/.exec(name2);
-      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path15.join(dir, name2), 128)?.toString().trim() ?? "";
-      const st = lstatSync(path15.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path15.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path15.join(dir, name2));
-      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
-    }
-    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path15.join(dir, k.name));
+    mkdirSync(path15.dirname(p), { recursive: true, mode: 448 });
+    lock = await acquireLockDir(`${p}.lock`, 2, { what: "the saves record is busy" }).catch(() => null);
+    const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
+    const tmp = `${p}.tmp-${process.pid}`;
+    rmSync(tmp, { force: true });
+    writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
+`, { mode: 384, flag: "wx" });
+    renameSync(tmp, p);
   } catch {
+  } finally {
+    await lock?.release();
   }
-  return actions;
 }
-function pruneOfferMarkers(dir, nowMs) {
+function savedStampOf(text) {
+  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
+  if (saved === void 0) return null;
+  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
+  return head === void 0 ? saved : `${saved}+${head}`;
+}
+function cloneIdOf(root, env, create = false) {
+  const p = beside(root, env, "clone-id");
+  if (p === null) return null;
+  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
+  const found = valid(readSmall(p)?.trim());
+  if (found !== null || !create) return found;
+  const tmp = `${p}.tmp-${process.pid}`;
   try {
-    for (const name2 of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
-      const p = path15.join(dir, name2);
-      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
-    }
+    mkdirSync(path15.dirname(p), { recursive: true, mode: 448 });
+    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
+    writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
+`, { mode: 384 });
+    linkSync(tmp, p);
   } catch {
+  } finally {
+    rmSync(tmp, { force: true });
   }
+  return valid(readSmall(p)?.trim());
 }
-var CHECKPOINT_HEADING, CHECKPOINT_NAME, CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, MARKERS_KEPT, CHECKPOINT_KEEP, RECENT_MS, CHECKPOINTS_MAX, OFFER_MARKER_DAYS;
-var init_store = __esm({
-  "src/checkpoint/store.ts"() {
+function markClone(text, id) {
+  if (id === null) return text;
+  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
+  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
+  if (saved === -1) return text;
+  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
+  return lines2.join("\n");
+}
+function savePickaxe(text) {
+  const saved = /^Saved: [^\r\n]+/m.exec(text)?.[0];
+  if (saved === void 0) return [];
+  const id = CLONE_MARK.exec(text)?.[1];
+  const mark = id === void 0 ? "" : `[[:space:]]+(Merged-with: .*[[:space:]]+)?<!-- saved in clone ${id} -->`;
+  return ["--pickaxe-regex", `-S${saved.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${mark}`];
+}
+function savesRecord(root, env) {
+  const p = savesPath(root, env);
+  if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
+  return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
+}
+async function recordSavedHere(root, env, token, stamp, blob) {
+  const gitDir = gitDirAt(root, env);
+  if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
+  const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
+  await addRecord(path15.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE, line, (m) => m[1] === token);
+  await addRecord(lastSavePath(gitDir), LINE, blob === void 0 ? line : `${line} ${blob}`, () => true);
+}
+function lastSave(root, env) {
+  const gitDir = gitDirAt(root, env);
+  const m = gitDir === null ? void 0 : recordLines(lastSavePath(gitDir), LINE)[0];
+  return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
+}
+function savedHere(root, env, text, token) {
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
+  if (mark !== void 0 && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
+  const saves = savesRecord(root, env);
+  if (saves === null) return null;
+  const stamp = text === null ? null : savedStampOf(text);
+  if (stamp !== null && saves.some((s) => s.stamp === stamp)) return true;
+  const tok = token();
+  return saves.some((s) => s.token === tok);
+}
+function stashesSince(gitDir, savedMs2) {
+  const sec = Math.floor(savedMs2 / 1e3);
+  const since = (s) => s !== null && (Number.isNaN(sec) || s >= sec);
+  return stashEntries(gitDir).flatMap((e, n) => e.own && since(e.sec) ? [`stash@{${n}}`] : []);
+}
+async function recordSavedBy(root, env, token, agent) {
+  const p = beside(root, env, "saved-by");
+  const line = `${token} ${agent}`;
+  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
+  await addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
+}
+function savedByOf(root, env, token) {
+  const p = beside(root, env, "saved-by");
+  return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
+}
+function gitDirAt(root, env) {
+  const top = gitTopOf(root, env);
+  return top === null ? null : gitDirOf(top);
+}
+async function trackedArchives(root, env) {
+  const r = await runGit(root, ["ls-files", "-z", "--", ".ai/memory/archive/"], env).catch(() => null);
+  if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
+  return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
+}
+async function firstSaver(git, pickaxe, revs, dir) {
+  if (pickaxe.length === 0) return null;
+  const specs = [`:(top,literal)${dir}HANDOFF.md`, `:(top,literal)${dir}archive`];
+  const refs = revs.some((r2) => r2.startsWith("^")) ? revs : [...revs, "--branches", "--remotes", "--tags"];
+  const r = await git(["log", "--no-merges", "--format=%an%x03%ae", ...pickaxe, ...refs, "--", ...specs]);
+  return r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() || null : null;
+}
+async function mergedSaver(root, env, text) {
+  const top = gitTopOf(root, env);
+  if (savedHere(root, env, text, () => tokenOf(text)) !== false || top === null) return null;
+  const dir = `${path15.relative(top, path15.join(root, ".ai", "memory")).split(path15.sep).join("/")}/`;
+  const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
+  const revs = ["HEAD", ...merging ? ["MERGE_HEAD"] : []];
+  const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
+  return { committer: by ? authorWords(by) : null, someoneElse: true };
+}
+function authorWords(raw) {
+  const [name2 = "", email = ""] = raw.split("");
+  return `${quotedValue(name2)} ${quotedValue(email)}`;
+}
+var KEPT, LINE, CLONE_MARK, lastSavePath, SAVED_BY_LINE;
+var init_saves = __esm({
+  "src/git/saves.ts"() {
     "use strict";
     init_builtins();
-    init_quote();
-    init_values();
+    init_git_dir();
+    init_run();
     init_files();
-    init_fs();
-    init_private();
-    init_paths();
-    CHECKPOINT_HEADING = "# Session Checkpoint";
-    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-    CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
-    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
-    MARKERS_KEPT = 20;
-    CHECKPOINT_KEEP = 5;
-    RECENT_MS = 6048e5;
-    CHECKPOINTS_MAX = 50;
-    OFFER_MARKER_DAYS = 7;
+    init_lock();
+    init_quote();
+    KEPT = 10;
+    LINE = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
+    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
+    lastSavePath = (gitDir) => path15.join(gitDir, "session-handoff", "last-save");
+    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
 
-// src/guard/untrusted.ts
-function nonceFor(holds) {
-  let nonce;
-  do {
-    nonce = nodeCrypto().randomBytes(8).toString("hex");
-  } while (holds(nonce));
-  return nonce;
-}
-function renderEnvelope(file, token, bytes) {
-  const shown2 = renderVisible(bytes);
-  const body = shown2.changed > 0 ? Buffer.from(shown2.text, "utf8") : Buffer.from(bytes);
-  const nonce = nonceFor((n) => body.includes(n));
-  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
-<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-`), body];
-  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
-  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
-`));
-  return { out: Buffer.concat(parts), warning: shown2.changed > 0 ? shownWarning(file, shown2.changed) : null };
-}
-function envelopeText(file, text) {
-  const nonce = nonceFor((n) => text.includes(n));
-  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
-` : text;
-  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
-${body}<<<END UNTRUSTED ${file} ${nonce}>>>
-`;
-}
-var init_untrusted = __esm({
-  "src/guard/untrusted.ts"() {
-    "use strict";
-    init_builtins();
-    init_file_verdict();
-    init_invisible();
-  }
-});
-
-// src/verbs/common.ts
-import path16 from "node:path";
-function rootOption(ctx, fallbackStart = null) {
-  const value = ctx.values.root;
-  const leave = "or leave it out to start from the current folder";
-  if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
-  const given = typeof value === "string";
-  const found = findRoot(path16.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
-  if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
-  const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path16.join(found.root, ".git"))) {
-    ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
-  }
-  if (!given && found.stopped) {
-    const at2 = quotedPath(found.stopped.at);
-    ctx.warn(`stopped looking for the project root at ${at2} (${found.stopped.why}); using ${root}: ${CHOOSE}`);
-  }
-  return found.root;
-}
-function expectedTokenOption(ctx) {
-  const value = ctx.values["expected-current-sha256"];
-  if (typeof value !== "string") {
-    const todo = "pass the CURRENT-SHA256 token from `read` (or `absent`)";
-    throw new UsageError(`--expected-current-sha256 TOKEN is required: ${todo}`);
-  }
-  if (!TOKEN_PATTERN.test(value)) {
-    const got = quotedValue(value.slice(0, 80));
-    throw new UsageError(`--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got ${got}`);
-  }
-  return value;
-}
-function lockTimeoutOption(ctx) {
-  const value = ctx.values["lock-timeout"];
-  if (value === void 0) return 10;
-  if (typeof value !== "string" || !/^\d+(\.\d+)?$/.test(value)) {
-    throw new UsageError(`--lock-timeout takes seconds as a decimal number \u2265 0, got ${quotedValue(String(value))}`);
-  }
-  return Number(value);
-}
-function failpointOf(ctx) {
-  return ctx.env.MEMORY_IO_FAILPOINT || void 0;
-}
-function envelope(file, got) {
-  if (got === null) return ok("CURRENT-SHA256: absent\n", [], 3);
-  const { out, warning } = renderEnvelope(file, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
-}
-async function stdinForValidate(ctx, maxBytes) {
-  try {
-    const bytes = await ctx.readStdin(maxBytes);
-    return () => bytes;
-  } catch (err) {
-    if (!(err instanceof HelperError)) throw err;
-    return () => {
-      throw err;
-    };
-  }
-}
-var CHOOSE, ROOT_HELP, CAS;
-var init_common = __esm({
-  "src/verbs/common.ts"() {
+// src/guard/words.ts
+var plural, branchWords, namesList;
+var init_words = __esm({
+  "src/guard/words.ts"() {
     "use strict";
     init_quote();
-    init_errors();
-    init_files();
-    init_fs();
-    init_root();
-    init_untrusted();
-    init_types();
-    CHOOSE = "pass --root <project> to choose another";
-    ROOT_HELP = `
-root: --root DIR, else found upward from here (references/verbs/root.md)
-`;
-    CAS = {
-      root: { type: "string" },
-      "expected-current-sha256": { type: "string" },
-      "lock-timeout": { type: "string" }
-    };
+    plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    branchWords = (name2, tokens = (s) => s) => quotedValue(tokens(name2));
+    namesList = (names, words = (s) => s) => names.slice(0, 3).map(words).join(", ") + (names.length > 3 ? ` and ${names.length - 3} more` : "");
   }
 });
 
@@ -2995,9 +3106,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path51 = q ? q.value : m?.[1];
+    if (!m || !path51) return null;
+    out.push({ path: path51, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -3104,7 +3215,7 @@ function valueError(label, value) {
   }
 }
 function readAnchorLine(line) {
-  const m = LINE.exec(line);
+  const m = LINE2.exec(line);
   if (m) {
     const error = valueError(m[1], m[2]);
     return error === null ? { label: m[1], value: m[2] } : { error };
@@ -3130,7 +3241,7 @@ function isEmptyAnchorsBody(lines2) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, UNESCAPE, QUOTED, MORE, ANCHOR_LABELS, LINE, OTHER_LABEL, isIsoWithZone;
+var MAX_LISTED_DIRTY, UNESCAPE, QUOTED, MORE, ANCHOR_LABELS, LINE2, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -3142,7 +3253,7 @@ var init_anchor_lines = __esm({
     QUOTED = /"((?:[^"\\]|\\.)*)"/y;
     MORE = /^\u2026 and (\d+) more$/;
     ANCHOR_LABELS = ["Branch", "HEAD", "Dirty files", "Dirty hashes", "Dirty modes", "In progress", "Date", "Key file mtimes"];
-    LINE = new RegExp(`^- (${ANCHOR_LABELS.join("|")}): (.*)$`);
+    LINE2 = new RegExp(`^- (${ANCHOR_LABELS.join("|")}): (.*)$`);
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
   }
@@ -3637,445 +3748,161 @@ var init_handoff = __esm({
   }
 });
 
-// src/guard/words.ts
-var plural, branchWords, namesList;
-var init_words = __esm({
-  "src/guard/words.ts"() {
-    "use strict";
-    init_quote();
-    plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-    branchWords = (name2, tokens = (s) => s) => quotedValue(tokens(name2));
-    namesList = (names, words = (s) => s) => names.slice(0, 3).map(words).join(", ") + (names.length > 3 ? ` and ${names.length - 3} more` : "");
-  }
-});
-
-// src/schema/capture.ts
-function emptyCapture(format2) {
-  const empty = { firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [] };
-  return { format: format2, ...empty, lastClaim: null, records: 0, version: null };
+// src/checkpoint/store.ts
+import path16 from "node:path";
+function headerValue(text, name2) {
+  for (const line of text.split("\n", 12)) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
+  return null;
 }
-var LISTED_ITEMS;
-var init_capture = __esm({
-  "src/schema/capture.ts"() {
-    "use strict";
-    LISTED_ITEMS = 40;
-  }
-});
-
-// src/agents/transcripts/types.ts
-function obj(value) {
-  const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
-  return isObject ? value : null;
+function isCheckpointText(text) {
+  const lines2 = text.split("\n", 4);
+  return lines2[0] === MARKER && lines2.includes(CHECKPOINT_HEADING);
 }
-function str(value) {
-  return typeof value === "string" ? value : null;
+function isAnchorsOnlySource(source) {
+  return source?.startsWith("anchors only") === true;
 }
-function parseLine(line) {
-  return line.startsWith("{") ? orNull(() => obj(JSON.parse(line))) : null;
-}
-function noteEdit(list2, file) {
-  if (file === "") return;
-  const at2 = list2.indexOf(file);
-  if (at2 >= 0) list2.splice(at2, 1);
-  list2.push(file);
-}
-function exitFromText(part) {
-  const m = [...part.matchAll(/^(?:Process exited with code|Exit [Cc]ode:?) (-?\d{1,4})\r?$/gm)].at(-1);
-  return m ? `exit ${Number(m[1])}` : null;
-}
-function versionOf(value) {
-  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
-}
-function noEvents(line) {
-  return {
-    line,
-    calls: [],
-    results: [],
-    usage: null,
-    window: null,
-    compacted: false,
-    items: false,
-    record: false,
-    ts: null,
-    version: null,
-    id: null,
-    users: [],
-    claim: null,
-    rank: 0
-  };
-}
-function textOf(content, types) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
-  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
-}
-function planStatus(s) {
-  if (s === "completed") return "done";
-  if (s === "in_progress") return "doing";
-  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
-}
-var EDIT_TOOLS, num;
-var init_types2 = __esm({
-  "src/agents/transcripts/types.ts"() {
-    "use strict";
-    init_files();
-    init_capture();
-    EDIT_TOOLS = /* @__PURE__ */ new Set([
-      "Edit",
-      "Write",
-      "MultiEdit",
-      "NotebookEdit",
-      "write_file",
-      "replace",
-      "edit",
-      "write",
-      "patch",
-      "smart_edit"
-    ]);
-    num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
-  }
-});
-
-// src/agents/harness-path.ts
-import path17 from "node:path";
-function isProbeSession(id) {
-  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
-}
-async function readHookJson(ctx, max = 65536) {
-  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
-}
-function hookObject(data, max) {
-  if (data === null || data.length === 0) return void 0;
-  return data.length > max ? null : orNull(() => obj(JSON.parse(data.toString("utf8"))));
-}
-function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync(path17.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => {
-    const rel = path17.relative(base, dir);
-    return !rel.startsWith("..") && !path17.isAbsolute(rel);
-  };
-  return under(skillDir, home) && !under(skillDir, root);
-}
-function windowsShaped(p) {
-  return /^([A-Za-z]:|\\\\)/.test(p);
-}
-function harnessPath(what, p, platform = process.platform) {
-  const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path17.win32 : path17.posix).isAbsolute(p);
-  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") {
-    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
-    return { ok: false, reason, windows };
-  }
-  return { ok: true, path: platform === "win32" ? path17.win32.normalize(p) : p };
-}
-function hookCwd(cwd, platform = process.platform) {
-  if (cwd === void 0 || cwd === null) return null;
-  const what = "the hook input's cwd";
-  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
-  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
-  const got = harnessPath(what, cwd, platform);
-  if (got.ok) return got.path;
-  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
-  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
-}
-function hookStart(cwd, env, format2) {
-  const dir = env[PROJECT_VARS[String(format2)] ?? ""];
-  const got = dir ? harnessPath("the project folder", dir) : null;
-  return got?.ok ? got.path : hookCwd(cwd);
-}
-var nonEmpty, PROBE_SESSION_PREFIX, PROJECT_VARS;
-var init_harness_path = __esm({
-  "src/agents/harness-path.ts"() {
-    "use strict";
-    init_builtins();
-    init_quote();
-    init_files();
-    init_types2();
-    nonEmpty = (v) => typeof v === "string" && v !== "" ? v : null;
-    PROBE_SESSION_PREFIX = "session-handoff-doctor-";
-    PROJECT_VARS = { claude: "CLAUDE_PROJECT_DIR", gemini: "GEMINI_PROJECT_DIR" };
-  }
-});
-
-// src/store/lock.ts
-import { hostname as hostname2 } from "node:os";
-import path18 from "node:path";
-async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path18.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
-}
-async function acquireLockDir(lockDir, timeoutSeconds, opts) {
-  const start = performance.now();
-  const deadline = start + timeoutSeconds * 1e3;
-  const me = { pid: process.pid, host: hostname2(), nonce: randomHex8() + randomHex8() };
-  let seen = null;
-  for (; ; ) {
-    checkLockPath(lockDir);
-    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
-    const now = performance.now();
-    const owner = readOwner(lockDir);
-    const st = lstatSync(lockDir, { throwIfNoEntry: false });
-    if (st === void 0) continue;
-    const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
-    if (seen?.key !== key) seen = { key, since: seen ? now : start };
-    const verdict = lockVerdict(owner, st, me.host, now - seen.since);
-    if (verdict === "dead" && takeOver(lockDir, owner)) {
-      seen = null;
-      continue;
+function readCheckpointText(text) {
+  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
+  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
+  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
+  const items2 = /* @__PURE__ */ new Map();
+  const dropped = /* @__PURE__ */ new Map();
+  let section2 = null;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) {
+      section2 = line;
+      items2.set(section2, []);
+    } else if (section2 !== null && line.startsWith("- ") && line !== "- none captured") {
+      const older = /^- \((\d+) older left out\)$/.exec(line);
+      if (older) dropped.set(section2, Number(older[1]));
+      else items2.get(section2).push(line);
     }
-    if (now >= deadline) {
-      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
-      const who = owner ? `process ${owner.pid}${on}` : "another process";
-      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
-      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
-    }
-    const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
+  }
+  return { triggers, source, items: items2, dropped };
+}
+function checkpointsDir(root) {
+  return path16.join(memoryDir(root), "checkpoints");
+}
+function sessionFileId(id) {
+  if (typeof id !== "string" || id === "") return "unknown";
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
+  return tokenOf(id).slice(0, 16);
+}
+function checkpointsDirState(root) {
+  const st = lstatOrNull(checkpointsDir(root));
+  if (st === null) return "missing";
+  return st.isDirectory() ? "ok" : "unsafe";
+}
+function timeOf(value, now) {
+  const t = value === null ? null : parseStrictTime(value, now);
+  return t !== null && "ms" in t ? t.ms : null;
+}
+function listCheckpoints(root, now = Date.now()) {
+  if (checkpointsDirState(root) !== "ok") return [];
+  const out = [];
+  for (const name2 of listDir(checkpointsDir(root))) {
+    if (!CHECKPOINT_NAME.test(name2)) continue;
+    const read = readHeadAndTime(path16.join(checkpointsDir(root), name2), 1024);
+    const head = read?.bytes.toString("utf8") ?? "";
+    if (read === null || !isCheckpointText(head)) continue;
+    const savedMs2 = timeOf(headerValue(head, "Saved"), now);
+    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
+    const since = headerValue(head, "Since-handoff");
+    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
+    out.push({ session: name2.slice(0, -3), name: name2, savedMs: savedMs2, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
+  }
+  const order = (a, b) => a === b ? 0 : a < b ? -1 : 1;
+  const saved = (e) => e.savedMs ?? -Infinity;
+  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
+}
+function rmQuietRegular(p) {
+  const st = lstatOrNull(p);
+  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
+}
+function deliveredPath(root, session) {
+  return path16.join(checkpointsDir(root), `.delivered-${session}`);
+}
+function readDelivered(root, session) {
+  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
+}
+function writeDelivered(root, session, token) {
+  const p = deliveredPath(root, session);
+  rmQuietRegular(p);
+  return createExclusive(p, `${token}
+`);
+}
+function holdsWork(root, e) {
+  const { items: items2 } = readCheckpointText(readHead(path16.join(checkpointsDir(root), e.name), 8192)?.toString() ?? "");
+  const failed = (line) => /— (?:exit -?[1-9]\d*|failed)$/.test(line);
+  return (items2.get("## Files edited")?.length ?? 0) > 0 || (items2.get("## Commands")?.some(failed) ?? false);
+}
+function pruneCheckpoints(root, keep) {
+  const now = Date.now();
+  const list2 = listCheckpoints(root, now);
+  const recent = list2.slice(CHECKPOINT_KEEP).filter((e) => e.savedMs !== null && now - e.savedMs <= RECENT_MS);
+  const room = CHECKPOINTS_MAX - CHECKPOINT_KEEP;
+  if (recent.length > room) {
+    const work = new Map(recent.map((e) => [e, holdsWork(root, e)]));
+    recent.sort((a, b) => Number(work.get(b)) - Number(work.get(a)));
+  }
+  const kept = [...list2.slice(0, CHECKPOINT_KEEP), ...recent.slice(0, room)];
+  const survivors = /* @__PURE__ */ new Set([keep, ...kept.map((e) => e.name)]);
+  for (const e of list2) {
+    if (survivors.has(e.name)) continue;
+    orNull(() => unlinkSync(path16.join(checkpointsDir(root), e.name)));
+    rmQuietRegular(path16.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
 }
-function checkLockPath(lockDir) {
-  const st = lstatSync(lockDir, { throwIfNoEntry: false });
-  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
-    const what = st.isSymbolicLink() ? "a link" : "not a directory";
-    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
-  }
-}
-function tryMake(lockDir, me, makeParent2) {
-  try {
-    mkdirSync(lockDir, { mode: 448 });
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-    if (err.code === "ENOENT" && makeParent2) {
-      mkdirSync(path18.dirname(lockDir), { recursive: true, mode: 448 });
-      return tryMake(lockDir, me, false);
-    }
-    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
-  }
-  try {
-    writeFileSync(path18.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
-    return true;
-  } catch (err) {
-    const code = err.code;
-    if (code === "ENOENT" || code === "EEXIST") return false;
-    orNull(() => rmdirSync(lockDir));
-    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
-  }
-}
-function holding(lockDir, me) {
-  const ours = () => readOwner(lockDir)?.nonce === me.nonce;
-  let lost = false;
-  const timer = setInterval(() => {
-    if (!ours()) {
-      lost = true;
-      return;
-    }
-    const now = /* @__PURE__ */ new Date();
-    if (!succeeds(() => utimesSync(lockDir, now, now))) lost = true;
-  }, REFRESH_MS);
-  timer.unref();
-  return {
-    assertHeld() {
-      if (lost || !ours()) {
-        const lost2 = "lost the memory lock to another process before publishing";
-        throw new Refused(`${lost2}; nothing was published: read again and retry`);
+function cleanCheckpointLeftovers(root) {
+  const dir = checkpointsDir(root);
+  if (checkpointsDirState(root) !== "ok") return [];
+  const actions = [];
+  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
+    const st = lstatSync(e.path, { throwIfNoEntry: false });
+    if (st === void 0 || st.isDirectory()) continue;
+    if (e.role === "claim" && st.isFile()) {
+      if (succeeds(() => linkSync(e.path, path16.join(dir, e.file)))) {
+        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       }
-    },
-    async release() {
-      clearInterval(timer);
-      if (!ours()) return;
-      if (succeeds(() => unlinkSync(path18.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     }
-  };
-}
-function takeOver(lockDir, dead) {
-  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
-  try {
-    renameSync(lockDir, aside);
-  } catch (err) {
-    return err.code === "ENOENT";
+    if (succeeds(() => unlinkSync(e.path))) {
+      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
+    }
   }
-  const moved = readOwner(aside);
-  if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
-  rmSync(aside, { recursive: true, force: true });
-  return true;
-}
-var RETRY_MS, REFRESH_MS;
-var init_lock = __esm({
-  "src/store/lock.ts"() {
-    "use strict";
-    init_quote();
-    init_builtins();
-    init_errors();
-    init_files();
-    init_private();
-    RETRY_MS = 25;
-    REFRESH_MS = 2e3;
-  }
-});
-
-// src/git/saves.ts
-import path19 from "node:path";
-function savesPath(root, env) {
-  const gitDir = gitDirAt(root, env);
-  return gitDir === null ? null : path19.join(commonDirOf(gitDir), "session-handoff", "saves");
-}
-function beside(root, env, name2) {
-  const saves = savesPath(root, env);
-  return saves === null ? null : path19.join(path19.dirname(saves), name2);
-}
-function recordLines(p, re) {
-  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
-  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
-}
-async function addRecord(p, re, line, drop) {
-  let lock = null;
   try {
-    mkdirSync(path19.dirname(p), { recursive: true, mode: 448 });
-    lock = await acquireLockDir(`${p}.lock`, 2, { what: "the saves record is busy" }).catch(() => null);
-    const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
-    const tmp = `${p}.tmp-${process.pid}`;
-    rmSync(tmp, { force: true });
-    writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
-`, { mode: 384, flag: "wx" });
-    renameSync(tmp, p);
+    const names = readdirSync(dir);
+    const live = /* @__PURE__ */ new Set();
+    for (const name2 of names) {
+      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
+      const bytes = readHead(path16.join(dir, name2));
+      if (bytes !== null) live.add(tokenOf(bytes));
+    }
+    const kept = [];
+    for (const name2 of names) {
+      const m = /^\.delivered-(.+)$/.exec(name2);
+      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
+      const told = readHead(path16.join(dir, name2), 128)?.toString().trim() ?? "";
+      const st = lstatSync(path16.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path16.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path16.join(dir, name2));
+      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
+    }
+    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path16.join(dir, k.name));
   } catch {
-  } finally {
-    await lock?.release();
   }
+  return actions;
 }
-function savedStampOf(text) {
-  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
-  if (saved === void 0) return null;
-  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
-  return head === void 0 ? saved : `${saved}+${head}`;
-}
-function cloneIdOf(root, env, create = false) {
-  const p = beside(root, env, "clone-id");
-  if (p === null) return null;
-  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
-  const found = valid(readSmall(p)?.trim());
-  if (found !== null || !create) return found;
-  const tmp = `${p}.tmp-${process.pid}`;
+function pruneOfferMarkers(dir, nowMs) {
   try {
-    mkdirSync(path19.dirname(p), { recursive: true, mode: 448 });
-    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
-    writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
-`, { mode: 384 });
-    linkSync(tmp, p);
+    for (const name2 of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
+      const p = path16.join(dir, name2);
+      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+    }
   } catch {
-  } finally {
-    rmSync(tmp, { force: true });
   }
-  return valid(readSmall(p)?.trim());
 }
-function markClone(text, id) {
-  if (id === null) return text;
-  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
-  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
-  if (saved === -1) return text;
-  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
-  return lines2.join("\n");
-}
-function savePickaxe(text) {
-  const saved = /^Saved: [^\r\n]+/m.exec(text)?.[0];
-  if (saved === void 0) return [];
-  const id = CLONE_MARK.exec(text)?.[1];
-  const mark = id === void 0 ? "" : `[[:space:]]+(Merged-with: .*[[:space:]]+)?<!-- saved in clone ${id} -->`;
-  return ["--pickaxe-regex", `-S${saved.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${mark}`];
-}
-function savesRecord(root, env) {
-  const p = savesPath(root, env);
-  if (p === null || lstatOrNull(p)?.isFile() !== true) return null;
-  return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
-}
-async function recordSavedHere(root, env, token, stamp, blob) {
-  const gitDir = gitDirAt(root, env);
-  if (gitDir === null || !/^[0-9a-f]{64}$/.test(token)) return;
-  const line = `${token}${stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : ""}`;
-  await addRecord(path19.join(commonDirOf(gitDir), "session-handoff", "saves"), LINE2, line, (m) => m[1] === token);
-  await addRecord(lastSavePath(gitDir), LINE2, blob === void 0 ? line : `${line} ${blob}`, () => true);
-}
-function lastSave(root, env) {
-  const gitDir = gitDirAt(root, env);
-  const m = gitDir === null ? void 0 : recordLines(lastSavePath(gitDir), LINE2)[0];
-  return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
-}
-function savedHere(root, env, text, token) {
-  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  if (mark !== void 0 && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
-  const saves = savesRecord(root, env);
-  if (saves === null) return null;
-  const stamp = text === null ? null : savedStampOf(text);
-  if (stamp !== null && saves.some((s) => s.stamp === stamp)) return true;
-  const tok = token();
-  return saves.some((s) => s.token === tok);
-}
-function stashesSince(gitDir, savedMs2) {
-  const sec = Math.floor(savedMs2 / 1e3);
-  const since = (s) => s !== null && (Number.isNaN(sec) || s >= sec);
-  return stashEntries(gitDir).flatMap((e, n) => e.own && since(e.sec) ? [`stash@{${n}}`] : []);
-}
-async function recordSavedBy(root, env, token, agent) {
-  const p = beside(root, env, "saved-by");
-  const line = `${token} ${agent}`;
-  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
-  await addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
-}
-function savedByOf(root, env, token) {
-  const p = beside(root, env, "saved-by");
-  return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
-}
-function gitDirAt(root, env) {
-  const top = gitTopOf(root, env);
-  return top === null ? null : gitDirOf(top);
-}
-async function trackedArchives(root, env) {
-  const r = await runGit(root, ["ls-files", "-z", "--", ".ai/memory/archive/"], env).catch(() => null);
-  if (r === null || r.code !== 0) return /* @__PURE__ */ new Set();
-  return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
-}
-async function firstSaver(git, pickaxe, revs, dir) {
-  if (pickaxe.length === 0) return null;
-  const specs = [`:(top,literal)${dir}HANDOFF.md`, `:(top,literal)${dir}archive`];
-  const refs = revs.some((r2) => r2.startsWith("^")) ? revs : [...revs, "--branches", "--remotes", "--tags"];
-  const r = await git(["log", "--no-merges", "--format=%an%x03%ae", ...pickaxe, ...refs, "--", ...specs]);
-  return r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() || null : null;
-}
-async function mergedSaver(root, env, text) {
-  const top = gitTopOf(root, env);
-  if (savedHere(root, env, text, () => tokenOf(text)) !== false || top === null) return null;
-  const dir = `${path19.relative(top, path19.join(root, ".ai", "memory")).split(path19.sep).join("/")}/`;
-  const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
-  const revs = ["HEAD", ...merging ? ["MERGE_HEAD"] : []];
-  const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
-  return { committer: by ? authorWords(by) : null, someoneElse: true };
-}
-function authorWords(raw) {
-  const [name2 = "", email = ""] = raw.split("");
-  return `${quotedValue(name2)} ${quotedValue(email)}`;
-}
-var KEPT, LINE2, CLONE_MARK, lastSavePath, SAVED_BY_LINE;
-var init_saves = __esm({
-  "src/git/saves.ts"() {
-    "use strict";
-    init_builtins();
-    init_git_dir();
-    init_run();
-    init_fs();
-    init_lock();
-    init_files();
-    init_quote();
-    KEPT = 10;
-    LINE2 = /^([0-9a-f]{64})(?: @(\S+))?(?: ([0-9a-f]{40,64}))?$/;
-    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    lastSavePath = (gitDir) => path19.join(gitDir, "session-handoff", "last-save");
-    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
-  }
-});
-
-// src/checkpoint/surface.ts
-import path20 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
@@ -4129,7 +3956,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path20.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path16.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, { root, env }, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -4145,7 +3972,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path20.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path16.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -4166,7 +3993,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now, env
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path20.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
+  const told = (name2) => readHead(path16.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, env, now = Date.now()) {
@@ -4192,19 +4019,29 @@ function checkpointNoteForHandoff(root, handoffText, env, now = Date.now()) {
     return null;
   }
 }
-var CHECKPOINT_SENTENCES;
-var init_surface = __esm({
-  "src/checkpoint/surface.ts"() {
+var CHECKPOINT_HEADING, CHECKPOINT_NAME, CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED, MARKERS_KEPT, CHECKPOINT_KEEP, RECENT_MS, CHECKPOINTS_MAX, OFFER_MARKER_DAYS, CHECKPOINT_SENTENCES;
+var init_store = __esm({
+  "src/checkpoint/store.ts"() {
     "use strict";
-    init_handoff();
-    init_words();
-    init_store();
-    init_fs();
-    init_files();
-    init_private();
+    init_builtins();
     init_harness_path();
-    init_paths();
     init_saves();
+    init_quote();
+    init_words();
+    init_handoff();
+    init_values();
+    init_files();
+    init_paths();
+    CHECKPOINT_HEADING = "# Session Checkpoint";
+    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
+    CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
+    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+    MARKERS_KEPT = 20;
+    CHECKPOINT_KEEP = 5;
+    RECENT_MS = 6048e5;
+    CHECKPOINTS_MAX = 50;
+    OFFER_MARKER_DAYS = 7;
     CHECKPOINT_SENTENCES = {
       only: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and no handoff was written; it holds ${counts}, captured from the transcript without a model, so the session-handoff skill's resume flow marks what it drafts from it as captured, not confirmed.`,
       newer: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and is newer than the parked handoff: it holds ${counts} from after the handoff was saved; the session-handoff skill's resume flow uses both, marking what comes from the checkpoint as captured, not confirmed.`,
@@ -4216,8 +4053,125 @@ var init_surface = __esm({
   }
 });
 
+// src/guard/untrusted.ts
+function nonceFor(holds) {
+  let nonce;
+  do {
+    nonce = nodeCrypto().randomBytes(8).toString("hex");
+  } while (holds(nonce));
+  return nonce;
+}
+function renderEnvelope(file, token, bytes) {
+  const shown2 = renderVisible(bytes);
+  const body = shown2.changed > 0 ? Buffer.from(shown2.text, "utf8") : Buffer.from(bytes);
+  const nonce = nonceFor((n) => body.includes(n));
+  const parts = [Buffer.from(`CURRENT-SHA256: ${token}
+<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+`), body];
+  if (body.length > 0 && body[body.length - 1] !== 10) parts.push(Buffer.from("\n"));
+  parts.push(Buffer.from(`<<<END UNTRUSTED ${file} ${nonce}>>>
+`));
+  return { out: Buffer.concat(parts), warning: shown2.changed > 0 ? shownWarning(file, shown2.changed) : null };
+}
+function envelopeText(file, text) {
+  const nonce = nonceFor((n) => text.includes(n));
+  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
+` : text;
+  return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
+${body}<<<END UNTRUSTED ${file} ${nonce}>>>
+`;
+}
+var init_untrusted = __esm({
+  "src/guard/untrusted.ts"() {
+    "use strict";
+    init_builtins();
+    init_file_verdict();
+    init_invisible();
+  }
+});
+
+// src/verbs/common.ts
+import path17 from "node:path";
+function rootOption(ctx, fallbackStart = null) {
+  const value = ctx.values.root;
+  const leave = "or leave it out to start from the current folder";
+  if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
+  const given = typeof value === "string";
+  const found = findRoot(path17.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path17.join(found.root, ".git"))) {
+    ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
+  }
+  if (!given && found.stopped) {
+    const at2 = quotedPath(found.stopped.at);
+    ctx.warn(`stopped looking for the project root at ${at2} (${found.stopped.why}); using ${root}: ${CHOOSE}`);
+  }
+  return found.root;
+}
+function expectedTokenOption(ctx) {
+  const value = ctx.values["expected-current-sha256"];
+  if (typeof value !== "string") {
+    const todo = "pass the CURRENT-SHA256 token from `read` (or `absent`)";
+    throw new UsageError(`--expected-current-sha256 TOKEN is required: ${todo}`);
+  }
+  if (!TOKEN_PATTERN.test(value)) {
+    const got = quotedValue(value.slice(0, 80));
+    throw new UsageError(`--expected-current-sha256 must be \`absent\` or 64 lowercase hex characters, got ${got}`);
+  }
+  return value;
+}
+function lockTimeoutOption(ctx) {
+  const value = ctx.values["lock-timeout"];
+  if (value === void 0) return 10;
+  if (typeof value !== "string" || !/^\d+(\.\d+)?$/.test(value)) {
+    throw new UsageError(`--lock-timeout takes seconds as a decimal number \u2265 0, got ${quotedValue(String(value))}`);
+  }
+  return Number(value);
+}
+function failpointOf(ctx) {
+  return ctx.env.MEMORY_IO_FAILPOINT || void 0;
+}
+function envelope(file, got) {
+  if (got === null) return ok("CURRENT-SHA256: absent\n", [], 3);
+  const { out, warning } = renderEnvelope(file, got.token, got.bytes);
+  return ok(out, warning ? [warning] : []);
+}
+async function stdinForValidate(ctx, maxBytes) {
+  try {
+    const bytes = await ctx.readStdin(maxBytes);
+    return () => bytes;
+  } catch (err) {
+    if (!(err instanceof HelperError)) throw err;
+    return () => {
+      throw err;
+    };
+  }
+}
+var CHOOSE, ROOT_HELP, CAS;
+var init_common = __esm({
+  "src/verbs/common.ts"() {
+    "use strict";
+    init_quote();
+    init_errors();
+    init_files();
+    init_root();
+    init_untrusted();
+    init_types();
+    CHOOSE = "pass --root <project> to choose another";
+    ROOT_HELP = `
+root: --root DIR, else found upward from here (references/verbs/root.md)
+`;
+    CAS = {
+      root: { type: "string" },
+      "expected-current-sha256": { type: "string" },
+      "lock-timeout": { type: "string" }
+    };
+  }
+});
+
 // src/git/config-pipe.ts
-import path21 from "node:path";
+import path18 from "node:path";
 function includes(text) {
   const out = [];
   let inside = false;
@@ -4233,10 +4187,10 @@ function configPipe(root, env) {
   const home = homeFolder(env);
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  const xdg = env.XDG_CONFIG_HOME || path21.join(home, ".config");
-  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path21.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const xdg = env.XDG_CONFIG_HOME || path18.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path18.join(home, ".gitconfig"), `${xdg}/git/config`];
   const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
-  const local = gitDir === null ? [] : [path21.join(commonDirOf(gitDir), "config"), path21.join(gitDir, "config.worktree")];
+  const local = gitDir === null ? [] : [path18.join(commonDirOf(gitDir), "config"), path18.join(gitDir, "config.worktree")];
   const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
   for (let i = 0; i < todo.length && i < 100; i++) {
     const [file, by, depth] = todo[i];
@@ -4246,7 +4200,7 @@ function configPipe(root, env) {
     }
     const text = depth < 10 ? readSmall(file) : null;
     for (const p of text === null ? [] : includes(text)) {
-      const abs = p.startsWith("~/") ? path21.join(home, p.slice(2)) : path21.resolve(path21.dirname(file), p);
+      const abs = p.startsWith("~/") ? path18.join(home, p.slice(2)) : path18.resolve(path18.dirname(file), p);
       todo.push([abs, file, depth + 1]);
     }
   }
@@ -4256,14 +4210,14 @@ var init_config_pipe = __esm({
   "src/git/config-pipe.ts"() {
     "use strict";
     init_builtins();
-    init_fs();
+    init_files();
     init_home();
     init_git_dir();
   }
 });
 
 // src/git/handoff-away.ts
-import path22 from "node:path";
+import path19 from "node:path";
 async function answer(root, args, env, timeout, input) {
   const r = await runGit(root, args, env, timeout, input === void 0 ? {} : { input });
   if (r.code !== 0) throw new GitUnavailable("failed", `git ${args[0]} exited ${r.code}`);
@@ -4291,7 +4245,7 @@ function shown(b) {
 }
 function handoffSpec(root, env) {
   const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path22.relative(top, root).split(path22.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  const file = top === null ? "\n" : `${path19.relative(top, root).split(path19.sep).join("/")}/.ai/memory/HANDOFF.md`;
   return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
 }
 function handoffAway(root, env, tree = null, branches = {}, timeout) {
@@ -4366,7 +4320,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   if (away !== null || own === null || kept) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
-  const archived = names.map((n) => readSmall(path22.join(dir, n)));
+  const archived = names.map((n) => readSmall(path19.join(dir, n)));
   const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
   if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
     return null;
@@ -4393,7 +4347,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
 }
 function movedSince(gitDir, savedMs2) {
-  const log = readSmall(path22.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
+  const log = readSmall(path19.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
   const line = log.slice(log.lastIndexOf("\n") + 1);
   const m = /^([0-9a-f]+) ([0-9a-f]+) .* (\d+) [+-]\d{4}\t(reset|checkout|pull|merge|rebase)/.exec(line);
   return m !== null && m[1] !== m[2] && Number(m[3]) >= Math.floor(savedMs2 / 1e3) ? m[1] : null;
@@ -4444,7 +4398,6 @@ var init_handoff_away = __esm({
     init_words();
     init_values();
     init_files();
-    init_fs();
     init_paths();
     init_config_pipe();
     init_git_dir();
@@ -5371,12 +5324,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path56) {
+function findNodeAtLocation(root, path51) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path56) {
+  for (let segment of path51) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -5850,7 +5803,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path23 from "node:path";
+import path20 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -5863,7 +5816,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path23.win32 : path23.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path20.win32 : path20.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -6121,7 +6074,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path24 from "node:path";
+import path21 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -6182,7 +6135,7 @@ function ownedSpan(edit2, text) {
 }
 function userPath(base, rel, env) {
   const claude = env !== void 0 && /^\.claude(\/|$)/.test(rel);
-  return claude ? path24.join(claudeUserDir(base, env), rel.slice(8)) : path24.join(base, ...rel.split("/"));
+  return claude ? path21.join(claudeUserDir(base, env), rel.slice(8)) : path21.join(base, ...rel.split("/"));
 }
 var nothingLeft, shownOf, claudeUserDir;
 var init_plan = __esm({
@@ -6196,18 +6149,18 @@ var init_plan = __esm({
     init_files();
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
     shownOf = (edit2, file, home) => home === null ? edit2.file : file === userPath(home, edit2.file) ? `~/${edit2.file}` : file;
-    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path24.join(home, ".claude");
+    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path21.join(home, ".claude");
   }
 });
 
 // src/agents/target.ts
-import path25 from "node:path";
+import path22 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path25.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path25.join(real(path25.dirname(path25.dirname(path25.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path22.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path22.join(real(path22.dirname(path22.dirname(path22.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path25.relative(real(root), abs);
-  return { abs, rel: rel.startsWith("..") || path25.isAbsolute(rel) ? null : rel.split(path25.sep).join("/") };
+  const rel = path22.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path22.isAbsolute(rel) ? null : rel.split(path22.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun, planned) {
   const global = root === null;
@@ -6254,7 +6207,7 @@ var init_target = __esm({
     init_errors();
     init_home();
     init_paths();
-    init_fs();
+    init_files();
     init_agents();
     init_command();
     init_plan();
@@ -6273,7 +6226,7 @@ var init_target = __esm({
     AGENT_EXIT = `exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         not parse, a read-only file, a concurrent edit);
         4 paused; 5 another install or uninstall held the install lock for 10 s.`;
-    real = (p) => realOrNull(p) ?? path25.resolve(p);
+    real = (p) => realOrNull(p) ?? path22.resolve(p);
     helperShown = (ctx, root) => ((h) => shellQuote2(h.rel ?? h.abs))(helperLocation(ctx, root));
   }
 });
@@ -6284,7 +6237,7 @@ __export(read_exports, {
   readTargetVerb: () => readTargetVerb,
   readVerb: () => readVerb
 });
-import path26 from "node:path";
+import path23 from "node:path";
 async function readCheckpoint(root, session) {
   const state = checkTree(root) ? checkpointsDirState(root) : "missing";
   if (state === "unsafe") {
@@ -6303,7 +6256,7 @@ var init_read2 = __esm({
     init_merge_driver_config();
     init_conflicted();
     init_errors();
-    init_fs();
+    init_files();
     init_quote();
     init_file_verdict();
     init_read();
@@ -6312,7 +6265,6 @@ var init_read2 = __esm({
     init_store();
     init_paths();
     init_common();
-    init_surface();
     init_handoff_away();
     init_target();
     readVerb = {
@@ -6358,7 +6310,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         const nul = got === null ? -1 : firstNul(got.bytes);
         if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
         const out = envelope(FILE_OF[kind], got);
-        if (!exists(path26.join(root, ".git")) && !exists(memoryDir(root))) {
+        if (!exists(path23.join(root, ".git")) && !exists(memoryDir(root))) {
           out.stderr.push(`note: ${quotedPath(root)} is in no git repository and held no .ai/memory: memory starts there; pass --root <project> to choose another`);
         }
         const paused = pauseSwitch(memoryDir(root), ctx.env);
@@ -6402,7 +6354,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a
 });
 
 // src/git/blob-ids.ts
-import path27 from "node:path";
+import path24 from "node:path";
 async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   const format2 = objectFormat(gitDirOf(top));
   const out = /* @__PURE__ */ new Map();
@@ -6410,7 +6362,7 @@ async function blobIdsOf(git, drivers, top, paths, max = Infinity) {
   for (const p of paths) {
     if (out.size + files.length >= max) break;
     if (p.includes("\uFFFD")) continue;
-    const abs = path27.join(top, p);
+    const abs = path24.join(top, p);
     const blob = p.endsWith("/") ? null : blobBytesOf(abs);
     if (blob === null) {
       const module = p.endsWith("/") ? null : checkedOutAt(abs);
@@ -6545,12 +6497,12 @@ var init_status = __esm({
 
 // src/git/anchors.ts
 import { lstat } from "node:fs/promises";
-import path28 from "node:path";
+import path25 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path28.join(at2, part);
+    at2 = path25.join(at2, part);
     const st = await lstat(at2).catch(() => null);
     if (st === null || i < parts.length - 1 && !st.isDirectory()) return null;
     if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
@@ -6560,11 +6512,11 @@ async function statInsideRoot(root, rel) {
 function skillExcludes(root, skillDir) {
   if (skillDir === null) return [];
   const out = /* @__PURE__ */ new Set();
-  for (const dir of [path28.resolve(skillDir), realOrNull(skillDir)]) {
+  for (const dir of [path25.resolve(skillDir), realOrNull(skillDir)]) {
     if (dir === null) continue;
-    const rel = path28.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path28.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path28.sep).join("/"));
+    const rel = path25.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path25.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path25.sep).join("/"));
   }
   return [...out];
 }
@@ -6578,11 +6530,11 @@ async function foldedBig(root, env, excludes, s) {
 }
 function modesOf(top, snap, paths) {
   const gitDir = gitDirOf(top);
-  const config = gitDir === null ? null : readSmall(path28.join(commonDirOf(gitDir), "config"));
+  const config = gitDir === null ? null : readSmall(path25.join(commonDirOf(gitDir), "config"));
   const trustX = !/^\s*filemode\s*=\s*false\s*$/im.test(config ?? "");
   return new Map(paths.map((p) => {
     const m = snap.modes?.get(p);
-    const st = m === void 0 ? lstatOrNull(path28.join(top, p)) : null;
+    const st = m === void 0 ? lstatOrNull(path25.join(top, p)) : null;
     const x = trustX && st?.isFile() === true && (st.mode & 64) !== 0;
     const now = m?.[1] ?? (st?.isSymbolicLink() ? "120000" : x ? "100755" : "100644");
     return [p, { now, assumed: m === void 0 || m[0] === "000000" ? "100644" : m[0] }];
@@ -6629,7 +6581,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path28.isAbsolute(value) ? path28.relative(root, value).split(path28.sep).join("/") : value;
+    const given = path25.isAbsolute(value) ? path25.relative(root, value).split(path25.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -6649,7 +6601,7 @@ var init_anchors = __esm({
     init_git_dir();
     init_run();
     init_status();
-    init_fs();
+    init_files();
     MAX_DIRTY_HASHES = 20;
   }
 });
@@ -6699,10 +6651,10 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path56, tail === void 0 && !path56.includes("."))) return true;
-  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path56) && /^\([\w$.,]*\)?$/.test(tail)) return true;
-  const parts = path56.split(/\??\.|::|->/);
+  const path51 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path51, tail === void 0 && !path51.includes("."))) return true;
+  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path51) && /^\([\w$.,]*\)?$/.test(tail)) return true;
+  const parts = path51.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -8601,10 +8553,10 @@ var init_validate = __esm({
 });
 
 // src/store/settings.ts
-import path29 from "node:path";
+import path26 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path29.join(memDir, SETTINGS_FILE);
+  const file = path26.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unusable = (what) => ({
@@ -8639,7 +8591,6 @@ var init_settings = __esm({
   "src/store/settings.ts"() {
     "use strict";
     init_quote();
-    init_fs();
     init_files();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
@@ -8655,7 +8606,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path30 from "node:path";
+import path27 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -8693,7 +8644,7 @@ function newestFirst(a, b) {
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path30.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path27.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -8701,7 +8652,7 @@ function prunable(dir) {
   return entries2;
 }
 function pruneArchive(dir, justArchived, tracked) {
-  const { settings, problems: warnings } = readSettings(path30.dirname(dir));
+  const { settings, problems: warnings } = readSettings(path27.dirname(dir));
   let entries2;
   try {
     entries2 = prunable(dir);
@@ -8718,20 +8669,50 @@ function pruneArchive(dir, justArchived, tracked) {
   const doomed = rest.slice(Math.max(0, settings.archivesKept - kept.length)).filter((e) => !tracked.has(e.name));
   for (const entry of doomed) {
     try {
-      unlinkSync(path30.join(dir, entry.name));
+      unlinkSync(path27.join(dir, entry.name));
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
     }
   }
   return warnings;
 }
+function listArchives(root) {
+  if (!checkTree(root)) return [];
+  const dir = archiveDir(root);
+  const st = lstatOrNull(dir);
+  if (st === null) return [];
+  if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
+  const out = [];
+  for (const name2 of readdirSync(dir)) {
+    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path27.join(dir, name2)) : null;
+    if (s !== null) out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
+  }
+  return out.sort(newestFirst);
+}
+function assertArchiveName(name2) {
+  if (!ARCHIVE_NAME.test(name2)) {
+    const shape = "HANDOFF-<letters, digits, . _ ->.md";
+    throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
+  }
+}
+async function readArchive(root, name2) {
+  assertArchiveName(name2);
+  const got = checkTree(root) ? await readStable(path27.join(archiveDir(root), name2)) : null;
+  const merged = readSmall(path27.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name2}`);
+  const where = merged ? "; HANDOFF.md's Merged-with: line names it, but the clone that made that merge holds it until it runs `publish` (a merge commit carries no archive): ask whoever merged to publish" : "";
+  if (got === null) throw new Absent(`no archived handoff named ${name2}${where}; run \`archives list\``);
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path27.join(archiveDir(root), name2));
+  return got;
+}
 var ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
 var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
     init_builtins();
+    init_errors();
+    init_quote();
     init_files();
-    init_private();
+    init_paths();
     init_settings();
     ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
     PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
@@ -8983,9 +8964,9 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import path31 from "node:path";
+import path28 from "node:path";
 function journalDir(root) {
-  return path31.join(memoryDir(root), "journal");
+  return path28.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -9001,13 +8982,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path31.join(journalDir(root), "OFF"));
+  return exists(path28.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path31.join(dir, name2);
+  const p = path28.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -9040,9 +9021,9 @@ function readJournalText(root, f) {
   return orNull(() => readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null);
 }
 async function publishJournalFile(dir, name2, bytes, fp) {
-  for (const f of readdirSync(dir)) if (/^\d{4}(-\d+)*\.md\.\d+$/.test(f)) rmSync(path31.join(dir, f), { force: true });
+  for (const f of readdirSync(dir)) if (/^\d{4}(-\d+)*\.md\.\d+$/.test(f)) rmSync(path28.join(dir, f), { force: true });
   await failpoint(fp, "journal-before-publication");
-  import_write_file_atomic2.default.sync(path31.join(dir, name2), bytes, { mode: 384 });
+  import_write_file_atomic2.default.sync(path28.join(dir, name2), bytes, { mode: 384 });
   await failpoint(fp, "journal-after-publication");
 }
 async function appendEntry(root, entry, ms, fp) {
@@ -9068,25 +9049,6 @@ async function appendEntry(root, entry, ms, fp) {
   const base = Buffer.from(text.length < 2 ? text : text.replace(/\n?\n?$/, "\n\n"), "latin1");
   await publishJournalFile(dir, name2, Buffer.concat([base, add]), fp);
 }
-var import_write_file_atomic2, JOURNAL_NAME;
-var init_store2 = __esm({
-  "src/journal/store.ts"() {
-    "use strict";
-    init_builtins();
-    import_write_file_atomic2 = __toESM(require_lib(), 1);
-    init_errors();
-    init_failpoint();
-    init_fs();
-    init_files();
-    init_paths();
-    init_private();
-    init_entry();
-    JOURNAL_NAME = /^(\d{4})(?:-(\d{2})(?:-(\d+))?)?\.md$/;
-  }
-});
-
-// src/journal/record.ts
-import path32 from "node:path";
 function savedMs(text) {
   const saved = parseHandoff(text).saved;
   if (saved === null || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(saved)) return null;
@@ -9129,7 +9091,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n));
-  for (const f of [path32.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path32.join(archiveDir(root), n))]) {
+  for (const f of [path28.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path28.join(archiveDir(root), n))]) {
     const r = await readStable(f).catch(() => null);
     if (r !== null && r.token === token) return r.bytes.toString("utf8");
   }
@@ -9144,7 +9106,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path32.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path28.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -9235,7 +9197,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync(path32.join(dir, f.name));
+  for (const f of files) unlinkSync(path28.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -9245,25 +9207,26 @@ function insertSection(text, period, section2) {
   if (!after) return text + section2;
   return text.slice(0, after.index) + section2 + text.slice(after.index);
 }
-var FOLD_AFTER_MONTHS, FOLD_KEPT, messageOf;
-var init_record = __esm({
-  "src/journal/record.ts"() {
+var import_write_file_atomic2, JOURNAL_NAME, FOLD_AFTER_MONTHS, FOLD_KEPT, messageOf;
+var init_store2 = __esm({
+  "src/journal/store.ts"() {
     "use strict";
     init_builtins();
+    import_write_file_atomic2 = __toESM(require_lib(), 1);
     init_harness_path();
     init_errors();
+    init_root();
     init_handoff();
     init_open_items();
     init_validate();
     init_values();
     init_archive();
+    init_failpoint();
     init_files();
-    init_private();
     init_paths();
-    init_root();
     init_entry();
     init_outcome();
-    init_store2();
+    JOURNAL_NAME = /^(\d{4})(?:-(\d{2})(?:-(\d+))?)?\.md$/;
     FOLD_AFTER_MONTHS = 7;
     FOLD_KEPT = /* @__PURE__ */ new Set([
       "Decision",
@@ -9470,69 +9433,8 @@ var init_document = __esm({
   }
 });
 
-// src/store/recover.ts
-import path33 from "node:path";
-function pendingRepairs(root) {
-  return [
-    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
-    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
-  ];
-}
-function inoOf(p) {
-  return lstatBig(p)?.ino ?? null;
-}
-function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path33.join(dir, n)) === ino);
-}
-function notOurs(e, filePath, arch, siblings) {
-  const st = lstatBig(e.path);
-  if (st === null) return null;
-  if (st.isSymbolicLink()) return "is a link";
-  if (!st.isFile()) return "is not a regular file";
-  if (st.nlink === 1n) return null;
-  let accounted = 1n;
-  if (inoOf(filePath) === st.ino) accounted++;
-  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
-  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
-  return st.nlink > accounted ? "has hard links the helper did not make" : null;
-}
-function groupByFile(entries2) {
-  const byFile = /* @__PURE__ */ new Map();
-  for (const e of entries2) {
-    const key = path33.join(path33.dirname(e.path), e.file);
-    byFile.set(key, [...byFile.get(key) ?? [], e]);
-  }
-  return byFile;
-}
-function plantedPrivate(root) {
-  const out = [];
-  const arch = archiveDir(root);
-  for (const [filePath, list2] of groupByFile(pendingRepairs(root))) {
-    for (const e of list2) {
-      const reason = notOurs(e, filePath, arch, list2);
-      if (reason !== null) out.push({ entry: e, reason });
-    }
-  }
-  return out;
-}
-function needsRepair(root) {
-  return pendingRepairs(root).length > 0 || listDir(memoryDir(root)).some((n) => DEAD_LOCK.test(n)) || listDir(archiveDir(root)).some((n) => ARCHIVE_TEMP.test(n));
-}
-var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
-var init_recover = __esm({
-  "src/store/recover.ts"() {
-    "use strict";
-    init_private();
-    init_paths();
-    MEMORY_FILES = new Set(Object.values(FILE_OF));
-    ROOT_FILES = new Set(TARGETS);
-    ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
-    DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
-  }
-});
-
 // src/store/publish.ts
-import path34 from "node:path";
+import path29 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync(dir, constants.O_RDONLY);
@@ -9549,7 +9451,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path34.join(archiveDirPath, name2));
+      linkSync(from, path29.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -9576,7 +9478,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path34.join(spec.dir, spec.file);
+  const filePath = path29.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -9588,8 +9490,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path34.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path34.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path29.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path29.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -9698,7 +9600,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path34.join(spec.archiveDir, archived));
+      unlinkQuiet(path29.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -9709,7 +9611,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path34.join(spec.archiveDir, archived));
+    unlinkQuiet(path29.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -9730,20 +9632,80 @@ var init_publish = __esm({
     init_failpoint();
     init_files();
     init_paths();
-    init_private();
     unlinkQuiet = (p) => void orNull(() => unlinkSync(p));
     EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
     NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
   }
 });
 
+// src/store/recover.ts
+import path30 from "node:path";
+function pendingRepairs(root) {
+  return [
+    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
+    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
+  ];
+}
+function inoOf(p) {
+  return lstatBig(p)?.ino ?? null;
+}
+function archiveEntriesWithIno(dir, ino) {
+  return listDir(dir).filter((n) => inoOf(path30.join(dir, n)) === ino);
+}
+function notOurs(e, filePath, arch, siblings) {
+  const st = lstatBig(e.path);
+  if (st === null) return null;
+  if (st.isSymbolicLink()) return "is a link";
+  if (!st.isFile()) return "is not a regular file";
+  if (st.nlink === 1n) return null;
+  let accounted = 1n;
+  if (inoOf(filePath) === st.ino) accounted++;
+  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
+  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
+  return st.nlink > accounted ? "has hard links the helper did not make" : null;
+}
+function groupByFile(entries2) {
+  const byFile = /* @__PURE__ */ new Map();
+  for (const e of entries2) {
+    const key = path30.join(path30.dirname(e.path), e.file);
+    byFile.set(key, [...byFile.get(key) ?? [], e]);
+  }
+  return byFile;
+}
+function plantedPrivate(root) {
+  const out = [];
+  const arch = archiveDir(root);
+  for (const [filePath, list2] of groupByFile(pendingRepairs(root))) {
+    for (const e of list2) {
+      const reason = notOurs(e, filePath, arch, list2);
+      if (reason !== null) out.push({ entry: e, reason });
+    }
+  }
+  return out;
+}
+function needsRepair(root) {
+  return pendingRepairs(root).length > 0 || listDir(memoryDir(root)).some((n) => DEAD_LOCK.test(n)) || listDir(archiveDir(root)).some((n) => ARCHIVE_TEMP.test(n));
+}
+var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
+var init_recover = __esm({
+  "src/store/recover.ts"() {
+    "use strict";
+    init_files();
+    init_paths();
+    MEMORY_FILES = new Set(Object.values(FILE_OF));
+    ROOT_FILES = new Set(TARGETS);
+    ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
+    DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
+  }
+});
+
 // src/store/repair.ts
-import path35 from "node:path";
+import path31 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   const bytes = orNull(() => readFileSync(claimPath));
   if (bytes === null) return void 0;
   return listDir(dir).filter((n) => ARCHIVE_NAME.test(n)).find((n) => {
-    const p = path35.join(dir, n);
+    const p = path31.join(dir, n);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     return orNull(() => readFileSync(p))?.equals(bytes) === true;
@@ -9755,7 +9717,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n) => ARCHIVE_TEMP.test(n))) {
-    const p = path35.join(arch, name2);
+    const p = path31.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -9776,7 +9738,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path35.basename(filePath);
+    const file = path31.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -9791,7 +9753,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync(path35.join(arch, copy));
+          unlinkSync(path31.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync(claim.path);
@@ -9829,28 +9791,12 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n) => DEAD_LOCK.test(n))) {
-      rmSync(path35.join(memDir, name2), { recursive: true, force: true });
+      rmSync(path31.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
   return actions;
 }
-var init_repair = __esm({
-  "src/store/repair.ts"() {
-    "use strict";
-    init_builtins();
-    init_errors();
-    init_archive();
-    init_failpoint();
-    init_files();
-    init_private();
-    init_paths();
-    init_publish();
-    init_recover();
-  }
-});
-
-// src/store/mutate.ts
 async function underLock(opts, body) {
   const memDir = memoryDir(opts.root);
   assertNotPaused(memDir, opts.env);
@@ -9878,20 +9824,24 @@ async function underLock(opts, body) {
     await lock?.release();
   }
 }
-var init_mutate = __esm({
-  "src/store/mutate.ts"() {
+var init_repair = __esm({
+  "src/store/repair.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
+    init_archive();
+    init_failpoint();
+    init_files();
     init_lock();
     init_paths();
     init_pause();
+    init_publish();
     init_recover();
-    init_repair();
   }
 });
 
 // src/save/save.ts
-import path36 from "node:path";
+import path32 from "node:path";
 async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
@@ -9918,7 +9868,7 @@ async function saveDocument(req) {
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const tracked = kind === "handoff" ? await trackedArchives(root, env) : void 0;
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path36.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path32.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const built2 = same ? prebuilt : await buildDocument(checked, root, req);
     if (built2.unchanged) return { built: built2, done: null, journal: [] };
@@ -9980,7 +9930,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHead(path36.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path32.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -10038,9 +9988,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path36.join(memoryDir(root), file));
+  const prior = await readStable(path32.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path36.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path32.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -10153,7 +10103,7 @@ var init_save = __esm({
     init_errors();
     init_anchors();
     init_redact();
-    init_record();
+    init_store2();
     init_anchor_lines();
     init_open_items();
     init_saves();
@@ -10163,9 +10113,8 @@ var init_save = __esm({
     init_validate_ledger();
     init_values();
     init_document();
-    init_fs();
     init_files();
-    init_mutate();
+    init_repair();
     init_paths();
     init_publish();
     init_handoff_away();
@@ -10320,7 +10269,7 @@ var init_promote = __esm({
     init_errors();
     init_redact();
     init_document();
-    init_mutate();
+    init_repair();
     init_paths();
     init_read();
     init_publish();
@@ -10429,7 +10378,7 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import path37 from "node:path";
+import path33 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -10440,7 +10389,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe" };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path37.join(memDir, file);
+  const filePath = path33.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe" };
@@ -10500,9 +10449,9 @@ var init_inspect = __esm({
     init_builtins();
     init_file_verdict();
     init_files();
+    init_lock();
     init_paths();
     init_values();
-    init_private();
     init_recover();
   }
 });
@@ -10530,7 +10479,7 @@ var init_check = __esm({
     init_files();
     init_common();
     init_types();
-    init_surface();
+    init_store();
     init_target();
     JOURNAL_MARKERS = "holds merge conflict markers (the handoff is not affected): keep both sides' entries, each once, and delete the marker lines";
     MESSAGES = {
@@ -10672,7 +10621,7 @@ var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
     "use strict";
-    init_mutate();
+    init_repair();
     init_recover();
     init_paths();
     init_pause();
@@ -10789,7 +10738,7 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import path38 from "node:path";
+import path34 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -10870,7 +10819,7 @@ function eolPairs(blobs, savedIds, format2) {
 }
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
-  const first = orNull(() => readFileSync(path38.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
+  const first = orNull(() => readFileSync(path34.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]);
   const m = / (\d+) [+-]\d{4}\tclone: /.exec(first ?? "");
   return m !== null && Number(m[1]) > Math.floor(savedMs2 / 1e3);
 }
@@ -11251,7 +11200,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path39 from "node:path";
+import path35 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -11324,7 +11273,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path39.relative(top, root).split(path39.sep).join("/");
+  const rel = top === null ? "" : path35.relative(top, root).split(path35.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -11387,7 +11336,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !dirtyNow.includes(p));
   const headMoved = head !== null && snap.head !== null && snap.head !== head;
   const deleted = new Set(anchors.dirtyHashes?.filter((h) => h.id === "deleted").map((h) => h.path));
-  const gone = top === null ? [] : cleaned.filter((p) => !p.endsWith("/") && !deleted.has(p) && lstatOrNull(path39.join(top, p)) === null);
+  const gone = top === null ? [] : cleaned.filter((p) => !p.endsWith("/") && !deleted.has(p) && lstatOrNull(path35.join(top, p)) === null);
   let changed = null;
   let moves = null;
   if (head !== null && !headMoved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
@@ -11482,7 +11431,7 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
 async function keptOut(absent, facts, top, prefix, git) {
   const gitDir = absent.length === 0 || top === null || facts.git.state !== "repo" ? null : gitDirOf(top);
   if (gitDir === null) return [];
-  const index = readHead(path39.join(gitDir, "index"), 8);
+  const index = readHead(path35.join(gitDir, "index"), 8);
   if (index?.toString("latin1", 0, 4) === "DIRC" && index.readUInt32BE(4) === 2) return [];
   const specs = absent.map((k) => `:(top,literal)${prefix}${k}`);
   const r = await git(["ls-files", "-t", "-z", "--full-name", "--", ...specs]);
@@ -11695,7 +11644,7 @@ async function measureFates(git, facts, anchors, at2) {
   const r = blobs.length === 0 ? null : await git(["cat-file", "--batch"], blobs.slice(0, 50).join("\n") + "\n");
   const got = r?.code === 0 ? batchBlobs(r.stdout, Math.min(blobs.length, 50)) : [];
   const disk = changed.map((p) => {
-    const b = blobBytesOf(path39.join(at2.top, p));
+    const b = blobBytesOf(path35.join(at2.top, p));
     return [blobNow(p) ?? "", typeof b === "object" && b?.file ? b.bytes : null];
   });
   const pairs = [...got.map((b, k) => [blobs[k], b]), ...disk];
@@ -11715,7 +11664,7 @@ var init_drift = __esm({
     init_run();
     init_attributes_block();
     init_history_rules();
-    init_fs();
+    init_files();
     init_saves();
     init_status();
     init_verdict();
@@ -12208,7 +12157,7 @@ function parseCheckpoint(text) {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
     plan: plan2,
     planCut: dropped.get("## Plan state") ?? 0,
-    failedCommands: of("Commands").filter((c) => / — (exit [1-9]\d*|failed)$/.test(c))
+    failedCommands: of("Commands").filter((c) => / — (exit -?[1-9]\d*|failed)$/.test(c))
   };
 }
 function planStatusOf(cp) {
@@ -12292,7 +12241,6 @@ var init_brief2 = __esm({
     init_paths();
     init_read();
     init_brief();
-    init_surface();
     init_cut();
     CAPTURED = "(captured, not confirmed)";
     STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
@@ -12300,7 +12248,7 @@ var init_brief2 = __esm({
 });
 
 // src/git/merge-driver.ts
-import path40 from "node:path";
+import path36 from "node:path";
 function mergedClauses(name2, note = null) {
   return ["two handoffs met in a merge", `the other is archive/${name2}`, note];
 }
@@ -12531,7 +12479,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path40.join(at2, part);
+    at2 = path36.join(at2, part);
     if (lstatSync(at2, { throwIfNoEntry: false }) === void 0) mkdirSync(at2, { mode: 448 });
     if (!lstatSync(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -12545,10 +12493,10 @@ async function otherAuthor(cwd, env, id, file) {
 }
 async function archivedInRebase(cwd, env, id, file) {
   const dirs = await runGit(cwd, ["rev-parse", "--git-path", "rebase-merge", "--git-path", "rebase-apply"], env);
-  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path40.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path40.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
+  const state = dirs.stdout.toString("utf8").split("\n").map((d) => path36.resolve(cwd, d)).find((d) => d !== cwd && lstatSync(path36.join(d, "onto"), { throwIfNoEntry: false }) !== void 0);
   if (dirs.code !== 0 || state === void 0) return true;
   const blob = (rev) => runGit(cwd, ["rev-parse", "-q", "--verify", `${rev}:${file}`], env);
-  const tips = ["onto", "orig-head"].map((f) => readFileSync(path40.join(state, f), "utf8").trim());
+  const tips = ["onto", "orig-head"].map((f) => readFileSync(path36.join(state, f), "utf8").trim());
   const known = await Promise.all(tips.map(blob));
   return known.some((k) => k.code === 0 && k.stdout.toString("utf8").trim() === id);
 }
@@ -12569,7 +12517,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return said2(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
   };
   const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(file)?.[1];
-  const paused = prefix === void 0 ? null : pauseSwitch(path40.join(cwd, prefix, ".ai", "memory"), env);
+  const paused = prefix === void 0 ? null : pauseSwitch(path36.join(cwd, prefix, ".ai", "memory"), env);
   if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
     const merged = /\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file) ? orNull(() => journalMonth(a, b)) : null;
@@ -12598,7 +12546,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path40.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path36.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, loserId, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -12645,7 +12593,7 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import path41 from "node:path";
+import path37 from "node:path";
 function withDriftNote(b, note, rank = RANK.note) {
   const driftClauses = b.driftClauses ? [{ text: note, rank }, ...b.driftClauses] : void 0;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
@@ -12664,7 +12612,7 @@ var init_brief3 = __esm({
     init_cut();
     init_merge_driver();
     init_saves();
-    init_fs();
+    init_files();
     init_merge_driver_config();
     init_conflicted();
     init_unmerged();
@@ -12773,7 +12721,7 @@ exit: 0 brief printed
           }
         }
         const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
-        const other = merged ? readSmall(path41.join(archiveDir(root), merged[1])) : null;
+        const other = merged ? readSmall(path37.join(archiveDir(root), merged[1])) : null;
         const theirs = other !== null && merged[2]?.endsWith(THEIR_STEP) === true;
         const stepBy = theirs ? { ...report, provenance: await mergedSaver(root, ctx.env, other) } : report;
         let brief = loaded.pasted ? draftBrief(parsed, stepBy, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, stepBy, ledgers), now, ctx.env);
@@ -12903,7 +12851,7 @@ var init_hook = __esm({
     init_harness_path();
     init_render();
     init_types();
-    init_surface();
+    init_store();
     HOOK_LIMIT = 2e3;
     HOOK_GIT_MS = 1e3;
     SENTENCES = {
@@ -12998,49 +12946,6 @@ ${paused ? `${SENTENCES.paused()}
   }
 });
 
-// src/store/archive-entries.ts
-import path42 from "node:path";
-function listArchives(root) {
-  if (!checkTree(root)) return [];
-  const dir = archiveDir(root);
-  const st = lstatOrNull(dir);
-  if (st === null) return [];
-  if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
-  const out = [];
-  for (const name2 of readdirSync(dir)) {
-    const s = ARCHIVE_NAME.test(name2) ? lstatOrNull(path42.join(dir, name2)) : null;
-    if (s !== null) out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
-  }
-  return out.sort(newestFirst);
-}
-function assertArchiveName(name2) {
-  if (!ARCHIVE_NAME.test(name2)) {
-    const shape = "HANDOFF-<letters, digits, . _ ->.md";
-    throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
-  }
-}
-async function readArchive(root, name2) {
-  assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path42.join(archiveDir(root), name2)) : null;
-  const merged = readSmall(path42.join(archiveDir(root), "..", "HANDOFF.md"))?.includes(`Merged-with: archive/${name2}`);
-  const where = merged ? "; HANDOFF.md's Merged-with: line names it, but the clone that made that merge holds it until it runs `publish` (a merge commit carries no archive): ask whoever merged to publish" : "";
-  if (got === null) throw new Absent(`no archived handoff named ${name2}${where}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path42.join(archiveDir(root), name2));
-  return got;
-}
-var init_archive_entries = __esm({
-  "src/store/archive-entries.ts"() {
-    "use strict";
-    init_quote();
-    init_builtins();
-    init_errors();
-    init_archive();
-    init_files();
-    init_fs();
-    init_paths();
-  }
-});
-
 // src/verbs/validate.ts
 var validate_exports = {};
 __export(validate_exports, {
@@ -13083,7 +12988,7 @@ var init_validate2 = __esm({
     init_validate();
     init_validate_common();
     init_validate_ledger();
-    init_archive_entries();
+    init_archive();
     init_paths();
     init_read();
     init_document();
@@ -13185,7 +13090,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path43 from "node:path";
+import path38 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -13271,7 +13176,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path43.join(archiveDir(root), name2))) {
+        if (!exists(path38.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -13280,7 +13185,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path43.join(memoryDir(root), file));
+      const current = await readStable(path38.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -13318,10 +13223,9 @@ var init_archives = __esm({
     init_redact();
     init_sanitize();
     init_handoff();
-    init_archive_entries();
-    init_fs();
+    init_archive();
     init_files();
-    init_mutate();
+    init_repair();
     init_paths();
     init_values();
     init_publish();
@@ -13380,11 +13284,11 @@ exit: 0 done
 });
 
 // src/agents/agent-file.ts
-import path44 from "node:path";
+import path39 from "node:path";
 async function committedText(file, env) {
-  const top = gitTopOf(path44.dirname(file), env);
+  const top = gitTopOf(path39.dirname(file), env);
   if (top === null) return null;
-  const rel = path44.relative(top, file).split(path44.sep).join("/");
+  const rel = path39.relative(top, file).split(path39.sep).join("/");
   const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
   return got?.code === 0 ? got.stdout.toString("utf8") : null;
 }
@@ -13415,7 +13319,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-    accessSync(path44.dirname(file), constants.W_OK);
+    accessSync(path39.dirname(file), constants.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -13425,7 +13329,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path44.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -13455,10 +13359,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path44.relative(base, dir);
-  if (rel.split(path44.sep)[0] === ".." || path44.isAbsolute(rel)) return [];
+  const rel = path39.relative(base, dir);
+  if (rel.split(path39.sep)[0] === ".." || path39.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path44.sep).filter(Boolean).map((part) => cur = path44.join(cur, part));
+  return rel.split(path39.sep).filter(Boolean).map((part) => cur = path39.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -13481,13 +13385,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync(path44.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync(path39.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic3.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
   rmSync(at2, { force: true });
-  removeEmptyDirs([path44.dirname(at2)]);
+  removeEmptyDirs([path39.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -13501,10 +13405,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync(d))) keepMade(at2, made.filter((d) => existsSync(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path44.join(dir, "node");
+  const target = path39.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path44.parse(dir).root, dir).filter((d) => !existsSync(d));
+  const missing = dirsBelow(path39.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
     mkdirSync(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -13523,7 +13427,6 @@ var init_agent_file = __esm({
     import_write_file_atomic3 = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
-    init_fs();
     init_files();
     init_git_dir();
     init_run();
@@ -13533,7 +13436,7 @@ var init_agent_file = __esm({
 });
 
 // src/agents/installer.ts
-import path45 from "node:path";
+import path40 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -13543,9 +13446,9 @@ async function install(t, env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
-  const away = targets.map((x) => path45.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
+  const away = targets.map((x) => path40.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
   if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
-  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   const notes = [];
   const first = t.planned.size === 0;
@@ -13568,7 +13471,7 @@ async function install(t, env) {
       lines2.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path45.dirname(p.file));
+    const dirs = missingDirs(t.base, path40.dirname(p.file));
     for (const d of dirs) mkdirSync(d, { mode: 493 });
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -13589,8 +13492,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path45.dirname(x.file), x.file].filter((f) => !existsSync(f));
-        mkdirSync(path45.dirname(x.file), { recursive: true });
+        const made = [path40.dirname(x.file), x.file].filter((f) => !existsSync(f));
+        mkdirSync(path40.dirname(x.file), { recursive: true });
         import_write_file_atomic4.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -13610,8 +13513,8 @@ async function forAgents(ts, run, named = ts.length > 1) {
 }
 function madeListFile(t, env) {
   const trees = t.global ? null : treesOf(t.base, env);
-  if (trees !== null) return path45.join(trees.common, "session-handoff", "made-folders");
-  return path45.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+  if (trees !== null) return path40.join(trees.common, "session-handoff", "made-folders");
+  return path40.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -13628,27 +13531,27 @@ function excludeOf(base, file, env) {
   const trees = treesOf(base, env);
   if (trees === null) return null;
   const { top, common, others } = trees;
-  const exclude = path45.join(common, "info", "exclude");
+  const exclude = path40.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-  const rel = path45.relative(top, file).split(path45.sep).join("/");
+  const rel = path40.relative(top, file).split(path40.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const needed = others.some((w) => existsSync(path45.join(w, rel)));
+  const needed = others.some((w) => existsSync(path40.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path45.join(common, "worktrees");
-  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path45.join(linked, n, "gitdir")));
-  return [path45.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path45.dirname(g.trim()))];
+  const linked = path40.join(common, "worktrees");
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path40.join(linked, n, "gitdir")));
+  return [path40.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path40.dirname(g.trim()))];
 }
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown: shown2 } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13664,8 +13567,8 @@ async function uninstall(t, env) {
   if (last && t.dryRun) t.planned.set("", null);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
-  const rel = trees === null ? "" : path45.relative(trees.top, t.base);
-  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path45.join(w, rel), ""));
+  const rel = trees === null ? "" : path40.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path40.join(w, rel), ""));
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -13677,12 +13580,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path45.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path40.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic4.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path45.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path40.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   return { lines: lines2, driver: driver.lines, notes: driver.notes, last };
@@ -13700,10 +13603,10 @@ async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  const root = global ? null : orNull(() => findRoot(path45.resolve(ctx.cwd, given), ctx.env).root);
+  const root = global ? null : orNull(() => findRoot(path40.resolve(ctx.cwd, given), ctx.env).root);
   if (!global && root === null) return run();
-  const lockDir = path45.join(root === null ? userDir(ctx.env) : path45.join(root, ".ai"), ".install.lock");
-  const parent = path45.dirname(lockDir);
+  const lockDir = path40.join(root === null ? userDir(ctx.env) : path40.join(root, ".ai"), ".install.lock");
+  const parent = path40.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -13715,9 +13618,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path45.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path45.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path45.dirname(dir)) {
+    const stop = global ? path40.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path40.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path40.dirname(dir)) {
       if (!succeeds(() => rmdirSync(dir))) break;
       if (dir === made && !uninstall2) break;
     }
@@ -13744,7 +13647,6 @@ var init_installer = __esm({
     init_run();
     init_quote();
     init_files();
-    init_fs();
     init_lock();
     init_pause();
     init_agent_file();
@@ -13754,17 +13656,17 @@ var init_installer = __esm({
     init_plan();
     init_target();
     isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
-    claudeSettings = (home, env) => path45.join(claudeUserDir(home, env), "settings.json");
+    claudeSettings = (home, env) => path40.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/skill-place.ts
-import path46 from "node:path";
+import path41 from "node:path";
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path46.join(dir, rel);
+    const abs = path41.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -13778,29 +13680,29 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path46.join(to, rel);
+    const dest = path41.join(to, rel);
     let have = null;
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync(path46.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync(path41.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  if (path46.relative(base, path46.dirname(p)).split(path46.sep)[0] === "..") return path46.dirname(p);
-  for (const at2 of dirsBelow(base, path46.dirname(p))) {
+  if (path41.relative(base, path41.dirname(p)).split(path41.sep)[0] === "..") return path41.dirname(p);
+  for (const at2 of dirsBelow(base, path41.dirname(p))) {
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path46.join(dir, RECORD);
+  const file = path41.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -13818,9 +13720,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path46.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path41.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
-  const fd = openSync(path46.join(dir, RECORD), flags, 420);
+  const fd = openSync(path41.join(dir, RECORD), flags, 420);
   try {
     writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -13830,7 +13732,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path46.join(dir, rel);
+    const file = path41.join(dir, rel);
     return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -13840,14 +13742,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
-    return path46.resolve(path46.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path41.resolve(path41.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path46.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path41.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path46.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path46.dirname(dir);
+  let dir = path41.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path41.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -13863,15 +13765,15 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path46.join(to, s.rel);
+    const dest = path41.join(to, s.rel);
     if (s.action === "remove") {
       rmSync(dest, { force: true });
-      removeEmptyUpTo(path46.dirname(dest), to);
+      removeEmptyUpTo(path41.dirname(dest), to);
       continue;
     }
-    mkdirSync(path46.dirname(dest), { recursive: true });
+    mkdirSync(path41.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path46.join(from, s.rel);
+    const src = path41.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 511 });
     renameSync(temp, dest);
   }
@@ -13888,7 +13790,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync(homeFolder(ctx.env));
   else {
-    const found = findRoot(path46.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path41.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13919,18 +13821,18 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync(path46.dirname(path46.dirname(path46.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync(path46.join(source, "SKILL.md"))) {
+  const source = realpathSync(path41.dirname(path41.dirname(path41.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path41.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const rel = (p) => path46.relative(base, p).split(path46.sep).join("/");
+  const rel = (p) => path41.relative(base, p).split(path41.sep).join("/");
   const shown2 = (p) => rel(p).startsWith("..") ? p : `${global ? "~/" : ""}${rel(p)}`;
   const planned = /* @__PURE__ */ new Map();
-  return { base, global, dryRun, source, dest: path46.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
+  return { base, global, dryRun, source, dest: path41.join(base, CANONICAL), agents, shown: shown2, planned, at: at2 };
 }
 function holdsEntries(agent, base, global, env) {
   try {
-    const edits = agent.edits({ abs: path46.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path41.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(userPath(base, edit2.file, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
@@ -13940,7 +13842,7 @@ function holdsEntries(agent, base, global, env) {
   }
 }
 async function driverOnly(ctx, plan2) {
-  const helperPath = path46.join(plan2.source, "scripts", "memory_io.mjs");
+  const helperPath = path41.join(plan2.source, "scripts", "memory_io.mjs");
   const d = await mergeDriverStep(plan2.base, { dryRun: plan2.dryRun, helperPath }, ctx.env);
   const none = "no agent found, so only the merge driver; init --agent NAME installs the skill for one";
   const lines2 = d.lines.length > 0 ? d.lines : ["unchanged the merge driver"];
@@ -13949,7 +13851,7 @@ async function driverOnly(ctx, plan2) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path46.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path41.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun, plan2.planned);
   return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
@@ -13957,15 +13859,15 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 function linkPlaces(plan2, agents) {
   const folders = agents.map((a) => a.skillFolders[plan2.global ? "home" : "project"]);
   const places = folders.filter((f) => f.length > 0 && !f.includes(".agents/skills")).map((f) => f[0]);
-  return [...new Set(places)].map((f) => path46.join(plan2.at(f), "session-handoff"));
+  return [...new Set(places)].map((f) => path41.join(plan2.at(f), "session-handoff"));
 }
 async function uncommitted(ctx, plan2) {
   const helper = helperLocation(
-    { cwd: ctx.cwd, helperPath: path46.join(plan2.dest, "scripts", "memory_io.mjs") },
+    { cwd: ctx.cwd, helperPath: path41.join(plan2.dest, "scripts", "memory_io.mjs") },
     plan2.base
   );
-  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path46.join(plan2.base, e.file)));
-  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path46.join(plan2.base, ".gitattributes")];
+  const files = plan2.agents.flatMap((a) => a.edits(helper, false).map((e) => path41.join(plan2.base, e.file)));
+  const paths = [plan2.dest, ...linkPlaces(plan2, plan2.agents), ...files, path41.join(plan2.base, ".gitattributes")];
   const args = ["status", "--porcelain", "-z", "--untracked-files=all", "--", ...paths];
   const r = await runGit(plan2.base, args, ctx.env).catch(() => null);
   return r === null || r.code !== 0 || r.stdout.length > 0;
@@ -13998,13 +13900,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown2(path46.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown2(path41.join(dest, rel)));
     const more2 = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more2} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path46.join(dest, s.rel));
+  const writes = steps2.map((s) => path41.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -14012,12 +13914,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path46.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path41.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path46.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync(d)).map((d) => path46.relative(plan2.base, d).split(path46.sep).join("/"));
+  const below = [dest, ...links.map((l) => path41.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path41.relative(plan2.base, d).split(path41.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -14032,7 +13934,7 @@ async function init(ctx, plan2, replace) {
   const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown2(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown2(to)} (${counted(copy2)})`;
   if (!plan2.dryRun) applySteps(source, dest, steps2);
   const recorded = !running && (steps2.length > 0 || made.length > 0 || record2 === null);
-  const again = exists(path46.join(dest, RECORD)) ? "update" : "create";
+  const again = exists(path41.join(dest, RECORD)) ? "update" : "create";
   lines2.unshift(copied(dest, [...steps2, ...recorded ? [{ action: again }] : []]));
   const after = [];
   for (const l of links) {
@@ -14041,8 +13943,8 @@ async function init(ctx, plan2, replace) {
       after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown2(l.place)}`);
     else {
-      if (!plan2.dryRun) mkdirSync(path46.dirname(l.place), { recursive: true });
-      if (!plan2.dryRun) symlinkSync(path46.relative(path46.dirname(l.place), dest), l.place, "dir");
+      if (!plan2.dryRun) mkdirSync(path41.dirname(l.place), { recursive: true });
+      if (!plan2.dryRun) symlinkSync(path41.relative(path41.dirname(l.place), dest), l.place, "dir");
       after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown2(l.place)} -> ${shown2(dest)}`);
     }
   }
@@ -14050,7 +13952,7 @@ async function init(ctx, plan2, replace) {
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const changed = lines2.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
-  const copy = shown2(path46.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown2(path41.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   if (!plan2.dryRun && !plan2.global && changed && await uncommitted(ctx, plan2)) {
     lines2.push("commit: the skill's copy and the team files above (docs/install.md); each teammate runs `init` once in their own clone too: what it writes to .git/config is not committed");
@@ -14061,13 +13963,13 @@ async function init(ctx, plan2, replace) {
 }
 function saveRecords(plan2, env) {
   const saves = savesPath(plan2.base, env);
-  const dir = path46.dirname(saves ?? "");
-  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path46.join(dir, n)));
+  const dir = path41.dirname(saves ?? "");
+  const names = ["clone-id", "saves", "saved-by", "last-save"].filter((n) => saves !== null && lstatOrNull(path41.join(dir, n)));
   if (names.length === 0) return [];
   const shown2 = `${plan2.shown(dir)}/{${names.join(",")}}`;
   if (exists(memoryDir(plan2.base))) return [`left ${shown2}: this clone's record of its handoffs in .ai/memory`];
   if (!plan2.dryRun) {
-    for (const n of names) rmSync(path46.join(dir, n), { force: true });
+    for (const n of names) rmSync(path41.join(dir, n), { force: true });
     removeEmptyDirs([dir]);
   }
   return [`${plan2.dryRun ? "would remove" : "removed"} ${shown2}: this clone's record of its saves`];
@@ -14085,7 +13987,7 @@ async function undo(ctx, plan2) {
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    const from = path46.relative(plan2.base, place).startsWith("..") ? path46.dirname(path46.dirname(place)) : plan2.base;
+    const from = path41.relative(plan2.base, place).startsWith("..") ? path41.dirname(path41.dirname(place)) : plan2.base;
     if (!ours || linkOnTheWay(from, place) !== null) {
       lines2.push(`left ${shown2(place)}: it is not a link to or a copy of this skill`);
       continue;
@@ -14097,21 +13999,21 @@ async function undo(ctx, plan2) {
   const all = folder ? skillFiles(dest) : [];
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const others = folder ? readdirSync(dest).filter((n) => n !== RECORD && !SKILL_ENTRIES.includes(n)).sort() : [];
-  const recordToo = kept.length + others.length === 0 && exists(path46.join(dest, RECORD)) ? [RECORD] : [];
+  const recordToo = kept.length + others.length === 0 && exists(path41.join(dest, RECORD)) ? [RECORD] : [];
   const files = [...all.filter((rel) => !kept.includes(rel)), ...recordToo];
   if (files.length > 0) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync(path46.join(dest, rel), { force: true });
-      for (const rel of files) removeEmptyUpTo(path46.dirname(path46.join(dest, rel)), dest);
+      for (const rel of files) rmSync(path41.join(dest, rel), { force: true });
+      for (const rel of files) removeEmptyUpTo(path41.dirname(path41.join(dest, rel)), dest);
     }
     const whole = `${would} ${shown2(dest)} (${files.length} files)`;
     lines2.push(kept.length + others.length > 0 ? `${would} ${files.length} files of ${shown2(dest)}` : whole);
   }
-  for (const rel of kept) lines2.push(`left ${shown2(path46.join(dest, rel))}: you edited it since init copied it`);
-  for (const n of others) lines2.push(`left ${shown2(path46.join(dest, n))}: init did not copy it`);
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path46.dirname(p))];
+  for (const rel of kept) lines2.push(`left ${shown2(path41.join(dest, rel))}: you edited it since init copied it`);
+  for (const n of others) lines2.push(`left ${shown2(path41.join(dest, n))}: init did not copy it`);
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path41.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path46.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path41.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (!plan2.global) lines2.push(...saveRecords(plan2, ctx.env));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
@@ -14129,7 +14031,6 @@ var init_skill_place = __esm({
     init_saves();
     init_paths();
     init_files();
-    init_fs();
     init_home();
     init_agent_file();
     init_agents();
@@ -14140,7 +14041,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path46.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path41.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -14282,7 +14183,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path47 from "node:path";
+import path42 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -14316,7 +14217,7 @@ ${AGENT_EXIT}
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
-        const stays = done2.last?.last === true && existsSync(path47.join(ts[0].base, CANONICAL));
+        const stays = done2.last?.last === true && existsSync(path42.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -14326,7 +14227,7 @@ ${AGENT_EXIT}
 });
 
 // src/agents/doctor-checks.ts
-import path48 from "node:path";
+import path43 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -14356,7 +14257,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path48.join(env.CODEX_HOME || path48.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path43.join(env.CODEX_HOME || path43.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -14364,9 +14265,9 @@ function codexTrust(env, home, hooksFile) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path48.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path43.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path48.win32.join(dir, "sh.exe");
+    const sh = path43.win32.join(dir, "sh.exe");
     if (existsSync(sh)) return sh;
   }
   return null;
@@ -14405,15 +14306,15 @@ function fixCmd(r, verb, withRoot = true) {
   return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
 }
 function agentFix(r, verb, name2) {
-  const copied = !r.global && r.helper.rel === null && exists(path48.join(r.root, CANONICAL, "SKILL.md"));
+  const copied = !r.global && r.helper.rel === null && exists(path43.join(r.root, CANONICAL, "SKILL.md"));
   if (verb === "install" && copied) verb = "init";
   return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path48.join(userPath(r.home, f, r.env), "session-handoff"))
-  ].filter((d) => exists(path48.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path43.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path43.join(userPath(r.home, f, r.env), "session-handoff"))
+  ].filter((d) => exists(path43.join(d, "SKILL.md")));
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of editsOf(r, agent, r.global)) install2[edit2.file] = await installState(r, name2, edit2);
@@ -14429,7 +14330,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path43.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -14476,7 +14377,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown2}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path48.basename(edit2.file) === "AGENTS.md") {
+  if (path43.basename(edit2.file) === "AGENTS.md") {
     const span = findBlock(text, edit2.file);
     const end = span === null ? 0 : blockEndByte(text, span);
     const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
@@ -14512,16 +14413,16 @@ function judge(r, name2, edit2, ours, reinstall) {
 }
 function claudePluginInstalls(home, env) {
   const dir = claudeUserDir(home, env);
-  const plugins = json(path48.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path43.join(dir, "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path48.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path43.join(dir, "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = obj(raw) ?? {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path48.isAbsolute(at2) && existsSync(path48.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path43.isAbsolute(at2) && existsSync(path43.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -14573,7 +14474,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path43.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -14589,7 +14490,7 @@ async function memoryState(r, journal) {
   }
   const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
-    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path43.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14640,13 +14541,12 @@ var init_doctor_checks = __esm({
     init_merge_driver_config();
     init_run();
     init_files();
+    init_lock();
     init_archive();
     init_inspect();
     init_paths();
     init_pause();
-    init_fs();
     init_harness_path();
-    init_private();
     init_quote();
     WINDOWS_ENV = [
       "USERPROFILE",
@@ -14672,11 +14572,11 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path49 from "node:path";
+import path44 from "node:path";
 function judgedHelper(ctx, root, global) {
   const running = helperLocation(ctx, root);
-  const copy = path49.join(root, CANONICAL, "scripts", "memory_io.mjs");
-  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path49.join(path49.dirname(main2), f)).toString("base64")).join("/"));
+  const copy = path44.join(root, CANONICAL, "scripts", "memory_io.mjs");
+  const bytes = (main2) => orNull(() => ["memory_io.mjs", "lib/cli.mjs", "lib/session.mjs"].map((f) => readFileSync(path44.join(path44.dirname(main2), f)).toString("base64")).join("/"));
   const same = bytes(copy);
   if (global || running.rel !== null || same === null || same !== bytes(running.abs)) return running;
   return helperLocation({ cwd: ctx.cwd, helperPath: copy }, root);
@@ -14751,7 +14651,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path49.resolve(home);
+          root = path44.resolve(home);
         }
         const helper = judgedHelper(ctx, root, global);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14775,7 +14675,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 // src/git/publish-memory.ts
 import { isUtf8 as isUtf83 } from "node:buffer";
 import { tmpdir } from "node:os";
-import path50 from "node:path";
+import path45 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14785,9 +14685,9 @@ async function repositoryPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path50.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path45.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
-    const file = path50.join(hooksDir, h);
+    const file = path45.join(hooksDir, h);
     return succeeds(() => accessSync(file, constants.X_OK)) && orNull(() => statSync(file))?.isFile() === true;
   };
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
@@ -14819,7 +14719,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
+  const memRel = path45.relative(top, memDir).split(path45.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
     throw new Refused(
@@ -14845,7 +14745,7 @@ async function publishMemory(target, memDir, message, push, env, register, runHo
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync(path50.join(memDir, "journal", "OFF"));
+  const journal = !existsSync(path45.join(memDir, "journal", "OFF"));
   const mine = (p) => p.startsWith(`${memRel}/`) && isPublicMemoryPath(p.slice(memRel.length + 1), journal);
   const paths = [...new Set(listed.split("\0").filter(mine))];
   const changedOf = async (list2) => {
@@ -14919,7 +14819,7 @@ function refuseUnsafe(top, rel) {
   const linked = `${rel} is a link, hard-linked or not a regular file, ${nothing}: a commit would hold what it points to; move it away (or replace it with a copy that is only this file) and publish again`;
   let opened;
   try {
-    opened = openRegular(path50.join(top, rel), SCAN_BYTES);
+    opened = openRegular(path45.join(top, rel), SCAN_BYTES);
   } catch (err) {
     throw err instanceof UnsafeFile && err.state !== "too-large" ? new Refused(linked) : err;
   }
@@ -14934,7 +14834,7 @@ function refuseUnsafe(top, rel) {
   }
 }
 async function savedHeadOffBranch(target, env) {
-  const text = readSmall(path50.join(target.top, target.memRel, "HANDOFF.md"));
+  const text = readSmall(path45.join(target.top, target.memRel, "HANDOFF.md"));
   const head = text === null ? null : checkAnchors(parseHandoff(text), Date.now()).head;
   const r = head === null ? null : await runGit(target.top, ["merge-base", "--is-ancestor", head, "HEAD"], env);
   if (r?.code !== 1) return null;
@@ -14960,7 +14860,7 @@ async function ourAttributes(top, env, runHooks) {
   };
   const head = await show2("HEAD:.gitattributes");
   const staged = await show2(":.gitattributes");
-  const worktree = readSmall(path50.join(top, ".gitattributes")) ?? "";
+  const worktree = readSmall(path45.join(top, ".gitattributes")) ?? "";
   const text = attributesOnto(head, worktree);
   if (text === head) return null;
   const entry = async (t) => {
@@ -15007,9 +14907,9 @@ async function commitOnly(top, env, programs, message, paths, attributes, old, m
   const hooks = programs !== null;
   const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
-  const dir = mkdtempSync(path50.join(tmpdir(), "sh-publish-"));
-  const index = path50.join(dir, "index");
-  const msg = path50.join(dir, "COMMIT_EDITMSG");
+  const dir = mkdtempSync(path45.join(tmpdir(), "sh-publish-"));
+  const index = path45.join(dir, "index");
+  const msg = path45.join(dir, "COMMIT_EDITMSG");
   const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
@@ -15078,7 +14978,6 @@ var init_publish_memory = __esm({
     init_errors();
     init_redact();
     init_handoff();
-    init_fs();
     init_files();
     init_merge_driver_config();
     init_words();
@@ -15123,7 +15022,7 @@ var init_publish2 = __esm({
     init_paths();
     init_pause();
     init_common();
-    init_mutate();
+    init_repair();
     init_types();
     ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)";
     offBranch = (head) => `the handoff on this branch was saved at ${head.slice(0, 12)}, which is not in this branch's history (a rebase or amend since the save?), so a teammate who pulls it gets no commit to check it against and their brief says unverifiable`;
@@ -15353,7 +15252,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path51 from "node:path";
+import path46 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -15376,8 +15275,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path51.win32 : cwd.startsWith("/") ? path51.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path51.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path46.win32 : cwd.startsWith("/") ? path46.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path46.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -15520,7 +15419,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
+    addEdit = (events, path51) => path51 && events.push({ kind: "edit", path: path51 });
   }
 });
 
@@ -15912,7 +15811,212 @@ var init_last_save = __esm({
   }
 });
 
-// src/checkpoint/format.ts
+// src/checkpoint/capture.ts
+import path47 from "node:path";
+function projectHandoffs(root) {
+  const bytes = readHead(path47.join(memoryDir(root), "HANDOFF.md"));
+  let current = null;
+  if (bytes !== null) {
+    const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
+    current = { token: tokenOf(bytes), savedMs: timeOf(saved, Number.MAX_SAFE_INTEGER) };
+  }
+  let archived = null;
+  return {
+    current,
+    accepts(token) {
+      if (token === current?.token) return true;
+      if (archived === null) {
+        archived = /* @__PURE__ */ new Set();
+        for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
+          const b = e.regular ? readHead(path47.join(archiveDir(root), e.name)) : null;
+          if (b !== null) archived.add(tokenOf(b));
+        }
+      }
+      return archived.has(token);
+    }
+  };
+}
+async function checkpointAnchors(root, env, nowMs, excludes) {
+  const date = `- Date: ${isoSeconds(nowMs)}`;
+  let r;
+  try {
+    r = await runGit(root, statusArgs(excludes, true), env, 500);
+  } catch (err) {
+    if (err.reason !== "timeout") return [date];
+    return ["Branch", "HEAD", "Dirty files"].map((k) => `- ${k}: unknown (git timed out)`).concat(date);
+  }
+  if (r.code !== 0) return [date];
+  const s = parseStatusV2(r.stdout);
+  let shown2 = 0;
+  for (let bytes = 0; shown2 < Math.min(10, s.dirty.length); shown2++) {
+    bytes += Buffer.byteLength(quotePath(s.dirty[shown2])) + 2;
+    if (bytes > 1024) break;
+  }
+  const dirty = renderPathList(s.dirty, shown2);
+  const head = s.head ?? "none (no commits yet)";
+  const lines2 = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
+  const top = gitTopOf(root, env);
+  const op = top === null ? null : inProgressOf(gitDirOf(top));
+  const conflicted = s.conflicted ?? 0;
+  if (op !== null) lines2.push(`- In progress: ${renderInProgress({ words: op, conflicted })}`);
+  return anchorsWithoutTokens(lines2);
+}
+function enough(cap, file, from, lastMessage) {
+  if (cap.userRequests.length < MAX_REQUESTS) return false;
+  if (cap.lastClaim === null && lastMessage === null) return false;
+  return !earlierHolds(file, from, [...cap.planFinal ? [] : FORMATS[cap.format].planMarkers, "write handoff"]);
+}
+function capture(transcript, lastMessage, format2, notes, project) {
+  const anchorsOnly = (why, note) => {
+    notes.push(note);
+    return { cap: null, source: `anchors only (${why})`, headStart: null, recognised: false, save: null, toolCalls: 0 };
+  };
+  if (transcript === null) {
+    const note = CHECKPOINT_LINES.noTranscript("the hook input names no transcript");
+    return anchorsOnly("no transcript named by the hook", note);
+  }
+  const unread = (reason) => anchorsOnly(`transcript ${reason.replace(/^the transcript /, "")}`, CHECKPOINT_LINES.noTranscript(reason));
+  const opened = openTranscript(transcript);
+  if (!opened.ok) return unread(opened.reason);
+  const file = opened.file;
+  const chosen = sniffFormat(file.head) ?? (isFormat(format2) ? format2 : null);
+  let cap;
+  let headStart;
+  let save2 = null;
+  let toolCalls = 0;
+  let resume = null;
+  try {
+    if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
+    const after = (lines2) => {
+      const events = readEvents(chosen, lines2, "all");
+      save2 = findLastSave(events, project);
+      resume = findLastResume(events);
+      const from = save2?.line ?? lineOfSavedTime(events, project);
+      toolCalls = countToolCalls(events, from);
+      return captureOf(chosen, events.filter((ev) => ev.line > from));
+    };
+    let read = Math.min(file.size, FIRST_TAIL_BYTES);
+    let part = tailPart(file, read);
+    cap = after(part.lines);
+    const more2 = read < Math.min(file.size, TAIL_BYTES) && save2 === null;
+    if (more2 && !enough(cap, file, part.from, lastMessage)) {
+      read = Math.min(file.size, TAIL_BYTES);
+      part = tailPart(file, read);
+      cap = after(part.lines);
+    }
+    if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, TAIL_BYTES));
+    headStart = null;
+    if (read < file.size) {
+      const first = (lines2) => parseTranscript(chosen, lines2.slice(0, 16)).firstTimestamp ?? parseTranscript(chosen, lines2).firstTimestamp;
+      cap.version ??= parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
+      headStart = first(file.head);
+      if (headStart === null && file.size <= TAIL_BYTES) headStart = first(tailPart(file, TAIL_BYTES).lines);
+    }
+  } catch (err) {
+    return unread(readFailure(err));
+  } finally {
+    closeTranscript(file);
+  }
+  return { cap, source: captureSource(cap), headStart, recognised: true, save: save2, toolCalls, resume };
+}
+async function writeCheckpoint(root, hook, notes, o) {
+  const home = homeFolder(o.env);
+  if (root === path47.parse(root).root || home !== "" && samePath(root, path47.resolve(home))) {
+    const why = `${root} is the home directory or the file system's root, not a project`;
+    return [...notes, CHECKPOINT_LINES.skipped(why)];
+  }
+  if (pauseSwitch(memoryDir(root), o.env) !== null) return [CHECKPOINT_LINES.paused()];
+  if (userHelperWithoutMemory(o.skillDir, home, root)) return [...notes, CHECKPOINT_LINES.noMemory(root)];
+  const lastMessage = nonEmpty(hook.last_assistant_message);
+  const compactSummary = nonEmpty(hook.compact_summary);
+  const session = sessionFileId(hook.session_id);
+  const name2 = `${session}.md`;
+  const nowMs = Date.now();
+  const anchorsP = checkpointAnchors(root, o.env, nowMs, skillExcludes(root, o.skillDir));
+  const project = projectHandoffs(root);
+  const got = capture(nonEmpty(hook.transcript_path), lastMessage, o.format, notes, project);
+  if (lastMessage !== null && (got.cap !== null || !got.recognised)) {
+    (got.cap ??= emptyCapture(isFormat(o.format) ? o.format : "claude")).lastClaim = lastMessage;
+  }
+  const anchorLines = await anchorsP;
+  const dir = checkpointsDir(root);
+  const file = path47.join(dir, name2);
+  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
+  const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
+  const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
+  const nothing = got.recognised && got.toolCalls === 0;
+  const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - o.startMs)) / 1e3);
+  const resumed = () => {
+    const token = project.current?.token ?? null;
+    return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
+  };
+  if (nothing && (before === void 0 || beforeSince === since && compactSummary === null)) {
+    const locked = got.resume ? underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed) : null;
+    const journal = locked === null ? [] : await locked.then((r) => r.result, () => []);
+    return [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)];
+  }
+  try {
+    const options = { root, env: o.env, lockTimeoutSeconds: lockWait() };
+    const { result, repairs } = await underLock(options, async (lock) => {
+      const journal = await resumed();
+      ensureDir(dir);
+      ensureIgnored(dir, CHECKPOINTS_GITIGNORE);
+      const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
+      pruneOfferMarkers(dir, nowMs);
+      const prior = await readStable(file);
+      const priorText2 = prior?.bytes.toString("utf8") ?? null;
+      const same = priorText2 !== null && headerValue(priorText2, "Since-handoff") === since;
+      const merge = same && isCheckpointText(priorText2) ? readCheckpointText(priorText2) : null;
+      if (nothing && merge === null) {
+        if (priorText2 === null) return [...cleaned, CHECKPOINT_LINES.nothing(got.save !== null)];
+        if (got.save?.own !== true) return [...cleaned, CHECKPOINT_LINES.kept(name2)];
+        rmQuietRegular(file);
+        return [...cleaned, CHECKPOINT_LINES.removed(name2)];
+      }
+      const priorStart = priorText2 === null ? null : headerValue(priorText2, "Session-start");
+      const keepStart = timeOf(priorStart, nowMs) !== null ? priorStart : null;
+      const rich = merge?.source != null && !isAnchorsOnlySource(merge.source) ? merge.source : null;
+      const source = (got.cap === null || nothing) && rich !== null ? rich : got.source;
+      const sessionStart = keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null;
+      const { text, findings } = renderCheckpoint({
+        saved: isoSeconds(nowMs),
+        session,
+        sessionStart,
+        trigger: triggerOf(hook.hook_event_name),
+        source,
+        capture: nothing ? null : got.cap,
+        compactSummary,
+        anchorLines,
+        root,
+        sinceHandoff: since,
+        prior: merge
+      });
+      const report = findings.length > 0 ? [CHECKPOINT_LINES.redacted(formatRedactionReport(findings))] : [];
+      if (priorText2 !== null && sameCheckpoint(priorText2, text)) {
+        return [...cleaned, ...report, CHECKPOINT_LINES.unchanged(name2)];
+      }
+      const published = await publish({
+        dir,
+        file: name2,
+        archiveDir: archiveDir(root),
+        archivePrefix: "CHECKPOINT",
+        archivePrior: false,
+        expectedToken: prior?.token ?? "absent",
+        newMode: 384,
+        build: () => Buffer.from(text, "utf8"),
+        failpoint: o.failpoint,
+        lock
+      });
+      pruneCheckpoints(root, name2);
+      return [...cleaned, ...report, ...published.warnings, CHECKPOINT_LINES.saved(name2)];
+    });
+    return [...notes, ...repairs, ...result];
+  } catch (err) {
+    if (err instanceof HelperError && err.code === 4) return [CHECKPOINT_LINES.paused()];
+    if (err instanceof Busy) return [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)];
+    return [...notes, CHECKPOINT_LINES.skipped(err.message)];
+  }
+}
 function triggerOf(event) {
   return (typeof event === "string" && Object.hasOwn(TRIGGERS, event) ? TRIGGERS[event] : null) ?? "unknown";
 }
@@ -16023,247 +16127,7 @@ function sameCheckpoint(a, b) {
   const strip = (t) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");
   return strip(a) === strip(b);
 }
-var CHECKPOINT_MAX_BYTES, MAX_REQUESTS, TRIGGERS, CAP, REDACT_WINDOW, MARK, ANCHORS, LATEST_WINS;
-var init_format2 = __esm({
-  "src/checkpoint/format.ts"() {
-    "use strict";
-    init_sanitize();
-    init_redact();
-    init_quote();
-    init_capture();
-    init_store();
-    init_values();
-    CHECKPOINT_MAX_BYTES = 4096;
-    MAX_REQUESTS = 3;
-    TRIGGERS = {
-      PreCompact: "pre-compact",
-      PreCompress: "pre-compact",
-      PostCompact: "post-compact",
-      SessionEnd: "session-end",
-      Stop: "stop",
-      ContextThreshold: "context-threshold"
-    };
-    CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
-    REDACT_WINDOW = 16384;
-    MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" };
-    ANCHORS = "## Environment anchors";
-    LATEST_WINS = /* @__PURE__ */ new Set(["## Plan state", "## Last claim", "## Compaction summary"]);
-  }
-});
-
-// src/checkpoint/capture.ts
-import path52 from "node:path";
-function projectHandoffs(root) {
-  const bytes = readHead(path52.join(memoryDir(root), "HANDOFF.md"));
-  let current = null;
-  if (bytes !== null) {
-    const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
-    current = { token: tokenOf(bytes), savedMs: timeOf(saved, Number.MAX_SAFE_INTEGER) };
-  }
-  let archived = null;
-  return {
-    current,
-    accepts(token) {
-      if (token === current?.token) return true;
-      if (archived === null) {
-        archived = /* @__PURE__ */ new Set();
-        for (const e of orNull(() => listArchives(root))?.slice(0, ARCHIVES_HASHED) ?? []) {
-          const b = e.regular ? readHead(path52.join(archiveDir(root), e.name)) : null;
-          if (b !== null) archived.add(tokenOf(b));
-        }
-      }
-      return archived.has(token);
-    }
-  };
-}
-async function checkpointAnchors(root, env, nowMs, excludes) {
-  const date = `- Date: ${isoSeconds(nowMs)}`;
-  let r;
-  try {
-    r = await runGit(root, statusArgs(excludes, true), env, 500);
-  } catch (err) {
-    if (err.reason !== "timeout") return [date];
-    return ["Branch", "HEAD", "Dirty files"].map((k) => `- ${k}: unknown (git timed out)`).concat(date);
-  }
-  if (r.code !== 0) return [date];
-  const s = parseStatusV2(r.stdout);
-  let shown2 = 0;
-  for (let bytes = 0; shown2 < Math.min(10, s.dirty.length); shown2++) {
-    bytes += Buffer.byteLength(quotePath(s.dirty[shown2])) + 2;
-    if (bytes > 1024) break;
-  }
-  const dirty = renderPathList(s.dirty, shown2);
-  const head = s.head ?? "none (no commits yet)";
-  const lines2 = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
-  const top = gitTopOf(root, env);
-  const op = top === null ? null : inProgressOf(gitDirOf(top));
-  const conflicted = s.conflicted ?? 0;
-  if (op !== null) lines2.push(`- In progress: ${renderInProgress({ words: op, conflicted })}`);
-  return anchorsWithoutTokens(lines2);
-}
-function enough(cap, file, from, lastMessage) {
-  if (cap.userRequests.length < MAX_REQUESTS) return false;
-  if (cap.lastClaim === null && lastMessage === null) return false;
-  return !earlierHolds(file, from, [...cap.planFinal ? [] : FORMATS[cap.format].planMarkers, "write handoff"]);
-}
-function capture(transcript, lastMessage, format2, notes, project) {
-  const anchorsOnly = (why, note) => {
-    notes.push(note);
-    return { cap: null, source: `anchors only (${why})`, headStart: null, recognised: false, save: null, toolCalls: 0 };
-  };
-  if (transcript === null) {
-    const note = CHECKPOINT_LINES.noTranscript("the hook input names no transcript");
-    return anchorsOnly("no transcript named by the hook", note);
-  }
-  const unread = (reason) => anchorsOnly(`transcript ${reason.replace(/^the transcript /, "")}`, CHECKPOINT_LINES.noTranscript(reason));
-  const opened = openTranscript(transcript);
-  if (!opened.ok) return unread(opened.reason);
-  const file = opened.file;
-  const chosen = sniffFormat(file.head) ?? (isFormat(format2) ? format2 : null);
-  let cap;
-  let headStart;
-  let save2 = null;
-  let toolCalls = 0;
-  let resume = null;
-  try {
-    if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
-    const after = (lines2) => {
-      const events = readEvents(chosen, lines2, "all");
-      save2 = findLastSave(events, project);
-      resume = findLastResume(events);
-      const from = save2?.line ?? lineOfSavedTime(events, project);
-      toolCalls = countToolCalls(events, from);
-      return captureOf(chosen, events.filter((ev) => ev.line > from));
-    };
-    let read = Math.min(file.size, FIRST_TAIL_BYTES);
-    let part = tailPart(file, read);
-    cap = after(part.lines);
-    const more2 = read < Math.min(file.size, TAIL_BYTES) && save2 === null;
-    if (more2 && !enough(cap, file, part.from, lastMessage)) {
-      read = Math.min(file.size, TAIL_BYTES);
-      part = tailPart(file, read);
-      cap = after(part.lines);
-    }
-    if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, TAIL_BYTES));
-    headStart = null;
-    if (read < file.size) {
-      const head = parseTranscript(chosen, file.head.slice(0, 16));
-      headStart = sessionStartOf(file, chosen, head.firstTimestamp);
-      cap.version ??= head.version ?? null;
-    }
-  } catch (err) {
-    return unread(readFailure(err));
-  } finally {
-    closeTranscript(file);
-  }
-  return { cap, source: captureSource(cap), headStart, recognised: true, save: save2, toolCalls, resume };
-}
-function sessionStartOf(file, format2, firstSixteen) {
-  const parse3 = (lines2) => parseTranscript(format2, lines2);
-  const first = (lines2) => parse3(lines2.slice(0, 16)).firstTimestamp ?? (lines2.length > 16 ? parse3(lines2).firstTimestamp : null);
-  const fromHead = firstSixteen ?? (file.head.length > 16 ? parse3(file.head).firstTimestamp : null);
-  if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
-  return first(tailPart(file, TAIL_BYTES).lines);
-}
-async function writeCheckpoint(root, hook, notes, o) {
-  const home = homeFolder(o.env);
-  if (root === path52.parse(root).root || home !== "" && samePath(root, path52.resolve(home))) {
-    const why = `${root} is the home directory or the file system's root, not a project`;
-    return [...notes, CHECKPOINT_LINES.skipped(why)];
-  }
-  if (pauseSwitch(memoryDir(root), o.env) !== null) return [CHECKPOINT_LINES.paused()];
-  if (userHelperWithoutMemory(o.skillDir, home, root)) return [...notes, CHECKPOINT_LINES.noMemory(root)];
-  const lastMessage = nonEmpty(hook.last_assistant_message);
-  const compactSummary = nonEmpty(hook.compact_summary);
-  const session = sessionFileId(hook.session_id);
-  const name2 = `${session}.md`;
-  const nowMs = Date.now();
-  const anchorsP = checkpointAnchors(root, o.env, nowMs, skillExcludes(root, o.skillDir));
-  const project = projectHandoffs(root);
-  const got = capture(nonEmpty(hook.transcript_path), lastMessage, o.format, notes, project);
-  if (lastMessage !== null && (got.cap !== null || !got.recognised)) {
-    (got.cap ??= emptyCapture(isFormat(o.format) ? o.format : "claude")).lastClaim = lastMessage;
-  }
-  const anchorLines = await anchorsP;
-  const dir = checkpointsDir(root);
-  const file = path52.join(dir, name2);
-  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
-  const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
-  const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
-  const nothing = got.recognised && got.toolCalls === 0;
-  const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - o.startMs)) / 1e3);
-  const resumed = () => {
-    const token = project.current?.token ?? null;
-    return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
-  };
-  if (nothing && (before === void 0 || beforeSince === since && compactSummary === null)) {
-    const locked = got.resume ? underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed) : null;
-    const journal = locked === null ? [] : await locked.then((r) => r.result, () => []);
-    return [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)];
-  }
-  try {
-    const options = { root, env: o.env, lockTimeoutSeconds: lockWait() };
-    const { result, repairs } = await underLock(options, async (lock) => {
-      const journal = await resumed();
-      ensureDir(dir);
-      ensureIgnored(dir, CHECKPOINTS_GITIGNORE);
-      const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
-      pruneOfferMarkers(dir, nowMs);
-      const prior = await readStable(file);
-      const priorText2 = prior?.bytes.toString("utf8") ?? null;
-      const same = priorText2 !== null && headerValue(priorText2, "Since-handoff") === since;
-      const merge = same && isCheckpointText(priorText2) ? readCheckpointText(priorText2) : null;
-      if (nothing && merge === null) {
-        if (priorText2 === null) return [...cleaned, CHECKPOINT_LINES.nothing(got.save !== null)];
-        if (got.save?.own !== true) return [...cleaned, CHECKPOINT_LINES.kept(name2)];
-        rmQuietRegular(file);
-        return [...cleaned, CHECKPOINT_LINES.removed(name2)];
-      }
-      const priorStart = priorText2 === null ? null : headerValue(priorText2, "Session-start");
-      const keepStart = timeOf(priorStart, nowMs) !== null ? priorStart : null;
-      const rich = merge?.source != null && !isAnchorsOnlySource(merge.source) ? merge.source : null;
-      const source = (got.cap === null || nothing) && rich !== null ? rich : got.source;
-      const sessionStart = keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null;
-      const { text, findings } = renderCheckpoint({
-        saved: isoSeconds(nowMs),
-        session,
-        sessionStart,
-        trigger: triggerOf(hook.hook_event_name),
-        source,
-        capture: nothing ? null : got.cap,
-        compactSummary,
-        anchorLines,
-        root,
-        sinceHandoff: since,
-        prior: merge
-      });
-      const report = findings.length > 0 ? [CHECKPOINT_LINES.redacted(formatRedactionReport(findings))] : [];
-      if (priorText2 !== null && sameCheckpoint(priorText2, text)) {
-        return [...cleaned, ...report, CHECKPOINT_LINES.unchanged(name2)];
-      }
-      const published = await publish({
-        dir,
-        file: name2,
-        archiveDir: archiveDir(root),
-        archivePrefix: "CHECKPOINT",
-        archivePrior: false,
-        expectedToken: prior?.token ?? "absent",
-        newMode: 384,
-        build: () => Buffer.from(text, "utf8"),
-        failpoint: o.failpoint,
-        lock
-      });
-      pruneCheckpoints(root, name2);
-      return [...cleaned, ...report, ...published.warnings, CHECKPOINT_LINES.saved(name2)];
-    });
-    return [...notes, ...repairs, ...result];
-  } catch (err) {
-    if (err instanceof HelperError && err.code === 4) return [CHECKPOINT_LINES.paused()];
-    if (err instanceof Busy) return [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)];
-    return [...notes, CHECKPOINT_LINES.skipped(err.message)];
-  }
-}
-var CHECKPOINT_LINES, LOCK_BUDGET_MS, ARCHIVES_HASHED;
+var CHECKPOINT_LINES, LOCK_BUDGET_MS, ARCHIVES_HASHED, CHECKPOINT_MAX_BYTES, MAX_REQUESTS, TRIGGERS, CAP, REDACT_WINDOW, MARK, ANCHORS, LATEST_WINS;
 var init_capture2 = __esm({
   "src/checkpoint/capture.ts"() {
     "use strict";
@@ -16274,23 +16138,23 @@ var init_capture2 = __esm({
     init_types2();
     init_harness_path();
     init_last_save();
-    init_record();
+    init_store2();
     init_outcome();
     init_redact();
+    init_sanitize();
     init_run();
     init_anchors();
     init_git_dir();
     init_status();
     init_quote();
     init_anchor_lines();
-    init_format2();
+    init_capture();
     init_values();
     init_store();
-    init_fs();
-    init_drafts();
-    init_archive_entries();
     init_files();
-    init_mutate();
+    init_drafts();
+    init_archive();
+    init_repair();
     init_home();
     init_pause();
     init_paths();
@@ -16315,6 +16179,21 @@ var init_capture2 = __esm({
     };
     LOCK_BUDGET_MS = 1200;
     ARCHIVES_HASHED = 50;
+    CHECKPOINT_MAX_BYTES = 4096;
+    MAX_REQUESTS = 3;
+    TRIGGERS = {
+      PreCompact: "pre-compact",
+      PreCompress: "pre-compact",
+      PostCompact: "post-compact",
+      SessionEnd: "session-end",
+      Stop: "stop",
+      ContextThreshold: "context-threshold"
+    };
+    CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
+    REDACT_WINDOW = 16384;
+    MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" };
+    ANCHORS = "## Environment anchors";
+    LATEST_WINS = /* @__PURE__ */ new Set(["## Plan state", "## Last claim", "## Compaction summary"]);
   }
 });
 
@@ -16398,7 +16277,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path53 from "node:path";
+import path48 from "node:path";
 function statusText(handoff, since, newest, pct, now, none = "handoff: none") {
   const parts = [];
   if (handoff === null) parts.push(none);
@@ -16424,7 +16303,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path53.relative(top, root).split(path53.sep).join("/");
+    const rel = top === null ? "" : path48.relative(top, root).split(path48.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -16486,7 +16365,7 @@ var init_statusline = __esm({
     init_conflicted();
     init_state_time();
     init_handoff();
-    init_fs();
+    init_files();
     init_inspect();
     init_paths();
     init_common();
@@ -16539,7 +16418,7 @@ Always exit 0.
         try {
           const dir = input.workspace?.project_dir ?? input.cwd;
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const handoff = readHead(path48.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const interrupted = interruptedSave(root);
@@ -16663,7 +16542,6 @@ var init_offer = __esm({
     init_paths();
     init_inspect();
     init_pause();
-    init_fs();
     init_settings();
     init_home();
     TAILS = [256 * 1024, 1024 * 1024];
@@ -16737,7 +16615,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path54 from "node:path";
+import path49 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16813,7 +16691,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path54.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path49.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16828,9 +16706,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path54.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
+    for (const name2 of listDir(path49.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path54.join(mem, file), file, notes);
+      const text = await readText(path49.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -16862,7 +16740,6 @@ var init_search = __esm({
     init_file_verdict();
     init_files();
     init_paths();
-    init_private();
     init_entry();
     init_store2();
     SEARCH_KINDS = ["journal", "archive", "handoff", "ledger", "checkpoint"];
@@ -17117,7 +16994,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import path55 from "node:path";
+import path50 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -17127,8 +17004,8 @@ var init_journal = __esm({
     init_errors();
     init_store2();
     init_paths();
-    init_fs();
-    init_mutate();
+    init_files();
+    init_repair();
     init_common();
     init_types();
     journalVerb = {
@@ -17175,13 +17052,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync(path55.join(journalDir(root), f.name));
+            const st = lstatSync(path50.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync(path55.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync(path50.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)

@@ -500,6 +500,74 @@ async function readStable(filePath, opts = {}) {
     closeSync(fd);
   }
 }
+var TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+var CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+var PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
+var listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
+var listPrivate = (function listPrivate(dir) {
+  const out = [];
+  for (const name of listDir(dir)) {
+    const m = PRIVATE_PATTERN.exec(name);
+    if (!m) continue;
+    const role = m[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path2.join(dir, name) });
+  }
+  return out;
+});
+var lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
+function hasPrivatePartner(dir, file, ino) {
+  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
+}
+var lstatOrNull = (p) => orNull(() => lstatSync(p));
+var realOrNull = (p) => orNull(() => realpathSync(p));
+var exists = (p) => lstatOrNull(p) !== null;
+var peek = (function peek(p, read) {
+  const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  if (fd === null) return null;
+  try {
+    return read(fd);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+});
+var readSmall = (function readSmall(p, maxBytes = 1e6) {
+  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
+  return peek(p, (fd) => {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) return null;
+    const bytes = readFileSync(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
+  });
+});
+function unreadReason(p, maxBytes = 1e6) {
+  const st = lstatOrNull(p);
+  if (st === null || st.isSymbolicLink()) return null;
+  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
+  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
+  try {
+    closeSync(openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  } catch (err) {
+    return `cannot be read (${err.message.split(",")[0]})`;
+  }
+  return "changed while it was read";
+}
+function readHead(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  return peek(filePath, (fd) => {
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path2.dirname(filePath), path2.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n = readSync(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
+  });
+}
 
 // src/run-verb.ts
 import path3 from "node:path";
@@ -1167,7 +1235,7 @@ function itemCall(item, at2) {
   }
   return call;
 }
-var addEdit = (events, path25) => path25 && events.push({ kind: "edit", path: path25 });
+var addEdit = (events, path22) => path22 && events.push({ kind: "edit", path: path22 });
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
@@ -1431,10 +1499,10 @@ function findLastSave(events, project) {
 }
 
 // src/git/saves.ts
-import path13 from "node:path";
+import path11 from "node:path";
 
 // src/git/git-dir.ts
-import path11 from "node:path";
+import path9 from "node:path";
 
 // src/schema/values.ts
 import path6 from "node:path";
@@ -1479,7 +1547,7 @@ function safeRelativePath(value) {
 }
 
 // src/git/root.ts
-import path10 from "node:path";
+import path8 from "node:path";
 
 // src/store/home.ts
 import { homedir } from "node:os";
@@ -1496,131 +1564,6 @@ var samePath = (function samePath(a, b, platform = process.platform) {
 var userDir = (function userDir(env, home = homeFolder(env)) {
   return path7.join(env.XDG_CONFIG_HOME || path7.join(home, ".config"), "session-handoff");
 });
-
-// src/store/fs.ts
-import path9 from "node:path";
-
-// src/store/private.ts
-import { hostname } from "node:os";
-import path8 from "node:path";
-var TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
-var CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
-var PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
-var listDir = (dir) => orNull(() => readdirSync(dir)) ?? [];
-var listPrivate = (function listPrivate(dir) {
-  const out = [];
-  for (const name of listDir(dir)) {
-    const m = PRIVATE_PATTERN.exec(name);
-    if (!m) continue;
-    const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path8.join(dir, name) });
-  }
-  return out;
-});
-var lstatBig = (p) => orNull(() => lstatSync(p, { bigint: true }));
-function hasPrivatePartner(dir, file, ino) {
-  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
-}
-var LOCK_NAME = ".lock";
-var OWNER_NAME = "owner";
-function readOwner(lockDir) {
-  const data = orNull(() => JSON.parse(readFileSync(path8.join(lockDir, OWNER_NAME), "utf8")));
-  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-  return { pid: data.pid, host: data.host, nonce: data.nonce };
-}
-function processAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function startedAfter(pid, ms) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
-    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
-    return Number.isFinite(startMs) && startMs > ms + 1e3;
-  } catch {
-    return false;
-  }
-}
-var LOCK_STALE_MS = 1e4;
-var OWNERLESS_GRACE_MS = 3e3;
-function lockVerdict(owner, st, host, unchangedMs) {
-  const local = owner !== null && owner.host === host;
-  if (local && !processAlive(owner.pid)) return "dead";
-  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
-  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
-  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (unchangedMs >= LOCK_STALE_MS) return "dead";
-  return "held";
-}
-function lockState(memDir) {
-  const lockDir = path8.join(memDir, LOCK_NAME);
-  const st = orNull(() => lstatSync(lockDir));
-  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
-  const owner = readOwner(lockDir);
-  const here = hostname();
-  const state = lockVerdict(owner, st, here, 0);
-  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
-  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
-}
-
-// src/store/fs.ts
-var lstatOrNull = (p) => orNull(() => lstatSync(p));
-var realOrNull = (p) => orNull(() => realpathSync(p));
-var exists = (p) => lstatOrNull(p) !== null;
-var peek = (function peek(p, read) {
-  const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-  if (fd === null) return null;
-  try {
-    return read(fd);
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-});
-var readSmall = (function readSmall(p, maxBytes = 1e6) {
-  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
-  return peek(p, (fd) => {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes) return null;
-    const bytes = readFileSync(fd);
-    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
-  });
-});
-function unreadReason(p, maxBytes = 1e6) {
-  const st = lstatOrNull(p);
-  if (st === null || st.isSymbolicLink()) return null;
-  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
-  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
-  try {
-    closeSync(openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
-  } catch (err) {
-    return `cannot be read (${err.message.split(",")[0]})`;
-  }
-  return "changed while it was read";
-}
-function readHead(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  return peek(filePath, (fd) => {
-    const st = fstatSync(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path9.dirname(filePath), path9.basename(filePath), st.ino);
-    if (st.nlink !== 1n && !partnered) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n = readSync(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
-  });
-}
 
 // src/git/run.ts
 var GIT_TIMEOUT_MS = 15e3;
@@ -1770,14 +1713,14 @@ function batchBlobs(out, n) {
 // src/git/root.ts
 var NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
 function within(child, parent) {
-  const rel = path10.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path10.isAbsolute(rel);
+  const rel = path8.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path8.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path10.delimiter)) {
-    if (c === "" || !path10.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path10.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path8.delimiter)) {
+    if (c === "" || !path8.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path8.resolve(c));
   }
   return out;
 }
@@ -1800,7 +1743,7 @@ function listedSafe(dir, env) {
   return safeDirectories(env).some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path10.resolve(s)) === dir;
+    return (realOrNull(s) ?? path8.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, env) {
@@ -1816,7 +1759,7 @@ var dubious = (function dubious(root, uid, env) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, env) !== null) return null;
-    if (exists(path10.join(dir, ".git"))) {
+    if (exists(path8.join(dir, ".git"))) {
       const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
@@ -1826,14 +1769,14 @@ var dubious = (function dubious(root, uid, env) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path10.dirname(dir);
+    const parent = path8.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 });
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path10.join(dir, ".ai"), path10.join(dir, ".ai", "memory")].every((p) => {
+  return [path8.join(dir, ".ai"), path8.join(dir, ".ai", "memory")].every((p) => {
     const owner = lstatSync(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
@@ -1862,7 +1805,7 @@ var findRoot = (function findRoot(startPath, env) {
   return found;
 });
 var walk = (function walk(start, env, uid, home) {
-  if (exists(path10.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path8.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -1871,12 +1814,12 @@ var walk = (function walk(start, env, uid, home) {
       const why = distrust(dir, uid, env);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path10.join(dir, ".ai", "memory"))) {
+    if (exists(path8.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path10.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path10.dirname(dir);
+    if (exists(path8.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path8.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -1887,54 +1830,54 @@ var walk = (function walk(start, env, uid, home) {
 var isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
 var isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
 var gitTopOf = (function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path11.dirname(dir)) {
+  for (let dir = root; ; dir = path9.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path11.join(dir, ".git")) !== null) return dir;
-    if (path11.dirname(dir) === dir) return null;
+    if (lstatOrNull(path9.join(dir, ".git")) !== null) return dir;
+    if (path9.dirname(dir) === dir) return null;
   }
 });
 var gitDirOf = (function gitDirOf(top) {
-  const dotGit = path11.join(top, ".git");
+  const dotGit = path9.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path11.resolve(top, m[1]) : null;
+  const dir = m ? path9.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 });
 var ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 var commonDirOf = (function commonDirOf(gitDir) {
-  const text = orNull(() => readFileSync(path11.join(gitDir, "commondir"), "utf8").trim()) ?? "";
-  return text === "" ? gitDir : path11.resolve(gitDir, text);
+  const text = orNull(() => readFileSync(path9.join(gitDir, "commondir"), "utf8").trim()) ?? "";
+  return text === "" ? gitDir : path9.resolve(gitDir, text);
 });
 var MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 var inProgressOf = (function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path11.join(gitDir, dir);
-    if (!isDir(d) || dir === "rebase-apply" && isFile(path11.join(d, "applying"))) continue;
-    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path11.join(d, "head-name")) ?? "");
+    const d = path9.join(gitDir, dir);
+    if (!isDir(d) || dir === "rebase-apply" && isFile(path9.join(d, "applying"))) continue;
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path9.join(d, "head-name")) ?? "");
     return m ? `rebase of ${m[1]}` : "rebase";
   }
   const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
-  return Object.entries(files).find(([file]) => isFile(path11.join(gitDir, file)))?.[1] ?? null;
+  return Object.entries(files).find(([file]) => isFile(path9.join(gitDir, file)))?.[1] ?? null;
 });
 var MAX_HASHED_BYTES = 8 * 1024 * 1024;
 function otherGitDirs(gitDir) {
   const common = commonDirOf(gitDir);
-  const linked = orNull(() => readdirSync(path11.join(common, "worktrees"), { withFileTypes: true })) ?? [];
-  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path11.join(common, "worktrees", e.name))];
-  return all.filter((d) => path11.resolve(d) !== path11.resolve(gitDir));
+  const linked = orNull(() => readdirSync(path9.join(common, "worktrees"), { withFileTypes: true })) ?? [];
+  const all = [common, ...linked.filter((e) => e.isDirectory()).map((e) => path9.join(common, "worktrees", e.name))];
+  return all.filter((d) => path9.resolve(d) !== path9.resolve(gitDir));
 }
 function detachedHeadsBeside(gitDir) {
-  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path11.join(d, "HEAD")) ?? "").trim());
+  const heads = otherGitDirs(gitDir).map((d) => (readSmall(path9.join(d, "HEAD")) ?? "").trim());
   return heads.filter((h) => ID.test(h)).slice(0, 100);
 }
 function checkedOutWhen(gitDir) {
   let now, moves;
   return (sec) => {
-    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path11.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
+    now ??= /^ref: refs\/heads\/(.+?)\s*$/.exec(readSmall(path9.join(gitDir, "HEAD")) ?? "")?.[1] ?? "(no branch)";
     if (sec === null) return [now];
-    moves ??= (readSmall(path11.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
+    moves ??= (readSmall(path9.join(gitDir, "logs", "HEAD"), 5e7) ?? "").split("\n").map((l) => / (\d+) [+-]\d{4}\t(?:checkout: moving from |Branch: renamed refs\/heads\/)(\S+) to /.exec(l)).filter((m) => m !== null);
     let [lo, hi] = [0, moves.length];
     while (lo < hi) {
       const mid = lo + hi >> 1;
@@ -1949,7 +1892,7 @@ function checkedOutWhen(gitDir) {
 }
 function stashEntries(gitDir) {
   const [others, mine] = [otherGitDirs(gitDir).map(checkedOutWhen), checkedOutWhen(gitDir)];
-  const log = readSmall(path11.join(commonDirOf(gitDir), "logs", "refs", "stash"), 5e7) ?? "";
+  const log = readSmall(path9.join(commonDirOf(gitDir), "logs", "refs", "stash"), 5e7) ?? "";
   return log.split("\n").filter((l) => l !== "").reverse().map((l) => {
     const m = / (\d+) [+-]\d{4}\t(.*)$/.exec(l);
     const sec = m ? Number(m[1]) : null;
@@ -1962,14 +1905,14 @@ function stashEntries(gitDir) {
 }
 
 // src/store/lock.ts
-import { hostname as hostname2 } from "node:os";
-import path12 from "node:path";
+import { hostname } from "node:os";
+import path10 from "node:path";
 var RETRY_MS = 25;
 var REFRESH_MS = 2e3;
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
   const deadline = start + timeoutSeconds * 1e3;
-  const me = { pid: process.pid, host: hostname2(), nonce: randomHex8() + randomHex8() };
+  const me = { pid: process.pid, host: hostname(), nonce: randomHex8() + randomHex8() };
   let seen = null;
   for (; ; ) {
     checkLockPath(lockDir);
@@ -2008,13 +1951,13 @@ function tryMake(lockDir, me, makeParent) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent) {
-      mkdirSync(path12.dirname(lockDir), { recursive: true, mode: 448 });
+      mkdirSync(path10.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    writeFileSync(path12.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    writeFileSync(path10.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -2045,7 +1988,7 @@ function holding(lockDir, me) {
     async release() {
       clearInterval(timer);
       if (!ours()) return;
-      if (succeeds(() => unlinkSync(path12.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
+      if (succeeds(() => unlinkSync(path10.join(lockDir, OWNER_NAME)))) succeeds(() => rmdirSync(lockDir));
     }
   };
 }
@@ -2061,16 +2004,64 @@ function takeOver(lockDir, dead) {
   rmSync(aside, { recursive: true, force: true });
   return true;
 }
+var LOCK_NAME = ".lock";
+var OWNER_NAME = "owner";
+function readOwner(lockDir) {
+  const data = orNull(() => JSON.parse(readFileSync(path10.join(lockDir, OWNER_NAME), "utf8")));
+  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+  return { pid: data.pid, host: data.host, nonce: data.nonce };
+}
+function processAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
+var LOCK_STALE_MS = 1e4;
+var OWNERLESS_GRACE_MS = 3e3;
+function lockVerdict(owner, st, host, unchangedMs) {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
+function lockState(memDir) {
+  const lockDir = path10.join(memDir, LOCK_NAME);
+  const st = orNull(() => lstatSync(lockDir));
+  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
+  const owner = readOwner(lockDir);
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
+}
 
 // src/git/saves.ts
 var KEPT = 10;
 var savesPath = (function savesPath(root, env) {
   const gitDir = gitDirAt(root, env);
-  return gitDir === null ? null : path13.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path11.join(commonDirOf(gitDir), "session-handoff", "saves");
 });
 var beside = (function beside(root, env, name) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path13.join(path13.dirname(saves), name);
+  return saves === null ? null : path11.join(path11.dirname(saves), name);
 });
 var recordLines = (function recordLines(p, re) {
   const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -2079,7 +2070,7 @@ var recordLines = (function recordLines(p, re) {
 async function addRecord(p, re, line, drop) {
   let lock = null;
   try {
-    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path11.dirname(p), { recursive: true, mode: 448 });
     lock = await acquireLockDir(`${p}.lock`, 2, { what: "the saves record is busy" }).catch(() => null);
     const kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     const tmp = `${p}.tmp-${process.pid}`;
@@ -2108,7 +2099,7 @@ var cloneIdOf = (function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path13.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path11.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -2129,7 +2120,7 @@ var lastSave = (function lastSave(root, env) {
   const m = gitDir === null ? void 0 : recordLines(lastSavePath(gitDir), LINE)[0];
   return m === void 0 ? null : { token: m[1], stamp: m[2] ?? null, blob: m[3] ?? null };
 });
-var lastSavePath = (gitDir) => path13.join(gitDir, "session-handoff", "last-save");
+var lastSavePath = (gitDir) => path11.join(gitDir, "session-handoff", "last-save");
 var savedHere = (function savedHere(root, env, text, token) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
   if (mark !== void 0 && savesPath(root, env) !== null) return mark === cloneIdOf(root, env);
@@ -2189,724 +2180,11 @@ var renderHook = (function renderHook(format, text, limit) {
 });
 
 // src/checkpoint/store.ts
-import path14 from "node:path";
-var CHECKPOINT_HEADING = "# Session Checkpoint";
-var CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-function headerValue(text, name) {
-  for (const line of text.split("\n", 12)) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
-  return null;
-}
-function isCheckpointText(text) {
-  const lines = text.split("\n", 4);
-  return lines[0] === MARKER && lines.includes(CHECKPOINT_HEADING);
-}
-function isAnchorsOnlySource(source) {
-  return source?.startsWith("anchors only") === true;
-}
-function readCheckpointText(text) {
-  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
-  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
-  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items = /* @__PURE__ */ new Map();
-  const dropped = /* @__PURE__ */ new Map();
-  let section = null;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("## ")) {
-      section = line;
-      items.set(section, []);
-    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
-      const older = /^- \((\d+) older left out\)$/.exec(line);
-      if (older) dropped.set(section, Number(older[1]));
-      else items.get(section).push(line);
-    }
-  }
-  return { triggers, source, items, dropped };
-}
-var checkpointsDir = (function checkpointsDir(root) {
-  return path14.join(memoryDir(root), "checkpoints");
-});
-var FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-var WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
-function sessionFileId(id) {
-  if (typeof id !== "string" || id === "") return "unknown";
-  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
-  return tokenOf(id).slice(0, 16);
-}
-var checkpointsDirState = (function checkpointsDirState(root) {
-  const st = lstatOrNull(checkpointsDir(root));
-  if (st === null) return "missing";
-  return st.isDirectory() ? "ok" : "unsafe";
-});
-function timeOf(value, now) {
-  const t = value === null ? null : parseStrictTime(value, now);
-  return t !== null && "ms" in t ? t.ms : null;
-}
-function listCheckpoints(root, now = Date.now()) {
-  if (checkpointsDirState(root) !== "ok") return [];
-  const out = [];
-  for (const name of listDir(checkpointsDir(root))) {
-    if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path14.join(checkpointsDir(root), name), 1024);
-    const head = read?.bytes.toString("utf8") ?? "";
-    if (read === null || !isCheckpointText(head)) continue;
-    const savedMs = timeOf(headerValue(head, "Saved"), now);
-    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
-    const since = headerValue(head, "Since-handoff");
-    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
-    out.push({ session: name.slice(0, -3), name, savedMs, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
-  }
-  const order = (a, b) => a === b ? 0 : a < b ? -1 : 1;
-  const saved = (e) => e.savedMs ?? -Infinity;
-  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
-}
-function rmQuietRegular(p) {
-  const st = lstatOrNull(p);
-  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
-}
-function deliveredPath(root, session) {
-  return path14.join(checkpointsDir(root), `.delivered-${session}`);
-}
-function readDelivered(root, session) {
-  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
-}
-function writeDelivered(root, session, token) {
-  const p = deliveredPath(root, session);
-  rmQuietRegular(p);
-  return createExclusive(p, `${token}
-`);
-}
-
-// src/store/inspect.ts
-import path16 from "node:path";
-
-// src/guard/file-verdict.ts
-var firstNul = (function firstNul(bytes) {
-  return bytes.indexOf(0);
-});
-
-// src/store/recover.ts
-import path15 from "node:path";
-var MEMORY_FILES = new Set(Object.values(FILE_OF));
-var ROOT_FILES = new Set(TARGETS);
-var pendingRepairs = (function pendingRepairs(root) {
-  return [
-    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
-    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
-  ];
-});
-function inoOf(p) {
-  return lstatBig(p)?.ino ?? null;
-}
-function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path15.join(dir, n)) === ino);
-}
-function notOurs(e, filePath, arch, siblings) {
-  const st = lstatBig(e.path);
-  if (st === null) return null;
-  if (st.isSymbolicLink()) return "is a link";
-  if (!st.isFile()) return "is not a regular file";
-  if (st.nlink === 1n) return null;
-  let accounted = 1n;
-  if (inoOf(filePath) === st.ino) accounted++;
-  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
-  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
-  return st.nlink > accounted ? "has hard links the helper did not make" : null;
-}
-function groupByFile(entries) {
-  const byFile = /* @__PURE__ */ new Map();
-  for (const e of entries) {
-    const key = path15.join(path15.dirname(e.path), e.file);
-    byFile.set(key, [...byFile.get(key) ?? [], e]);
-  }
-  return byFile;
-}
-function plantedPrivate(root) {
-  const out = [];
-  const arch = archiveDir(root);
-  for (const [filePath, list] of groupByFile(pendingRepairs(root))) {
-    for (const e of list) {
-      const reason = notOurs(e, filePath, arch, list);
-      if (reason !== null) out.push({ entry: e, reason });
-    }
-  }
-  return out;
-}
-
-// src/store/inspect.ts
-var treeUnsafe = (function treeUnsafe(root) {
-  const verdict = treeVerdict(root);
-  return verdict === "missing" ? null : verdict !== "ok";
-});
-var inspectFile = (function inspectFile(root, kind, retry = true, opts = {}) {
-  const unsafe = treeUnsafe(root);
-  if (unsafe === null) return { kind, status: "missing" };
-  if (unsafe) return { kind, status: "unsafe" };
-  const memDir = memoryDir(root);
-  const file = FILE_OF[kind];
-  const filePath = path16.join(memDir, file);
-  const mine = listPrivate(memDir).filter((e) => e.file === file);
-  const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
-  if (planted) return { kind, status: "unsafe" };
-  let opened;
-  try {
-    opened = openRegular(filePath);
-  } catch {
-    return { kind, status: "unsafe" };
-  }
-  if (opened === null) {
-    if (mine.some((e) => e.role === "claim")) {
-      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
-    }
-    const again = mine.length > 0 || lstatBig(filePath) !== null;
-    if (retry && again) return inspectFile(root, kind, false, opts);
-    return { kind, status: "missing" };
-  }
-  const { fd, stat } = opened;
-  try {
-    if (stat.nlink !== 1n) {
-      if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(filePath);
-        if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present" };
-        return { kind, status: "unsafe" };
-      }
-      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
-    }
-    const bytes = readAll(fd, void 0, 0);
-    const lines = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
-    const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
-    if (!ok2) return { kind, status: "foreign" };
-    if (firstNul(bytes) >= 0) return { kind, status: "unsafe" };
-    if (!opts.text) return { kind, status: "present" };
-    const after = fstatSync(fd, { bigint: true });
-    const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
-    const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
-    return { kind, status: "present", text };
-  } finally {
-    closeSync(fd);
-  }
-});
-function liveWriter(memDir) {
-  const lock = lockState(memDir);
-  return lock.state === "held" && !lock.unproven;
-}
-var interruptedSave = (function interruptedSave(root) {
-  const unsafe = treeUnsafe(root);
-  if (unsafe === true || pendingRepairs(root).length === 0 || plantedPrivate(root).length > 0) return false;
-  return unsafe === null || !liveWriter(memoryDir(root));
-});
-
-// src/store/pause.ts
-import path17 from "node:path";
-var disabledByEnv = (function disabledByEnv(env) {
-  const v = env.SESSION_HANDOFF_DISABLE;
-  return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
-});
-var pauseSwitch = (function pauseSwitch(memDir, env) {
-  if (disabledByEnv(env)) {
-    const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
-    return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
-  }
-  const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path17.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path17.join(memDir, "PAUSE"), home, path17.join(userDir(env), "PAUSE")];
-  return files.find((p) => p !== null && exists(p)) ?? null;
-});
-
-// src/store/settings.ts
-import path18 from "node:path";
-var SETTINGS_FILE = "settings.json";
-var MAX_SETTINGS_BYTES = 16 * 1024;
-var DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
-var isInt = (lo, hi) => (v) => Number.isInteger(v) && Number(v) >= lo && Number(v) <= hi;
-var RULES = {
-  contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
-  contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-  contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
-  archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
-};
-function readSettings(memDir) {
-  const settings = { ...DEFAULT_SETTINGS };
-  const file = path18.join(memDir, SETTINGS_FILE);
-  const text = readSmall(file, MAX_SETTINGS_BYTES);
-  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
-  const unusable = (what) => ({
-    settings: { ...settings, contextOffer: false },
-    problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults, with the context offer off`]
-  });
-  if (text === null) return why === null ? { settings, problems: [] } : unusable(why);
-  const parsed = orNull(() => ({ value: JSON.parse(text.replace(/^\uFEFF/, "")) }));
-  if (parsed === null) return unusable("is not valid JSON");
-  if (parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
-    return unusable("is not a JSON object");
-  }
-  const problems = [];
-  for (const [key, value] of Object.entries(parsed.value)) {
-    const rule2 = RULES[key];
-    if (!Object.hasOwn(RULES, key)) {
-      problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
-    } else if (!rule2.ok(value)) {
-      const def = key === "contextOffer" ? "false" : JSON.stringify(DEFAULT_SETTINGS[key]);
-      if (key === "contextOffer") settings.contextOffer = false;
-      const shown2 = typeof value === "string" ? value : String(JSON.stringify(value));
-      const got = quotedValue(shown2.slice(0, 40));
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule2.want}, got ${got}; using ${def}`);
-    } else {
-      settings[key] = value;
-    }
-  }
-  return { settings, problems };
-}
-
-// src/checkpoint/offer.ts
-var TAILS = [256 * 1024, 1024 * 1024];
-function offerText(pct, used, window, threshold, checkpoint) {
-  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree.` + (checkpoint ? " An automatic checkpoint is in .ai/memory/checkpoints/ as a safety net." : "");
-}
-function readUsage(transcriptPath) {
-  if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
-  const opened = openTranscript(transcriptPath);
-  if (!opened.ok) return null;
-  try {
-    const format = sniffFormat(opened.file.head);
-    if (format !== "claude" && format !== "codex") return null;
-    for (const bytes of TAILS) {
-      const { lines } = tailPart(opened.file, bytes);
-      const points = usagePoints(readEvents(format, lines, "usage"));
-      if (points.length > 0 || bytes >= opened.file.size) return { points, lines, format };
-    }
-    return null;
-  } catch {
-    return null;
-  } finally {
-    closeTranscript(opened.file);
-  }
-}
-function strings(v, out = [], depth = 0) {
-  if (typeof v === "string") out.push(v);
-  else if (v !== null && typeof v === "object" && depth < 8) {
-    for (const x of Object.values(v)) strings(x, out, depth + 1);
-  }
-  return out;
-}
-async function contextOffer(root, input, o) {
-  const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
-  const memDir = memoryDir(root);
-  const paused = pauseSwitch(memDir, o.env) !== null;
-  if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
-    const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) await recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
-  }
-  const { settings, problems: notes } = readSettings(memDir);
-  const quiet = { notes, offer: null };
-  if (!settings.contextOffer || paused || nonEmpty(input.agent_id) !== null || treeUnsafe(root) === true) return quiet;
-  if (userHelperWithoutMemory(o.skillDir, homeFolder(o.env), root)) return quiet;
-  const usage = readUsage(input.transcript_path);
-  const last = usage?.points.at(-1);
-  const window = settings.contextWindow ?? last?.window;
-  if (!usage || !last || window == null) return quiet;
-  if (settings.contextWindow === null && last.used > window) {
-    const over = `${last.used} tokens in use, over the ${window} assumed for ${last.model ?? "this model"}`;
-    return { notes: [...notes, `${over}: set contextWindow in .ai/memory/settings.json`], offer: null };
-  }
-  const threshold = settings.contextThreshold;
-  const above = (p) => p.used * 100 / window >= threshold;
-  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.session_id)}`;
-  if (!above(last)) {
-    if (last.used * 100 / window < threshold - Math.min(10, threshold / 2)) rmQuietRegular(marker);
-    return quiet;
-  }
-  if (exists(marker)) return quiet;
-  let at2 = usage.points.length - 1;
-  while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
-  const bytes = readHead(`${memDir}/HANDOFF.md`);
-  const current = bytes === null ? null : tokenOf(bytes);
-  const events = readEvents(usage.format, usage.lines);
-  const save = findLastSave(events, { accepts: (t) => t === current, current: null });
-  const saved = save !== null && (save.line >= usage.points[at2].line || countToolCalls(events, save.line) === 0);
-  const pct = Math.floor(last.used * 100 / window);
-  try {
-    checkTree(root, { create: true });
-    mkdirSync(checkpointsDir(root), { recursive: true, mode: 448 });
-  } catch (err) {
-    return { notes: [...notes, `${err.message}; printing nothing`], offer: null };
-  }
-  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
-`) || saved) return quiet;
-  if (typeof o.helperPath === "string") {
-    childProcess().spawnSync(process.execPath, [o.helperPath, "checkpoint", "--format", o.format, "--root", root], {
-      input: JSON.stringify({ ...input, hook_event_name: "ContextThreshold" }),
-      env: o.env,
-      stdio: ["pipe", "ignore", "ignore"],
-      timeout: 8e3
-    });
-  }
-  const checkpoint = exists(`${checkpointsDir(root)}/${sessionFileId(input.session_id)}.md`);
-  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold, checkpoint) } };
-}
-
-// src/verbs/common.ts
-import path19 from "node:path";
-var CHOOSE = "pass --root <project> to choose another";
-var rootOption = (function rootOption(ctx, fallbackStart = null) {
-  const value = ctx.values.root;
-  const leave = "or leave it out to start from the current folder";
-  if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
-  const given = typeof value === "string";
-  const found = findRoot(path19.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
-  if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
-  const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path19.join(found.root, ".git"))) {
-    ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
-  }
-  if (!given && found.stopped) {
-    const at2 = quotedPath(found.stopped.at);
-    ctx.warn(`stopped looking for the project root at ${at2} (${found.stopped.why}); using ${root}: ${CHOOSE}`);
-  }
-  return found.root;
-});
-
-// src/verbs/context.ts
-var contextVerb = {
-  options: { root: { type: "string" }, format: { type: "string" } },
-  get help() {
-    return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
-
-The context-threshold offer, run by the harness's UserPromptSubmit and
-PostToolUse hooks. Reads the hook's JSON on stdin and the transcript's last
-256 KiB (1 MiB when that holds no usage). When the context in use is at or above
-the threshold of the window and this session was not told yet, it prints once,
-as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"}}:
-  session-handoff: this session's context is 75% full (150000 of 200000 tokens;
-    the threshold is 70%). Before it is compacted, offer the user once to save a
-    handoff now with the session-handoff skill's save flow; save only if they
-    agree. An automatic checkpoint is in .ai/memory/checkpoints/ as a safety
-    net.
-and writes the session's checkpoint (Trigger: context-threshold); the last
-sentence is left out when none was written (no tool call since the last save).
-Well under the threshold again (a compaction) the next crossing is told again;
-this project's handoff saved after the crossing silences it. Usage before a
-compaction is not read. .ai/memory/settings.json sets it (a bad value is named
-on stderr and its default used; a bad contextOffer or an unusable file: off):
-  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
-   "archivesKept": 5}
-Nothing is printed when the offer is off, memory writes are paused,
-SESSION_HANDOFF_DISABLE is set, the memory tree is unsafe, or the input is a
-subagent's (agent_id). How usage and the window are counted:
-docs/context-threshold.md.
-exit: always 0.
-`;
-  },
-  async run(ctx) {
-    const format = ctx.values.format ?? "claude";
-    if (format !== "claude" && format !== "codex") {
-      return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
-    }
-    const input = await readHookJson(ctx);
-    if (!input) return ok("", []);
-    const say = (line) => `memory_io context: ${line}`;
-    let root;
-    try {
-      root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(input.cwd, ctx.env, format));
-    } catch (err) {
-      return ok("", [say(`${err.message}; printing nothing`)]);
-    }
-    const { notes, offer } = await contextOffer(root, input, { ...ctx, format });
-    const json = offer && { hookSpecificOutput: { hookEventName: offer.event, additionalContext: offer.text } };
-    return ok(json ? `${JSON.stringify(json)}
-` : "", notes.map(say));
-  }
-};
-
-// src/git/handoff-away.ts
-import path21 from "node:path";
+import path12 from "node:path";
 
 // src/guard/words.ts
 var plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 var branchWords = (name, tokens = (s) => s) => quotedValue(tokens(name));
-
-// src/git/config-pipe.ts
-import path20 from "node:path";
-function includes(text) {
-  const out = [];
-  let inside = false;
-  for (const raw of text.split("\n")) {
-    const head = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(raw);
-    if (head) inside = /^include(if)?$/i.test(head[1]);
-    const m = inside ? /^\s*path\s*=\s*("(?:[^"\\]|\\.)*"|[^#;]*)/i.exec(head ? head[2] : raw) : null;
-    if (m) out.push(m[1].trim().replace(/^"(.*)"$/, "$1"));
-  }
-  return out;
-}
-function configPipe(root, env) {
-  const home = homeFolder(env);
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const xdg = env.XDG_CONFIG_HOME || path20.join(home, ".config");
-  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path20.join(home, ".gitconfig"), `${xdg}/git/config`];
-  const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
-  const local = gitDir === null ? [] : [path20.join(commonDirOf(gitDir), "config"), path20.join(gitDir, "config.worktree")];
-  const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
-  for (let i = 0; i < todo.length && i < 100; i++) {
-    const [file, by, depth] = todo[i];
-    if (statSync(file, { throwIfNoEntry: false })?.isFIFO() === true) {
-      const via = by === null ? "a config file" : `named by include.path in ${by}`;
-      return `git reads ${file} (${via}), a named pipe: git waits on it forever, so check ran no git; remove that include or the pipe`;
-    }
-    const text = depth < 10 ? readSmall(file) : null;
-    for (const p of text === null ? [] : includes(text)) {
-      const abs = p.startsWith("~/") ? path20.join(home, p.slice(2)) : path20.resolve(path20.dirname(file), p);
-      todo.push([abs, file, depth + 1]);
-    }
-  }
-  return null;
-}
-
-// src/git/handoff-away.ts
-async function answer(root, args, env, timeout, input) {
-  const r = await runGit(root, args, env, timeout, input === void 0 ? {} : { input });
-  if (r.code !== 0) throw new GitUnavailable("failed", `git ${args[0]} exited ${r.code}`);
-  return r.stdout;
-}
-async function branchRefs(root, env, timeout) {
-  const format = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
-  const out = await answer(
-    root,
-    ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"],
-    env,
-    timeout
-  );
-  const lines = out.toString("utf8").split("\n").filter((l) => l.startsWith("  "));
-  const all = lines.map((l) => /^ {2}(\S+) (\S+) (.*)$/.exec(l)).filter((m) => m !== null && !m[2].endsWith("/HEAD"));
-  return all.slice(0, 1e3).map((m) => ({
-    id: m[1],
-    name: m[2].replace(/^refs\/(heads|remotes)\//, ""),
-    worktree: m[3] || void 0
-  }));
-}
-function shown(b) {
-  if (mayHoldToken(b.name)) return { name: `<name withheld: commit ${b.id.slice(0, 12)}>`, rev: b.id };
-  return { name: b.name, rev: /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id };
-}
-function handoffSpec(root, env) {
-  const top = gitTopOf(root, env);
-  const file = top === null ? "\n" : `${path21.relative(top, root).split(path21.sep).join("/")}/.ai/memory/HANDOFF.md`;
-  return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
-}
-var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
-async function awayOrThrow(root, env, tree, branches, timeout) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  if (top === null || gitDir === null) return null;
-  const saves = savesRecord(root, env) ?? [];
-  const rank = (text, token) => {
-    const stamp = savedStampOf(text) ?? "no stamp";
-    const byToken = saves.findLastIndex((s) => s.token === token);
-    return byToken !== -1 ? byToken : saves.findLastIndex((s) => s.stamp === stamp);
-  };
-  const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
-  if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
-  const own = stashEntries(gitDir).slice(0, 100).map((e) => e.own);
-  const count = own.length;
-  const file = handoffSpec(root, env);
-  if (count === 0 && saves.length === 0 || file === null) return null;
-  if (configPipe(root, env) !== null) return null;
-  const refs = saves.length > 0 ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
-  if (count === 0 && refs.length === 0) return null;
-  const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
-  const revs = [...stashRevs.flat(), ...refs.map((b) => b.id)];
-  const input = revs.map((x) => `${x}:${file}
-`).join("");
-  const blobs = batchBlobs(await answer(root, ["cat-file", "--batch"], env, timeout, input), revs.length);
-  const treeAt = tree === null ? NaN : stampMs(savedStampOf(tree));
-  const rankOf = (b) => {
-    const text = b.toString("utf8");
-    return stampMs(savedStampOf(text)) < treeAt ? -1 : rank(text, tokenOf(b));
-  };
-  const newer = (b) => b != null && rankOf(b) > treeRank;
-  for (let i = 0; i < count; i++) {
-    const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
-    const stash = `stash@{${i}}`;
-    if (!own[i]) continue;
-    if (untracked && (tree === null || newer(untracked)))
-      return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };
-    if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
-      return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
-  }
-  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
-  const best = Math.max(-1, ...ranks);
-  if (best <= treeRank) return null;
-  const pick = refs[ranks.indexOf(best)];
-  const branch = shown(pick);
-  const restore = `git restore --source=${shellWord(branch.rev) ?? pick.id} -- .ai/memory/HANDOFF.md`;
-  return { ref: branch.name, worktree: pick.worktree, restore };
-}
-var newestSave = (function newestSave(root, env, tree, branches = {}, timeout) {
-  return unlessUnavailable(newestOrThrow(root, env, tree, branches, timeout), null);
-});
-var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, timeout) {
-  const own = lastSave(root, env);
-  const twice = (stamp) => (savesRecord(root, env) ?? []).filter((s) => stampMs(s.stamp) === stampMs(stamp)).length > 1;
-  const holds = (text, save) => {
-    if (save === void 0 || text === null) return save === void 0;
-    const [at2, ms2] = [stampMs(savedStampOf(text)), stampMs(save.stamp)];
-    const mine = () => savedHere(root, env, text, () => save.token) !== false;
-    const same = (savedStampOf(text) === save.stamp || at2 === ms2) && mine();
-    return at2 > ms2 || same && !twice(save.stamp) || tokenOf(Buffer.from(text)) === save.token;
-  };
-  const later = own !== null && tree !== null && stampMs(savedStampOf(tree)) > stampMs(own.stamp);
-  if (tree !== null && !later && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
-  const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
-  const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
-  const moved = tree === null && own !== null && gitDir !== null ? movedSince(gitDir, stampMs(own.stamp)) : null;
-  const kept = tree === null ? moved === null : !later && holds(tree, own ?? void 0);
-  if (away !== null || own === null || kept) return away;
-  const dir = archiveDir(root);
-  const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
-  const archived = names.map((n) => readSmall(path21.join(dir, n)));
-  const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
-  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
-    return null;
-  const git = own.blob !== null && configPipe(root, env) === null;
-  if (later && !git) return null;
-  const file = handoffSpec(root, env);
-  const stashes = (gitDir === null ? [] : stashEntries(gitDir).slice(0, 100)).flatMap((e, i) => e.own ? [`stash@{${i}}`, `stash@{${i}}^3`] : []);
-  const refs = git && file !== null ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
-  const revs = git && file !== null ? ["HEAD", moved ?? "HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
-  const input = `${[own.blob, ...revs.map((x) => `${x}:${file}`)].join("\n")}
-`;
-  const r = git ? await answer(root, ["cat-file", "--batch-check"], env, timeout, input) : null;
-  const lines = (r?.toString("utf8") ?? "").split("\n");
-  const found = lines.map((l) => l.startsWith(`${own.blob} blob `));
-  const ok2 = found[0] === true;
-  const blob = (l) => / blob /.test(l ?? "");
-  if (moved !== null && (!git || blob(lines[1]) || !blob(lines[2]))) return null;
-  if (found.includes(true, 3)) return null;
-  const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
-  const held = ok2 && !found[1] && file !== null ? await answer(root, log, env, timeout) : null;
-  if (held !== null && held.length > 0) return null;
-  const ms = stampMs(own.stamp);
-  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
-  return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
-});
-var HANDOFF = ".ai/memory/HANDOFF.md";
-function movedSince(gitDir, savedMs) {
-  const log = readSmall(path21.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
-  const line = log.slice(log.lastIndexOf("\n") + 1);
-  const m = /^([0-9a-f]+) ([0-9a-f]+) .* (\d+) [+-]\d{4}\t(reset|checkout|pull|merge|rebase)/.exec(line);
-  return m !== null && m[1] !== m[2] && Number(m[3]) >= Math.floor(savedMs / 1e3) ? m[1] : null;
-}
-async function handoffsElsewhere(root, env, timeout, branches = {}) {
-  const file = handoffSpec(root, env);
-  const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
-  if (refs.length === 0) return null;
-  const input = ["HEAD", ...refs.map((b) => b.id)].map((x) => `${x}:${file}
-`).join("");
-  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
-  if (r === null || r.code !== 0) return null;
-  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
-  const seen = /* @__PURE__ */ new Set([ids[0]]);
-  const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
-  const names = held.map(shown);
-  if (names.length === 0) return null;
-  return { refs: names.map((b) => b.name), file, rev: names[0].rev, worktree: held[0].worktree };
-}
-var whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
-var restoreNote = (a) => a.lost !== void 0 ? "a reset or a checkout took it from the working tree" : a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
-var awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
-function newestSentence(a, here) {
-  if (a.lost === void 0)
-    return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
-  const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
-  const did = here ? "put another one in its place" : "took it away";
-  return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
-}
-
-// src/schema/conflicted.ts
-var FENCE = /^ {0,3}(`{3,}|~{3,})/;
-function conflictSides(input) {
-  const ours = [];
-  const theirs = [];
-  let fence = null;
-  let side = "out";
-  let first = 0;
-  let complete = false;
-  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
-    const marker = side === "ours" || side === "base";
-    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
-      side = "ours";
-      first ||= i + 1;
-    } else if (side === "out") {
-      const f = FENCE.exec(line)?.[1];
-      if (fence === null) fence = f ?? null;
-      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
-      ours.push(line);
-      theirs.push(line);
-    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
-    else if (marker && line === "=======") side = "theirs";
-    else if (side === "ours") ours.push(line);
-    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
-      side = "out";
-      complete = true;
-    } else if (side === "theirs") theirs.push(line);
-  }
-  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
-}
-var isConflicted = (function isConflicted(text) {
-  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
-});
-var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side and save it whole (the save archives the conflicted file)";
-
-// src/git/unmerged.ts
-import path22 from "node:path";
-var unmergedMemory = (async function unmergedMemory(root, env, timeoutMs, marked = false) {
-  const top = gitTopOf(root, env);
-  const dir = top === null ? null : gitDirOf(top);
-  const stopped = (f, name) => dir !== null && existsSync(path22.join(dir, f)) ? name : null;
-  const under = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
-  const op = under === null || under === "bisect" ? "" : under;
-  if (dir === null || op === "" && !marked) return { op, files: [], oneSided: [] };
-  const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
-  const stages = /* @__PURE__ */ new Map();
-  for (const l of r?.code === 0 ? r.stdout.toString("utf8").split("\0") : []) {
-    const tab = l.indexOf("	");
-    if (tab > 0) stages.set(l.slice(tab + 1), (stages.get(l.slice(tab + 1)) ?? "") + l.slice(tab - 1, tab));
-  }
-  const files = [...stages.keys()];
-  const oneSided = files.filter((f) => !(stages.get(f).includes("2") && stages.get(f).includes("3")));
-  const apply = op.startsWith("rebase") && existsSync(path22.join(dir, "rebase-apply"));
-  return { op: op.split(" ")[0], files, oneSided, apply };
-});
-
-// src/schema/state-time.ts
-var DAY_MS = 864e5;
-var stateTime = (function stateTime(date, saved, nowMs) {
-  let malformed = false;
-  for (const value of [date, saved]) {
-    if (value === null) continue;
-    const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
-    if ("error" in parsed) {
-      malformed = true;
-      continue;
-    }
-    if (parsed.ms > nowMs + CLOCK_SKEW_MS) return { known: false, reason: "future" };
-    return { known: true, time: parsed };
-  }
-  return { known: false, reason: malformed ? "malformed" : "missing" };
-});
-var localDay = (function localDay(ms) {
-  const d = new Date(ms);
-  return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / DAY_MS;
-});
-var ageWords = (function ageWords(st, nowMs) {
-  if (!st.known) return "age unknown";
-  const whole = Math.floor(Math.max(0, (nowMs - st.time.ms) / DAY_MS));
-  if (whole === 0) {
-    const back = st.time.ms >= nowMs ? 0 : localDay(nowMs) - localDay(st.time.ms);
-    return back <= 0 ? "today" : back === 1 ? "yesterday" : `${back} days ago`;
-  }
-  return whole === 1 ? "1 day ago" : `${whole} days ago`;
-});
 
 // src/schema/anchor-lines.ts
 var ANCHOR_LABELS = ["Branch", "HEAD", "Dirty files", "Dirty hashes", "Dirty modes", "In progress", "Date", "Key file mtimes"];
@@ -3114,6 +2392,71 @@ var close = (function close(block) {
   const last = block.children[block.children.length - 1];
   if (last && (block.type === "list" || block.type === "listItem")) block.end = last.end;
 });
+
+// src/schema/state-time.ts
+var DAY_MS = 864e5;
+var stateTime = (function stateTime(date, saved, nowMs) {
+  let malformed = false;
+  for (const value of [date, saved]) {
+    if (value === null) continue;
+    const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
+    if ("error" in parsed) {
+      malformed = true;
+      continue;
+    }
+    if (parsed.ms > nowMs + CLOCK_SKEW_MS) return { known: false, reason: "future" };
+    return { known: true, time: parsed };
+  }
+  return { known: false, reason: malformed ? "malformed" : "missing" };
+});
+var localDay = (function localDay(ms) {
+  const d = new Date(ms);
+  return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / DAY_MS;
+});
+var ageWords = (function ageWords(st, nowMs) {
+  if (!st.known) return "age unknown";
+  const whole = Math.floor(Math.max(0, (nowMs - st.time.ms) / DAY_MS));
+  if (whole === 0) {
+    const back = st.time.ms >= nowMs ? 0 : localDay(nowMs) - localDay(st.time.ms);
+    return back <= 0 ? "today" : back === 1 ? "yesterday" : `${back} days ago`;
+  }
+  return whole === 1 ? "1 day ago" : `${whole} days ago`;
+});
+
+// src/schema/conflicted.ts
+var FENCE = /^ {0,3}(`{3,}|~{3,})/;
+function conflictSides(input) {
+  const ours = [];
+  const theirs = [];
+  let fence = null;
+  let side = "out";
+  let first = 0;
+  let complete = false;
+  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
+    const marker = side === "ours" || side === "base";
+    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
+      side = "ours";
+      first ||= i + 1;
+    } else if (side === "out") {
+      const f = FENCE.exec(line)?.[1];
+      if (fence === null) fence = f ?? null;
+      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
+      ours.push(line);
+      theirs.push(line);
+    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
+    else if (marker && line === "=======") side = "theirs";
+    else if (side === "ours") ours.push(line);
+    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
+      side = "out";
+      complete = true;
+    } else if (side === "theirs") theirs.push(line);
+  }
+  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
+}
+var isConflicted = (function isConflicted(text) {
+  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
+});
+var CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side and save it whole (the save archives the conflicted file)";
 
 // src/schema/validate-common.ts
 var ruleOf = (function ruleOf() {
@@ -3337,8 +2680,93 @@ var glanceAtHandoff = (function glanceAtHandoff(text, nowMs) {
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 });
 
-// src/checkpoint/surface.ts
-import path23 from "node:path";
+// src/checkpoint/store.ts
+var CHECKPOINT_HEADING = "# Session Checkpoint";
+var CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
+function headerValue(text, name) {
+  for (const line of text.split("\n", 12)) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
+  return null;
+}
+function isCheckpointText(text) {
+  const lines = text.split("\n", 4);
+  return lines[0] === MARKER && lines.includes(CHECKPOINT_HEADING);
+}
+function isAnchorsOnlySource(source) {
+  return source?.startsWith("anchors only") === true;
+}
+function readCheckpointText(text) {
+  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
+  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
+  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
+  const items = /* @__PURE__ */ new Map();
+  const dropped = /* @__PURE__ */ new Map();
+  let section = null;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) {
+      section = line;
+      items.set(section, []);
+    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
+      const older = /^- \((\d+) older left out\)$/.exec(line);
+      if (older) dropped.set(section, Number(older[1]));
+      else items.get(section).push(line);
+    }
+  }
+  return { triggers, source, items, dropped };
+}
+var checkpointsDir = (function checkpointsDir(root) {
+  return path12.join(memoryDir(root), "checkpoints");
+});
+var FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+var WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+function sessionFileId(id) {
+  if (typeof id !== "string" || id === "") return "unknown";
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
+  return tokenOf(id).slice(0, 16);
+}
+var checkpointsDirState = (function checkpointsDirState(root) {
+  const st = lstatOrNull(checkpointsDir(root));
+  if (st === null) return "missing";
+  return st.isDirectory() ? "ok" : "unsafe";
+});
+function timeOf(value, now) {
+  const t = value === null ? null : parseStrictTime(value, now);
+  return t !== null && "ms" in t ? t.ms : null;
+}
+function listCheckpoints(root, now = Date.now()) {
+  if (checkpointsDirState(root) !== "ok") return [];
+  const out = [];
+  for (const name of listDir(checkpointsDir(root))) {
+    if (!CHECKPOINT_NAME.test(name)) continue;
+    const read = readHeadAndTime(path12.join(checkpointsDir(root), name), 1024);
+    const head = read?.bytes.toString("utf8") ?? "";
+    if (read === null || !isCheckpointText(head)) continue;
+    const savedMs = timeOf(headerValue(head, "Saved"), now);
+    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
+    const since = headerValue(head, "Since-handoff");
+    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
+    out.push({ session: name.slice(0, -3), name, savedMs, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
+  }
+  const order = (a, b) => a === b ? 0 : a < b ? -1 : 1;
+  const saved = (e) => e.savedMs ?? -Infinity;
+  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
+}
+function rmQuietRegular(p) {
+  const st = lstatOrNull(p);
+  if (st?.isFile() || st?.isSymbolicLink()) orNull(() => unlinkSync(p));
+}
+function deliveredPath(root, session) {
+  return path12.join(checkpointsDir(root), `.delivered-${session}`);
+}
+function readDelivered(root, session) {
+  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
+}
+function writeDelivered(root, session, token) {
+  const p = deliveredPath(root, session);
+  rmQuietRegular(p);
+  return createExclusive(p, `${token}
+`);
+}
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -3400,7 +2828,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHead(path23.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path12.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, { root, env }, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -3416,7 +2844,7 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path23.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path12.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -3437,9 +2865,571 @@ var checkpointHookLines = (async function checkpointHookLines(root, input, hando
   }
 });
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path23.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
+  const told = (name) => readHead(path12.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
   return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
+
+// src/store/inspect.ts
+import path14 from "node:path";
+
+// src/guard/file-verdict.ts
+var firstNul = (function firstNul(bytes) {
+  return bytes.indexOf(0);
+});
+
+// src/store/recover.ts
+import path13 from "node:path";
+var MEMORY_FILES = new Set(Object.values(FILE_OF));
+var ROOT_FILES = new Set(TARGETS);
+var pendingRepairs = (function pendingRepairs(root) {
+  return [
+    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
+    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
+  ];
+});
+function inoOf(p) {
+  return lstatBig(p)?.ino ?? null;
+}
+function archiveEntriesWithIno(dir, ino) {
+  return listDir(dir).filter((n) => inoOf(path13.join(dir, n)) === ino);
+}
+function notOurs(e, filePath, arch, siblings) {
+  const st = lstatBig(e.path);
+  if (st === null) return null;
+  if (st.isSymbolicLink()) return "is a link";
+  if (!st.isFile()) return "is not a regular file";
+  if (st.nlink === 1n) return null;
+  let accounted = 1n;
+  if (inoOf(filePath) === st.ino) accounted++;
+  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
+  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
+  return st.nlink > accounted ? "has hard links the helper did not make" : null;
+}
+function groupByFile(entries) {
+  const byFile = /* @__PURE__ */ new Map();
+  for (const e of entries) {
+    const key = path13.join(path13.dirname(e.path), e.file);
+    byFile.set(key, [...byFile.get(key) ?? [], e]);
+  }
+  return byFile;
+}
+function plantedPrivate(root) {
+  const out = [];
+  const arch = archiveDir(root);
+  for (const [filePath, list] of groupByFile(pendingRepairs(root))) {
+    for (const e of list) {
+      const reason = notOurs(e, filePath, arch, list);
+      if (reason !== null) out.push({ entry: e, reason });
+    }
+  }
+  return out;
+}
+
+// src/store/inspect.ts
+var treeUnsafe = (function treeUnsafe(root) {
+  const verdict = treeVerdict(root);
+  return verdict === "missing" ? null : verdict !== "ok";
+});
+var inspectFile = (function inspectFile(root, kind, retry = true, opts = {}) {
+  const unsafe = treeUnsafe(root);
+  if (unsafe === null) return { kind, status: "missing" };
+  if (unsafe) return { kind, status: "unsafe" };
+  const memDir = memoryDir(root);
+  const file = FILE_OF[kind];
+  const filePath = path14.join(memDir, file);
+  const mine = listPrivate(memDir).filter((e) => e.file === file);
+  const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
+  if (planted) return { kind, status: "unsafe" };
+  let opened;
+  try {
+    opened = openRegular(filePath);
+  } catch {
+    return { kind, status: "unsafe" };
+  }
+  if (opened === null) {
+    if (mine.some((e) => e.role === "claim")) {
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
+    }
+    const again = mine.length > 0 || lstatBig(filePath) !== null;
+    if (retry && again) return inspectFile(root, kind, false, opts);
+    return { kind, status: "missing" };
+  }
+  const { fd, stat } = opened;
+  try {
+    if (stat.nlink !== 1n) {
+      if (!hasPrivatePartner(memDir, file, stat.ino)) {
+        const now = lstatBig(filePath);
+        if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present" };
+        return { kind, status: "unsafe" };
+      }
+      return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
+    }
+    const bytes = readAll(fd, void 0, 0);
+    const lines = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
+    const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
+    if (!ok2) return { kind, status: "foreign" };
+    if (firstNul(bytes) >= 0) return { kind, status: "unsafe" };
+    if (!opts.text) return { kind, status: "present" };
+    const after = fstatSync(fd, { bigint: true });
+    const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
+    const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
+    return { kind, status: "present", text };
+  } finally {
+    closeSync(fd);
+  }
+});
+function liveWriter(memDir) {
+  const lock = lockState(memDir);
+  return lock.state === "held" && !lock.unproven;
+}
+var interruptedSave = (function interruptedSave(root) {
+  const unsafe = treeUnsafe(root);
+  if (unsafe === true || pendingRepairs(root).length === 0 || plantedPrivate(root).length > 0) return false;
+  return unsafe === null || !liveWriter(memoryDir(root));
+});
+
+// src/store/pause.ts
+import path15 from "node:path";
+var disabledByEnv = (function disabledByEnv(env) {
+  const v = env.SESSION_HANDOFF_DISABLE;
+  return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
+});
+var pauseSwitch = (function pauseSwitch(memDir, env) {
+  if (disabledByEnv(env)) {
+    const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
+    return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
+  }
+  const named = env.SESSION_HANDOFF_PAUSE || null;
+  const home = named !== null && /^~(\/|$)/.test(named) ? path15.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path15.join(memDir, "PAUSE"), home, path15.join(userDir(env), "PAUSE")];
+  return files.find((p) => p !== null && exists(p)) ?? null;
+});
+
+// src/store/settings.ts
+import path16 from "node:path";
+var SETTINGS_FILE = "settings.json";
+var MAX_SETTINGS_BYTES = 16 * 1024;
+var DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+var isInt = (lo, hi) => (v) => Number.isInteger(v) && Number(v) >= lo && Number(v) <= hi;
+var RULES = {
+  contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
+  contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
+  contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
+  archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
+};
+function readSettings(memDir) {
+  const settings = { ...DEFAULT_SETTINGS };
+  const file = path16.join(memDir, SETTINGS_FILE);
+  const text = readSmall(file, MAX_SETTINGS_BYTES);
+  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
+  const unusable = (what) => ({
+    settings: { ...settings, contextOffer: false },
+    problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults, with the context offer off`]
+  });
+  if (text === null) return why === null ? { settings, problems: [] } : unusable(why);
+  const parsed = orNull(() => ({ value: JSON.parse(text.replace(/^\uFEFF/, "")) }));
+  if (parsed === null) return unusable("is not valid JSON");
+  if (parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
+    return unusable("is not a JSON object");
+  }
+  const problems = [];
+  for (const [key, value] of Object.entries(parsed.value)) {
+    const rule2 = RULES[key];
+    if (!Object.hasOwn(RULES, key)) {
+      problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
+    } else if (!rule2.ok(value)) {
+      const def = key === "contextOffer" ? "false" : JSON.stringify(DEFAULT_SETTINGS[key]);
+      if (key === "contextOffer") settings.contextOffer = false;
+      const shown2 = typeof value === "string" ? value : String(JSON.stringify(value));
+      const got = quotedValue(shown2.slice(0, 40));
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule2.want}, got ${got}; using ${def}`);
+    } else {
+      settings[key] = value;
+    }
+  }
+  return { settings, problems };
+}
+
+// src/checkpoint/offer.ts
+var TAILS = [256 * 1024, 1024 * 1024];
+function offerText(pct, used, window, threshold, checkpoint) {
+  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree.` + (checkpoint ? " An automatic checkpoint is in .ai/memory/checkpoints/ as a safety net." : "");
+}
+function readUsage(transcriptPath) {
+  if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
+  const opened = openTranscript(transcriptPath);
+  if (!opened.ok) return null;
+  try {
+    const format = sniffFormat(opened.file.head);
+    if (format !== "claude" && format !== "codex") return null;
+    for (const bytes of TAILS) {
+      const { lines } = tailPart(opened.file, bytes);
+      const points = usagePoints(readEvents(format, lines, "usage"));
+      if (points.length > 0 || bytes >= opened.file.size) return { points, lines, format };
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    closeTranscript(opened.file);
+  }
+}
+function strings(v, out = [], depth = 0) {
+  if (typeof v === "string") out.push(v);
+  else if (v !== null && typeof v === "object" && depth < 8) {
+    for (const x of Object.values(v)) strings(x, out, depth + 1);
+  }
+  return out;
+}
+async function contextOffer(root, input, o) {
+  const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
+  const memDir = memoryDir(root);
+  const paused = pauseSwitch(memDir, o.env) !== null;
+  if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
+    const token = savedToken(strings(input.tool_response).join("\n"), false);
+    if (token !== null) await recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
+  }
+  const { settings, problems: notes } = readSettings(memDir);
+  const quiet = { notes, offer: null };
+  if (!settings.contextOffer || paused || nonEmpty(input.agent_id) !== null || treeUnsafe(root) === true) return quiet;
+  if (userHelperWithoutMemory(o.skillDir, homeFolder(o.env), root)) return quiet;
+  const usage = readUsage(input.transcript_path);
+  const last = usage?.points.at(-1);
+  const window = settings.contextWindow ?? last?.window;
+  if (!usage || !last || window == null) return quiet;
+  if (settings.contextWindow === null && last.used > window) {
+    const over = `${last.used} tokens in use, over the ${window} assumed for ${last.model ?? "this model"}`;
+    return { notes: [...notes, `${over}: set contextWindow in .ai/memory/settings.json`], offer: null };
+  }
+  const threshold = settings.contextThreshold;
+  const above = (p) => p.used * 100 / window >= threshold;
+  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.session_id)}`;
+  if (!above(last)) {
+    if (last.used * 100 / window < threshold - Math.min(10, threshold / 2)) rmQuietRegular(marker);
+    return quiet;
+  }
+  if (exists(marker)) return quiet;
+  let at2 = usage.points.length - 1;
+  while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
+  const bytes = readHead(`${memDir}/HANDOFF.md`);
+  const current = bytes === null ? null : tokenOf(bytes);
+  const events = readEvents(usage.format, usage.lines);
+  const save = findLastSave(events, { accepts: (t) => t === current, current: null });
+  const saved = save !== null && (save.line >= usage.points[at2].line || countToolCalls(events, save.line) === 0);
+  const pct = Math.floor(last.used * 100 / window);
+  try {
+    checkTree(root, { create: true });
+    mkdirSync(checkpointsDir(root), { recursive: true, mode: 448 });
+  } catch (err) {
+    return { notes: [...notes, `${err.message}; printing nothing`], offer: null };
+  }
+  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
+`) || saved) return quiet;
+  if (typeof o.helperPath === "string") {
+    childProcess().spawnSync(process.execPath, [o.helperPath, "checkpoint", "--format", o.format, "--root", root], {
+      input: JSON.stringify({ ...input, hook_event_name: "ContextThreshold" }),
+      env: o.env,
+      stdio: ["pipe", "ignore", "ignore"],
+      timeout: 8e3
+    });
+  }
+  const checkpoint = exists(`${checkpointsDir(root)}/${sessionFileId(input.session_id)}.md`);
+  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold, checkpoint) } };
+}
+
+// src/verbs/common.ts
+import path17 from "node:path";
+var CHOOSE = "pass --root <project> to choose another";
+var rootOption = (function rootOption(ctx, fallbackStart = null) {
+  const value = ctx.values.root;
+  const leave = "or leave it out to start from the current folder";
+  if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
+  const given = typeof value === "string";
+  const found = findRoot(path17.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path17.join(found.root, ".git"))) {
+    ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
+  }
+  if (!given && found.stopped) {
+    const at2 = quotedPath(found.stopped.at);
+    ctx.warn(`stopped looking for the project root at ${at2} (${found.stopped.why}); using ${root}: ${CHOOSE}`);
+  }
+  return found.root;
+});
+
+// src/verbs/context.ts
+var contextVerb = {
+  options: { root: { type: "string" }, format: { type: "string" } },
+  get help() {
+    return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
+
+The context-threshold offer, run by the harness's UserPromptSubmit and
+PostToolUse hooks. Reads the hook's JSON on stdin and the transcript's last
+256 KiB (1 MiB when that holds no usage). When the context in use is at or above
+the threshold of the window and this session was not told yet, it prints once,
+as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"}}:
+  session-handoff: this session's context is 75% full (150000 of 200000 tokens;
+    the threshold is 70%). Before it is compacted, offer the user once to save a
+    handoff now with the session-handoff skill's save flow; save only if they
+    agree. An automatic checkpoint is in .ai/memory/checkpoints/ as a safety
+    net.
+and writes the session's checkpoint (Trigger: context-threshold); the last
+sentence is left out when none was written (no tool call since the last save).
+Well under the threshold again (a compaction) the next crossing is told again;
+this project's handoff saved after the crossing silences it. Usage before a
+compaction is not read. .ai/memory/settings.json sets it (a bad value is named
+on stderr and its default used; a bad contextOffer or an unusable file: off):
+  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
+   "archivesKept": 5}
+Nothing is printed when the offer is off, memory writes are paused,
+SESSION_HANDOFF_DISABLE is set, the memory tree is unsafe, or the input is a
+subagent's (agent_id). How usage and the window are counted:
+docs/context-threshold.md.
+exit: always 0.
+`;
+  },
+  async run(ctx) {
+    const format = ctx.values.format ?? "claude";
+    if (format !== "claude" && format !== "codex") {
+      return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+    }
+    const input = await readHookJson(ctx);
+    if (!input) return ok("", []);
+    const say = (line) => `memory_io context: ${line}`;
+    let root;
+    try {
+      root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(input.cwd, ctx.env, format));
+    } catch (err) {
+      return ok("", [say(`${err.message}; printing nothing`)]);
+    }
+    const { notes, offer } = await contextOffer(root, input, { ...ctx, format });
+    const json = offer && { hookSpecificOutput: { hookEventName: offer.event, additionalContext: offer.text } };
+    return ok(json ? `${JSON.stringify(json)}
+` : "", notes.map(say));
+  }
+};
+
+// src/git/handoff-away.ts
+import path19 from "node:path";
+
+// src/git/config-pipe.ts
+import path18 from "node:path";
+function includes(text) {
+  const out = [];
+  let inside = false;
+  for (const raw of text.split("\n")) {
+    const head = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(raw);
+    if (head) inside = /^include(if)?$/i.test(head[1]);
+    const m = inside ? /^\s*path\s*=\s*("(?:[^"\\]|\\.)*"|[^#;]*)/i.exec(head ? head[2] : raw) : null;
+    if (m) out.push(m[1].trim().replace(/^"(.*)"$/, "$1"));
+  }
+  return out;
+}
+function configPipe(root, env) {
+  const home = homeFolder(env);
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const xdg = env.XDG_CONFIG_HOME || path18.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path18.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
+  const local = gitDir === null ? [] : [path18.join(commonDirOf(gitDir), "config"), path18.join(gitDir, "config.worktree")];
+  const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
+  for (let i = 0; i < todo.length && i < 100; i++) {
+    const [file, by, depth] = todo[i];
+    if (statSync(file, { throwIfNoEntry: false })?.isFIFO() === true) {
+      const via = by === null ? "a config file" : `named by include.path in ${by}`;
+      return `git reads ${file} (${via}), a named pipe: git waits on it forever, so check ran no git; remove that include or the pipe`;
+    }
+    const text = depth < 10 ? readSmall(file) : null;
+    for (const p of text === null ? [] : includes(text)) {
+      const abs = p.startsWith("~/") ? path18.join(home, p.slice(2)) : path18.resolve(path18.dirname(file), p);
+      todo.push([abs, file, depth + 1]);
+    }
+  }
+  return null;
+}
+
+// src/git/handoff-away.ts
+async function answer(root, args, env, timeout, input) {
+  const r = await runGit(root, args, env, timeout, input === void 0 ? {} : { input });
+  if (r.code !== 0) throw new GitUnavailable("failed", `git ${args[0]} exited ${r.code}`);
+  return r.stdout;
+}
+async function branchRefs(root, env, timeout) {
+  const format = "--format=%(HEAD) %(objectname) %(refname) %(worktreepath)";
+  const out = await answer(
+    root,
+    ["for-each-ref", "--sort=-committerdate", format, "refs/heads", "refs/remotes"],
+    env,
+    timeout
+  );
+  const lines = out.toString("utf8").split("\n").filter((l) => l.startsWith("  "));
+  const all = lines.map((l) => /^ {2}(\S+) (\S+) (.*)$/.exec(l)).filter((m) => m !== null && !m[2].endsWith("/HEAD"));
+  return all.slice(0, 1e3).map((m) => ({
+    id: m[1],
+    name: m[2].replace(/^refs\/(heads|remotes)\//, ""),
+    worktree: m[3] || void 0
+  }));
+}
+function shown(b) {
+  if (mayHoldToken(b.name)) return { name: `<name withheld: commit ${b.id.slice(0, 12)}>`, rev: b.id };
+  return { name: b.name, rev: /^[\p{L}\p{N}._/+#@,-]+$/u.test(b.name) ? b.name : b.id };
+}
+function handoffSpec(root, env) {
+  const top = gitTopOf(root, env);
+  const file = top === null ? "\n" : `${path19.relative(top, root).split(path19.sep).join("/")}/.ai/memory/HANDOFF.md`;
+  return /[\r\n]/.test(file) ? null : file.replace(/^\//, "");
+}
+var stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+async function awayOrThrow(root, env, tree, branches, timeout) {
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (top === null || gitDir === null) return null;
+  const saves = savesRecord(root, env) ?? [];
+  const rank = (text, token) => {
+    const stamp = savedStampOf(text) ?? "no stamp";
+    const byToken = saves.findLastIndex((s) => s.token === token);
+    return byToken !== -1 ? byToken : saves.findLastIndex((s) => s.stamp === stamp);
+  };
+  const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
+  if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
+  const own = stashEntries(gitDir).slice(0, 100).map((e) => e.own);
+  const count = own.length;
+  const file = handoffSpec(root, env);
+  if (count === 0 && saves.length === 0 || file === null) return null;
+  if (configPipe(root, env) !== null) return null;
+  const refs = saves.length > 0 ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
+  if (count === 0 && refs.length === 0) return null;
+  const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+  const revs = [...stashRevs.flat(), ...refs.map((b) => b.id)];
+  const input = revs.map((x) => `${x}:${file}
+`).join("");
+  const blobs = batchBlobs(await answer(root, ["cat-file", "--batch"], env, timeout, input), revs.length);
+  const treeAt = tree === null ? NaN : stampMs(savedStampOf(tree));
+  const rankOf = (b) => {
+    const text = b.toString("utf8");
+    return stampMs(savedStampOf(text)) < treeAt ? -1 : rank(text, tokenOf(b));
+  };
+  const newer = (b) => b != null && rankOf(b) > treeRank;
+  for (let i = 0; i < count; i++) {
+    const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
+    const stash = `stash@{${i}}`;
+    if (!own[i]) continue;
+    if (untracked && (tree === null || newer(untracked)))
+      return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };
+    if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
+      return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
+  }
+  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
+  const best = Math.max(-1, ...ranks);
+  if (best <= treeRank) return null;
+  const pick = refs[ranks.indexOf(best)];
+  const branch = shown(pick);
+  const restore = `git restore --source=${shellWord(branch.rev) ?? pick.id} -- .ai/memory/HANDOFF.md`;
+  return { ref: branch.name, worktree: pick.worktree, restore };
+}
+var newestSave = (function newestSave(root, env, tree, branches = {}, timeout) {
+  return unlessUnavailable(newestOrThrow(root, env, tree, branches, timeout), null);
+});
+var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, timeout) {
+  const own = lastSave(root, env);
+  const twice = (stamp) => (savesRecord(root, env) ?? []).filter((s) => stampMs(s.stamp) === stampMs(stamp)).length > 1;
+  const holds = (text, save) => {
+    if (save === void 0 || text === null) return save === void 0;
+    const [at2, ms2] = [stampMs(savedStampOf(text)), stampMs(save.stamp)];
+    const mine = () => savedHere(root, env, text, () => save.token) !== false;
+    const same = (savedStampOf(text) === save.stamp || at2 === ms2) && mine();
+    return at2 > ms2 || same && !twice(save.stamp) || tokenOf(Buffer.from(text)) === save.token;
+  };
+  const later = own !== null && tree !== null && stampMs(savedStampOf(tree)) > stampMs(own.stamp);
+  if (tree !== null && !later && holds(tree, own ?? savesRecord(root, env)?.at(-1))) return null;
+  const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
+  const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
+  const moved = tree === null && own !== null && gitDir !== null ? movedSince(gitDir, stampMs(own.stamp)) : null;
+  const kept = tree === null ? moved === null : !later && holds(tree, own ?? void 0);
+  if (away !== null || own === null || kept) return away;
+  const dir = archiveDir(root);
+  const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
+  const archived = names.map((n) => readSmall(path19.join(dir, n)));
+  const stamped = (a) => savedStampOf(a) === own.stamp && !twice(own.stamp);
+  if (archived.some((a) => a !== null && (tokenOf(Buffer.from(a)) === own.token || stamped(a))))
+    return null;
+  const git = own.blob !== null && configPipe(root, env) === null;
+  if (later && !git) return null;
+  const file = handoffSpec(root, env);
+  const stashes = (gitDir === null ? [] : stashEntries(gitDir).slice(0, 100)).flatMap((e, i) => e.own ? [`stash@{${i}}`, `stash@{${i}}^3`] : []);
+  const refs = git && file !== null ? await (branches.refs ??= branchRefs(root, env, timeout)) : [];
+  const revs = git && file !== null ? ["HEAD", moved ?? "HEAD", ...stashes, ...refs.map((b) => b.id)] : [];
+  const input = `${[own.blob, ...revs.map((x) => `${x}:${file}`)].join("\n")}
+`;
+  const r = git ? await answer(root, ["cat-file", "--batch-check"], env, timeout, input) : null;
+  const lines = (r?.toString("utf8") ?? "").split("\n");
+  const found = lines.map((l) => l.startsWith(`${own.blob} blob `));
+  const ok2 = found[0] === true;
+  const blob = (l) => / blob /.test(l ?? "");
+  if (moved !== null && (!git || blob(lines[1]) || !blob(lines[2]))) return null;
+  if (found.includes(true, 3)) return null;
+  const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
+  const held = ok2 && !found[1] && file !== null ? await answer(root, log, env, timeout) : null;
+  if (held !== null && held.length > 0) return null;
+  const ms = stampMs(own.stamp);
+  const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
+  return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
+});
+var HANDOFF = ".ai/memory/HANDOFF.md";
+function movedSince(gitDir, savedMs) {
+  const log = readSmall(path19.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
+  const line = log.slice(log.lastIndexOf("\n") + 1);
+  const m = /^([0-9a-f]+) ([0-9a-f]+) .* (\d+) [+-]\d{4}\t(reset|checkout|pull|merge|rebase)/.exec(line);
+  return m !== null && m[1] !== m[2] && Number(m[3]) >= Math.floor(savedMs / 1e3) ? m[1] : null;
+}
+async function handoffsElsewhere(root, env, timeout, branches = {}) {
+  const file = handoffSpec(root, env);
+  const refs = file === null ? [] : await unlessUnavailable(branches.refs ??= branchRefs(root, env, timeout), []);
+  if (refs.length === 0) return null;
+  const input = ["HEAD", ...refs.map((b) => b.id)].map((x) => `${x}:${file}
+`).join("");
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch-check"], env, timeout, { input }), null);
+  if (r === null || r.code !== 0) return null;
+  const ids = r.stdout.toString("utf8").split("\n").map((l) => /^([0-9a-f]{40,64}) blob /.exec(l)?.[1]);
+  const seen = /* @__PURE__ */ new Set([ids[0]]);
+  const held = refs.filter((_, i) => ids[i + 1] && !seen.has(ids[i + 1]) && seen.add(ids[i + 1]));
+  const names = held.map(shown);
+  if (names.length === 0) return null;
+  return { refs: names.map((b) => b.name), file, rev: names[0].rev, worktree: held[0].worktree };
+}
+var whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
+var restoreNote = (a) => a.lost !== void 0 ? "a reset or a checkout took it from the working tree" : a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
+var awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
+function newestSentence(a, here) {
+  if (a.lost === void 0)
+    return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
+  const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
+  const did = here ? "put another one in its place" : "took it away";
+  return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
+}
+
+// src/git/unmerged.ts
+import path20 from "node:path";
+var unmergedMemory = (async function unmergedMemory(root, env, timeoutMs, marked = false) {
+  const top = gitTopOf(root, env);
+  const dir = top === null ? null : gitDirOf(top);
+  const stopped = (f, name) => dir !== null && existsSync(path20.join(dir, f)) ? name : null;
+  const under = inProgressOf(dir) ?? stopped("rebase-apply/applying", "am") ?? stopped("SQUASH_MSG", "squash");
+  const op = under === null || under === "bisect" ? "" : under;
+  if (dir === null || op === "" && !marked) return { op, files: [], oneSided: [] };
+  const r = await runGit(root, ["ls-files", "-u", "-z", "--", ".ai/memory"], env, timeoutMs).catch(() => null);
+  const stages = /* @__PURE__ */ new Map();
+  for (const l of r?.code === 0 ? r.stdout.toString("utf8").split("\0") : []) {
+    const tab = l.indexOf("	");
+    if (tab > 0) stages.set(l.slice(tab + 1), (stages.get(l.slice(tab + 1)) ?? "") + l.slice(tab - 1, tab));
+  }
+  const files = [...stages.keys()];
+  const oneSided = files.filter((f) => !(stages.get(f).includes("2") && stages.get(f).includes("3")));
+  const apply = op.startsWith("rebase") && existsSync(path20.join(dir, "rebase-apply"));
+  return { op: op.split(" ")[0], files, oneSided, apply };
+});
 
 // src/verbs/hook.ts
 var HOOK_LIMIT = 2e3;
@@ -3573,7 +3563,7 @@ ${paused ? `${SENTENCES.paused()}
 };
 
 // src/verbs/statusline.ts
-import path24 from "node:path";
+import path21 from "node:path";
 
 // src/git/attributes-block.ts
 var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -3663,7 +3653,7 @@ async function commitsSince(root, handoff, env) {
   try {
     const git = (args, input) => runGit(root, args, env, 500, { input });
     const top = gitTopOf(root, env);
-    const rel = top === null ? "" : path24.relative(top, root).split(path24.sep).join("/");
+    const rel = top === null ? "" : path21.relative(top, root).split(path21.sep).join("/");
     const memory = `${rel === "" ? "" : `${rel}/`}.ai/memory/`;
     const r = await git([
       "log",
@@ -3757,7 +3747,7 @@ Always exit 0.
     try {
       const dir = input.workspace?.project_dir ?? input.cwd;
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-      const handoff = readHead(path24.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const handoff = readHead(path21.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const interrupted = interruptedSave(root);

@@ -5,8 +5,7 @@ import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
-import { readSmall } from "../store/fs.ts";
-import { orNull, readStable, succeeds, UnsafeFile, type ReadFile } from "../store/files.ts";
+import { orNull, type ReadFile, readSmall, readStable, succeeds, UnsafeFile } from "../store/files.ts";
 import { gitTopOf } from "../git/git-dir.ts";
 import { runGit } from "../git/run.ts";
 

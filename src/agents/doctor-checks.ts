@@ -10,14 +10,13 @@ import { obj, type Rec } from "./transcripts/types.ts";
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { GitUnavailable, runGit } from "../git/run.ts";
-import { orNull, randomHex8 } from "../store/files.ts";
+import { exists, listDir, orNull, randomHex8, readSmall, realOrNull, unreadReason } from "../store/files.ts";
+import { LOCK_NAME, lockState } from "../store/lock.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
-import { exists, readSmall, realOrNull, unreadReason } from "../store/fs.ts";
 import { PROBE_SESSION_PREFIX } from "./harness-path.ts";
-import { listDir, LOCK_NAME, lockState } from "../store/private.ts";
 import { quotedPath, quotedValue, quotePath, shellWord } from "../guard/quote.ts";
 
 /** Why a settings file of ours is outdated, in words; only install's own entries are judged. */

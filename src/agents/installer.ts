@@ -9,8 +9,7 @@ import { assertAttributesReadable, assertDriverFits, mergeDriverStep } from "../
 import { findRoot } from "../git/root.ts";
 import { runGit } from "../git/run.ts";
 import { quotedValue } from "../guard/quote.ts";
-import { orNull, succeeds, tokenOf } from "../store/files.ts";
-import { readSmall, realOrNull } from "../store/fs.ts";
+import { orNull, readSmall, realOrNull, succeeds, tokenOf } from "../store/files.ts";
 import { acquireLockDir } from "../store/lock.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { committedText, dirsBelow, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs,

@@ -3,7 +3,7 @@ import { quotedValue } from "../guard/quote.ts";
 import { Refused, UsageError } from "../errors.ts";
 import { homeFolder } from "../store/home.ts";
 import { memoryDir } from "../store/paths.ts";
-import { realOrNull } from "../store/fs.ts";
+import { realOrNull } from "../store/files.ts";
 import { AGENTS, isAgentName } from "./index.ts";
 import { shellQuote } from "./command.ts";
 import { shownOf, userPath } from "./plan.ts";

@@ -1,9 +1,9 @@
 // `brief` from a checkpoint: drafted from it alone with no handoff, or folded into the handoff's brief when newer.
-import { checkpointsDir, readCheckpointText } from "./store.ts";
+import { checkpointsDir, currentCheckpoint, handoffOrderOf, minutesAgo, readCheckpointText,
+  type HandoffOrder } from "./store.ts";
 import { memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
 import { flatten, frameNextStep, MAX_FIELD_CHARS, RANK, withLines, type Brief } from "../brief/brief.ts";
-import { currentCheckpoint, handoffOrderOf, minutesAgo, type HandoffOrder } from "./surface.ts";
 import { fitClauses } from "../brief/cut.ts";
 
 const CAPTURED = "(captured, not confirmed)";
@@ -23,7 +23,7 @@ function parseCheckpoint(text: string) {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
     plan,
     planCut: dropped.get("## Plan state") ?? 0,
-    failedCommands: of("Commands").filter((c) => / — (exit [1-9]\d*|failed)$/.test(c)),
+    failedCommands: of("Commands").filter((c) => / — (exit -?[1-9]\d*|failed)$/.test(c)),
   };
 }
 

@@ -1,4 +1,4 @@
-// A checkpoint's capture from the transcript's tail and git, and its publishing (docs/design.md#checkpoints).
+// A checkpoint (docs/design.md#checkpoints): captured from the transcript's tail and git, rendered and published.
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
 import { captureOf, parseTranscript } from "../agents/transcripts/parsers.ts";
@@ -6,28 +6,28 @@ import { captureSource, countToolCalls, FORMATS, isFormat, readEvents,
   sniffFormat } from "../agents/transcripts/index.ts";
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, openTranscript, readFailure, TAIL_BYTES, tailPart,
   type TranscriptFile } from "../agents/transcripts/tail.ts";
-import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
+import { emptyCapture, type Capture } from "../agents/transcripts/types.ts";
 import { nonEmpty, userHelperWithoutMemory } from "../agents/harness-path.ts";
 import { findLastSave, lineOfSavedTime, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
-import { recordResume } from "../journal/record.ts";
+import { recordResume } from "../journal/store.ts";
 import { findLastResume, type ResumeCall } from "../journal/outcome.ts";
-import { anchorsWithoutTokens, formatRedactionReport } from "../guard/redact.ts";
+import { anchorsWithoutTokens, formatRedactionReport, redactTranscript, type RedactionFinding } from "../guard/redact.ts";
+import { sanitize } from "../guard/sanitize.ts";
 import { runGit } from "../git/run.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf } from "../git/git-dir.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath } from "../guard/quote.ts";
 import { renderInProgress, renderPathList } from "../schema/anchor-lines.ts";
-import { CHECKPOINT_MAX_BYTES, MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "./format.ts";
-import { isoSeconds } from "../schema/values.ts";
-import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, cleanCheckpointLeftovers, headerValue,
-  isAnchorsOnlySource, isCheckpointText, pruneCheckpoints, pruneOfferMarkers, readCheckpointText, rmQuietRegular,
-  sessionFileId, timeOf } from "./store.ts";
-import { readHead } from "../store/fs.ts";
+import { LISTED_ITEMS } from "../schema/capture.ts";
+import { isoSeconds, MARKER } from "../schema/values.ts";
+import { CHECKPOINT_HEADING, CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, cleanCheckpointLeftovers,
+  headerValue, isAnchorsOnlySource, isCheckpointText, pruneCheckpoints, pruneOfferMarkers, readCheckpointText,
+  rmQuietRegular, sessionFileId, timeOf, type CheckpointSections } from "./store.ts";
+import { orNull, readHead, readStable, tokenOf } from "../store/files.ts";
 import { ensureIgnored } from "../store/drafts.ts";
-import { listArchives } from "../store/archive-entries.ts";
-import { orNull, readStable, tokenOf } from "../store/files.ts";
-import { underLock } from "../store/mutate.ts";
+import { listArchives } from "../store/archive.ts";
+import { underLock } from "../store/repair.ts";
 import { homeFolder, samePath } from "../store/home.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { archiveDir, ensureDir, memoryDir } from "../store/paths.ts";
@@ -65,6 +65,8 @@ type Env = Record<string, string | undefined>;
 const LOCK_BUDGET_MS = 1200;
 // At most this many archives, newest first, are hashed to recognise a save's token.
 const ARCHIVES_HASHED = 50;
+export const CHECKPOINT_MAX_BYTES = 4096;
+const MAX_REQUESTS = 3;
 
 // The current handoff's token and `Saved:`, and the archives' tokens (hashed only when asked), read without links.
 function projectHandoffs(root: string): ProjectHandoffs {
@@ -187,9 +189,12 @@ function capture(
     // A part short of the file's start: its first records date the session and name Codex's version.
     headStart = null;
     if (read < file.size) {
-      const head = parseTranscript(chosen, file.head.slice(0, 16));
-      headStart = sessionStartOf(file, chosen, head.firstTimestamp);
-      cap.version ??= head.version ?? null;
+      // The first 16 records, else all the lines: then, past a long first record, a short file from its start.
+      const first = (lines: readonly string[]) =>
+        parseTranscript(chosen, lines.slice(0, 16)).firstTimestamp ?? parseTranscript(chosen, lines).firstTimestamp;
+      cap.version ??= parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
+      headStart = first(file.head);
+      if (headStart === null && file.size <= TAIL_BYTES) headStart = first(tailPart(file, TAIL_BYTES).lines);
     }
   } catch (err) {
     return unread(readFailure(err));
@@ -197,16 +202,6 @@ function capture(
     closeTranscript(file);
   }
   return { cap, source: captureSource(cap), headStart, recognised: true, save, toolCalls, resume };
-}
-
-// Past a long first record, a file short enough is read from its start for its first timestamp.
-function sessionStartOf(file: TranscriptFile, format: TranscriptFormat, firstSixteen: string | null): string | null {
-  const parse = (lines: readonly string[]) => parseTranscript(format, lines);
-  const first = (lines: readonly string[]) =>
-    parse(lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? parse(lines).firstTimestamp : null);
-  const fromHead = firstSixteen ?? (file.head.length > 16 ? parse(file.head).firstTimestamp : null);
-  if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
-  return first(tailPart(file, TAIL_BYTES).lines);
 }
 
 /** Captures the session the hook's JSON names into checkpoints/<session>.md, under the lock; the lines for stderr. */
@@ -303,4 +298,165 @@ export async function writeCheckpoint(
     if (err instanceof Busy) return [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)];
     return [...notes, CHECKPOINT_LINES.skipped((err as Error).message)];
   }
+}
+
+// ContextThreshold is no harness event: the context verb names its own checkpoint so.
+const TRIGGERS: Record<string, string> = {
+  PreCompact: "pre-compact", PreCompress: "pre-compact", PostCompact: "post-compact", SessionEnd: "session-end",
+  Stop: "stop", ContextThreshold: "context-threshold",
+};
+
+export function triggerOf(event: unknown): string {
+  return (typeof event === "string" && Object.hasOwn(TRIGGERS, event) ? TRIGGERS[event] : null) ?? "unknown";
+}
+
+/** Everything a checkpoint is made of; strings are raw (this module makes them safe), anchor lines rendered. */
+export interface CheckpointInput {
+  saved: string;
+  session: string;
+  sessionStart: string | null;
+  trigger: string;
+  source: string;
+  capture: Capture | null;
+  compactSummary: string | null;
+  anchorLines: string[];
+  root: string;
+  sinceHandoff?: string | null;
+  // The session's earlier checkpoint after the same save, merged in (never degraded).
+  prior?: CheckpointSections | null;
+}
+
+// Per-item caps in code points: enough to recognise the item, small enough that 4 KiB holds every section.
+const CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
+// Secrets are found in the raw text before any cut: a cut made first could leave half a token.
+const REDACT_WINDOW = 16_384;
+
+/** Makes transcript text one safe line: secrets redacted in the raw text, then sanitised and cut to `max` clusters. */
+export function safeItem(raw: string, max: number, findings: RedactionFinding[]): string {
+  const { text, findings: found } = redactTranscript(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
+  findings.push(...found);
+  return sanitize(text, { max, redact: false });
+}
+
+const MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" } as const;
+
+const ANCHORS = "## Environment anchors";
+
+// `dropped`: how many older items were left out, for the budget and the count line.
+type Section = { heading: string; items: string[]; dropped: number };
+
+function renderSections(head: string[], sections: Section[]): string {
+  const out = [...head];
+  for (const s of sections) {
+    out.push("", s.heading);
+    if (s.dropped > 0) out.push(`- (${s.dropped} older left out)`);
+    if (s.items.length === 0 && s.dropped === 0) out.push(s.heading === ANCHORS ? "- none" : "- none captured");
+    out.push(...s.items);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+/** Renders a checkpoint; over 4,096 bytes the oldest item of the longest list goes, repeatedly, the anchors never. */
+export function renderCheckpoint(input: CheckpointInput): { text: string; findings: RedactionFinding[] } {
+  const findings: RedactionFinding[] = [];
+  const cap = input.capture;
+  const earlier = [...new Set(input.prior?.triggers ?? [])].filter((t) => t !== input.trigger);
+  const head = [
+    MARKER,
+    CHECKPOINT_HEADING,
+    `Saved: ${input.saved}`,
+    `Session: ${input.session}`,
+    `Session-start: ${input.sessionStart ?? "unknown"}`,
+    `Trigger: ${input.trigger}${earlier.length > 0 ? ` (earlier: ${earlier.join(", ")})` : ""}`,
+    `Source: ${input.source}`,
+    ...(input.sinceHandoff ? [`Since-handoff: ${input.sinceHandoff}`] : []),
+    "",
+    "Captured automatically from the harness's transcript, without a model: quoted lines are the user's words, " +
+      "the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; " +
+      "a handoff written later supersedes it.",
+  ];
+  // Older items are counted, never redacted or rendered (a tail can hold thousands of commands).
+  const list = <T>(heading: string, all: readonly T[] | null | undefined, item: (x: T) => string): Section => {
+    const n = all?.length ?? 0;
+    return { heading, items: (all ?? []).slice(-LISTED_ITEMS).map(item), dropped: Math.max(0, n - LISTED_ITEMS) };
+  };
+  const safe = (text: string, max: number) => safeItem(text, max, findings);
+  const said = (what: string, raw: string, max: number) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
+  const command = (c: string) => safe(c, CAP.command).replace(/`/g, "'");
+  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said("The user wrote", r, CAP.request));
+  const root = input.root.endsWith("/") ? input.root : `${input.root}/`;
+  const file = (f: string) => safe(f.startsWith(root) ? f.slice(root.length) : f, CAP.file);
+  const sections: Section[] = [
+    { heading: "## User requests", items: requests, dropped: 0 },
+    list("## Plan state", cap?.plan, (p) => `- ${MARK[p.status]} ${safe(p.text, CAP.plan)}`),
+    list("## Files edited", cap?.filesEdited, (f) => `- ${quotePath(file(f))}`),
+    list("## Commands", cap?.commands, (c) => `- \`${command(c.command)}\` — ${c.status}`),
+    {
+      heading: "## Last claim",
+      items: cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [],
+      dropped: 0,
+    },
+  ];
+  const summary = input.compactSummary;
+  if (summary !== null && summary.trim() !== "") {
+    const items = [said("The harness summarised (not verified)", summary, CAP.summary)];
+    sections.push({ heading: "## Compaction summary", items, dropped: 0 });
+  }
+  if (input.prior) mergePrior(sections, input.prior);
+  sections.push({ heading: ANCHORS, items: input.anchorLines, dropped: 0 });
+  let text = renderSections(head, sections);
+  while (Buffer.byteLength(text, "utf8") > CHECKPOINT_MAX_BYTES) {
+    let longest: Section | null = null;
+    for (const s of sections) {
+      if (s.heading === ANCHORS || s.items.length === 0) continue;
+      if (longest === null || s.items.length > longest.items.length) longest = s;
+    }
+    if (longest === null) break;
+    longest.items.shift();
+    longest.dropped++;
+    text = renderSections(head, sections);
+  }
+  return { text, findings };
+}
+
+// What the new capture cannot fill is kept: earlier list items first, then new ones; the latest plan, claim, summary.
+const LATEST_WINS = new Set(["## Plan state", "## Last claim", "## Compaction summary"]);
+
+function mergePrior(sections: Section[], prior: CheckpointSections): void {
+  for (const [heading, old] of prior.items) {
+    if (heading === ANCHORS || (old.length === 0 && !prior.dropped.has(heading))) continue;
+    let s = sections.find((x) => x.heading === heading);
+    if (s === undefined) {
+      s = { heading, items: [], dropped: 0 };
+      sections.push(s);
+    }
+    if (LATEST_WINS.has(heading)) {
+      if (s.items.length === 0) {
+        s.items = [...old];
+        s.dropped = prior.dropped.get(heading) ?? 0;
+      }
+      continue;
+    }
+    const fresh = s.items;
+    // A command captured before its result was written is the same run as its finished line.
+    const kept = heading === "## Commands" ? old.filter((x) => !supersededRun(x, fresh)) : old;
+    const merged = [...kept, ...fresh.filter((x) => !kept.includes(x))];
+    const cap = heading === "## User requests" ? MAX_REQUESTS : LISTED_ITEMS;
+    // Two captures of one transcript overlap: the larger count of older items stands for both.
+    s.dropped = Math.max(s.dropped, prior.dropped.get(heading) ?? 0) + Math.max(0, merged.length - cap);
+    s.items = merged.slice(-cap);
+    if (heading === "## User requests") s.dropped = 0;
+  }
+}
+
+function supersededRun(item: string, fresh: readonly string[]): boolean {
+  const cut = item.lastIndexOf(" — ");
+  if (cut < 0 || item.slice(cut) !== " — unknown" || fresh.includes(item)) return false;
+  return fresh.some((x) => x.lastIndexOf(" — ") === cut && x.startsWith(item.slice(0, cut + 3)));
+}
+
+/** True when two checkpoints are equal apart from `Saved:` and the `- Date:` anchor (docs/design.md#checkpoints). */
+export function sameCheckpoint(a: string, b: string): boolean {
+  const strip = (t: string) => t.replace(/^Saved: .*$/m, "").replace(/^- Date: .*$/m, "");
+  return strip(a) === strip(b);
 }

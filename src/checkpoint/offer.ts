@@ -7,11 +7,10 @@ import { recordSavedBy } from "../git/saves.ts";
 import { AGENT_OF_FORMAT } from "../agents/render.ts";
 import { nonEmpty, userHelperWithoutMemory } from "../agents/harness-path.ts";
 import { checkpointsDir, rmQuietRegular, sessionFileId } from "./store.ts";
-import { createExclusive, tokenOf } from "../store/files.ts";
+import { createExclusive, exists, readHead, tokenOf } from "../store/files.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { treeUnsafe } from "../store/inspect.ts";
 import { pauseSwitch } from "../store/pause.ts";
-import { exists, readHead } from "../store/fs.ts";
 import { readSettings } from "../store/settings.ts";
 import { homeFolder } from "../store/home.ts";
 

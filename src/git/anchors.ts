@@ -9,7 +9,7 @@ import { filterDrivers, GitUnavailable, runGit, type Env, type Git } from "./run
 import {
   BROKEN_REPO_FIX, folderOf, foldedInto, parseStatusV2, readSnapshot, statusArgs, type Snapshot,
 } from "./status.ts";
-import { lstatOrNull, readSmall, realOrNull } from "../store/fs.ts";
+import { lstatOrNull, readSmall, realOrNull } from "../store/files.ts";
 
 // Most dirty files hashed (the rest are not anchored by content); a new folder of more files stays one entry, so that
 // build output takes no place from the work in progress (docs/decisions/untracked-files.md).

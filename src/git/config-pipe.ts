@@ -1,7 +1,7 @@
 // A named pipe among git's config files blocks git forever: a verb asks first (docs/decisions/config-pipe.md).
 import { statSync } from "../builtins.ts";
 import path from "node:path";
-import { readSmall } from "../store/fs.ts";
+import { readSmall } from "../store/files.ts";
 import { homeFolder } from "../store/home.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import type { Env } from "./run.ts";

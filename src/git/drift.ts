@@ -13,7 +13,7 @@ import {
 } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { ATTRIBUTES, commitKind, heldByRef, listedAncestors } from "./history-rules.ts";
-import { lstatOrNull, readHead } from "../store/fs.ts";
+import { lstatOrNull, readHead } from "../store/files.ts";
 import { authorWords, firstSaver, savedByOf, savedHere, savePickaxe, stashesSince } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";

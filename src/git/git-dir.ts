@@ -3,8 +3,7 @@ import { nodeCrypto, readdirSync, readFileSync, readlinkSync } from "../builtins
 import path from "node:path";
 import { isNullObjectId } from "../schema/values.ts";
 import { distrustedAbove } from "./root.ts";
-import { lstatOrNull, readSmall } from "../store/fs.ts";
-import { orNull } from "../store/files.ts";
+import { lstatOrNull, orNull, readSmall } from "../store/files.ts";
 import type { Env } from "./run.ts";
 
 const isFile = (p: string) => lstatOrNull(p)?.isFile() ?? false;

@@ -3,7 +3,7 @@ import { lstatSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { homeFolder, samePath } from "../store/home.ts";
-import { exists, realOrNull } from "../store/fs.ts";
+import { exists, realOrNull } from "../store/files.ts";
 import { runGitSync, type Env } from "./run.ts";
 
 /** The root (a real path), the real path of the start, what made it the root, and where the walk stopped short. */

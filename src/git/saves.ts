@@ -4,9 +4,8 @@ import { linkSync, mkdirSync, nodeCrypto, renameSync, rmSync, writeFileSync } fr
 import path from "node:path";
 import { commonDirOf, gitDirOf, gitTopOf, stashEntries } from "./git-dir.ts";
 import { runGit, type Git } from "./run.ts";
-import { lstatOrNull, readSmall } from "../store/fs.ts";
+import { lstatOrNull, readSmall, tokenOf } from "../store/files.ts";
 import { acquireLockDir, type LockHandle } from "../store/lock.ts";
-import { tokenOf } from "../store/files.ts";
 import { quotedValue } from "../guard/quote.ts";
 
 const KEPT = 10;

@@ -1,9 +1,8 @@
 // `search`: literal words over all the memory holds, ranked, with no index on disk (docs/decisions/journal.md).
 import path from "node:path";
 import { firstNul, memoryText } from "../guard/file-verdict.ts";
-import { readStable } from "../store/files.ts";
+import { listDir, readStable } from "../store/files.ts";
 import { memoryDir } from "../store/paths.ts";
-import { listDir } from "../store/private.ts";
 import { foldedLines, parseJournal } from "./entry.ts";
 import { journalDir, listJournal } from "./store.ts";
 

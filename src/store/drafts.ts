@@ -3,8 +3,7 @@ import { chmodSync, closeSync, constants, fchmodSync, fstatSync, openSync, readd
   type Stats } from "../builtins.ts";
 import path from "node:path";
 import { Refused, UsageError } from "../errors.ts";
-import { createExclusive, randomHex8, readAll } from "./files.ts";
-import { lstatOrNull } from "./fs.ts";
+import { createExclusive, lstatOrNull, randomHex8, readAll } from "./files.ts";
 import { checkTree, ensureDir, MAX_DOCUMENT_BYTES, memoryDir, treeVerdict, type Kind } from "./paths.ts";
 import { pauseSwitch } from "./pause.ts";
 

@@ -1,6 +1,6 @@
-import {
-  type BigIntStats, closeSync, constants, fstatSync, nodeCrypto, openSync, readlinkSync, readSync, writeFileSync,
-} from "../builtins.ts";
+// Files as the helper touches them: never through a link or a FIFO, read whole and untorn, and a save's private names.
+import { type BigIntStats, closeSync, constants, fstatSync, lstatSync, nodeCrypto, openSync, readdirSync,
+  readFileSync, readlinkSync, readSync, realpathSync, type Stats, writeFileSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { failpoint } from "./failpoint.ts";
@@ -166,4 +166,111 @@ export async function readStable(filePath: string, opts: { failpoint?: string } 
   } finally {
     closeSync(fd);
   }
+}
+
+/** `.<file>.tmp-<pid>-<hex>` (a new version being written) or `.<file>.claim-<pid>-<hex>` (the prior, set aside). */
+export interface PrivateEntry {
+  name: string;
+  file: string;
+  role: "tmp" | "claim";
+  pid: number;
+  path: string;
+}
+
+// Ours: 8 hex on both. The reference's: `.tmp-<pid>-<16 hex>`, `.claim-<pid>-<32 hex>`.
+const TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+const CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+const PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
+
+export function privateName(file: string, role: PrivateEntry["role"], pid: number, rand: string): string {
+  return `.${file}.${role}-${pid}-${rand}`;
+}
+
+export const listDir = (dir: string): string[] => orNull(() => readdirSync(dir)) ?? [];
+
+export function listPrivate(dir: string): PrivateEntry[] {
+  const out: PrivateEntry[] = [];
+  for (const name of listDir(dir)) {
+    const m = PRIVATE_PATTERN.exec(name);
+    if (!m) continue;
+    const role = m[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name, file: m[1]!, role, pid: Number(m[3] ?? m[5]), path: path.join(dir, name) });
+  }
+  return out;
+}
+
+export const lstatBig = (p: string): BigIntStats | null => orNull(() => lstatSync(p, { bigint: true }));
+
+/** True when a private file of `file` in `dir` has inode `ino`: the one case where a memory file has two links. */
+export function hasPrivatePartner(dir: string, file: string, ino: bigint): boolean {
+  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
+}
+
+// Small reads that never follow a link or block on a FIFO, for files the helper only peeks at.
+/** `p`'s own stat, never through a link; null when nothing is there or it cannot be told. */
+export const lstatOrNull = (p: string): Stats | null => orNull(() => lstatSync(p));
+
+/** `p` with every link resolved; null when it cannot be (nothing there, a loop, no permission). */
+export const realOrNull = (p: string): string | null => orNull(() => realpathSync(p));
+
+/** True when anything (a link too) is at `p`. */
+export const exists = (p: string): boolean => lstatOrNull(p) !== null;
+
+// Opens `p` for reading, never through a link and never blocking on a FIFO; null when it cannot be, or `read` throws.
+function peek<T>(p: string, read: (fd: number) => T | null): T | null {
+  const fd = orNull(() => openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  if (fd === null) return null;
+  try {
+    return read(fd);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A regular file's text of at most `maxBytes`, never through a link or a FIFO; null for anything else. */
+export function readSmall(p: string, maxBytes = 1_000_000): string | null {
+  // Windows has no O_NOFOLLOW: there a link is refused by its own stat first.
+  if (constants.O_NOFOLLOW === undefined && !lstatOrNull(p)?.isFile()) return null;
+  return peek(p, (fd) => {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) return null;
+    // Checked again after the read: a file that grew meanwhile is no smaller for it.
+    const bytes = readFileSync(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
+  });
+}
+
+/** Why `readSmall(p, maxBytes)` gave null, said after the file's name; null when nothing, or a link, is there. */
+export function unreadReason(p: string, maxBytes = 1_000_000): string | null {
+  const st = lstatOrNull(p);
+  if (st === null || st.isSymbolicLink()) return null;
+  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
+  if (st.size > maxBytes) return `is larger than ${maxBytes === 1_000_000 ? "1 MB" : `${maxBytes} bytes`}`;
+  try {
+    closeSync(openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  } catch (err) {
+    return `cannot be read (${(err as Error).message.split(",")[0]})`;
+  }
+  return "changed while it was read";
+}
+
+/** The first bytes of a regular file without following a link or blocking; null otherwise. */
+export function readHead(filePath: string, bytes = 1_000_000): Buffer | null {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+
+export function readHeadAndTime(filePath: string, bytes: number): { bytes: Buffer; mtimeNs: bigint } | null {
+  return peek(filePath, (fd) => {
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    // Two links only while a publication is unfinished (its temp is the other): still the whole new version.
+    const partnered = st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n = readSync(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
+  });
 }

@@ -1,10 +1,10 @@
 import { closeSync, fstatSync } from "../builtins.ts";
 import path from "node:path";
 import { firstNul } from "../guard/file-verdict.ts";
-import { openRegular, readAll } from "./files.ts";
+import { hasPrivatePartner, listPrivate, lstatBig, openRegular, readAll } from "./files.ts";
+import { lockState } from "./lock.ts";
 import { FILE_OF, HEADING_OF, memoryDir, treeVerdict, type Kind } from "./paths.ts";
 import { MARKER } from "../schema/values.ts";
-import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
 import { pendingRepairs, plantedPrivate } from "./recover.ts";
 
 /** A memory file as seen from outside; `text` (asked with `{ text: true }`) is null when it changed while read. */

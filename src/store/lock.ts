@@ -1,11 +1,10 @@
 import { quotedValue } from "../guard/quote.ts";
-import { lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, unlinkSync, utimesSync,
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, utimesSync,
   writeFileSync } from "../builtins.ts";
 import { hostname } from "node:os";
 import path from "node:path";
 import { Busy, Refused } from "../errors.ts";
 import { orNull, randomHex8, succeeds } from "./files.ts";
-import { LOCK_NAME, OWNER_NAME, lockVerdict, readOwner, type LockOwner } from "./private.ts";
 
 /** A held lock; `assertHeld` refuses (exit 2) once it is no longer ours, before publication. */
 export interface LockHandle {
@@ -138,4 +137,77 @@ function takeOver(lockDir: string, dead: LockOwner | null): boolean {
   if (moved && moved.nonce !== dead?.nonce && succeeds(() => renameSync(aside, lockDir))) return true;
   rmSync(aside, { recursive: true, force: true });
   return true;
+}
+
+export const LOCK_NAME = ".lock";
+export const OWNER_NAME = "owner";
+
+export interface LockOwner {
+  pid: number;
+  host: string;
+  nonce: string;
+}
+
+export function readOwner(lockDir: string): LockOwner | null {
+  const data = orNull(() => JSON.parse(readFileSync(path.join(lockDir, OWNER_NAME), "utf8")) as Partial<LockOwner>);
+  if (typeof data?.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+  return { pid: data.pid, host: data.host, nonce: data.nonce };
+}
+
+/** True unless the process is known to be gone (EPERM means it exists under another user). */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+// True when process `pid` started after `ms`, by Linux's /proc (USER_HZ 100); false elsewhere.
+function startedAfter(pid: number, ms: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1000;
+    // A second of slack: btime is rounded to the second.
+    return Number.isFinite(startMs) && startMs > ms + 1000;
+  } catch {
+    return false;
+  }
+}
+
+/** How old a lock's mtime (refreshed by its holder) may be before it counts as abandoned. */
+export const LOCK_STALE_MS = 10_000;
+// How long a lock directory may have no owner file before it counts as abandoned.
+const OWNERLESS_GRACE_MS = 3_000;
+
+type Times = { mtimeMs: number; ctimeMs: number };
+
+/** Whether a lock on disk is `held` or `dead` (docs/decisions/lock.md); `unchangedMs` is 0 for a single look. */
+export function lockVerdict(owner: LockOwner | null, st: Times, host: string, unchangedMs: number): "held" | "dead" {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  // A live local holder keeps its lock however long its heartbeat waits; only a later process reuses a dead one's pid.
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
+
+type LockState = { state: "free" | "held" | "dead"; pid: number | null; host: string | null; unproven: boolean };
+
+/** The lock's state as a reader sees it; `unproven`: held, but one look cannot judge it (a writer watches 10 s). */
+export function lockState(memDir: string): LockState {
+  const lockDir = path.join(memDir, LOCK_NAME);
+  const st: Times | null = orNull(() => lstatSync(lockDir));
+  if (st === null) return { state: "free", pid: null, host: null, unproven: false };
+  const owner = readOwner(lockDir);
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || (owner.host !== here && st.mtimeMs > Date.now()));
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
 }

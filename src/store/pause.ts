@@ -2,7 +2,7 @@ import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { Paused } from "../errors.ts";
 import { homeFolder, userDir } from "./home.ts";
-import { exists } from "./fs.ts";
+import { exists } from "./files.ts";
 
 /** True when `SESSION_HANDOFF_DISABLE` is set to anything but empty, `0`, `false`, `no` or `off`. */
 export function disabledByEnv(env: Record<string, string | undefined>): boolean {

@@ -4,11 +4,10 @@ import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { archiveName, pruneArchive } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
-import { openRegular, orNull, randomHex8, readAll, readStable, succeeds, tokenOf, UnsafeFile,
-  type ReadFile } from "./files.ts";
+import { lstatBig, openRegular, orNull, privateName, randomHex8, readAll, type ReadFile, readStable, succeeds, tokenOf,
+  UnsafeFile } from "./files.ts";
 import type { LockHandle } from "./lock.ts";
 import { ensureDir } from "./paths.ts";
-import { lstatBig, privateName } from "./private.ts";
 
 /** What to publish: `file` in `dir` (the memory dir, or the root), against `expectedToken`. */
 interface PublishSpec {

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { readStable, UnsafeFile } from "./files.ts";
+import { hasPrivatePartner, listPrivate, lstatBig, readStable, UnsafeFile } from "./files.ts";
+import { lockState } from "./lock.ts";
 import { FILE_OF, checkTree, memoryDir, type Kind } from "./paths.ts";
-import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
 
 function inProgressOrInterrupted(memDirOrRoot: string, lockDir: string, file: string, leftover: () => boolean) {
   const lock = lockState(lockDir);

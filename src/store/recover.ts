@@ -1,5 +1,5 @@
 import path from "node:path";
-import { listDir, listPrivate, lstatBig, type PrivateEntry } from "./private.ts";
+import { listDir, listPrivate, lstatBig, type PrivateEntry } from "./files.ts";
 import { FILE_OF, TARGETS, archiveDir, memoryDir } from "./paths.ts";
 
 const MEMORY_FILES = new Set(Object.values(FILE_OF));

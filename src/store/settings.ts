@@ -1,8 +1,7 @@
 // `.ai/memory/settings.json`, read on the hook's path at every turn: one small read and no parser beyond JSON.
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
-import { readSmall, unreadReason } from "./fs.ts";
-import { orNull } from "./files.ts";
+import { orNull, readSmall, unreadReason } from "./files.ts";
 
 const SETTINGS_FILE = "settings.json";
 const MAX_SETTINGS_BYTES = 16 * 1024;

@@ -10,7 +10,7 @@ import {
 import { fitClauses } from "../brief/cut.ts";
 import { mergedClauses, mergedLineOf, THEIR_STEP } from "../git/merge-driver.ts";
 import { mergedSaver } from "../git/saves.ts";
-import { readSmall } from "../store/fs.ts";
+import { readSmall } from "../store/files.ts";
 import { conflictNote } from "../git/merge-driver-config.ts";
 import { conflictSides } from "../schema/conflicted.ts";
 import { conflictAdvice } from "../git/unmerged.ts";

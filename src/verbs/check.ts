@@ -13,7 +13,7 @@ import { pauseSwitch } from "../store/pause.ts";
 import { orNull } from "../store/files.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
-import { checkpointNoteForHandoff, currentCheckpoint } from "../checkpoint/surface.ts";
+import { checkpointNoteForHandoff, currentCheckpoint } from "../checkpoint/store.ts";
 import { helperShown } from "../agents/target.ts";
 
 /** The result of `check` (docs/design.md#check); `--json` prints it, with where this clone's newest save is. */

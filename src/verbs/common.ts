@@ -1,8 +1,7 @@
 import { quotedPath, quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { HelperError, UsageError } from "../errors.ts";
-import { TOKEN_PATTERN } from "../store/files.ts";
-import { exists } from "../store/fs.ts";
+import { exists, TOKEN_PATTERN } from "../store/files.ts";
 import { findRoot } from "../git/root.ts";
 import { renderEnvelope } from "../guard/untrusted.ts";
 import { ok, type Outcome, type VerbContext } from "./types.ts";

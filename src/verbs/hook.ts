@@ -14,7 +14,7 @@ import { rootOption } from "./common.ts";
 import { hookStart, readHookJson } from "../agents/harness-path.ts";
 import { isHookFormat, renderHook } from "../agents/render.ts";
 import { ok, type Verb } from "./types.ts";
-import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines } from "../checkpoint/surface.ts";
+import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines } from "../checkpoint/store.ts";
 
 /** Longest hook output, in characters. */
 export const HOOK_LIMIT = 2000;

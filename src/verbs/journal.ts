@@ -4,8 +4,8 @@ import path from "node:path";
 import { Refused, UsageError } from "../errors.ts";
 import { journalDir, listJournal, type JournalFile } from "../journal/store.ts";
 import { checkTree } from "../store/paths.ts";
-import { exists } from "../store/fs.ts";
-import { underLock } from "../store/mutate.ts";
+import { exists } from "../store/files.ts";
+import { underLock } from "../store/repair.ts";
 import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 

@@ -1,7 +1,7 @@
 import { Refused } from "../errors.ts";
 import { formatRedactionReport, redactText } from "../guard/redact.ts";
 import { decodeInput } from "../store/document.ts";
-import { underLock } from "../store/mutate.ts";
+import { underLock } from "../store/repair.ts";
 import { archiveDir, archivePrefixOf, MAX_DOCUMENT_BYTES, memoryDir, parseTarget } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
 import { publish } from "../store/publish.ts";

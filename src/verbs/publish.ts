@@ -7,7 +7,7 @@ import { helperLocation } from "../agents/target.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { failpointOf, lockTimeoutOption, ROOT_HELP, rootOption } from "./common.ts";
-import { underLock } from "../store/mutate.ts";
+import { underLock } from "../store/repair.ts";
 import { ok, type Verb } from "./types.ts";
 
 const ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges " +

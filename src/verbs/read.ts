@@ -2,17 +2,17 @@ import path from "node:path";
 import { conflictNote } from "../git/merge-driver-config.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { Refused } from "../errors.ts";
-import { exists } from "../store/fs.ts";
+import { exists } from "../store/files.ts";
 import { quotedPath } from "../guard/quote.ts";
 import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { readManagedFile, readMemoryFile } from "../store/read.ts";
 import { draftShown, newDraft } from "../store/drafts.ts";
 import { pauseSwitch } from "../store/pause.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints, sessionFileId } from "../checkpoint/store.ts";
+import { checkpointNoteForHandoff, checkpointsDir, checkpointsDirState, listCheckpoints,
+  sessionFileId } from "../checkpoint/store.ts";
 import { checkTree, FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
 import { envelope, failpointOf, rootOption, ROOT_HELP } from "./common.ts";
 import type { Outcome, Verb } from "./types.ts";
-import { checkpointNoteForHandoff } from "../checkpoint/surface.ts";
 import { awaySentence, elsewhereSentence, handoffAway, handoffsElsewhere } from "../git/handoff-away.ts";
 import { helperShown } from "../agents/target.ts";
 

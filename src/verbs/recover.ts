@@ -1,4 +1,4 @@
-import { underLock } from "../store/mutate.ts";
+import { underLock } from "../store/repair.ts";
 import { pendingRepairs } from "../store/recover.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";

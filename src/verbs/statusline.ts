@@ -12,7 +12,7 @@ import { branchWords, plural } from "../guard/words.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
-import { readHead } from "../store/fs.ts";
+import { readHead } from "../store/files.ts";
 import { interruptedSave } from "../store/inspect.ts";
 import { memoryDir } from "../store/paths.ts";
 import { rootOption } from "./common.ts";

@@ -4,7 +4,7 @@ import { findInvisible } from "../guard/invisible.ts";
 import { handoffKeyFiles, validateHandoff } from "../schema/validate.ts";
 import { issueLines, type Validation } from "../schema/validate-common.ts";
 import { validateLedger } from "../schema/validate-ledger.ts";
-import { listArchives, readArchive } from "../store/archive-entries.ts";
+import { listArchives, readArchive } from "../store/archive.ts";
 import { FILE_OF, MAX_DOCUMENT_BYTES, parseKind, type Kind } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
 import { decodeStdin } from "../store/document.ts";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseTranscript } from "../../src/agents/transcripts/parsers.ts";
 import type { TranscriptFormat } from "../../src/agents/transcripts/types.ts";
-import { renderCheckpoint } from "../../src/checkpoint/format.ts";
+import { renderCheckpoint } from "../../src/checkpoint/capture.ts";
 import { withFakes } from "../fixtures/transcripts/fakes.ts";
 
 export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "transcripts");

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { captureSource, sniffFormat } from "../../src/agents/transcripts/index.ts";
 import { parseTranscript } from "../../src/agents/transcripts/parsers.ts";
 import type { TranscriptFormat } from "../../src/agents/transcripts/types.ts";
-import { renderCheckpoint } from "../../src/checkpoint/format.ts";
+import { renderCheckpoint } from "../../src/checkpoint/capture.ts";
 import { gitRepo } from "../helpers.ts";
 import { checkpoint, cpText } from "../verbs/support.ts";
 import { FIXED_ANCHORS, FIXTURES } from "./golden.ts";

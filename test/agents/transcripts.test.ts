@@ -7,7 +7,7 @@ import { closeTranscript, earlierHolds, HEAD_BYTES, openTranscript, OVERLONG_SCA
 import { readTranscriptTail } from "../verbs/support.ts";
 import { exitFromText } from "../../src/agents/transcripts/types.ts";
 import { sniffFormat } from "../../src/agents/transcripts/index.ts";
-import { CHECKPOINT_MAX_BYTES, renderCheckpoint, safeItem, sameCheckpoint, triggerOf } from "../../src/checkpoint/format.ts";
+import { CHECKPOINT_MAX_BYTES, renderCheckpoint, safeItem, sameCheckpoint, triggerOf } from "../../src/checkpoint/capture.ts";
 import { tempDir } from "../helpers.ts";
 
 const parseClaude = (lines: readonly string[]) => parseTranscript("claude", lines);

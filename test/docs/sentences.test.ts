@@ -51,7 +51,7 @@ describe("the sentence table (test/docs/sentences.ts)", () => {
 // The hook's sentences reach the model through the harness: each literal must be a row.
 const FAMILIES: { file: string; literal: RegExp }[] = [
   { file: "src/verbs/hook.ts", literal: /["`](session-handoff: [^"`$]{12,})/g },
-  { file: "src/checkpoint/surface.ts", literal: /["`](session-handoff: [^"`$]{12,})/g },
+  { file: "src/checkpoint/store.ts", literal: /["`](session-handoff: [^"`$]{12,})/g },
 ];
 
 describe("the table is complete for the hook's sentences", () => {

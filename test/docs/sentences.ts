@@ -17,7 +17,7 @@ export interface Sentence {
 }
 
 const HOOK = "src/verbs/hook.ts";
-const SURFACE = "src/checkpoint/surface.ts";
+const SURFACE = "src/checkpoint/store.ts";
 const BRIEF = "src/brief/brief.ts";
 
 export const SENTENCES: readonly Sentence[] = [

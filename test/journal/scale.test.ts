@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { boundYear, foldSection } from "../../src/journal/record.ts";
+import { boundYear, foldSection } from "../../src/journal/store.ts";
 import { parseJournal } from "../../src/journal/entry.ts";
 import { gitRepo, helper, MARKER } from "../helpers.ts";
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseTranscript } from "../../src/agents/transcripts/parsers.ts";
 import { readTranscriptTail } from "../verbs/support.ts";
 import type { TranscriptFormat } from "../../src/agents/transcripts/types.ts";
-import { renderCheckpoint } from "../../src/checkpoint/format.ts";
+import { renderCheckpoint } from "../../src/checkpoint/capture.ts";
 import { prngOf } from "../fixtures/scripts.ts";
 import { gitRepo, tempDir } from "../helpers.ts";
 import { checkpoint, cpText } from "../verbs/support.ts";

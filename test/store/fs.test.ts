@@ -3,7 +3,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { exists, lstatOrNull, readSmall } from "../../src/store/fs.ts";
+import { exists, lstatOrNull, readSmall } from "../../src/store/files.ts";
 import { tempDir } from "../helpers.ts";
 
 describe("readSmall", () => {

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { listPrivate } from "../../src/store/private.ts";
+import { listPrivate } from "../../src/store/files.ts";
 import { tempDir } from "../helpers.ts";
 
 // our private names (8 hex) and the reference helper's (a temp's 16 hex,

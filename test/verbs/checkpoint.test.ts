@@ -536,6 +536,19 @@ describe("a newer checkpoint with no plan still reaches the brief (found by a ne
   });
 });
 
+describe("a command a signal ended (exit -N) is a failed command in the brief, as retention counts it", () => {
+  it("joins do-not-retry, marked captured", async () => {
+    const root = gitRepo();
+    await saveIn(root, handoff("Ship login"));
+    mkdirSync(CP_DIR(root), { recursive: true });
+    const at = minutesAgoIso(2);
+    const text = `<!-- memory-schema: v1 -->\n# Session Checkpoint\nSaved: ${at}\nSession: s\nSession-start: unknown\nTrigger: session-end\nSource: planted\n\n## Commands\n- \`npm test\` — exit -9\n\n## Environment anchors\n- Date: ${at}\n`;
+    writeFileSync(path.join(CP_DIR(root), "s.md"), text, { mode: 0o600 });
+    const lines = briefBody((await inProcess(["brief", "--root", root])).stdout).trimEnd().split("\n");
+    expect(lines[3]).toBe("Do-not-retry: failed since the save: `npm test` — exit -9 (captured, not confirmed)");
+  });
+});
+
 describe("a newer checkpoint keeps the brief's warnings (found by a newcomer's run)", () => {
   it("drift's verdict stays before the checkpoint's step and the open question after it", async () => {
     const root = gitRepo();

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CHECKPOINT_SENTENCES } from "../../src/checkpoint/surface.ts";
+import { CHECKPOINT_SENTENCES } from "../../src/checkpoint/store.ts";
 import { aged, gitRepo, handoff, helper, referenceOf, sha, tempDir } from "../helpers.ts";
 import { inProcess, saveIn } from "../in-process.ts";
 import { CP_DIR, checkpoint as spawnedCheckpoint, cpFiles, cpText, hookInput, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CHECKPOINT_SENTENCES } from "../../src/checkpoint/surface.ts";
+import { CHECKPOINT_SENTENCES } from "../../src/checkpoint/store.ts";
 import { gitRepo, helper } from "../helpers.ts";
 import { checkpoint, transcript } from "./support.ts";
 

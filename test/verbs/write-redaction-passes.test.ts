@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { redactText, redactTranscript } from "../../src/guard/redact.ts";
-import { recordSave } from "../../src/journal/record.ts";
+import { recordSave } from "../../src/journal/store.ts";
 import { buildDocument, checkDocument } from "../../src/save/save.ts";
 import { githubToken, stripeKey } from "../fixtures/redaction/attacks.ts";
 import { gitRepo, handoff, MARKER, tempDir } from "../helpers.ts";
