@@ -628,9 +628,9 @@ var init_validate_common = __esm({
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
+// ../../main/node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -737,9 +737,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/signals.js
+// ../../main/node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -768,9 +768,9 @@ var require_signals = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/index.js
+// ../../main/node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -1003,9 +1003,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/write-file-atomic/lib/index.js
+// ../../main/node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync2;
@@ -4021,7 +4021,7 @@ async function firstSaver(git, pickaxe, revs, dir) {
   if (pickaxe.length === 0) return null;
   const specs = [`:(top,literal)${dir}HANDOFF.md`, `:(top,literal)${dir}archive`];
   const refs = revs.some((r2) => r2.startsWith("^")) ? revs : [...revs, "--branches", "--remotes", "--tags"];
-  const r = await git(["log", "--no-merges", "--format=%an%x03%ae", ...pickaxe, ...refs, "--", ...specs]);
+  const r = await git(["log", "--no-merges", "--format=%an%x03%ae%x03%H", ...pickaxe, ...refs, "--", ...specs]);
   return r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() || null : null;
 }
 async function mergedSaver(root, env, text) {
@@ -4030,8 +4030,15 @@ async function mergedSaver(root, env, text) {
   const dir = `${path19.relative(top, path19.join(root, ".ai", "memory")).split(path19.sep).join("/")}/`;
   const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
   const revs = ["HEAD", ...merging ? ["MERGE_HEAD"] : []];
-  const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
-  return { committer: by ? authorWords(by) : null, someoneElse: true };
+  const git = (a) => runGit(root, a, env);
+  return provenanceOf(git, await firstSaver(git, savePickaxe(text), revs, dir));
+}
+async function provenanceOf(git, by) {
+  const [name2, email, id = ""] = (by ?? "").split("");
+  const me = by === null || id === "" ? null : await git(["var", "GIT_AUTHOR_IDENT"]);
+  const mine = me?.code === 0 && me.stdout.toString("utf8").startsWith(`${name2} <${email}> `);
+  if (mine) return { committer: null, commit: id.slice(0, 12), someoneElse: true };
+  return { committer: by === null ? null : authorWords(by), someoneElse: true };
 }
 function authorWords(raw) {
   const [name2 = "", email = ""] = raw.split("");
@@ -4783,7 +4790,7 @@ alwaysApply: true
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -5122,7 +5129,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -5209,10 +5216,10 @@ var init_scanner = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -5244,16 +5251,16 @@ var init_string_intern = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/format.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -5713,7 +5720,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -5724,16 +5731,16 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/edit.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/main.js
+// ../../main/node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -5773,7 +5780,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "node_modules/jsonc-parser/lib/esm/main.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
@@ -11202,7 +11209,8 @@ function assessDrift(f) {
   const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;
   if (savedMore > 0 && !fromElsewhere) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
-  const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : "";
+  const came = f.provenance?.commit ? `; it came with your commit ${f.provenance.commit}` : "";
+  const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : came;
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${by}`);
   const bad2 = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad2.length > 0) parts.push(`unverifiable anchors: ${bad2.join(", ")}`);
@@ -11327,7 +11335,7 @@ function parseHistory(out, memoryPrefix, savedSec = null, cuts, saved) {
     if (side === "ahead" && cuts?.has(id)) counts.cutAhead = true;
     if (dated) counts.olderLogged++;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && parents.length < 2)
-      counts.handoffCommitter = author.trim();
+      counts.handoffCommitter = `${author.trim()}${id}`;
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     const kind = commitKind(paths, memoryPrefix);
     if (kind === "memory") counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
@@ -11459,7 +11467,8 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async () => {
-    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
+    const format2 = "--format=%an%x03%ae%x03%H";
+    const r = await git(["log", "-1", "--no-merges", format2, "--", `:(top,literal)${handoffPath}`]);
     return r.code === 0 ? r.stdout.toString("utf8").trim() || null : null;
   };
   const merging = facts.inProgress?.current === "merge" && snap.head !== null;
@@ -11469,7 +11478,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const saver = theirs ?? (snap.head !== null ? await firstBy("HEAD") : null);
   if (saver !== null) committer = saver;
   else if (committer === null && snap.head !== null && await inHead()) committer = await lastBy();
-  facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
+  facts.provenance = await provenanceOf(git, committer);
 }
 async function heldAsSaved(git, savedHead, hashes, modes, paths) {
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
@@ -11838,7 +11847,8 @@ function renderDrift(r) {
   const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fate(f)}`);
   const n = (v) => v === null ? "unknown" : String(v);
   const committer = r.provenance?.committer ?? null;
-  const by = committer === null ? "" : `; last committed by ${committer}`;
+  const came = r.provenance?.commit ? `; came with your commit ${r.provenance.commit}` : "";
+  const by = committer === null ? came : `; last committed by ${committer}`;
   const since = r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`;
   const changed = r.branchChanged ? " (changed)" : "";
   const shallow = r.shallow ? " (shallow clone)" : "";
@@ -12164,14 +12174,20 @@ function draftBrief(h, drift, ledgers) {
   });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
   const next = proposedStep(h);
-  const who = drift.provenance?.someoneElse ? drift.provenance.committer ?? "someone" : null;
-  const whose = who === null ? "" : `(the step of ${who}, saved in another clone) `;
+  const who = handoffOwner(drift);
+  const whose = who === null ? "" : `(the step ${who}) `;
   const nextText = next === null ? null : `${whose}${flatten(next, 200)}`;
   const open = h.openQuestions.find((q) => !NONE2.test(q.trim()));
   const frame = { verdict: drift.verdict, question: open === void 0 ? null : flatten(open, 200), notHere, ageOnly };
   const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere, ageOnly);
   const fields = { goal, planStatus: planStatus2, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep };
   return { ...withLines(fields), frame, driftClauses };
+}
+function handoffOwner(drift) {
+  const p = drift.provenance;
+  if (!p?.someoneElse) return null;
+  const whose = p.commit ? `that came with your commit ${p.commit}` : `of ${p.committer ?? "someone"}`;
+  return `${whose}, saved in another clone`;
 }
 function withLines(b) {
   const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
@@ -12242,7 +12258,7 @@ var init_brief = __esm({
       note: 101
     };
     RANKED = [
-      [/^(the handoff was not saved in this clone|its last commit is by )/, RANK.source],
+      [/^(the handoff was not saved in this clone|its last commit is by |it came with your commit )/, RANK.source],
       [/memory-only|^key files not created yet/, RANK.memoryOnly],
       [/\bupstream\b/, RANK.upstream],
       [/^key files (missing|changed|with uncommitted)/, RANK.keyFiles],

@@ -14,7 +14,7 @@ import {
 import { oursOnly } from "./attributes-block.ts";
 import { ATTRIBUTES, commitKind, heldByRef, listedAncestors } from "./history-rules.ts";
 import { lstatOrNull, readHead } from "../store/fs.ts";
-import { authorWords, firstSaver, savedByOf, savedHere, savePickaxe, stashesSince } from "./saves.ts";
+import { firstSaver, provenanceOf, savedByOf, savedHere, savePickaxe, stashesSince } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
@@ -72,7 +72,7 @@ export function parseHistory(
     if (dated) counts.olderLogged++;
     // A merge's author only joined two handoffs: the author named is the one who saved the handoff.
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && parents.length < 2)
-      counts.handoffCommitter = author.trim();
+      counts.handoffCommitter = `${author.trim()}\x03${id}`;
     // Git gives every empty commit the same patch id: one is no copy of another.
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     const kind = commitKind(paths, memoryPrefix);
@@ -246,7 +246,8 @@ async function measureRepo(
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async () => {
-    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
+    const format = "--format=%an%x03%ae%x03%H";
+    const r = await git(["log", "-1", "--no-merges", format, "--", `:(top,literal)${handoffPath}`]);
     return r.code === 0 ? r.stdout.toString("utf8").trim() || null : null;
   };
   // Mid-merge, a handoff the other side changed is that side's in the tree: HEAD's history names the wrong author.
@@ -260,7 +261,7 @@ async function measureRepo(
   if (saver !== null) committer = saver;
   // Only when the commits since the save did not name its committer; a handoff not in HEAD has none to walk for.
   else if (committer === null && snap.head !== null && (await inHead())) committer = await lastBy();
-  facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
+  facts.provenance = await provenanceOf(git, committer);
 }
 
 // Of `paths`, those dirty at the save that HEAD holds exactly as saved: the saved blob in the saved mode, or deleted.

@@ -26,7 +26,8 @@ export function renderDrift(r: DriftReport): string {
   // A count git could not give (the saved HEAD unreachable, no repository): said in words.
   const n = (v: number | null) => (v === null ? "unknown" : String(v));
   const committer = r.provenance?.committer ?? null;
-  const by = committer === null ? "" : `; last committed by ${committer}`;
+  const came = r.provenance?.commit ? `; came with your commit ${r.provenance.commit}` : "";
+  const by = committer === null ? came : `; last committed by ${committer}`;
   const since = r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`;
   const changed = r.branchChanged ? " (changed)" : "";
   const shallow = r.shallow ? " (shallow clone)" : "";

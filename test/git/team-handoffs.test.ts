@@ -135,6 +135,27 @@ describe("a teammate's handoff copied into a commit of mine", () => {
     expect(me.git("log", "-1", "--format=%an", "--", ".ai/memory/HANDOFF.md")).toBe("Me");
     expect(me.run(["brief"]).stdout).toContain(`${stepOfTess} Edit fmtShort`);
   });
+  it("names my squash commit, not me, once her branch is deleted everywhere", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    tess.git("switch", "-qc", "tess-work");
+    save(tess, "Tess: fix negatives.", "Edit fmtShort");
+    tess.git("add", "-f", ".ai/memory");
+    tess.git("commit", "-qm", "tess: handoff");
+    tess.git("push", "-q", "origin", "tess-work");
+    me.git("fetch", "-q", "origin", "tess-work");
+    me.git("merge", "-q", "--squash", "origin/tess-work");
+    me.git("commit", "-qm", "squash tess-work");
+    tess.git("push", "-q", "origin", "--delete", "tess-work");
+    me.git("fetch", "-q", "--prune");
+    // Only my squash brings her save now: the clone mark says another clone saved it, so my name is not its saver's.
+    const squash = me.git("rev-parse", "--short=12", "HEAD");
+    const out = me.run(["brief"]).stdout;
+    expect(out).toContain(`(the step that came with your commit ${squash}, saved in another clone) Edit fmtShort`);
+    expect(out).not.toContain('"Me" "me@example.com"');
+    expect(me.run(["drift"]).stdout).toContain(`provenance: not saved in this clone; came with your commit ${squash}`);
+  });
 });
 
 describe("two teammates' saves of one second, on one commit", () => {
