@@ -4379,7 +4379,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   if (held !== null && held.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
-  return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
+  return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "", ...later ? { later } : {} };
 }
 function movedSince(gitDir, savedMs2) {
   const log = readSmall(path22.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
@@ -4420,7 +4420,7 @@ function newestSentence(a, here) {
   if (a.lost === void 0)
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
-  const did = here ? "put another one in its place" : "took it away";
+  const did = here ? `put ${a.later ? "one saved after it" : "another one"} in its place` : "took it away";
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }
 var stampMs, HANDOFF, shellWord2, whereAway, restoreNote, awaySentence;
@@ -10587,8 +10587,8 @@ exit: 0 nothing parked
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "lost", "checkpoint" or
 "conflicted"),
-"stash", "ref", "worktree", "lost", "restore", "checkpoint", "elsewhere",
-"conflicted", "mergeDriverMissing" and "unknownSections":
+"stash", "ref", "worktree", "lost", "later", "restore", "checkpoint",
+"elsewhere", "conflicted", "mergeDriverMissing" and "unknownSections":
 references/verbs/check.md. When the kill switch is on, the paused sentence is
 printed too and the code is kept.
 `,
@@ -12855,8 +12855,9 @@ exit: 0 brief printed
         let brief = loaded.pasted ? draftBrief(parsed, stepBy, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, stepBy, ledgers), now, ctx.env);
         const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);
         if (newer !== null) brief = withDriftNote(brief, newestSentence(newer, true));
+        const owner = handoffOwner(report);
         if (newer !== null && newer.restore !== "") {
-          const proposedNextStep = `bring this clone's newer save back with \`${newer.restore}\`, then run brief again (the fields above are from the older handoff) \u2014 Confirm?`;
+          const proposedNextStep = newer.later ? `tell the user first (\`${newer.restore}\` brings this clone's save back over the later one); then: ` + brief.proposedNextStep : `bring this clone's newer save back with \`${newer.restore}\`, then run brief again (the fields above are from the older handoff${owner === null ? "" : ` ${owner}`}) \u2014 Confirm?`;
           brief = withLines({ ...brief, proposedNextStep });
         }
         if (merged && other !== null) {
@@ -12991,7 +12992,7 @@ var init_hook = __esm({
       paused: () => "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
       conflicted: () => "session-handoff: memory files have unresolved merge conflicts (git holds them unmerged, or they hold conflict markers); do not resume from them: run the skill's `check`, which names the commands that resolve them.",
       newest: (a, here) => `session-handoff: ${newestSentence(a, here)}. Tell the user before resuming; \`check\` says the same.`,
-      elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it."
+      elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a reset, a merge or a copy); the resume flow's brief names who committed it."
     };
     HELP = `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
          [--format text|claude|codex|gemini|cursor|cline]
@@ -16612,7 +16613,7 @@ commits changed or dropped", or "patches kept" when every one has a copy;
 "\xB7 saved HEAD not in this clone (run brief)" when git lacks it.
 Where this worktree's newest save is, as check says it: "\xB7 a newer save in
 stash@{N} (run check)" (or on branch "<name>"), "\xB7 newest save lost (run
-check)" when a reset put an older handoff in its place; no git when the
+check)" when a reset put another handoff in its place; no git when the
 handoff here is that save (git, at most 500 ms each, when it is not).
 "handoff: memory conflicted (run check)" while a merge leaves a memory file
 unmerged or the handoff holds conflict markers.
