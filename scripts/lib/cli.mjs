@@ -11335,7 +11335,7 @@ function parseHistory(out, memoryPrefix, savedSec = null, cuts, saved) {
     if (side === "ahead" && cuts?.has(id)) counts.cutAhead = true;
     if (dated) counts.olderLogged++;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && parents.length < 2)
-      counts.handoffCommitter = `${author.trim()}${id}`;
+      counts.handoffCommitter = author.trim();
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     const kind = commitKind(paths, memoryPrefix);
     if (kind === "memory") counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
@@ -11905,7 +11905,7 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; 2 git processes usually, at most 28 git processes.
+writes nothing; 2 git processes usually, at most 29 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD

@@ -72,7 +72,7 @@ export function parseHistory(
     if (dated) counts.olderLogged++;
     // A merge's author only joined two handoffs: the author named is the one who saved the handoff.
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && parents.length < 2)
-      counts.handoffCommitter = `${author.trim()}\x03${id}`;
+      counts.handoffCommitter = author.trim();
     // Git gives every empty commit the same patch id: one is no copy of another.
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     const kind = commitKind(paths, memoryPrefix);
