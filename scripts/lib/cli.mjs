@@ -3032,7 +3032,7 @@ async function firstSaver(git, pickaxe, revs, dir) {
   if (pickaxe.length === 0) return null;
   const specs = [`:(top,literal)${dir}HANDOFF.md`, `:(top,literal)${dir}archive`];
   const refs = revs.some((r2) => r2.startsWith("^")) ? revs : [...revs, "--branches", "--remotes", "--tags"];
-  const r = await git(["log", "--no-merges", "--format=%an%x03%ae", ...pickaxe, ...refs, "--", ...specs]);
+  const r = await git(["log", "--no-merges", "--format=%an%x03%ae%x03%H", ...pickaxe, ...refs, "--", ...specs]);
   return r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() || null : null;
 }
 async function mergedSaver(root, env, text) {
@@ -3041,8 +3041,15 @@ async function mergedSaver(root, env, text) {
   const dir = `${path15.relative(top, path15.join(root, ".ai", "memory")).split(path15.sep).join("/")}/`;
   const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
   const revs = ["HEAD", ...merging ? ["MERGE_HEAD"] : []];
-  const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
-  return { committer: by ? authorWords(by) : null, someoneElse: true };
+  const git = (a) => runGit(root, a, env);
+  return provenanceOf(git, await firstSaver(git, savePickaxe(text), revs, dir));
+}
+async function provenanceOf(git, by) {
+  const [name2, email, id = ""] = (by ?? "").split("");
+  const me = by === null || id === "" ? null : await git(["var", "GIT_AUTHOR_IDENT"]);
+  const mine = me?.code === 0 && me.stdout.toString("utf8").startsWith(`${name2} <${email}> `);
+  if (mine) return { committer: null, commit: id.slice(0, 12), someoneElse: true };
+  return { committer: by === null ? null : authorWords(by), someoneElse: true };
 }
 function authorWords(raw) {
   const [name2 = "", email = ""] = raw.split("");
@@ -4344,7 +4351,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   if (held !== null && held.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
-  return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
+  return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "", ...later ? { later } : {} };
 }
 function movedSince(gitDir, savedMs2) {
   const log = readSmall(path19.join(gitDir, "logs", "HEAD"), 5e7)?.trimEnd() ?? "";
@@ -4386,7 +4393,7 @@ function newestSentence(a, here) {
   if (a.lost === void 0)
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
-  const did = here ? "put another one in its place" : "took it away";
+  const did = here ? `put ${a.later ? "one saved after it" : "another one"} in its place` : "took it away";
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }
 var stampMs, HANDOFF, whereAway, restoreNote, awaySentence;
@@ -10531,8 +10538,8 @@ exit: 0 nothing parked
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "lost", "checkpoint" or
 "conflicted"),
-"stash", "ref", "worktree", "lost", "restore", "checkpoint", "elsewhere",
-"conflicted", "mergeDriverMissing" and "unknownSections":
+"stash", "ref", "worktree", "lost", "later", "restore", "checkpoint",
+"elsewhere", "conflicted", "mergeDriverMissing" and "unknownSections":
 references/verbs/check.md. When the kill switch is on, the paused sentence is
 printed too and the code is kept.
 `,
@@ -11126,7 +11133,8 @@ function assessDrift(f) {
   const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;
   if (savedMore > 0 && !fromElsewhere) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
-  const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : "";
+  const came = f.provenance?.commit ? `; it came with your commit ${f.provenance.commit}` : "";
+  const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : came;
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${by}`);
   const bad2 = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad2.length > 0) parts.push(`unverifiable anchors: ${bad2.join(", ")}`);
@@ -11385,7 +11393,8 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async () => {
-    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
+    const format2 = "--format=%an%x03%ae%x03%H";
+    const r = await git(["log", "-1", "--no-merges", format2, "--", `:(top,literal)${handoffPath}`]);
     return r.code === 0 ? r.stdout.toString("utf8").trim() || null : null;
   };
   const merging = facts.inProgress?.current === "merge" && snap.head !== null;
@@ -11395,7 +11404,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const saver = theirs ?? (snap.head !== null ? await firstBy("HEAD") : null);
   if (saver !== null) committer = saver;
   else if (committer === null && snap.head !== null && await inHead()) committer = await lastBy();
-  facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
+  facts.provenance = await provenanceOf(git, committer);
 }
 async function heldAsSaved(git, savedHead, hashes, modes, paths) {
   const saved = new Map(hashes.map((h) => [h.path, h.id]));
@@ -11730,7 +11739,8 @@ function renderDrift(r) {
   const fates = r.dirtyFates.map((f) => `${quotedPath(f.path)} ${fate(f)}`);
   const n = (v) => v === null ? "unknown" : String(v);
   const committer = r.provenance?.committer ?? null;
-  const by = committer === null ? "" : `; last committed by ${committer}`;
+  const came = r.provenance?.commit ? `; came with your commit ${r.provenance.commit}` : "";
+  const by = committer === null ? came : `; last committed by ${committer}`;
   const since = r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`;
   const changed = r.branchChanged ? " (changed)" : "";
   const shallow = r.shallow ? " (shallow clone)" : "";
@@ -11786,7 +11796,7 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; 2 git processes usually, at most 28 git processes.
+writes nothing; 2 git processes usually, at most 29 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD
@@ -12055,14 +12065,20 @@ function draftBrief(h, drift, ledgers) {
   });
   const driftAndLessons = fitClauses(driftClauses, MAX_FIELD_CHARS);
   const next = proposedStep(h);
-  const who = drift.provenance?.someoneElse ? drift.provenance.committer ?? "someone" : null;
-  const whose = who === null ? "" : `(the step of ${who}, saved in another clone) `;
+  const who = handoffOwner(drift);
+  const whose = who === null ? "" : `(the step ${who}) `;
   const nextText = next === null ? null : `${whose}${flatten(next, 200)}`;
   const open = h.openQuestions.find((q) => !NONE2.test(q.trim()));
   const frame = { verdict: drift.verdict, question: open === void 0 ? null : flatten(open, 200), notHere, ageOnly };
   const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere, ageOnly);
   const fields = { goal, planStatus: planStatus2, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep };
   return { ...withLines(fields), frame, driftClauses };
+}
+function handoffOwner(drift) {
+  const p = drift.provenance;
+  if (!p?.someoneElse) return null;
+  const whose = p.commit ? `that came with your commit ${p.commit}` : `of ${p.committer ?? "someone"}`;
+  return `${whose}, saved in another clone`;
 }
 function withLines(b) {
   const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
@@ -12133,7 +12149,7 @@ var init_brief = __esm({
       note: 101
     };
     RANKED = [
-      [/^(the handoff was not saved in this clone|its last commit is by )/, RANK.source],
+      [/^(the handoff was not saved in this clone|its last commit is by |it came with your commit )/, RANK.source],
       [/memory-only|^key files not created yet/, RANK.memoryOnly],
       [/\bupstream\b/, RANK.upstream],
       [/^key files (missing|changed|with uncommitted)/, RANK.keyFiles],
@@ -12727,8 +12743,9 @@ exit: 0 brief printed
         let brief = loaded.pasted ? draftBrief(parsed, stepBy, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, stepBy, ledgers), now, ctx.env);
         const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);
         if (newer !== null) brief = withDriftNote(brief, newestSentence(newer, true));
+        const owner = handoffOwner(report);
         if (newer !== null && newer.restore !== "") {
-          const proposedNextStep = `bring this clone's newer save back with \`${newer.restore}\`, then run brief again (the fields above are from the older handoff) \u2014 Confirm?`;
+          const proposedNextStep = newer.later ? `tell the user first (\`${newer.restore}\` brings this clone's save back over the later one); then: ` + brief.proposedNextStep : `bring this clone's newer save back with \`${newer.restore}\`, then run brief again (the fields above are from the older handoff${owner === null ? "" : ` ${owner}`}) \u2014 Confirm?`;
           brief = withLines({ ...brief, proposedNextStep });
         }
         if (merged && other !== null) {
@@ -12863,7 +12880,7 @@ var init_hook = __esm({
       paused: () => "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
       conflicted: () => "session-handoff: memory files have unresolved merge conflicts (git holds them unmerged, or they hold conflict markers); do not resume from them: run the skill's `check`, which names the commands that resolve them.",
       newest: (a, here) => `session-handoff: ${newestSentence(a, here)}. Tell the user before resuming; \`check\` says the same.`,
-      elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it."
+      elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a reset, a merge or a copy); the resume flow's brief names who committed it."
     };
     HELP = `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
          [--format text|claude|codex|gemini|cursor|cline]
@@ -16396,7 +16413,7 @@ commits changed or dropped", or "patches kept" when every one has a copy;
 "\xB7 saved HEAD not in this clone (run brief)" when git lacks it.
 Where this worktree's newest save is, as check says it: "\xB7 a newer save in
 stash@{N} (run check)" (or on branch "<name>"), "\xB7 newest save lost (run
-check)" when a reset put an older handoff in its place; no git when the
+check)" when a reset put another handoff in its place; no git when the
 handoff here is that save (git, at most 500 ms each, when it is not).
 "handoff: memory conflicted (run check)" while a merge leaves a memory file
 unmerged or the handoff holds conflict markers.

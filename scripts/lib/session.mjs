@@ -3375,7 +3375,7 @@ var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, tim
   if (held !== null && held.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
-  return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
+  return { lost, restore: ok2 ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "", ...later ? { later } : {} };
 });
 var HANDOFF = ".ai/memory/HANDOFF.md";
 function movedSince(gitDir, savedMs) {
@@ -3406,7 +3406,7 @@ function newestSentence(a, here) {
   if (a.lost === void 0)
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
-  const did = here ? "put another one in its place" : "took it away";
+  const did = here ? `put ${a.later ? "one saved after it" : "another one"} in its place` : "took it away";
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }
 
@@ -3443,7 +3443,7 @@ var SENTENCES = {
   paused: () => "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
   conflicted: () => "session-handoff: memory files have unresolved merge conflicts (git holds them unmerged, or they hold conflict markers); do not resume from them: run the skill's `check`, which names the commands that resolve them.",
   newest: (a, here) => `session-handoff: ${newestSentence(a, here)}. Tell the user before resuming; \`check\` says the same.`,
-  elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it."
+  elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a reset, a merge or a copy); the resume flow's brief names who committed it."
 };
 var ageText = (function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
@@ -3725,7 +3725,7 @@ commits changed or dropped", or "patches kept" when every one has a copy;
 "\xB7 saved HEAD not in this clone (run brief)" when git lacks it.
 Where this worktree's newest save is, as check says it: "\xB7 a newer save in
 stash@{N} (run check)" (or on branch "<name>"), "\xB7 newest save lost (run
-check)" when a reset put an older handoff in its place; no git when the
+check)" when a reset put another handoff in its place; no git when the
 handoff here is that save (git, at most 500 ms each, when it is not).
 "handoff: memory conflicted (run check)" while a merge leaves a memory file
 unmerged or the handoff holds conflict markers.

@@ -166,8 +166,8 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
 
   const next = proposedStep(h);
   // A teammate's step is said to be theirs where the agent reads what to do, not only in a clause a cut may drop.
-  const who = drift.provenance?.someoneElse ? drift.provenance.committer ?? "someone" : null;
-  const whose = who === null ? "" : `(the step of ${who}, saved in another clone) `;
+  const who = handoffOwner(drift);
+  const whose = who === null ? "" : `(the step ${who}) `;
   const nextText = next === null ? null : `${whose}${flatten(next, 200)}`;
   const open = h.openQuestions.find((q) => !NONE.test(q.trim()));
   const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200), notHere, ageOnly };
@@ -175,6 +175,15 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
 
   const fields = { goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep };
   return { ...withLines(fields), frame, driftClauses };
+}
+
+/** Whose a handoff not saved in this clone is: `of <committer>, saved in another clone`, or `that came with your
+ * commit <id>, …` when the user's own commit is all that shows it; null: saved here. */
+export function handoffOwner(drift: DriftReport): string | null {
+  const p = drift.provenance;
+  if (!p?.someoneElse) return null;
+  const whose = p.commit ? `that came with your commit ${p.commit}` : `of ${p.committer ?? "someone"}`;
+  return `${whose}, saved in another clone`;
 }
 
 /** The brief with its six lines rendered from its fields. */
@@ -193,7 +202,7 @@ export const RANK = {
 // Clause patterns; memory-only commits and key files not created yet are no drift. Who committed a handoff saved
 // elsewhere stays unless what the resume acts on needs the room (the session-start hook says the brief names them).
 const RANKED: [RegExp, number][] = [
-  [/^(the handoff was not saved in this clone|its last commit is by )/, RANK.source],
+  [/^(the handoff was not saved in this clone|its last commit is by |it came with your commit )/, RANK.source],
   [/memory-only|^key files not created yet/, RANK.memoryOnly],
   [/\bupstream\b/, RANK.upstream],
   [/^key files (missing|changed|with uncommitted)/, RANK.keyFiles],

@@ -14,7 +14,7 @@ import {
 import { oursOnly } from "./attributes-block.ts";
 import { ATTRIBUTES, commitKind, heldByRef, listedAncestors } from "./history-rules.ts";
 import { lstatOrNull, readHead } from "../store/files.ts";
-import { authorWords, firstSaver, savedByOf, savedHere, savePickaxe, stashesSince } from "./saves.ts";
+import { firstSaver, provenanceOf, savedByOf, savedHere, savePickaxe, stashesSince } from "./saves.ts";
 import { foldedInto, readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
@@ -247,7 +247,8 @@ async function measureRepo(
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
   const lastBy = async () => {
-    const r = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
+    const format = "--format=%an%x03%ae%x03%H";
+    const r = await git(["log", "-1", "--no-merges", format, "--", `:(top,literal)${handoffPath}`]);
     return r.code === 0 ? r.stdout.toString("utf8").trim() || null : null;
   };
   // Mid-merge, a handoff the other side changed is that side's in the tree: HEAD's history names the wrong author.
@@ -261,7 +262,7 @@ async function measureRepo(
   if (saver !== null) committer = saver;
   // Only when the commits since the save did not name its committer; a handoff not in HEAD has none to walk for.
   else if (committer === null && snap.head !== null && (await inHead())) committer = await lastBy();
-  facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
+  facts.provenance = await provenanceOf(git, committer);
 }
 
 // Of `paths`, those dirty at the save that HEAD holds exactly as saved: the saved blob in the saved mode, or deleted.

@@ -25,9 +25,11 @@ async function answer(root: string, args: string[], env: Env, timeout?: number, 
 /**
  * The stash entry or branch holding the handoff, and the command that brings back only it (`worktree`: the linked
  * worktree that has that branch checked out); or `lost`: this worktree's newest save (its `Saved:` time) is in none
- * of them, and `restore` brings back git's copy ("": none).
+ * of them, and `restore` brings back git's copy ("": none); `later`: the tree's handoff was saved after it.
  */
-export type HandoffAway = { stash?: string; ref?: string; worktree?: string; lost?: string; restore: string };
+export type HandoffAway = {
+  stash?: string; ref?: string; worktree?: string; lost?: string; restore: string; later?: boolean;
+};
 /** The branch list a verb run reads at most once, for `handoffAway` and `handoffsElsewhere` alike. */
 export type Branches = { refs?: Promise<Branch[]> };
 type Branch = { name: string; id: string; worktree?: string };
@@ -191,7 +193,7 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   if (held !== null && held.length > 0) return null;
   const ms = stampMs(own.stamp);
   const lost = Number.isNaN(ms) ? "an unknown time" : isoSeconds(ms);
-  return { lost, restore: ok ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "" };
+  return { lost, restore: ok ? `git cat-file blob ${own.blob} > ${HANDOFF}` : "", ...(later ? { later } : {}) };
 }
 
 const HANDOFF = ".ai/memory/HANDOFF.md";
@@ -276,7 +278,7 @@ export function newestSentence(a: HandoffAway, here: boolean): string {
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}`
       : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
-  const did = here ? "put another one in its place" : "took it away";
+  const did = here ? `put ${a.later ? "one saved after it" : "another one"} in its place` : "took it away";
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a ` +
     `\`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }

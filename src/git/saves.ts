@@ -197,15 +197,15 @@ export async function trackedArchives(root: string, env: Env): Promise<Set<strin
   return new Set(r.stdout.toString("utf8").split("\0").filter(Boolean).map((p) => p.slice(p.lastIndexOf("/") + 1)));
 }
 
-/** The author (`name\x03email`) of the oldest commit, merges aside, that brought a save (`pickaxe`: `savePickaxe`)
- * into the memory dir at `dir` (the handoff or an archive) on `revs` or any branch or tag: its saver's, since a
- * squash, or an archive restored and published, carries the save again under whoever did it; null when none. */
+/** The author and id (`name\x03email\x03id`) of the oldest commit, merges aside, that brought a save (`pickaxe`:
+ * `savePickaxe`) into the memory dir at `dir` (the handoff or an archive) on `revs` or any branch or tag: its saver's,
+ * since a squash, or an archive restored and published, carries the save again under whoever did it; null when none. */
 export async function firstSaver(git: Git, pickaxe: string[], revs: string[], dir: string) {
   if (pickaxe.length === 0) return null;
   const specs = [`:(top,literal)${dir}HANDOFF.md`, `:(top,literal)${dir}archive`];
   // A range (the merge's other side alone) is walked as given.
   const refs = revs.some((r) => r.startsWith("^")) ? revs : [...revs, "--branches", "--remotes", "--tags"];
-  const r = await git(["log", "--no-merges", "--format=%an%x03%ae", ...pickaxe, ...refs, "--", ...specs]);
+  const r = await git(["log", "--no-merges", "--format=%an%x03%ae%x03%H", ...pickaxe, ...refs, "--", ...specs]);
   return r.code === 0 ? r.stdout.toString("utf8").trim().split("\n").pop() || null : null;
 }
 
@@ -217,8 +217,19 @@ export async function mergedSaver(root: string, env: Env, text: string) {
   const dir = `${path.relative(top, path.join(root, ".ai", "memory")).split(path.sep).join("/")}/`;
   const merging = (await runGit(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], env)).code === 0;
   const revs = ["HEAD", ...(merging ? ["MERGE_HEAD"] : [])];
-  const by = await firstSaver((a) => runGit(root, a, env), savePickaxe(text), revs, dir);
-  return { committer: by ? authorWords(by) : null, someoneElse: true };
+  const git: Git = (a) => runGit(root, a, env);
+  return provenanceOf(git, await firstSaver(git, savePickaxe(text), revs, dir));
+}
+
+/** Whose a save marked by another clone is, from the commit that brought it (`name\x03email\x03id`): its author,
+ * unless that is this user (git's identity here), as then the saver's own commits are gone (a squash of a branch since
+ * deleted, a copy) and only the user's commit is known: `commit` names it instead. */
+export async function provenanceOf(git: Git, by: string | null) {
+  const [name, email, id = ""] = (by ?? "").split("\x03");
+  const me = by === null || id === "" ? null : await git(["var", "GIT_AUTHOR_IDENT"]);
+  const mine = me?.code === 0 && me.stdout.toString("utf8").startsWith(`${name} <${email}> `);
+  if (mine) return { committer: null, commit: id.slice(0, 12), someoneElse: true };
+  return { committer: by === null ? null : authorWords(by), someoneElse: true };
 }
 
 /** `name\x03e-mail` with each part quoted, so that neither can end its quotation nor reorder the line. */

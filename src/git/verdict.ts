@@ -58,8 +58,9 @@ export interface DriftFacts {
   changedKeyFiles?: string[];
   dirtyKeyFiles?: string[];
   inProgress?: InProgress;
-  // Set only when this clone did not save the handoff; `committer` of its last commit, quoted.
-  provenance?: { committer: string | null; someoneElse: boolean } | null;
+  // Set only when this clone did not save the handoff; `committer` of its last commit, quoted; or `commit`, the
+  // user's own commit that brought it, when no commit of its saver is left.
+  provenance?: { committer: string | null; commit?: string; someoneElse: boolean } | null;
   savedBy?: string | null;
   ageUnknown?: "missing" | "malformed" | "future" | null;
   dirtyFates?: DirtyFate[];
@@ -325,7 +326,8 @@ export function assessDrift(f: DriftFacts) {
   if (savedMore > 0 && !fromElsewhere) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
   // Which agent saved it (recorded by this clone's write): the next agent says where it came from.
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
-  const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : "";
+  const came = f.provenance?.commit ? `; it came with your commit ${f.provenance.commit}` : "";
+  const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : came;
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${by}`);
   const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);

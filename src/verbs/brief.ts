@@ -5,7 +5,8 @@ import { elsewhereSentence, handoffsElsewhere, newestSave, newestSentence } from
 import { briefWithCheckpoint, coldBriefFromCheckpoint } from "../checkpoint/brief.ts";
 import path from "node:path";
 import {
-  briefFromStash, countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, withLines, type Brief, type LedgerCounts,
+  briefFromStash, countLedger, draftBrief, handoffOwner, MAX_FIELD_CHARS, RANK, renderBrief, withLines, type Brief,
+  type LedgerCounts,
 } from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
 import { mergedClauses, mergedLineOf, THEIR_STEP } from "../git/merge-driver.ts";
@@ -138,9 +139,14 @@ exit: 0 brief printed
     // A newer save of this clone than the tree's, elsewhere or gone: the step is to bring it back.
     const newer = loaded.pasted ? null : await newestSave(root, ctx.env, loaded.text);
     if (newer !== null) brief = withDriftNote(brief, newestSentence(newer, true));
+    // A handoff saved after it (a teammate's, by a reset) is the newer: its step stands, once the user knows.
+    const owner = handoffOwner(report);
     if (newer !== null && newer.restore !== "") {
-      const proposedNextStep = `bring this clone's newer save back with \`${newer.restore}\`, then run brief ` +
-        "again (the fields above are from the older handoff) — Confirm?";
+      const proposedNextStep = newer.later
+        ? `tell the user first (\`${newer.restore}\` brings this clone's save back over the later one); then: ` +
+          brief.proposedNextStep
+        : `bring this clone's newer save back with \`${newer.restore}\`, then run brief again (the fields above ` +
+          `are from the older handoff${owner === null ? "" : ` ${owner}`}) — Confirm?`;
       brief = withLines({ ...brief, proposedNextStep });
     }
     if (merged && other !== null) {

@@ -91,8 +91,8 @@ exit: 0 nothing parked
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "lost", "checkpoint" or
 "conflicted"),
-"stash", "ref", "worktree", "lost", "restore", "checkpoint", "elsewhere",
-"conflicted", "mergeDriverMissing" and "unknownSections":
+"stash", "ref", "worktree", "lost", "later", "restore", "checkpoint",
+"elsewhere", "conflicted", "mergeDriverMissing" and "unknownSections":
 references/verbs/check.md. When the kill switch is on, the paused sentence is
 printed too and the code is kept.
 `,

@@ -26,7 +26,8 @@ export function renderDrift(r: DriftReport): string {
   // A count git could not give (the saved HEAD unreachable, no repository): said in words.
   const n = (v: number | null) => (v === null ? "unknown" : String(v));
   const committer = r.provenance?.committer ?? null;
-  const by = committer === null ? "" : `; last committed by ${committer}`;
+  const came = r.provenance?.commit ? `; came with your commit ${r.provenance.commit}` : "";
+  const by = committer === null ? came : `; last committed by ${committer}`;
   const since = r.commitsSinceDate === null ? "" : `, commits since the saved date: ${r.commitsSinceDate}`;
   const changed = r.branchChanged ? " (changed)" : "";
   const shallow = r.shallow ? " (shallow clone)" : "";
@@ -67,7 +68,7 @@ with the repository now: branch, whether the saved HEAD is still reachable or
 here at all, commits ahead / behind (memory-only commits counted apart), age,
 key files missing or changed, dirty files then and now, an operation in
 progress, the upstream, and who last committed the handoff. Takes no lock;
-writes nothing; 2 git processes usually, at most 28 git processes.
+writes nothing; 2 git processes usually, at most 29 git processes.
 
 verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD

@@ -49,8 +49,8 @@ const SENTENCES = {
   newest: (a: HandoffAway, here: boolean) =>
     `session-handoff: ${newestSentence(a, here)}. Tell the user before resuming; \`check\` says the same.`,
   elsewhere: () =>
-    "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the " +
-    "resume flow's brief names who committed it.",
+    "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a reset, a merge or a " +
+    "copy); the resume flow's brief names who committed it.",
 };
 
 // The age is the state time's, never the file's mtime (a clone or a pull resets it).

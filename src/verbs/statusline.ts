@@ -124,7 +124,7 @@ commits changed or dropped", or "patches kept" when every one has a copy;
 "· saved HEAD not in this clone (run brief)" when git lacks it.
 Where this worktree's newest save is, as check says it: "· a newer save in
 stash@{N} (run check)" (or on branch "<name>"), "· newest save lost (run
-check)" when a reset put an older handoff in its place; no git when the
+check)" when a reset put another handoff in its place; no git when the
 handoff here is that save (git, at most 500 ms each, when it is not).
 "handoff: memory conflicted (run check)" while a merge leaves a memory file
 unmerged or the handoff holds conflict markers.

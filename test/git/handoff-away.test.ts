@@ -650,7 +650,7 @@ describe("a handoff away from the working tree", () => {
     a.git("stash", "drop", "-q");
     const j = JSON.parse((await a.run(["check", "--json"])).stdout);
     expect(j.message).toContain("; but this clone's newest save (Saved: ");
-    expect(j.message).toContain("put another one in its place; `git cat-file blob ");
+    expect(j.message).toContain("put one saved after it in its place; `git cat-file blob ");
     expect(a.hook().stdout).toContain("session-handoff: this clone's newest save (Saved: ");
     expect(a.git("cat-file", "blob", j.restore.split(" ")[3])).toContain("Mine, never committed.");
   });

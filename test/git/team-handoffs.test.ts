@@ -135,6 +135,79 @@ describe("a teammate's handoff copied into a commit of mine", () => {
     expect(me.git("log", "-1", "--format=%an", "--", ".ai/memory/HANDOFF.md")).toBe("Me");
     expect(me.run(["brief"]).stdout).toContain(`${stepOfTess} Edit fmtShort`);
   });
+  it("names my squash commit, not me, once her branch is deleted everywhere", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    tess.git("switch", "-qc", "tess-work");
+    save(tess, "Tess: fix negatives.", "Edit fmtShort");
+    tess.git("add", "-f", ".ai/memory");
+    tess.git("commit", "-qm", "tess: handoff");
+    tess.git("push", "-q", "origin", "tess-work");
+    me.git("fetch", "-q", "origin", "tess-work");
+    me.git("merge", "-q", "--squash", "origin/tess-work");
+    me.git("commit", "-qm", "squash tess-work");
+    tess.git("push", "-q", "origin", "--delete", "tess-work");
+    me.git("fetch", "-q", "--prune");
+    // Only my squash brings her save now: the clone mark says another clone saved it, so my name is not its saver's.
+    const squash = me.git("rev-parse", "--short=12", "HEAD");
+    const out = me.run(["brief"]).stdout;
+    expect(out).toContain(`(the step that came with your commit ${squash}, saved in another clone) Edit fmtShort`);
+    expect(out).not.toContain('"Me" "me@example.com"');
+    expect(me.run(["drift"]).stdout).toContain(`provenance: not saved in this clone; came with your commit ${squash}`);
+  });
+});
+
+describe("a reset onto a teammate's later handoff", () => {
+  it.each([false, true])("says it is hers and the later one, and what of mine it replaced (mine published: %s)",
+    { timeout: 90_000 }, (published) => {
+      const { clone } = team();
+      const me = clone("Me");
+      const tess = clone("Tess");
+      save(me, "Me: add week units.", "Edit fmtLong");
+      expect(me.run(["publish", "--push"]).code).toBe(0);
+      tess.git("pull", "-q", "--no-edit");
+      sleep(1100);
+      save(me, "Me: never pushed.", "Edit fmtWeek");
+      if (published) expect(me.run(["publish"]).code).toBe(0);
+      sleep(1100);
+      save(tess, "Tess: fix negatives.", "Edit fmtShort");
+      expect(tess.run(["publish", "--push"]).code).toBe(0);
+      me.git("fetch", "-q");
+      me.git("reset", "-q", "--hard", "origin/main");
+      const j = JSON.parse(me.run(["check", "--json"]).stdout);
+      const said = `this clone's newest save (Saved: ${j.lost}) is in neither the working tree, a stash nor another ` +
+        "branch: a `git reset --hard` or a checkout of .ai/memory/HANDOFF.md put one saved after it in its place; " +
+        `\`${j.restore}\` brings it back`;
+      expect(j.message).toBe(`a handoff is parked and can be resumed; but ${said}`);
+      expect(j.later).toBe(true);
+      expect(me.run(["hook", "--mode", "session"]).stdout).toContain(`session-handoff: ${said}.`);
+      const out = me.run(["brief"]).stdout;
+      expect(out).toContain("Goal: Tess: fix negatives.");
+      expect(out).toContain(said);
+      expect(out).not.toMatch(/newer save|older handoff/);
+      // Hers is the later handoff: her step stands, after the user hears of mine.
+      expect(out).toContain(`Proposed next step: tell the user first (\`${j.restore}\` brings this clone's save back ` +
+        'over the later one); then: (the step of "Tess" "tess@example.com", saved in another clone) Edit fmtShort');
+      expect(me.git("cat-file", "blob", j.restore.split(" ")[3])).toContain("Me: never pushed.");
+    });
+
+  it("onto her older handoff that my save replaced: mine is the newer, and the older one is said to be hers", { timeout: 60_000 }, () => {
+    const { clone } = team();
+    const me = clone("Me");
+    const tess = clone("Tess");
+    save(tess, "Tess: fix negatives.", "Edit fmtShort");
+    expect(tess.run(["publish", "--push"]).code).toBe(0);
+    me.git("pull", "-q", "--no-edit");
+    sleep(1100);
+    save(me, "Me: add week units.", "Edit fmtLong");
+    me.git("reset", "-q", "--hard", "origin/main");
+    const j = JSON.parse(me.run(["check", "--json"]).stdout);
+    expect(j.message).toContain("put another one in its place");
+    expect(j.later).toBeUndefined();
+    expect(me.run(["brief"]).stdout).toContain(`Proposed next step: bring this clone's newer save back with \`${j.restore}\`, ` +
+      'then run brief again (the fields above are from the older handoff of "Tess" "tess@example.com", saved in another clone)');
+  });
 });
 
 describe("two teammates' saves of one second, on one commit", () => {

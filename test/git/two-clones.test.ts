@@ -178,7 +178,7 @@ describe("two clones, a bare remote, two teammates", () => {
     expect(afterFetch.provenance).toEqual({ committer: '"Alice Doe" "alice@example.com"', someoneElse: true });
     expect(brief(bob).out).toContain('the handoff was not saved in this clone; its last commit is by "Alice Doe" "alice@example.com"');
     expect(bob.run(["hook", "--mode", "session"]).stdout).toContain(
-      "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it.\n",
+      "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a reset, a merge or a copy); the resume flow's brief names who committed it.\n",
     );
     expect(brief(alice).out).not.toContain("not saved in this clone");
     expect(alice.run(["hook", "--mode", "session"]).stdout).not.toContain("not saved in this clone");
