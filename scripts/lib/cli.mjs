@@ -628,9 +628,9 @@ var init_validate_common = __esm({
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
+// ../../main/node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -737,9 +737,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/signals.js
+// ../../main/node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -768,9 +768,9 @@ var require_signals = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/index.js
+// ../../main/node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -1003,9 +1003,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/write-file-atomic/lib/index.js
+// ../../main/node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync2;
@@ -2079,7 +2079,7 @@ async function unmergedMemory(root, env, timeoutMs, marked = false) {
   const apply = op.startsWith("rebase") && existsSync(path8.join(dir, "rebase-apply"));
   return { op: op.split(" ")[0], files, oneSided, apply };
 }
-function conflictAdvice(files, unmerged, driverUnset2 = false) {
+function conflictAdvice(files, unmerged, init2 = null) {
   if (unmerged !== void 0 && unmerged.files.length > 0) {
     const held = (f) => shellWord(f) !== null;
     const words = (list2) => list2.map((f) => shellWord(f));
@@ -2089,8 +2089,8 @@ function conflictAdvice(files, unmerged, driverUnset2 = false) {
     const driven = both.filter((f) => ours(f) && held(f));
     const unnamed = both.filter((f) => ours(f) && !held(f)).map(shown2);
     const byHand2 = both.filter((f) => !ours(f)).map(shown2);
-    const init2 = driverUnset2 ? "run `init` once in this clone (it registers the merge driver), then " : "";
-    const again = driven.length === 0 ? "" : `${init2}run \`git checkout -m -- ${words(driven).join(" ")}\` (git merges them again with the driver), then `;
+    const register = init2 === null ? "" : `run \`${init2}\` once in this clone (it registers the merge driver), then `;
+    const again = driven.length === 0 ? "" : `${register}run \`git checkout -m -- ${words(driven).join(" ")}\` (git merges them again with the driver), then `;
     const alone = unnamed.length === 0 ? "" : `resolve ${unnamed.join(", ")} by hand (no shell word holds the name): keep both sides' entries, each once, and delete the marker lines, then `;
     const hand = byHand2.length === 0 ? "" : `edit ${byHand2.join(", ")} to keep one side, without the marker lines (the driver merges only the handoff, ledgers and journal), then `;
     const add = unmerged.files.every(held) ? `git add -A -- ${words(unmerged.files).join(" ")}` : "git add -u -- .ai/memory";
@@ -2311,11 +2311,12 @@ async function driverUnset(root, env) {
   const named = c !== null && NAMES_OURS.test(readSmall(path9.join(c.top, ".gitattributes")) ?? "");
   return !named || await mergeDriverMissing(root, env) === MERGE_DRIVER_MISSING;
 }
-async function conflictNote(root, env, marked) {
+async function conflictNote(root, env, marked, helper) {
   const unmerged = await unmergedMemory(root, env, void 0, marked.length > 0);
   if (unmerged.files.length === 0 && marked.length === 0) return null;
   const files = [.../* @__PURE__ */ new Set([...marked, ...unmerged.files.map((p) => p.slice(11))])];
-  return conflictAdvice(files, unmerged, unmerged.files.length > 0 && await driverUnset(root, env));
+  const unset = unmerged.files.length > 0 && await driverUnset(root, env);
+  return conflictAdvice(files, unmerged, unset ? `node ${helper} init` : null);
 }
 var import_write_file_atomic, DRIVER_NAME, DRIVER_ARGS, COPY_GONE, shellQuote, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
@@ -4759,7 +4760,7 @@ alwaysApply: true
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -5098,7 +5099,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -5185,10 +5186,10 @@ var init_scanner = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -5220,16 +5221,16 @@ var init_string_intern = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/format.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -5689,7 +5690,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -5700,16 +5701,16 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/edit.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/main.js
+// ../../main/node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -5749,7 +5750,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "node_modules/jsonc-parser/lib/esm/main.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
@@ -6328,7 +6329,12 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
           const text = got === null ? null : got.bytes.toString("utf8");
           const note = checkpointNoteForHandoff(root, text, ctx.env);
           if (note !== null) out.stderr.push(`note: ${note.text}`);
-          const conflict = await conflictNote(root, ctx.env, text !== null && isConflicted(text) ? ["HANDOFF.md"] : []);
+          const conflict = await conflictNote(
+            root,
+            ctx.env,
+            text !== null && isConflicted(text) ? ["HANDOFF.md"] : [],
+            helperShown(ctx, root)
+          );
           if (conflict !== null) out.stderr.push(`warning: memory is conflicted: ${conflict}`);
           const branches = {};
           const away = got === null ? await handoffAway(root, ctx.env, null, branches) : null;
@@ -9853,7 +9859,7 @@ async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
   if (kind === "handoff" && (await unmergedMemory(root, env)).files.includes(".ai/memory/HANDOFF.md"))
-    throw new Refused(`${file} is conflicted; nothing was saved: ${await conflictNote(root, env, [])}`);
+    throw new Refused(`${file} is conflicted; nothing was saved: ${await conflictNote(root, env, [], req.helper)}`);
   let checked = null;
   let refusal = null;
   let prebuilt = null;
@@ -10139,7 +10145,8 @@ async function save(ctx, kind, document) {
   const expected = expectedTokenOption(ctx);
   const lockTimeoutSeconds = lockTimeoutOption(ctx);
   const req = { root: rootOption(ctx), env: ctx.env, kind, document, expected, lockTimeoutSeconds };
-  const r = await saveDocument({ ...req, failpoint: failpointOf(ctx), skillDir: ctx.skillDir ?? null });
+  const helper = helperShown(ctx, req.root);
+  const r = await saveDocument({ ...req, failpoint: failpointOf(ctx), skillDir: ctx.skillDir ?? null, helper });
   const first = r.archived ? `saved ${r.file}; archived previous handoff as ${r.archived}` : `saved ${r.file}`;
   return ok(`${r.unchanged ? `unchanged ${r.file}` : first}
 CURRENT-SHA256: ${r.token}
@@ -10153,6 +10160,7 @@ var init_write = __esm({
     init_save();
     init_drafts();
     init_paths();
+    init_target();
     init_common();
     init_types();
     writeVerb = {
@@ -10590,7 +10598,8 @@ printed too and the code is kept.
         const md = pipe ?? await mergeDriverMissing(root, ctx.env);
         if (state === "conflicted") {
           const unset = (unmerged?.files.length ?? 0) > 0 && await driverUnset(root, ctx.env);
-          message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, unset)}`;
+          const init2 = unset ? `node ${helperShown(ctx, root)} init` : null;
+          message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, init2)}`;
         }
         if (journals.length > 0) message = `${message}; ${journals.join(", ")} ${JOURNAL_MARKERS}`;
         if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
@@ -12696,7 +12705,12 @@ exit: 0 brief printed
         }
         const now = Date.now();
         const sides = conflictSides(loaded.text);
-        const advice = loaded.pasted ? null : await conflictNote(root, ctx.env, sides === null ? [] : ["HANDOFF.md"]);
+        const advice = loaded.pasted ? null : await conflictNote(
+          root,
+          ctx.env,
+          sides === null ? [] : ["HANDOFF.md"],
+          helperShown(ctx, root)
+        );
         if (sides !== null || advice !== null) {
           const sideTime = (text) => {
             const st = stateTimeOfText(text, now);
@@ -13824,7 +13838,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   }
   if (agents.length === 0 && !undo2 && (global || !exists(memoryDir(base)))) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
-    const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
+    const fix = `Name them: node ${helperShown(ctx, base)} init --agent claude-code --agent codex (${AGENT_NAMES})`;
     throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
   }
   if (global) {

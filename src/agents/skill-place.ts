@@ -12,7 +12,7 @@ import { homeFolder } from "../store/home.ts";
 import { dirsBelow, removeEmptyDirs, removeEmptyUpTo } from "./agent-file.ts";
 import { AGENTS } from "./index.ts";
 import { forAgents, install, underInstallLock, uninstall } from "./installer.ts";
-import { AGENT_NAMES, type Caller, helperLocation, targetOf } from "./target.ts";
+import { AGENT_NAMES, type Caller, helperLocation, helperShown, targetOf } from "./target.ts";
 import { holdsAgentEntries, userPath } from "./plan.ts";
 import type { Agent, AgentName } from "./types.ts";
 
@@ -213,7 +213,7 @@ function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
   // A project with memory but no agent's folder (a teammate's skill is per user) still gets the merge driver.
   if (agents.length === 0 && !undo && (global || !exists(memoryDir(base)))) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
-    const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
+    const fix = `Name them: node ${helperShown(ctx, base)} init --agent claude-code --agent codex (${AGENT_NAMES})`;
     throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
   }
   if (global) {

@@ -288,9 +288,10 @@ export async function driverUnset(root: string, env: Env): Promise<boolean> {
 }
 
 /** `conflictAdvice` for the memory files here, `marked` those holding markers; null when none is conflicted. */
-export async function conflictNote(root: string, env: Env, marked: readonly string[]): Promise<string | null> {
+export async function conflictNote(root: string, env: Env, marked: readonly string[], helper: string) {
   const unmerged = await unmergedMemory(root, env, undefined, marked.length > 0);
   if (unmerged.files.length === 0 && marked.length === 0) return null;
   const files = [...new Set([...marked, ...unmerged.files.map((p) => p.slice(11))])];
-  return conflictAdvice(files, unmerged, unmerged.files.length > 0 && (await driverUnset(root, env)));
+  const unset = unmerged.files.length > 0 && (await driverUnset(root, env));
+  return conflictAdvice(files, unmerged, unset ? `node ${helper} init` : null);
 }

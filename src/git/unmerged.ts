@@ -43,7 +43,7 @@ export async function unmergedMemory(root: string, env: Env, timeoutMs?: number,
  * (registered by `init` when `driverUnset`), one-sided ones kept as the work tree holds them, then the operation
  * under way goes on; markers alone are edited away, a handoff by saving one side whole.
  */
-export function conflictAdvice(files: readonly string[], unmerged?: Unmerged, driverUnset = false): string {
+export function conflictAdvice(files: readonly string[], unmerged?: Unmerged, init: string | null = null): string {
   if (unmerged !== undefined && unmerged.files.length > 0) {
     // Names go into commands a user pastes, each one shell word; one no shell word holds is left to the user.
     const held = (f: string) => shellWord(f) !== null;
@@ -55,8 +55,8 @@ export function conflictAdvice(files: readonly string[], unmerged?: Unmerged, dr
     const driven = both.filter((f) => ours(f) && held(f));
     const unnamed = both.filter((f) => ours(f) && !held(f)).map(shown);
     const byHand = both.filter((f) => !ours(f)).map(shown);
-    const init = driverUnset ? "run `init` once in this clone (it registers the merge driver), then " : "";
-    const again = driven.length === 0 ? "" : `${init}run \`git checkout -m -- ${words(driven).join(" ")}\` (git ` +
+    const register = init === null ? "" : `run \`${init}\` once in this clone (it registers the merge driver), then `;
+    const again = driven.length === 0 ? "" : `${register}run \`git checkout -m -- ${words(driven).join(" ")}\` (git ` +
       "merges them again with the driver), then ";
     const alone = unnamed.length === 0 ? "" : `resolve ${unnamed.join(", ")} by hand (no shell word holds the ` +
       "name): keep both sides' entries, each once, and delete the marker lines, then ";

@@ -35,6 +35,8 @@ export interface SaveRequest extends AnchorsContext {
   expected: string;
   lockTimeoutSeconds: number;
   failpoint?: string;
+  /** The running helper as printed commands name it. */
+  helper: string;
 }
 
 /** Saves the document; the file's token, the prior handoff's archive and the stderr lines. */
@@ -43,7 +45,7 @@ export async function saveDocument(req: SaveRequest) {
   const file = FILE_OF[kind];
   // A save over a handoff git holds unmerged would finish no merge and leave the journal's markers unseen.
   if (kind === "handoff" && (await unmergedMemory(root, env)).files.includes(".ai/memory/HANDOFF.md"))
-    throw new Refused(`${file} is conflicted; nothing was saved: ${await conflictNote(root, env, [])}`);
+    throw new Refused(`${file} is conflicted; nothing was saved: ${await conflictNote(root, env, [], req.helper)}`);
   // Decoding, redaction, validation and the build run before the lock, so that a large document
   // never keeps other writers waiting; a refusal is raised in its turn, under the lock.
   let checked: Checked | null = null;

@@ -90,7 +90,8 @@ exit: 0 brief printed
     // Merge conflict markers: two handoffs in one file, never briefed as one.
     const sides = conflictSides(loaded.text);
     // A merge git has not finished is no handoff to resume either, markers or not (a save over them).
-    const advice = loaded.pasted ? null : await conflictNote(root, ctx.env, sides === null ? [] : ["HANDOFF.md"]);
+    const advice = loaded.pasted ? null : await conflictNote(root, ctx.env, sides === null ? [] : ["HANDOFF.md"],
+      helperShown(ctx, root));
     if (sides !== null || advice !== null) {
       const sideTime = (text: string) => {
         const st = stateTimeOfText(text, now);

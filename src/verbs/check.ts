@@ -152,7 +152,8 @@ printed too and the code is kept.
     const md = pipe ?? await mergeDriverMissing(root, ctx.env);
     if (state === "conflicted") {
       const unset = (unmerged?.files.length ?? 0) > 0 && (await driverUnset(root, ctx.env));
-      message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, unset)}`;
+      const init = unset ? `node ${helperShown(ctx, root)} init` : null;
+      message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, init)}`;
     }
     if (journals.length > 0) message = `${message}; ${journals.join(", ")} ${JOURNAL_MARKERS}`;
     // Never "parked" alone while this clone's newest save is elsewhere or gone.

@@ -91,7 +91,8 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       const note = checkpointNoteForHandoff(root, text, ctx.env);
       if (note !== null) out.stderr.push(`note: ${note.text}`);
       // A draft made from two sides, or over a merge git has not finished, would pass for one handoff.
-      const conflict = await conflictNote(root, ctx.env, text !== null && isConflicted(text) ? ["HANDOFF.md"] : []);
+      const conflict = await conflictNote(root, ctx.env, text !== null && isConflicted(text) ? ["HANDOFF.md"] : [],
+        helperShown(ctx, root));
       if (conflict !== null) out.stderr.push(`warning: memory is conflicted: ${conflict}`);
       // Absent here but on file elsewhere: a new save now would stand in the way of bringing that one back.
       const branches = {};

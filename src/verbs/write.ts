@@ -2,6 +2,7 @@ import { HelperError, Paused, UsageError } from "../errors.ts";
 import { saveDocument } from "../save/save.ts";
 import { draftShown, parseDraftName, removeDraft, takeDraft, type Draft, type Taken } from "../store/drafts.ts";
 import { parseKind, type Kind } from "../store/paths.ts";
+import { helperShown } from "../agents/target.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP,
   stdinForValidate } from "./common.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
@@ -91,7 +92,8 @@ async function save(ctx: VerbContext, kind: Kind, document: () => Buffer): Promi
   const expected = expectedTokenOption(ctx);
   const lockTimeoutSeconds = lockTimeoutOption(ctx);
   const req = { root: rootOption(ctx), env: ctx.env, kind, document, expected, lockTimeoutSeconds };
-  const r = await saveDocument({ ...req, failpoint: failpointOf(ctx), skillDir: ctx.skillDir ?? null });
+  const helper = helperShown(ctx, req.root);
+  const r = await saveDocument({ ...req, failpoint: failpointOf(ctx), skillDir: ctx.skillDir ?? null, helper });
   const first = r.archived ? `saved ${r.file}; archived previous handoff as ${r.archived}` : `saved ${r.file}`;
   return ok(`${r.unchanged ? `unchanged ${r.file}` : first}\nCURRENT-SHA256: ${r.token}\n`, r.notes);
 }

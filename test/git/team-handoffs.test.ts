@@ -256,7 +256,7 @@ describe("a clone without the merge driver", () => {
     const check = tess.run(["check"]);
     expect(check.code).toBe(3);
     expect(check.stdout).toContain("memory is conflicted: git holds HANDOFF.md");
-    expect(check.stdout).toContain("run `init` once in this clone");
+    expect(check.stdout).toMatch(/run `node \S+memory_io\.mjs init` once in this clone/);
     expect(check.stdout).toContain(checkout);
     expect(check.stderr).toContain("this clone's git config lacks it");
     expect(tess.run(["hook", "--mode", "session"]).stdout).toContain("do not resume from them: run the skill's `check`");

@@ -244,7 +244,7 @@ describe("init's refusals change nothing", () => {
     expect(unknown.stderr).toContain('init: unknown agent "vim"; name one of claude-code|codex|opencode|cline|gemini|cursor');
     const none = await run(root, env, []);
     expect(none.status).toBe(2);
-    expect(none.stderr).toContain("nothing was changed. Name them: init --agent claude-code --agent codex");
+    expect(none.stderr).toMatch(/nothing was changed\. Name them: node \S+memory_io\.mjs init --agent claude-code --agent codex/);
     expect(snapshot([root])).toBe(before);
   });
   it("a place it cannot write: .agents is a file", async () => {
