@@ -628,9 +628,9 @@ var init_validate_common = __esm({
   }
 });
 
-// ../../main/node_modules/imurmurhash/imurmurhash.js
+// node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -737,9 +737,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// ../../main/node_modules/signal-exit/dist/cjs/signals.js
+// node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -768,9 +768,9 @@ var require_signals = __commonJS({
   }
 });
 
-// ../../main/node_modules/signal-exit/dist/cjs/index.js
+// node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -1003,9 +1003,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// ../../main/node_modules/write-file-atomic/lib/index.js
+// node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync2;
@@ -4760,7 +4760,7 @@ alwaysApply: true
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -5099,7 +5099,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -5186,10 +5186,10 @@ var init_scanner = __esm({
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -5221,16 +5221,16 @@ var init_string_intern = __esm({
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
+// node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
+// node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -5690,7 +5690,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -5701,16 +5701,16 @@ var init_parser = __esm({
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
+// node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/main.js
+// node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -5750,7 +5750,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
+  "node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
