@@ -628,9 +628,9 @@ var init_validate_common = __esm({
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
+// ../../main/node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -737,9 +737,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/signals.js
+// ../../main/node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -768,9 +768,9 @@ var require_signals = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/index.js
+// ../../main/node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -1003,9 +1003,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/write-file-atomic/lib/index.js
+// ../../main/node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync2;
@@ -4783,7 +4783,7 @@ alwaysApply: true
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -5122,7 +5122,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -5209,10 +5209,10 @@ var init_scanner = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -5244,16 +5244,16 @@ var init_string_intern = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/format.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -5713,7 +5713,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -5724,16 +5724,16 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/edit.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/main.js
+// ../../main/node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -5773,7 +5773,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "node_modules/jsonc-parser/lib/esm/main.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
@@ -13450,7 +13450,8 @@ async function committedText(file, env) {
   const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
   return got?.code === 0 ? got.stdout.toString("utf8") : null;
 }
-async function readAgentFile(file, snippet) {
+async function readAgentFile(file, snippet, undo2 = false) {
+  const [add, put] = undo2 ? ["Take these entries out of", "take these entries out"] : ["Add this to", "add this"];
   let read;
   try {
     read = await readStable(file);
@@ -13459,22 +13460,23 @@ async function readAgentFile(file, snippet) {
     const to = orNull(() => readlinkSync(file)) ?? "another file";
     const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
     const what = err.state === "link" ? `is a link to ${to}; links are never followed or replaced` : `${kind}; install edits only regular files of at most 1 MB`;
-    throw new Refused(`${file} ${what}, so nothing was changed. Add this to its target by hand:
+    throw new Refused(`${file} ${what}, so nothing was changed. ${add} its target by hand:
 ${snippet}`);
   }
   if (read === null) return { bytes: null, token: "absent" };
   if (read.stat.nlink !== 1n) {
-    throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
+    throw new Refused(`${file} has more than one hard link; nothing was changed. ${add} it by hand:
 ${snippet}`);
   }
-  assertReplaceable(file, snippet);
+  assertReplaceable(file, `${put} by hand:
+${snippet}`);
   const bad2 = firstInvalidUtf8(read.bytes);
   if (bad2 >= 0) {
     throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
   }
   return { bytes: read.bytes, token: read.token };
 }
-function assertReplaceable(file, snippet) {
+function assertReplaceable(file, byHand2) {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
     accessSync(path44.dirname(file), constants.W_OK);
@@ -13482,14 +13484,12 @@ function assertReplaceable(file, snippet) {
     const code = err.code;
     if (code === "EPERM") {
       const why = "it is immutable or append-only: EPERM";
-      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or add this by hand`;
-      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}:
-${snippet}`);
+      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or ${byHand2}`;
+      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path44.dirname(file)}) and run this again, or add this by hand`;
-      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
-${snippet}`);
+      const fix = `Make it writable (chmod u+w ${file} ${path44.dirname(file)}) and run this again, or ${byHand2}`;
+      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}`);
     }
     throw err;
   }
@@ -13505,8 +13505,8 @@ function firstInvalidUtf8(bytes) {
 async function writeAgentFile(file, expected, bytes, mode, fp) {
   const now = await readStable(file, { failpoint: fp });
   if ((now === null ? "absent" : now.token) !== expected) {
-    const what = "changed since it was read (another program wrote it)";
-    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
+    const what = "changed since it was read (another program wrote it), so it was left as it is";
+    throw new Refused(`${file} ${what}; run this again`);
   }
   if (bytes === null) unlinkSync(file);
   else {
@@ -13599,7 +13599,7 @@ var init_agent_file = __esm({
 
 // src/agents/installer.ts
 import path45 from "node:path";
-async function install(t, env) {
+async function install(t, env, said2) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
   const where = "install records the Node under it, so nothing was changed";
@@ -13624,7 +13624,7 @@ async function install(t, env) {
     if (t.dryRun) t.planned.set(file, next);
     plans.push({ edit: edit2, file, shown: shown2, snap, current, next });
   }
-  const lines2 = [];
+  const lines2 = said2.lines;
   if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
@@ -13647,6 +13647,7 @@ async function install(t, env) {
   }
   const once = t.global || t.dryRun && !first ? null : t.base;
   const driver = await mergeDriverStep(once, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  said2.driver.push(...driver.lines);
   const keep = [];
   for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
@@ -13665,11 +13666,15 @@ async function install(t, env) {
   return { lines: lines2, driver: driver.lines, notes: [...notes, ...driver.notes, ...keep] };
 }
 async function forAgents(ts, run, named = ts.length > 1) {
+  const planned = /* @__PURE__ */ new Map();
+  for (const t of ts.length > 1 && !ts[0].dryRun ? ts : []) await run({ ...t, dryRun: true, planned }, nothingSaid());
   const out = { lines: [], notes: [], last: null };
   for (const t of ts) {
-    out.last = await run(t);
-    out.lines.push(...out.last.lines.map((l) => named ? `${t.agent.name}: ${l}` : l), ...out.last.driver);
-    out.notes.push(...out.last.notes);
+    const now = nothingSaid();
+    const lines2 = () => [...out.lines, ...now.lines.map((l) => named ? `${t.agent.name}: ${l}` : l), ...now.driver];
+    const r = await run(t, now).catch(afterWrites(lines2));
+    [out.last, out.lines] = [r, lines2()];
+    out.notes.push(...r.notes);
   }
   return out;
 }
@@ -13710,13 +13715,13 @@ function workTrees(common) {
   const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path45.join(linked, n, "gitdir")));
   return [path45.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path45.dirname(g.trim()))];
 }
-async function uninstall(t, env) {
+async function uninstall(t, env, said2) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown: shown2 } of targets) {
-    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name), true);
     const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
     const committed = current === null ? null : await committedText(file, env);
     const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown2, committed);
@@ -13731,16 +13736,17 @@ async function uninstall(t, env) {
   const trees = last ? treesOf(t.base, env) : null;
   const rel = trees === null ? "" : path45.relative(trees.top, t.base);
   const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path45.join(w, rel), ""));
-  const lines2 = [];
+  const lines2 = said2.lines;
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
-    lines2.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
-    if (t.dryRun || !acts) continue;
     const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
-    await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
+    const fp = env.MEMORY_IO_FAILPOINT || void 0;
+    if (!t.dryRun && acts) await writeAgentFile(p.file, p.snap.token, bytes, 420, fp);
+    lines2.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
   }
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
+  said2.driver.push(...driver.lines);
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path45.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
@@ -13796,7 +13802,7 @@ function makeParent(dir) {
   }
   return null;
 }
-var import_write_file_atomic4, isDir2, claudeSettings, EXCLUDE_MARK;
+var import_write_file_atomic4, isDir2, nothingSaid, afterWrites, claudeSettings, EXCLUDE_MARK;
 var init_installer = __esm({
   "src/agents/installer.ts"() {
     "use strict";
@@ -13819,6 +13825,14 @@ var init_installer = __esm({
     init_plan();
     init_target();
     isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+    nothingSaid = () => ({ lines: [], driver: [] });
+    afterWrites = (done2) => (err) => {
+      const code = err.code;
+      const fsError = err instanceof Error && !(err instanceof HelperError) && typeof code === "string";
+      const refusal = fsError ? new Refused(`file system error: ${err.message}`) : err;
+      if (refusal instanceof HelperError) refusal.before = [...done2(), ...refusal.before];
+      return Promise.reject(refusal);
+    };
     claudeSettings = (home, env) => path45.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
@@ -14020,7 +14034,8 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
   const helper = helperLocation({ cwd: ctx.cwd, helperPath: path46.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun, plan2.planned);
-  return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
+  const each2 = (x, said2) => run(x, ctx.env, said2);
+  return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], each2, true));
 }
 function linkPlaces(plan2, agents) {
   const folders = agents.map((a) => a.skillFolders[plan2.global ? "home" : "project"]);
@@ -14116,7 +14131,9 @@ async function init(ctx, plan2, replace) {
   }
   lines2.splice(1, 0, ...after);
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
-  for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
+  for (const agent of plan2.dryRun ? [] : plan2.agents) {
+    take(await agentRun(ctx, plan2, install, agent, false).catch(afterWrites(() => lines2)));
+  }
   const changed = lines2.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
   const copy = shown2(path46.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
@@ -14146,7 +14163,9 @@ async function undo(ctx, plan2) {
   const record2 = readCopyRecord(dest);
   if (!plan2.global) assertAttributesReadable(plan2.base, ctx.env);
   const { lines: lines2, notes, take } = collected();
-  for (const agent of plan2.agents) take(await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun));
+  for (const agent of plan2.dryRun ? [] : plan2.agents) await agentRun(ctx, plan2, uninstall, agent, true);
+  const said2 = afterWrites(() => lines2);
+  for (const agent of plan2.agents) take(await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun).catch(said2));
   const would = plan2.dryRun ? "would remove" : "removed";
   for (const place of linkPlaces(plan2, Object.values(AGENTS))) {
     const state = linkState(place, dest);
@@ -14341,7 +14360,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
       run: (ctx) => underInstallLock(ctx, false, async () => {
-        const done2 = await forAgents(agentTargets(ctx, "install", () => rootOption(ctx)), (t) => install(t, ctx.env));
+        const ts = agentTargets(ctx, "install", () => rootOption(ctx));
+        const done2 = await forAgents(ts, (t, said2) => install(t, ctx.env, said2));
         return ok(`${done2.lines.join("\n")}
 `, done2.notes);
       })
@@ -14391,7 +14411,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 `,
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
-        const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
+        const done2 = await forAgents(ts, (t, said2) => uninstall(t, ctx.env, said2));
         const stays = done2.last?.last === true && existsSync(path47.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}

@@ -41,7 +41,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 `,
   run: (ctx) =>
     underInstallLock(ctx, false, async () => {
-      const done = await forAgents(agentTargets(ctx, "install", () => rootOption(ctx)), (t) => install(t, ctx.env));
+      const ts = agentTargets(ctx, "install", () => rootOption(ctx));
+      const done = await forAgents(ts, (t, said) => install(t, ctx.env, said));
       return ok(`${done.lines.join("\n")}\n`, done.notes);
     }),
 };
