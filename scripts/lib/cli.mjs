@@ -13323,7 +13323,8 @@ async function committedText(file, env) {
   const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
   return got?.code === 0 ? got.stdout.toString("utf8") : null;
 }
-async function readAgentFile(file, snippet) {
+async function readAgentFile(file, snippet, undo2 = false) {
+  const [add, put] = undo2 ? ["Take these entries out of", "take these entries out"] : ["Add this to", "add this"];
   let read;
   try {
     read = await readStable(file);
@@ -13332,22 +13333,23 @@ async function readAgentFile(file, snippet) {
     const to = orNull(() => readlinkSync(file)) ?? "another file";
     const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
     const what = err.state === "link" ? `is a link to ${to}; links are never followed or replaced` : `${kind}; install edits only regular files of at most 1 MB`;
-    throw new Refused(`${file} ${what}, so nothing was changed. Add this to its target by hand:
+    throw new Refused(`${file} ${what}, so nothing was changed. ${add} its target by hand:
 ${snippet}`);
   }
   if (read === null) return { bytes: null, token: "absent" };
   if (read.stat.nlink !== 1n) {
-    throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
+    throw new Refused(`${file} has more than one hard link; nothing was changed. ${add} it by hand:
 ${snippet}`);
   }
-  assertReplaceable(file, snippet);
+  assertReplaceable(file, `${put} by hand:
+${snippet}`);
   const bad2 = firstInvalidUtf8(read.bytes);
   if (bad2 >= 0) {
     throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
   }
   return { bytes: read.bytes, token: read.token };
 }
-function assertReplaceable(file, snippet) {
+function assertReplaceable(file, byHand2) {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
     accessSync(path39.dirname(file), constants.W_OK);
@@ -13355,14 +13357,12 @@ function assertReplaceable(file, snippet) {
     const code = err.code;
     if (code === "EPERM") {
       const why = "it is immutable or append-only: EPERM";
-      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or add this by hand`;
-      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}:
-${snippet}`);
+      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or ${byHand2}`;
+      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
-      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
-${snippet}`);
+      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or ${byHand2}`;
+      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}`);
     }
     throw err;
   }
@@ -13378,8 +13378,8 @@ function firstInvalidUtf8(bytes) {
 async function writeAgentFile(file, expected, bytes, mode, fp) {
   const now = await readStable(file, { failpoint: fp });
   if ((now === null ? "absent" : now.token) !== expected) {
-    const what = "changed since it was read (another program wrote it)";
-    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
+    const what = "changed since it was read (another program wrote it), so it was left as it is";
+    throw new Refused(`${file} ${what}; run this again`);
   }
   if (bytes === null) unlinkSync(file);
   else {
@@ -13468,7 +13468,7 @@ var init_agent_file = __esm({
 
 // src/agents/installer.ts
 import path40 from "node:path";
-async function install(t, env) {
+async function install(t, env, said2) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
   const where = "install records the Node under it, so nothing was changed";
@@ -13493,7 +13493,7 @@ async function install(t, env) {
     if (t.dryRun) t.planned.set(file, next);
     plans.push({ edit: edit2, file, shown: shown2, snap, current, next });
   }
-  const lines2 = [];
+  const lines2 = said2.lines;
   if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
@@ -13516,6 +13516,7 @@ async function install(t, env) {
   }
   const once = t.global || t.dryRun && !first ? null : t.base;
   const driver = await mergeDriverStep(once, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  said2.driver.push(...driver.lines);
   const keep = [];
   for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
@@ -13534,11 +13535,15 @@ async function install(t, env) {
   return { lines: lines2, driver: driver.lines, notes: [...notes, ...driver.notes, ...keep] };
 }
 async function forAgents(ts, run, named = ts.length > 1) {
+  const planned = /* @__PURE__ */ new Map();
+  for (const t of ts.length > 1 && !ts[0].dryRun ? ts : []) await run({ ...t, dryRun: true, planned }, nothingSaid());
   const out = { lines: [], notes: [], last: null };
   for (const t of ts) {
-    out.last = await run(t);
-    out.lines.push(...out.last.lines.map((l) => named ? `${t.agent.name}: ${l}` : l), ...out.last.driver);
-    out.notes.push(...out.last.notes);
+    const now = nothingSaid();
+    const lines2 = () => [...out.lines, ...now.lines.map((l) => named ? `${t.agent.name}: ${l}` : l), ...now.driver];
+    const r = await run(t, now).catch(afterWrites(lines2));
+    [out.last, out.lines] = [r, lines2()];
+    out.notes.push(...r.notes);
   }
   return out;
 }
@@ -13579,13 +13584,13 @@ function workTrees(common) {
   const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path40.join(linked, n, "gitdir")));
   return [path40.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path40.dirname(g.trim()))];
 }
-async function uninstall(t, env) {
+async function uninstall(t, env, said2) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown: shown2 } of targets) {
-    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name), true);
     const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
     const committed = current === null ? null : await committedText(file, env);
     const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown2, committed);
@@ -13600,16 +13605,17 @@ async function uninstall(t, env) {
   const trees = last ? treesOf(t.base, env) : null;
   const rel = trees === null ? "" : path40.relative(trees.top, t.base);
   const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path40.join(w, rel), ""));
-  const lines2 = [];
+  const lines2 = said2.lines;
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
-    lines2.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
-    if (t.dryRun || !acts) continue;
     const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
-    await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
+    const fp = env.MEMORY_IO_FAILPOINT || void 0;
+    if (!t.dryRun && acts) await writeAgentFile(p.file, p.snap.token, bytes, 420, fp);
+    lines2.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
   }
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
+  said2.driver.push(...driver.lines);
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path40.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
@@ -13665,7 +13671,7 @@ function makeParent(dir) {
   }
   return null;
 }
-var import_write_file_atomic4, isDir2, claudeSettings, EXCLUDE_MARK;
+var import_write_file_atomic4, isDir2, nothingSaid, afterWrites, claudeSettings, EXCLUDE_MARK;
 var init_installer = __esm({
   "src/agents/installer.ts"() {
     "use strict";
@@ -13687,6 +13693,14 @@ var init_installer = __esm({
     init_plan();
     init_target();
     isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+    nothingSaid = () => ({ lines: [], driver: [] });
+    afterWrites = (done2) => (err) => {
+      const code = err.code;
+      const fsError = err instanceof Error && !(err instanceof HelperError) && typeof code === "string";
+      const refusal = fsError ? new Refused(`file system error: ${err.message}`) : err;
+      if (refusal instanceof HelperError) refusal.before = [...done2(), ...refusal.before];
+      return Promise.reject(refusal);
+    };
     claudeSettings = (home, env) => path40.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
@@ -13885,7 +13899,8 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
   const helper = helperLocation({ cwd: ctx.cwd, helperPath: path41.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun, plan2.planned);
-  return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
+  const each2 = (x, said2) => run(x, ctx.env, said2);
+  return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], each2, true));
 }
 function linkPlaces(plan2, agents) {
   const folders = agents.map((a) => a.skillFolders[plan2.global ? "home" : "project"]);
@@ -13981,7 +13996,9 @@ async function init(ctx, plan2, replace) {
   }
   lines2.splice(1, 0, ...after);
   if (!plan2.dryRun && recorded) writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
-  for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
+  for (const agent of plan2.dryRun ? [] : plan2.agents) {
+    take(await agentRun(ctx, plan2, install, agent, false).catch(afterWrites(() => lines2)));
+  }
   const changed = lines2.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
   const copy = shown2(path41.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
@@ -14011,7 +14028,9 @@ async function undo(ctx, plan2) {
   const record2 = readCopyRecord(dest);
   if (!plan2.global) assertAttributesReadable(plan2.base, ctx.env);
   const { lines: lines2, notes, take } = collected();
-  for (const agent of plan2.agents) take(await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun));
+  for (const agent of plan2.dryRun ? [] : plan2.agents) await agentRun(ctx, plan2, uninstall, agent, true);
+  const said2 = afterWrites(() => lines2);
+  for (const agent of plan2.agents) take(await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun).catch(said2));
   const would = plan2.dryRun ? "would remove" : "removed";
   for (const place of linkPlaces(plan2, Object.values(AGENTS))) {
     const state = linkState(place, dest);
@@ -14201,7 +14220,8 @@ stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
 ${AGENT_EXIT}
 `,
       run: (ctx) => underInstallLock(ctx, false, async () => {
-        const done2 = await forAgents(agentTargets(ctx, "install", () => rootOption(ctx)), (t) => install(t, ctx.env));
+        const ts = agentTargets(ctx, "install", () => rootOption(ctx));
+        const done2 = await forAgents(ts, (t, said2) => install(t, ctx.env, said2));
         return ok(`${done2.lines.join("\n")}
 `, done2.notes);
       })
@@ -14247,7 +14267,7 @@ ${AGENT_EXIT}
 `,
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
-        const done2 = await forAgents(ts, (t) => uninstall(t, ctx.env));
+        const done2 = await forAgents(ts, (t, said2) => uninstall(t, ctx.env, said2));
         const stays = done2.last?.last === true && existsSync(path42.join(ts[0].base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}

@@ -19,7 +19,8 @@ export async function committedText(file: string, env: Record<string, string | u
 }
 
 /** Reads a file to edit: absent, or a regular file with one link this user may replace; else Refused with `snippet`. */
-export async function readAgentFile(file: string, snippet: string): Promise<{ bytes: Buffer | null; token: string }> {
+export async function readAgentFile(file: string, snippet: string, undo = false) {
+  const [add, put] = undo ? ["Take these entries out of", "take these entries out"] : ["Add this to", "add this"];
   let read: ReadFile | null;
   try {
     read = await readStable(file);
@@ -30,13 +31,13 @@ export async function readAgentFile(file: string, snippet: string): Promise<{ by
     const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
     const what = err.state === "link" ? `is a link to ${to}; links are never followed or replaced`
       : `${kind}; install edits only regular files of at most 1 MB`;
-    throw new Refused(`${file} ${what}, so nothing was changed. Add this to its target by hand:\n${snippet}`);
+    throw new Refused(`${file} ${what}, so nothing was changed. ${add} its target by hand:\n${snippet}`);
   }
   if (read === null) return { bytes: null, token: "absent" };
   if (read.stat.nlink !== 1n) {
-    throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:\n${snippet}`);
+    throw new Refused(`${file} has more than one hard link; nothing was changed. ${add} it by hand:\n${snippet}`);
   }
-  assertReplaceable(file, snippet);
+  assertReplaceable(file, `${put} by hand:\n${snippet}`);
   // Decoding would turn such bytes into U+FFFD and the edit would write them back changed.
   const bad = firstInvalidUtf8(read.bytes);
   if (bad >= 0) {
@@ -46,7 +47,7 @@ export async function readAgentFile(file: string, snippet: string): Promise<{ by
 }
 
 // Opening for writing, without truncating, is the one probe that sees read-only, immutable and append-only files.
-function assertReplaceable(file: string, snippet: string): void {
+function assertReplaceable(file: string, byHand: string): void {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
     accessSync(path.dirname(file), constants.W_OK);
@@ -54,12 +55,12 @@ function assertReplaceable(file: string, snippet: string): void {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "EPERM") {
       const why = "it is immutable or append-only: EPERM";
-      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or add this by hand`;
-      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}:\n${snippet}`);
+      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or ${byHand}`;
+      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path.dirname(file)}) and run this again, or add this by hand`;
-      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:\n${snippet}`);
+      const fix = `Make it writable (chmod u+w ${file} ${path.dirname(file)}) and run this again, or ${byHand}`;
+      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}`);
     }
     throw err;
   }
@@ -79,8 +80,8 @@ function firstInvalidUtf8(bytes: Buffer): number {
 export async function writeAgentFile(file: string, expected: string, bytes: Buffer | null, mode: number, fp?: string) {
   const now = await readStable(file, { failpoint: fp });
   if ((now === null ? "absent" : now.token) !== expected) {
-    const what = "changed since it was read (another program wrote it)";
-    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
+    const what = "changed since it was read (another program wrote it), so it was left as it is";
+    throw new Refused(`${file} ${what}; run this again`);
   }
   if (bytes === null) unlinkSync(file);
   else {

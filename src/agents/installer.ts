@@ -3,7 +3,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync,
   statSync } from "../builtins.ts";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
-import { Refused } from "../errors.ts";
+import { HelperError, Refused } from "../errors.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "../git/git-dir.ts";
 import { assertAttributesReadable, assertDriverFits, mergeDriverStep } from "../git/merge-driver-config.ts";
 import { findRoot } from "../git/root.ts";
@@ -23,8 +23,11 @@ import type { Edit } from "./types.ts";
 
 const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
 
+/** What a run has done so far, its lines and the merge driver's: said before a refusal that comes after them. */
+export type Said = { lines: string[]; driver: string[] };
+
 /** Writes the agent's entries into its files. @returns a line per file, and notes for stderr. */
-export async function install(t: Target, env: Env) {
+export async function install(t: Target, env: Env, said: Said) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
   const where = "install records the Node under it, so nothing was changed";
@@ -52,7 +55,7 @@ export async function install(t: Target, env: Env) {
     if (t.dryRun) t.planned.set(file, next);
     plans.push({ edit, file, shown, snap, current, next });
   }
-  const lines: string[] = [];
+  const lines = said.lines;
   if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
@@ -76,6 +79,7 @@ export async function install(t: Target, env: Env) {
   // The driver once per dry run too: the real run's first agent registers it, the others find it there.
   const once = t.global || (t.dryRun && !first) ? null : t.base;
   const driver = await mergeDriverStep(once, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  said.driver.push(...driver.lines);
   // A project file naming this clone's absolute path breaks the hook in every other clone: kept out of git, or noted.
   const keep: string[] = [];
   for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
@@ -96,17 +100,33 @@ export async function install(t: Target, env: Env) {
 }
 
 /** `run` for each target in turn; its lines start with the agent's name when `named`, never the shared driver's. */
-export async function forAgents<R extends { lines: string[]; driver: string[]; notes: string[] }>(
-  ts: Target[], run: (t: Target) => Promise<R>, named = ts.length > 1,
+export async function forAgents<R extends Said & { notes: string[] }>(
+  ts: Target[], run: (t: Target, said: Said) => Promise<R>, named = ts.length > 1,
 ) {
+  // Every agent's files are checked first, by a dry run of all: one refused stops the run before any is written.
+  const planned = new Map<string, string | null>();
+  for (const t of ts.length > 1 && !ts[0]!.dryRun ? ts : []) await run({ ...t, dryRun: true, planned }, nothingSaid());
   const out = { lines: [] as string[], notes: [] as string[], last: null as R | null };
   for (const t of ts) {
-    out.last = await run(t);
-    out.lines.push(...out.last.lines.map((l) => (named ? `${t.agent.name}: ${l}` : l)), ...out.last.driver);
-    out.notes.push(...out.last.notes);
+    const now = nothingSaid();
+    const lines = () => [...out.lines, ...now.lines.map((l) => (named ? `${t.agent.name}: ${l}` : l)), ...now.driver];
+    const r = await run(t, now).catch(afterWrites(lines));
+    [out.last, out.lines] = [r, lines()];
+    out.notes.push(...r.notes);
   }
   return out;
 }
+
+const nothingSaid = (): Said => ({ lines: [], driver: [] });
+
+/** A catch for a step after `done()` (stdout's lines so far): they go first on stderr; a file system error refuses. */
+export const afterWrites = (done: () => string[]) => (err: unknown): Promise<never> => {
+  const code = (err as NodeJS.ErrnoException).code;
+  const fsError = err instanceof Error && !(err instanceof HelperError) && typeof code === "string";
+  const refusal = fsError ? new Refused(`file system error: ${err.message}`) : err;
+  if (refusal instanceof HelperError) refusal.before = [...done(), ...refusal.before];
+  return Promise.reject(refusal);
+};
 
 // In the clone's git dir, found under any HOME; outside git one file per project, as two projects' installs may race.
 function madeListFile(t: Target, env: Env): string {
@@ -159,14 +179,14 @@ function workTrees(common: string): string[] {
 }
 
 /** Takes the agent's entries out of its files, every other byte kept; a file left empty and its empty folders go. */
-export async function uninstall(t: Target, env: Env) {
+export async function uninstall(t: Target, env: Env, said: Said) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
   // As install: a link on the way is refused (a linked .claude/ is the user's own settings).
   for (const { file } of targets) missingDirs(t.base, path.dirname(file));
   const plans = [];
   for (const { edit, file, shown } of targets) {
-    const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
+    const snap = await readAgentFile(file, snippetOf(edit, t.agent.name), true);
     const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
     const committed = current === null ? null : await committedText(file, env);
     const next = current === null ? null : uninstallText(edit, t.agent.name, current, shown, committed);
@@ -184,16 +204,17 @@ export async function uninstall(t: Target, env: Env) {
   const trees = last ? treesOf(t.base, env) : null;
   const rel = trees === null ? "" : path.relative(trees.top, t.base);
   const sharer = trees?.others.find((w) => anotherInstalled(t, new Map(), path.join(w, rel), ""));
-  const lines: string[] = [];
+  const lines = said.lines;
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
-    lines.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
-    if (t.dryRun || !acts) continue;
     const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
-    await writeAgentFile(p.file, p.snap.token, bytes, 0o644, env.MEMORY_IO_FAILPOINT || undefined);
+    const fp = env.MEMORY_IO_FAILPOINT || undefined;
+    if (!t.dryRun && acts) await writeAgentFile(p.file, p.snap.token, bytes, 0o644, fp);
+    lines.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
   }
   const none = { lines: [] as string[], notes: [] as string[] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
+  said.driver.push(...driver.lines);
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path.dirname(p.file)));
   // Our exclude line goes once the file no longer names this clone's path.

@@ -11,8 +11,8 @@ import { exists, lstatOrNull, readSmall, tokenOf } from "../store/files.ts";
 import { homeFolder } from "../store/home.ts";
 import { dirsBelow, removeEmptyDirs, removeEmptyUpTo } from "./agent-file.ts";
 import { AGENTS } from "./index.ts";
-import { forAgents, install, underInstallLock, uninstall } from "./installer.ts";
-import { AGENT_NAMES, type Caller, helperLocation, helperShown, targetOf } from "./target.ts";
+import { afterWrites, forAgents, install, type Said, underInstallLock, uninstall } from "./installer.ts";
+import { AGENT_NAMES, type Caller, helperLocation, helperShown, type Target, targetOf } from "./target.ts";
 import { holdsAgentEntries, userPath } from "./plan.ts";
 import type { Agent, AgentName } from "./types.ts";
 
@@ -266,7 +266,8 @@ async function agentRun(ctx: Caller, plan: Plan, run: typeof install, agent: Age
   const helper = helperLocation({ cwd: ctx.cwd, helperPath: path.join(plan.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...(plan.global ? { global: true } : { root: plan.base }) };
   const t = targetOf(agent, root, helper, ctx.env, dryRun, plan.planned);
-  return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], (x) => run(x, ctx.env), true));
+  const each = (x: Target, said: Said) => run(x, ctx.env, said);
+  return underInstallLock({ ...ctx, values }, run === uninstall, () => forAgents([t], each, true));
 }
 
 /** The link places (each agent's first skills folder) of the agents that do not read the copy's folder. */
@@ -373,7 +374,9 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
   }
   lines.splice(1, 0, ...after);
   if (!plan.dryRun && recorded) writeCopyRecord(dest, [...new Set([...(record?.createdDirs ?? []), ...made])]);
-  for (const agent of plan.dryRun ? [] : plan.agents) take(await agentRun(ctx, plan, install, agent, false));
+  for (const agent of plan.dryRun ? [] : plan.agents) {
+    take(await agentRun(ctx, plan, install, agent, false).catch(afterWrites(() => lines)));
+  }
   const changed = lines.some((l) => !/^(?:[a-z-]+: )?unchanged /.test(l));
   // doctor from the copy: the package's own helper would call the copy's hooks another copy's.
   const copy = shown(path.join(dest, "scripts", "memory_io.mjs"));
@@ -411,7 +414,10 @@ async function undo(ctx: Caller, plan: Plan) {
   // Each agent's uninstall checks this for itself, but by then the agents before it are done.
   if (!plan.global) assertAttributesReadable(plan.base, ctx.env);
   const { lines, notes, take } = collected();
-  for (const agent of plan.agents) take(await agentRun(ctx, plan, uninstall, agent, plan.dryRun));
+  // Every uninstall is tried first with --dry-run, as init's installs: a file one refuses stops all before any write.
+  for (const agent of plan.dryRun ? [] : plan.agents) await agentRun(ctx, plan, uninstall, agent, true);
+  const said = afterWrites(() => lines);
+  for (const agent of plan.agents) take(await agentRun(ctx, plan, uninstall, agent, plan.dryRun).catch(said));
   const would = plan.dryRun ? "would remove" : "removed";
   for (const place of linkPlaces(plan, Object.values(AGENTS))) {
     const state = linkState(place, dest);

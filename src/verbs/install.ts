@@ -38,7 +38,8 @@ ${AGENT_EXIT}
 `,
   run: (ctx) =>
     underInstallLock(ctx, false, async () => {
-      const done = await forAgents(agentTargets(ctx, "install", () => rootOption(ctx)), (t) => install(t, ctx.env));
+      const ts = agentTargets(ctx, "install", () => rootOption(ctx));
+      const done = await forAgents(ts, (t, said) => install(t, ctx.env, said));
       return ok(`${done.lines.join("\n")}\n`, done.notes);
     }),
 };

@@ -29,7 +29,7 @@ ${AGENT_EXIT}
   run: (ctx) =>
     underInstallLock(ctx, true, async () => {
       const ts = agentTargets(ctx, "uninstall", () => rootOption(ctx));
-      const done = await forAgents(ts, (t) => uninstall(t, ctx.env));
+      const done = await forAgents(ts, (t, said) => uninstall(t, ctx.env, said));
       // The last agent gone, what init copied is all that is left of the skill here.
       const stays = done.last?.last === true && existsSync(path.join(ts[0]!.base, CANONICAL));
       const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
