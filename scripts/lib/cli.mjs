@@ -10505,6 +10505,32 @@ var init_inspect = __esm({
   }
 });
 
+// src/git/upstream-handoff.ts
+async function upstreamHandoff(root, env, tree) {
+  const input = "@{upstream}:./.ai/memory/HANDOFF.md\n";
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, void 0, { input }), null);
+  const theirs = r?.code === 0 ? batchBlobs(r.stdout, 1)[0]?.toString("utf8") : void 0;
+  const saved = theirs === void 0 ? "" : savedOf(theirs);
+  if (theirs === void 0 || theirs === tree || !(Date.parse(saved) > Date.parse(savedOf(tree)))) return null;
+  const args = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--", ".ai/memory"];
+  const s = await unlessUnavailable(runGit(root, args, env), null);
+  const snap = s?.code === 0 ? parseStatusV2(s.stdout) : null;
+  if (snap?.upstream == null) return null;
+  return { ref: snap.upstream.name, saved, unpublished: snap.dirty.length > 0 };
+}
+var savedOf, pullCommand, upstreamSentence;
+var init_upstream_handoff = __esm({
+  "src/git/upstream-handoff.ts"() {
+    "use strict";
+    init_words();
+    init_status();
+    init_run();
+    savedOf = (text) => /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1] ?? "";
+    pullCommand = (u, helper) => u.unpublished ? `\`node ${helper} publish\`, then \`git pull\` (git pull stops on unpublished memory)` : "`git pull`";
+    upstreamSentence = (u, helper) => `the upstream ${branchWords(u.ref)} holds a newer handoff (Saved: ${u.saved}) than this one: run ${pullCommand(u, helper)}, then brief again`;
+  }
+});
+
 // src/verbs/check.ts
 var check_exports = {};
 __export(check_exports, {
@@ -10522,6 +10548,7 @@ var init_check = __esm({
     init_merge_driver_config();
     init_handoff_away();
     init_config_pipe();
+    init_upstream_handoff();
     init_unmerged();
     init_store2();
     init_pause();
@@ -10570,7 +10597,9 @@ exit: 0 nothing parked
         clone's newest save (Saved: <time>) is in neither \u2026" ("lost"); and a
         checkpoint of work after its save: "\u2026; an automatic checkpoint newer
         than this handoff exists (checkpoints/<name>, \u2026); before saving, run
-        \`read checkpoint\` \u2026" ("checkpoint")
+        \`read checkpoint\` \u2026" ("checkpoint"); the upstream's handoff, fetched
+        and newer: "\u2026; but the upstream "<ref>" holds a newer handoff \u2026"
+        ("upstream")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers,
@@ -10581,8 +10610,8 @@ exit: 0 nothing parked
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "lost", "checkpoint" or
 "conflicted"),
-"stash", "ref", "worktree", "lost", "restore", "checkpoint", "elsewhere",
-"conflicted", "mergeDriverMissing" and "unknownSections":
+"stash", "ref", "worktree", "lost", "restore", "checkpoint", "upstream",
+"elsewhere", "conflicted", "mergeDriverMissing" and "unknownSections":
 references/verbs/check.md. When the kill switch is on, the paused sentence is
 printed too and the code is kept.
 `,
@@ -10634,6 +10663,9 @@ printed too and the code is kept.
         }
         if (journals.length > 0) message = `${message}; ${journals.join(", ")} ${JOURNAL_MARKERS}`;
         if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
+        const fetched = parked === "handoff" && newest === null && typeof tree === "string";
+        const up = fetched ? await upstreamHandoff(root, ctx.env, tree) : null;
+        if (up !== null) message = `${message}; but ${upstreamSentence(up, helperShown(ctx, root))}`;
         const newer = parked === "handoff" ? checkpointNoteForHandoff(root, inspections[0].text, ctx.env) : null;
         if (newer !== null) message = `${message}; ${newer.text}`;
         const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
@@ -10642,6 +10674,7 @@ printed too and the code is kept.
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...at2 };
         if (restore2) result.restore = restore2;
         if (newer !== null) result.checkpoint = newer.name;
+        if (up !== null) result.upstream = up.ref;
         if (other !== null) result.elsewhere = other.refs;
         if (state === "conflicted") result.conflicted = conflicted;
         if (md === MERGE_DRIVER_MISSING) result.mergeDriverMissing = true;
@@ -12719,6 +12752,7 @@ var init_brief3 = __esm({
     init_anchors();
     init_drift();
     init_handoff_away();
+    init_upstream_handoff();
     init_brief2();
     init_brief();
     init_cut();
@@ -12843,6 +12877,13 @@ exit: 0 brief printed
         if (newer !== null && newer.restore !== "") {
           const proposedNextStep = `bring this clone's newer save back with \`${newer.restore}\`, then run brief again (the fields above are from the older handoff) \u2014 Confirm?`;
           brief = withLines({ ...brief, proposedNextStep });
+        }
+        const behind = newer === null && !loaded.pasted && (report.upstream?.behind ?? 0) > 0;
+        const up = behind ? await upstreamHandoff(root, ctx.env, loaded.text) : null;
+        if (up !== null) {
+          const helper = helperShown(ctx, root);
+          const proposedNextStep = `run ${pullCommand(up, helper)}, then run brief again (the fields above are from the older handoff) \u2014 Confirm?`;
+          brief = withLines({ ...withDriftNote(brief, upstreamSentence(up, helper)), proposedNextStep });
         }
         if (merged && other !== null) {
           const [met, archive, note] = mergedClauses(merged[1], merged[2] ?? null);
