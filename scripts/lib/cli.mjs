@@ -4366,7 +4366,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   const ok2 = found[0] === true;
   const blob = (l) => / blob /.test(l ?? "");
   const took = moved !== null && git && !blob(lines2[1]) && blob(lines2[2]);
-  if (tree === null && !took && !ok2) return null;
+  if (tree === null && !took && (!ok2 || file !== HANDOFF)) return null;
   if (found.includes(true, 3)) return null;
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
   const held = ok2 && !found[1] && file !== null ? await answer(root, log, env, timeout) : null;
@@ -10510,19 +10510,20 @@ async function upstreamHandoff(root, env, tree) {
   const input = "@{upstream}:./.ai/memory/HANDOFF.md\n";
   const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, void 0, { input }), null);
   const theirs = r?.code === 0 ? batchBlobs(r.stdout, 1)[0]?.toString("utf8") : void 0;
-  const saved = theirs === void 0 ? "" : savedOf(theirs);
-  if (theirs === void 0 || theirs === tree || !(Date.parse(saved) > Date.parse(savedOf(tree)))) return null;
+  const at2 = theirs === void 0 ? NaN : Date.parse(savedOf(theirs));
+  if (theirs === void 0 || theirs === tree || !(at2 > Date.parse(savedOf(tree)))) return null;
   const args = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--", ".ai/memory"];
   const s = await unlessUnavailable(runGit(root, args, env), null);
   const snap = s?.code === 0 ? parseStatusV2(s.stdout) : null;
   if (snap?.upstream == null) return null;
-  return { ref: snap.upstream.name, saved, unpublished: snap.dirty.length > 0 };
+  return { ref: snap.upstream.name, saved: isoSeconds(at2), unpublished: snap.dirty.length > 0 };
 }
 var savedOf, pullCommand, upstreamSentence;
 var init_upstream_handoff = __esm({
   "src/git/upstream-handoff.ts"() {
     "use strict";
     init_words();
+    init_values();
     init_status();
     init_run();
     savedOf = (text) => /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1] ?? "";

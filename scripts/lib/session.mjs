@@ -2754,7 +2754,7 @@ var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, tim
   const ok2 = found[0] === true;
   const blob = (l) => / blob /.test(l ?? "");
   const took = moved !== null && git && !blob(lines[1]) && blob(lines[2]);
-  if (tree === null && !took && !ok2) return null;
+  if (tree === null && !took && (!ok2 || file !== HANDOFF)) return null;
   if (found.includes(true, 3)) return null;
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
   const held = ok2 && !found[1] && file !== null ? await answer(root, log, env, timeout) : null;

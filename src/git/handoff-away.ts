@@ -182,7 +182,8 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   const ok = found[0] === true;
   const blob = (l?: string) => / blob /.test(l ?? "");
   const took = moved !== null && git && !blob(lines[1]) && blob(lines[2]);
-  if (tree === null && !took && !ok) return null;
+  // A memory root below the repository's top shares this record with the top's own, whose save it may name.
+  if (tree === null && !took && (!ok || file !== HANDOFF)) return null;
   // A stash entry or a branch keeps it: the user chose the handoff here over it.
   if (found.includes(true, 3)) return null;
   // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss; when HEAD's

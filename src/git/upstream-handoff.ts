@@ -1,6 +1,7 @@
 // A newer handoff in the branch's upstream than the tree's (a teammate's, fetched and not pulled), for check and
 // brief (docs/decisions/upstream-handoff.md).
 import { branchWords } from "../guard/words.ts";
+import { isoSeconds } from "../schema/values.ts";
 import { parseStatusV2 } from "./status.ts";
 import { batchBlobs, runGit, unlessUnavailable } from "./run.ts";
 
@@ -16,14 +17,15 @@ export async function upstreamHandoff(root: string, env: Env, tree: string): Pro
   const input = "@{upstream}:./.ai/memory/HANDOFF.md\n";
   const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, undefined, { input }), null);
   const theirs = r?.code === 0 ? batchBlobs(r.stdout, 1)[0]?.toString("utf8") : undefined;
-  const saved = theirs === undefined ? "" : savedOf(theirs);
-  if (theirs === undefined || theirs === tree || !(Date.parse(saved) > Date.parse(savedOf(tree)))) return null;
+  const at = theirs === undefined ? NaN : Date.parse(savedOf(theirs));
+  if (theirs === undefined || theirs === tree || !(at > Date.parse(savedOf(tree)))) return null;
   // Its name, and the memory's own changes: the same status drift reads, for the memory dir alone.
   const args = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--", ".ai/memory"];
   const s = await unlessUnavailable(runGit(root, args, env), null);
   const snap = s?.code === 0 ? parseStatusV2(s.stdout) : null;
   if (snap?.upstream == null) return null;
-  return { ref: snap.upstream.name, saved, unpublished: snap.dirty.length > 0 };
+  // The time as this helper writes it: the upstream's file is a teammate's text, never printed as is.
+  return { ref: snap.upstream.name, saved: isoSeconds(at), unpublished: snap.dirty.length > 0 };
 }
 
 /** What to run to take the upstream's handoff: git pull stops on memory it does not track or that changed here. */
