@@ -4324,7 +4324,7 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
   const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
   const moved = tree === null && own !== null && gitDir !== null ? movedSince(gitDir, stampMs(own.stamp)) : null;
-  const kept = tree === null ? moved === null : !later && holds(tree, own ?? void 0);
+  const kept = tree !== null && !later && holds(tree, own ?? void 0);
   if (away !== null || own === null || kept) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
@@ -4345,7 +4345,8 @@ async function newestOrThrow(root, env, tree, branches, timeout) {
   const found = lines2.map((l) => l.startsWith(`${own.blob} blob `));
   const ok2 = found[0] === true;
   const blob = (l) => / blob /.test(l ?? "");
-  if (moved !== null && (!git || blob(lines2[1]) || !blob(lines2[2]))) return null;
+  const took = moved !== null && git && !blob(lines2[1]) && blob(lines2[2]);
+  if (tree === null && !took && (!ok2 || file !== HANDOFF)) return null;
   if (found.includes(true, 3)) return null;
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
   const held = ok2 && !found[1] && file !== null ? await answer(root, log, env, timeout) : null;
@@ -4394,7 +4395,8 @@ function newestSentence(a, here) {
   if (a.lost === void 0)
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
-  const did = here ? `put ${a.later ? "one saved after it" : "another one"} in its place` : "took it away";
+  const gone = "took it away, or a deletion (`git clean -fd`, `rm`) did";
+  const did = here ? `put ${a.later ? "one saved after it" : "another one"} in its place` : gone;
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }
 var stampMs, HANDOFF, whereAway, restoreNote, awaySentence;
@@ -4414,7 +4416,7 @@ var init_handoff_away = __esm({
     stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     HANDOFF = ".ai/memory/HANDOFF.md";
     whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
-    restoreNote = (a) => a.lost !== void 0 ? "a reset or a checkout took it from the working tree" : a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
+    restoreNote = (a) => a.lost !== void 0 ? "a reset, a checkout or a deletion took it from the working tree" : a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
     awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
   }
 });
@@ -10471,6 +10473,33 @@ var init_inspect = __esm({
   }
 });
 
+// src/git/upstream-handoff.ts
+async function upstreamHandoff(root, env, tree) {
+  const input = "@{upstream}:./.ai/memory/HANDOFF.md\n";
+  const r = await unlessUnavailable(runGit(root, ["cat-file", "--batch"], env, void 0, { input }), null);
+  const theirs = r?.code === 0 ? batchBlobs(r.stdout, 1)[0]?.toString("utf8") : void 0;
+  const at2 = theirs === void 0 ? NaN : Date.parse(savedOf(theirs));
+  if (theirs === void 0 || theirs === tree || !(at2 > Date.parse(savedOf(tree)))) return null;
+  const args = ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--", ".ai/memory"];
+  const s = await unlessUnavailable(runGit(root, args, env), null);
+  const snap = s?.code === 0 ? parseStatusV2(s.stdout) : null;
+  if (snap?.upstream == null) return null;
+  return { ref: snap.upstream.name, saved: isoSeconds(at2), unpublished: snap.dirty.length > 0 };
+}
+var savedOf, pullCommand, upstreamSentence;
+var init_upstream_handoff = __esm({
+  "src/git/upstream-handoff.ts"() {
+    "use strict";
+    init_words();
+    init_values();
+    init_status();
+    init_run();
+    savedOf = (text) => /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1] ?? "";
+    pullCommand = (u, helper) => u.unpublished ? `\`node ${helper} publish\`, then \`git pull\` (git pull stops on unpublished memory)` : "`git pull`";
+    upstreamSentence = (u, helper) => `the upstream ${branchWords(u.ref)} holds a newer handoff (Saved: ${u.saved}) than this one: run ${pullCommand(u, helper)}, then brief again`;
+  }
+});
+
 // src/verbs/check.ts
 var check_exports = {};
 __export(check_exports, {
@@ -10488,6 +10517,7 @@ var init_check = __esm({
     init_merge_driver_config();
     init_handoff_away();
     init_config_pipe();
+    init_upstream_handoff();
     init_unmerged();
     init_store2();
     init_pause();
@@ -10535,7 +10565,9 @@ exit: 0 nothing parked
         clone's newest save (Saved: <time>) is in neither \u2026" ("lost"); and a
         checkpoint of work after its save: "\u2026; an automatic checkpoint newer
         than this handoff exists (checkpoints/<name>, \u2026); before saving, run
-        \`read checkpoint\` \u2026" ("checkpoint")
+        \`read checkpoint\` \u2026" ("checkpoint"); the upstream's handoff, fetched
+        and newer: "\u2026; but the upstream "<ref>" holds a newer handoff \u2026"
+        ("upstream")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers,
@@ -10546,7 +10578,7 @@ exit: 0 nothing parked
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "lost", "checkpoint" or
 "conflicted"),
-"stash", "ref", "worktree", "lost", "later", "restore", "checkpoint",
+"stash", "ref", "worktree", "lost", "later", "restore", "checkpoint", "upstream",
 "elsewhere", "conflicted", "mergeDriverMissing" and "unknownSections":
 references/verbs/check.md. When the kill switch is on, the paused sentence is
 printed too and the code is kept.
@@ -10603,6 +10635,9 @@ printed too and the code is kept.
         }
         if (journals.length > 0) message = `${message}; ${journals.join(", ")} ${JOURNAL_MARKERS}`;
         if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
+        const fetched = parked === "handoff" && newest === null && typeof tree === "string";
+        const up = fetched ? await upstreamHandoff(root, ctx.env, tree) : null;
+        if (up !== null) message = `${message}; but ${upstreamSentence(up, helperShown(ctx, root))}`;
         const newer = parked === "handoff" ? checkpointNoteForHandoff(root, inspections[0].text, ctx.env) : null;
         if (newer !== null) message = `${message}; ${newer.text}`;
         const other = state === "clean" && away ? await handoffsElsewhere(root, ctx.env, void 0, branches) : null;
@@ -10611,6 +10646,7 @@ printed too and the code is kept.
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...at2 };
         if (restore2) result.restore = restore2;
         if (newer !== null) result.checkpoint = newer.name;
+        if (up !== null) result.upstream = up.ref;
         if (other !== null) result.elsewhere = other.refs;
         if (state === "conflicted") result.conflicted = conflicted;
         if (md === MERGE_DRIVER_MISSING) result.mergeDriverMissing = true;
@@ -12632,6 +12668,7 @@ var init_brief3 = __esm({
     init_anchors();
     init_drift();
     init_handoff_away();
+    init_upstream_handoff();
     init_brief2();
     init_brief();
     init_cut();
@@ -12761,6 +12798,13 @@ exit: 0 brief printed
         if (newer !== null && newer.restore !== "") {
           const proposedNextStep = newer.later ? `tell the user first (\`${newer.restore}\` brings this clone's save back over the later one); then: ` + brief.proposedNextStep : `bring this clone's newer save back with \`${newer.restore}\`, then run brief again (the fields above are from the older handoff${owner === null ? "" : ` ${owner}`}) \u2014 Confirm?`;
           brief = withLines({ ...brief, proposedNextStep });
+        }
+        const behind = newer === null && !loaded.pasted && (report.upstream?.behind ?? 0) > 0;
+        const up = behind ? await upstreamHandoff(root, ctx.env, loaded.text) : null;
+        if (up !== null) {
+          const helper = helperShown(ctx, root);
+          const proposedNextStep = `run ${pullCommand(up, helper)}, then run brief again (the fields above are from the older handoff) \u2014 Confirm?`;
+          brief = withLines({ ...withDriftNote(brief, upstreamSentence(up, helper)), proposedNextStep });
         }
         if (merged && other !== null) {
           const [met, archive, note] = mergedClauses(merged[1], merged[2] ?? null);

@@ -3347,7 +3347,7 @@ var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, tim
   const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
   const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
   const moved = tree === null && own !== null && gitDir !== null ? movedSince(gitDir, stampMs(own.stamp)) : null;
-  const kept = tree === null ? moved === null : !later && holds(tree, own ?? void 0);
+  const kept = tree !== null && !later && holds(tree, own ?? void 0);
   if (away !== null || own === null || kept) return away;
   const dir = archiveDir(root);
   const names = existsSync(dir) ? readdirSync(dir).filter((n) => /^HANDOFF-.*\.md$/.test(n)) : [];
@@ -3368,7 +3368,8 @@ var newestOrThrow = (async function newestOrThrow(root, env, tree, branches, tim
   const found = lines.map((l) => l.startsWith(`${own.blob} blob `));
   const ok2 = found[0] === true;
   const blob = (l) => / blob /.test(l ?? "");
-  if (moved !== null && (!git || blob(lines[1]) || !blob(lines[2]))) return null;
+  const took = moved !== null && git && !blob(lines[1]) && blob(lines[2]);
+  if (tree === null && !took && (!ok2 || file !== HANDOFF)) return null;
   if (found.includes(true, 3)) return null;
   const log = ["log", "-1", "--format=%H", `--find-object=${own.blob}`, "HEAD", "--", file ?? ""];
   const held = ok2 && !found[1] && file !== null ? await answer(root, log, env, timeout) : null;
@@ -3400,13 +3401,14 @@ async function handoffsElsewhere(root, env, timeout, branches = {}) {
   return { refs: names.map((b) => b.name), file, rev: names[0].rev, worktree: held[0].worktree };
 }
 var whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
-var restoreNote = (a) => a.lost !== void 0 ? "a reset or a checkout took it from the working tree" : a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
+var restoreNote = (a) => a.lost !== void 0 ? "a reset, a checkout or a deletion took it from the working tree" : a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
 var awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
 function newestSentence(a, here) {
   if (a.lost === void 0)
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}` : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
-  const did = here ? `put ${a.later ? "one saved after it" : "another one"} in its place` : "took it away";
+  const gone = "took it away, or a deletion (`git clean -fd`, `rm`) did";
+  const did = here ? `put ${a.later ? "one saved after it" : "another one"} in its place` : gone;
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a \`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }
 

@@ -155,10 +155,10 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   // Nothing newer than a later handoff is looked for: where this save's bytes are is asked below.
   const away = later ? null : await awayOrThrow(root, env, tree, branches, timeout);
   const gitDir = gitDirOf(gitTopOf(root, env) ?? root);
-  // A handoff deleted on purpose is no alarm: only another one in its place (a reset, a checkout) says it was lost,
-  // or HEAD moved by one since the save, to a commit without it (below): the move took the tracked file away.
+  // With no handoff here, HEAD moved by one since the save, to a commit without it (below), took the tracked file
+  // away; else a hand deleted it (`git clean -fd`, `rm`), said only while git keeps the save's copy.
   const moved = tree === null && own !== null && gitDir !== null ? movedSince(gitDir, stampMs(own.stamp)) : null;
-  const kept = tree === null ? moved === null : !later && holds(tree, own ?? undefined);
+  const kept = tree !== null && !later && holds(tree, own ?? undefined);
   if (away !== null || own === null || kept) return away;
   // `archives restore` put an older one back on purpose: the newest is in archive/.
   const dir = archiveDir(root);
@@ -181,9 +181,10 @@ async function newestOrThrow(root: string, env: Env, tree: string | null, branch
   const lines = (r?.toString("utf8") ?? "").split("\n");
   const found = lines.map((l) => l.startsWith(`${own.blob} blob `));
   const ok = found[0] === true;
-  // The commit left held no handoff (the move took none), or HEAD's does (a hand deleted it after the move).
   const blob = (l?: string) => / blob /.test(l ?? "");
-  if (moved !== null && (!git || blob(lines[1]) || !blob(lines[2]))) return null;
+  const took = moved !== null && git && !blob(lines[1]) && blob(lines[2]);
+  // A memory root below the repository's top shares this record with the top's own, whose save it may name.
+  if (tree === null && !took && (!ok || file !== HANDOFF)) return null;
   // A stash entry or a branch keeps it: the user chose the handoff here over it.
   if (found.includes(true, 3)) return null;
   // A commit of this branch held it and a later one replaced it: a choice the history shows, not a loss; when HEAD's
@@ -259,7 +260,7 @@ export const whereAway = (a: HandoffAway) =>
  * branch another worktree has, so that worktree's path is named instead. */
 export const restoreNote = (a: HandoffAway) =>
   a.lost !== undefined
-    ? "a reset or a checkout took it from the working tree"
+    ? "a reset, a checkout or a deletion took it from the working tree"
     : a.ref === undefined
     ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
     : a.worktree !== undefined
@@ -278,7 +279,8 @@ export function newestSentence(a: HandoffAway, here: boolean): string {
     return here ? `a newer save of this clone is ${whereAway(a)}: \`${a.restore}\` brings it back; ${restoreNote(a)}`
       : awaySentence(a);
   const back = a.restore === "" ? "git keeps no copy of it" : `\`${a.restore}\` brings it back`;
-  const did = here ? `put ${a.later ? "one saved after it" : "another one"} in its place` : "took it away";
+  const gone = "took it away, or a deletion (`git clean -fd`, `rm`) did";
+  const did = here ? `put ${a.later ? "one saved after it" : "another one"} in its place` : gone;
   return `this clone's newest save (Saved: ${a.lost}) is in neither the working tree, a stash nor another branch: a ` +
     `\`git reset --hard\` or a checkout of ${HANDOFF} ${did}; ${back}`;
 }

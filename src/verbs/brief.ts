@@ -2,6 +2,7 @@ import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import { elsewhereSentence, handoffsElsewhere, newestSave, newestSentence } from "../git/handoff-away.ts";
+import { pullCommand, upstreamHandoff, upstreamSentence } from "../git/upstream-handoff.ts";
 import { briefWithCheckpoint, coldBriefFromCheckpoint } from "../checkpoint/brief.ts";
 import path from "node:path";
 import {
@@ -149,6 +150,15 @@ exit: 0 brief printed
         : `bring this clone's newer save back with \`${newer.restore}\`, then run brief again (the fields above ` +
           `are from the older handoff${owner === null ? "" : ` ${owner}`}) — Confirm?`;
       brief = withLines({ ...brief, proposedNextStep });
+    }
+    // A newer handoff in the upstream (a teammate's, fetched): pulled first, it is the one to resume.
+    const behind = newer === null && !loaded.pasted && (report.upstream?.behind ?? 0) > 0;
+    const up = behind ? await upstreamHandoff(root, ctx.env, loaded.text) : null;
+    if (up !== null) {
+      const helper = helperShown(ctx, root);
+      const proposedNextStep = `run ${pullCommand(up, helper)}, then run brief again (the fields above are from ` +
+        "the older handoff) — Confirm?";
+      brief = withLines({ ...withDriftNote(brief, upstreamSentence(up, helper)), proposedNextStep });
     }
     if (merged && other !== null) {
       // Each note goes first, so the last is put first; the archive's long name drops before the counts.

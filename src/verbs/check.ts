@@ -7,6 +7,7 @@ import { driverUnset, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/me
 import { elsewhereSentence, handoffsElsewhere, newestSave, newestSentence } from "../git/handoff-away.ts";
 import type { HandoffAway } from "../git/handoff-away.ts";
 import { configPipe } from "../git/config-pipe.ts";
+import { upstreamHandoff, upstreamSentence } from "../git/upstream-handoff.ts";
 import { conflictAdvice, unmergedMemory } from "../git/unmerged.ts";
 import { listJournal, readJournalText } from "../journal/store.ts";
 import { pauseSwitch } from "../store/pause.ts";
@@ -26,6 +27,8 @@ export interface CheckResult extends Partial<HandoffAway> {
   parked?: "handoff" | "stash" | "branch" | "lost" | "checkpoint" | "conflicted";
   /** A parked handoff, and the checkpoint (its file in checkpoints/) holding work from after its save. */
   checkpoint?: string;
+  /** The upstream holding a newer handoff than the parked one (fetched, not pulled). */
+  upstream?: string;
   /** Nothing parked here, but these other branches hold a committed handoff (a teammate's), newest first. */
   elsewhere?: string[];
   conflicted?: string[];
@@ -80,7 +83,9 @@ exit: 0 nothing parked
         clone's newest save (Saved: <time>) is in neither …" ("lost"); and a
         checkpoint of work after its save: "…; an automatic checkpoint newer
         than this handoff exists (checkpoints/<name>, …); before saving, run
-        \`read checkpoint\` …" ("checkpoint")
+        \`read checkpoint\` …" ("checkpoint"); the upstream's handoff, fetched
+        and newer: "…; but the upstream "<ref>" holds a newer handoff …"
+        ("upstream")
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers,
@@ -91,7 +96,7 @@ exit: 0 nothing parked
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "lost", "checkpoint" or
 "conflicted"),
-"stash", "ref", "worktree", "lost", "later", "restore", "checkpoint",
+"stash", "ref", "worktree", "lost", "later", "restore", "checkpoint", "upstream",
 "elsewhere", "conflicted", "mergeDriverMissing" and "unknownSections":
 references/verbs/check.md. When the kill switch is on, the paused sentence is
 printed too and the code is kept.
@@ -158,6 +163,10 @@ printed too and the code is kept.
     if (journals.length > 0) message = `${message}; ${journals.join(", ")} ${JOURNAL_MARKERS}`;
     // Never "parked" alone while this clone's newest save is elsewhere or gone.
     if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
+    // A teammate's newer handoff fetched and not pulled: resuming the one here would pass over their work.
+    const fetched = parked === "handoff" && newest === null && typeof tree === "string";
+    const up = fetched ? await upstreamHandoff(root, ctx.env, tree) : null;
+    if (up !== null) message = `${message}; but ${upstreamSentence(up, helperShown(ctx, root))}`;
     // Work from after the handoff's save that no save holds yet: a user resuming from the handoff alone would lose it.
     const newer = parked === "handoff" ? checkpointNoteForHandoff(root, inspections[0]!.text as string, ctx.env) : null;
     if (newer !== null) message = `${message}; ${newer.text}`;
@@ -168,6 +177,7 @@ printed too and the code is kept.
     const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...at };
     if (restore) result.restore = restore;
     if (newer !== null) result.checkpoint = newer.name;
+    if (up !== null) result.upstream = up.ref;
     if (other !== null) result.elsewhere = other.refs;
     if (state === "conflicted") result.conflicted = conflicted;
     if (md === MERGE_DRIVER_MISSING) result.mergeDriverMissing = true;

@@ -299,6 +299,8 @@ describe("a handoff away from the working tree", () => {
     const token = /CURRENT-SHA256: (\S+)/.exec((await run("read", "handoff")).stdout)![1]!;
     expect((await inProcess(["write", "handoff", "--expected-current-sha256", token, "--root", c], { env, input: DOC })).code).toBe(0);
     rmSync(path.join(c, ".ai", "memory", "HANDOFF.md"));
+    // git's copy of that save pruned: nothing of this clone's to bring back.
+    cgit("prune", "--expire=now");
     expect((await run("brief")).stdout).toContain('a handoff is committed on branch "origin/feat/underscore", not on this one');
   });
 
@@ -426,7 +428,7 @@ describe("a handoff away from the working tree", () => {
     expect((await r.run(["check"])).stdout).toBe("a handoff is parked and can be resumed\n");
   });
 
-  it("a reset past the publish commit takes the handoff away: check, brief, the hook and the status line name git's copy; a deletion by hand stays quiet (found by a newcomer)", { timeout: 90_000 }, async () => {
+  it("a reset past the publish commit takes the handoff away: check, brief, the hook and the status line name git's copy; a deletion by hand is named too (found by a newcomer)", { timeout: 90_000 }, async () => {
     const r = repo();
     await r.save(DOC);
     writeFileSync(path.join(r.dir, "a.txt"), "work\n");
@@ -434,9 +436,9 @@ describe("a handoff away from the working tree", () => {
     expect((await r.run(["publish"])).code).toBe(0);
     await nextSecond();
     await r.save(SECOND);
-    // Deleted by hand, HEAD's commit still holding a handoff: the user's act, nothing said.
+    // Deleted by hand, HEAD's commit holding an older handoff: git's copy of the newest save is named.
     rmSync(path.join(r.dir, ".ai/memory/HANDOFF.md"));
-    expect((await r.run(["check"])).stdout).toBe("nothing parked: no saved session state exists\n");
+    expect(JSON.parse((await r.run(["check", "--json"])).stdout)).toMatchObject({ code: 2, parked: "lost" });
     r.git("checkout", "-q", "--", ".ai/memory/HANDOFF.md");
     await r.save(SECOND.replace("streaming", "chunked"));
     await nextSecond();
@@ -448,7 +450,8 @@ describe("a handoff away from the working tree", () => {
     expect(j).toMatchObject({ state: "parked", parked: "lost" });
     expect(j.restore).toMatch(/^git cat-file blob [0-9a-f]{40} > \.ai\/memory\/HANDOFF\.md$/);
     const said = `this clone's newest save (Saved: ${j.lost}) is in neither the working tree, a stash nor another branch: ` +
-      `a \`git reset --hard\` or a checkout of .ai/memory/HANDOFF.md took it away; \`${j.restore}\` brings it back`;
+      "a `git reset --hard` or a checkout of .ai/memory/HANDOFF.md took it away, or a deletion (`git clean -fd`, `rm`) did; " +
+      `\`${j.restore}\` brings it back`;
     expect(j.message).toBe(said);
     expect(r.hook().stdout).toContain(`session-handoff: ${said}.`);
     const b = await r.run(["brief"]);

@@ -87,10 +87,12 @@ describe("statusline", () => {
     expect(await line()).toBe("handoff: in stash@{0} (run check)\n");
     git(root, "stash", "pop", "-q");
     expect(await line()).toBe("handoff: saved today · 0 commits since\n");
-    // A stash made since the save that holds no handoff, the memory dir deleted: nothing to send the user after.
+    // A stash made since the save that holds no handoff, the memory dir deleted: git's copy, never the stash.
     writeFileSync(path.join(root, "README.md"), "an unrelated edit\n");
     git(root, "stash", "-q");
     rmSync(path.join(root, ".ai", "memory"), { recursive: true });
+    expect(await line()).toBe("handoff: none here, newest save lost (run check)\n");
+    git(root, "prune", "--expire=now");
     expect(await line()).toBe("handoff: none\n");
   });
 
