@@ -10577,9 +10577,9 @@ exit: 0 nothing parked
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "lost", "checkpoint" or
-"conflicted"),
-"stash", "ref", "worktree", "lost", "later", "restore", "checkpoint", "upstream",
-"elsewhere", "conflicted", "mergeDriverMissing" and "unknownSections":
+"conflicted"), "stash", "ref", "worktree", "lost", "later", "restore",
+"checkpoint", "upstream", "elsewhere", "conflicted", "mergeDriverMissing" and
+"unknownSections":
 references/verbs/check.md. When the kill switch is on, the paused sentence is
 printed too and the code is kept.
 `,
