@@ -1349,12 +1349,12 @@ function checkTree(root, opts = {}) {
   }
   if (verdict === "ok") return true;
   if (verdict === "missing") return false;
-  const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
-  if (why === "is not a directory") {
-    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-  }
-  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
+  throw new Refused(treeRefusal(verdict));
+}
+function treeRefusal({ dir, why }) {
+  if (why === "is a link") return `${dir} is a link; ${REAL_DIRS} (move the link away)`;
+  if (why === "is not a directory") return `${dir} is not a directory; move it away so the memory tree can be used`;
+  return `${dir} ${why}; memory must live in real directories of yours under the root (move it away)`;
 }
 var FILE_OF, HEADING_OF, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
@@ -1571,7 +1571,8 @@ var init_files = __esm({
     UnsafeFile = class extends Refused {
       state;
       constructor(state, filePath, message) {
-        super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
+        const fix = state === "too-large" ? "the helper reads no larger file (shorten it, or move it away, and retry)" : `${ONE_LINK} (move it away and retry)`;
+        super(message ?? `${filePath} ${UNSAFE[state]}; ${fix}`);
         this.state = state;
       }
     };
@@ -10401,9 +10402,9 @@ function treeUnsafe(root) {
   return verdict === "missing" ? null : verdict !== "ok";
 }
 function inspectFile(root, kind, retry = true, opts = {}) {
-  const unsafe = treeUnsafe(root);
-  if (unsafe === null) return { kind, status: "missing" };
-  if (unsafe) return { kind, status: "unsafe" };
+  const tree = treeVerdict(root);
+  if (tree === "missing") return { kind, status: "missing" };
+  if (tree !== "ok") return { kind, status: "unsafe", reason: treeRefusal(tree) };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const filePath = path33.join(memDir, file);
@@ -10413,8 +10414,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   let opened;
   try {
     opened = openRegular(filePath);
-  } catch {
-    return { kind, status: "unsafe" };
+  } catch (err) {
+    return { kind, status: "unsafe", reason: err.message };
   }
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
@@ -10430,7 +10431,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
         const now = lstatBig(filePath);
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present" };
-        return { kind, status: "unsafe" };
+        return { kind, status: "unsafe", reason: new UnsafeFile("hard-linked", filePath).message };
       }
       return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
     }
@@ -10438,7 +10439,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const lines2 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines2[0] === MARKER && lines2.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign" };
-    if (firstNul(bytes) >= 0) return { kind, status: "unsafe" };
+    const nul = firstNul(bytes);
+    if (nul >= 0) return { kind, status: "unsafe", reason: unsafeBytes(file, nul).message };
     if (!opts.text) return { kind, status: "present" };
     const after = fstatSync(fd, { bigint: true });
     const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
@@ -10545,7 +10547,8 @@ one line, its state's:
   "${MESSAGES.clean}" (0)
   "${MESSAGES.interrupted}" (1)
   "${MESSAGES.parked}" (2)
-  "${MESSAGES.unsafe}" (3)
+  "${MESSAGES.unsafe}" (3), then
+  ": <what is wrong and what to do>" as brief refuses it, when it can tell
 ${ROOT_HELP}
 exit: 0 nothing parked
       1 an interrupted save needs recovery: run \`recover\` (only when no live
@@ -10633,6 +10636,8 @@ printed too and the code is kept.
           const init2 = unset ? `node ${helperShown(ctx, root)} init` : null;
           message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, init2)}`;
         }
+        const reason = inspections.find((i) => i.reason !== void 0)?.reason;
+        if (state === "unsafe" && reason !== void 0) message = `${message}: ${reason}`;
         if (journals.length > 0) message = `${message}; ${journals.join(", ")} ${JOURNAL_MARKERS}`;
         if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;
         const fetched = parked === "handoff" && newest === null && typeof tree === "string";
@@ -14555,7 +14560,8 @@ function driverFix(r) {
 async function memoryState(r, journal) {
   const { root, problems } = r;
   const kinds = ["handoff", "lessons", "solutions"];
-  const files = Object.fromEntries(kinds.map((k) => [k, inspectFile(root, k).status]));
+  const inspections = kinds.map((k) => inspectFile(root, k));
+  const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
   const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
   const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
   const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
@@ -14572,7 +14578,7 @@ async function memoryState(r, journal) {
     problems.push({ what: `the memory lock ${path43.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
-    const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
+    const fix = inspections.find((i) => i.reason !== void 0)?.reason ?? "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
   const md = await mergeDriverMissing(root, r.env);
@@ -16460,9 +16466,7 @@ var init_statusline = __esm({
     init_conflicted();
     init_state_time();
     init_handoff();
-    init_files();
     init_inspect();
-    init_paths();
     init_common();
     init_types();
     statuslineVerb = {
@@ -16494,7 +16498,8 @@ stash@{N} (run check)" (or on branch "<name>"), "\xB7 newest save lost (run
 check)" when a reset put another handoff in its place; no git when the
 handoff here is that save (git, at most 500 ms each, when it is not).
 "handoff: memory conflicted (run check)" while a merge leaves a memory file
-unmerged or the handoff holds conflict markers.
+unmerged or the handoff holds conflict markers; "handoff: memory unsafe (run
+check)" where the hook refuses the memory tree or HANDOFF.md.
 Always exit 0.
 `,
       async run(ctx) {
@@ -16513,14 +16518,18 @@ Always exit 0.
         try {
           const dir = input.workspace?.project_dir ?? input.cwd;
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-          const handoff = readHead(path48.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const seen = inspectFile(root, "handoff", true, { text: true });
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-          const interrupted = interruptedSave(root);
+          if (seen.status === "unsafe" || seen.status === "foreign") {
+            return line(statusText(null, null, null, pct, Date.now(), "handoff: memory unsafe (run check)"));
+          }
+          const handoff = seen.status !== "present" ? null : typeof seen.text === "string" ? seen.text : "";
+          const interrupted = seen.status === "interrupted" || interruptedSave(root);
           if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
             return line(statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)"));
           }
-          const tree = interrupted ? void 0 : handoff;
+          const tree = interrupted || handoff === "" ? void 0 : handoff;
           const branches = {};
           const [commits, newest] = await Promise.all([
             handoff === null ? null : commitsSince(root, handoff, ctx.env),

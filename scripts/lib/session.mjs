@@ -369,12 +369,12 @@ function checkTree(root, opts = {}) {
   }
   if (verdict === "ok") return true;
   if (verdict === "missing") return false;
-  const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
-  if (why === "is not a directory") {
-    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-  }
-  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
+  throw new Refused(treeRefusal(verdict));
+}
+function treeRefusal({ dir, why }) {
+  if (why === "is a link") return `${dir} is a link; ${REAL_DIRS} (move the link away)`;
+  if (why === "is not a directory") return `${dir} is not a directory; move it away so the memory tree can be used`;
+  return `${dir} ${why}; memory must live in real directories of yours under the root (move it away)`;
 }
 
 // src/store/files.ts
@@ -428,7 +428,8 @@ var UNSAFE = {
 var UnsafeFile = class extends Refused {
   state;
   constructor(state, filePath, message) {
-    super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
+    const fix = state === "too-large" ? "the helper reads no larger file (shorten it, or move it away, and retry)" : `${ONE_LINK} (move it away and retry)`;
+    super(message ?? `${filePath} ${UNSAFE[state]}; ${fix}`);
     this.state = state;
   }
 };
@@ -2876,6 +2877,11 @@ import path14 from "node:path";
 var firstNul = (function firstNul(bytes) {
   return bytes.indexOf(0);
 });
+function unsafeBytes(file, at2) {
+  return new Refused(
+    `${file} holds a NUL byte (at byte ${at2}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
+  );
+}
 
 // src/store/recover.ts
 import path13 from "node:path";
@@ -2931,9 +2937,9 @@ var treeUnsafe = (function treeUnsafe(root) {
   return verdict === "missing" ? null : verdict !== "ok";
 });
 var inspectFile = (function inspectFile(root, kind, retry = true, opts = {}) {
-  const unsafe = treeUnsafe(root);
-  if (unsafe === null) return { kind, status: "missing" };
-  if (unsafe) return { kind, status: "unsafe" };
+  const tree = treeVerdict(root);
+  if (tree === "missing") return { kind, status: "missing" };
+  if (tree !== "ok") return { kind, status: "unsafe", reason: treeRefusal(tree) };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const filePath = path14.join(memDir, file);
@@ -2943,8 +2949,8 @@ var inspectFile = (function inspectFile(root, kind, retry = true, opts = {}) {
   let opened;
   try {
     opened = openRegular(filePath);
-  } catch {
-    return { kind, status: "unsafe" };
+  } catch (err) {
+    return { kind, status: "unsafe", reason: err.message };
   }
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
@@ -2960,7 +2966,7 @@ var inspectFile = (function inspectFile(root, kind, retry = true, opts = {}) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
         const now = lstatBig(filePath);
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present" };
-        return { kind, status: "unsafe" };
+        return { kind, status: "unsafe", reason: new UnsafeFile("hard-linked", filePath).message };
       }
       return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
     }
@@ -2968,7 +2974,8 @@ var inspectFile = (function inspectFile(root, kind, retry = true, opts = {}) {
     const lines = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign" };
-    if (firstNul(bytes) >= 0) return { kind, status: "unsafe" };
+    const nul = firstNul(bytes);
+    if (nul >= 0) return { kind, status: "unsafe", reason: unsafeBytes(file, nul).message };
     if (!opts.text) return { kind, status: "present" };
     const after = fstatSync(fd, { bigint: true });
     const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
@@ -3730,7 +3737,8 @@ stash@{N} (run check)" (or on branch "<name>"), "\xB7 newest save lost (run
 check)" when a reset put another handoff in its place; no git when the
 handoff here is that save (git, at most 500 ms each, when it is not).
 "handoff: memory conflicted (run check)" while a merge leaves a memory file
-unmerged or the handoff holds conflict markers.
+unmerged or the handoff holds conflict markers; "handoff: memory unsafe (run
+check)" where the hook refuses the memory tree or HANDOFF.md.
 Always exit 0.
 `,
   async run(ctx) {
@@ -3749,14 +3757,18 @@ Always exit 0.
     try {
       const dir = input.workspace?.project_dir ?? input.cwd;
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-      const handoff = readHead(path21.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const seen = inspectFile(root, "handoff", true, { text: true });
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-      const interrupted = interruptedSave(root);
+      if (seen.status === "unsafe" || seen.status === "foreign") {
+        return line(statusText(null, null, null, pct, Date.now(), "handoff: memory unsafe (run check)"));
+      }
+      const handoff = seen.status !== "present" ? null : typeof seen.text === "string" ? seen.text : "";
+      const interrupted = seen.status === "interrupted" || interruptedSave(root);
       if (handoff !== null && isConflicted(handoff) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
         return line(statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)"));
       }
-      const tree = interrupted ? void 0 : handoff;
+      const tree = interrupted || handoff === "" ? void 0 : handoff;
       const branches = {};
       const [commits, newest] = await Promise.all([
         handoff === null ? null : commitsSince(root, handoff, ctx.env),

@@ -337,7 +337,8 @@ function driverFix(r: Report): string {
 export async function memoryState(r: Report, journal: JournalHealth) {
   const { root, problems } = r;
   const kinds: Kind[] = ["handoff", "lessons", "solutions"];
-  const files = Object.fromEntries(kinds.map((k) => [k, inspectFile(root, k).status]));
+  const inspections = kinds.map((k) => inspectFile(root, k));
+  const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
   const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
   const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
   const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
@@ -355,7 +356,9 @@ export async function memoryState(r: Report, journal: JournalHealth) {
     problems.push({ what: `the memory lock ${path.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
-    const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
+    // The sentence brief refuses with, when the file's shape says it; else what to look for.
+    const fix = inspections.find((i) => i.reason !== undefined)?.reason ??
+      "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
   const md = await mergeDriverMissing(root, r.env);

@@ -82,7 +82,10 @@ const UNSAFE: Record<FileState, string> = {
 export class UnsafeFile extends Refused {
   readonly state: FileState;
   constructor(state: FileState, filePath: string, message?: string) {
-    super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
+    // Too large is no matter of links: shortening the file keeps it, moving it away loses it.
+    const fix = state === "too-large" ? "the helper reads no larger file (shorten it, or move it away, and retry)"
+      : `${ONE_LINK} (move it away and retry)`;
+    super(message ?? `${filePath} ${UNSAFE[state]}; ${fix}`);
     this.state = state;
   }
 }

@@ -1,9 +1,9 @@
 import { closeSync, fstatSync } from "../builtins.ts";
 import path from "node:path";
-import { firstNul } from "../guard/file-verdict.ts";
-import { hasPrivatePartner, listPrivate, lstatBig, openRegular, readAll } from "./files.ts";
+import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
+import { hasPrivatePartner, listPrivate, lstatBig, openRegular, readAll, UnsafeFile } from "./files.ts";
 import { lockState } from "./lock.ts";
-import { FILE_OF, HEADING_OF, memoryDir, treeVerdict, type Kind } from "./paths.ts";
+import { FILE_OF, HEADING_OF, memoryDir, treeRefusal, treeVerdict, type Kind } from "./paths.ts";
 import { MARKER } from "../schema/values.ts";
 import { pendingRepairs, plantedPrivate } from "./recover.ts";
 
@@ -12,6 +12,8 @@ export interface FileInspection {
   kind: Kind;
   status: "missing" | "present" | "foreign" | "unsafe" | "interrupted";
   text?: string | null;
+  /** Unsafe: what is wrong and what to do, the sentence a verb that reads it refuses with. */
+  reason?: string;
 }
 
 /** Whether the memory tree is unsafe to use (treeVerdict); null when `.ai` or the memory dir is missing. */
@@ -22,9 +24,9 @@ export function treeUnsafe(root: string): boolean | null {
 
 /** Classifies a memory file by its shape (marker, heading, one link, no NUL), never printing its text. */
 export function inspectFile(root: string, kind: Kind, retry = true, opts: { text?: boolean } = {}): FileInspection {
-  const unsafe = treeUnsafe(root);
-  if (unsafe === null) return { kind, status: "missing" };
-  if (unsafe) return { kind, status: "unsafe" };
+  const tree = treeVerdict(root);
+  if (tree === "missing") return { kind, status: "missing" };
+  if (tree !== "ok") return { kind, status: "unsafe", reason: treeRefusal(tree) };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
   const filePath = path.join(memDir, file);
@@ -35,8 +37,8 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
   let opened;
   try {
     opened = openRegular(filePath);
-  } catch {
-    return { kind, status: "unsafe" };
+  } catch (err) {
+    return { kind, status: "unsafe", reason: (err as Error).message };
   }
   if (opened === null) {
     if (mine.some((e) => e.role === "claim")) {
@@ -55,7 +57,7 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
         // A save that finished since the open dropped its temp: then the file is whole now.
         const now = lstatBig(filePath);
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present" };
-        return { kind, status: "unsafe" };
+        return { kind, status: "unsafe", reason: new UnsafeFile("hard-linked", filePath).message };
       }
       return { kind, status: liveWriter(memDir) ? "present" : "interrupted" };
     }
@@ -64,7 +66,8 @@ export function inspectFile(root: string, kind: Kind, retry = true, opts: { text
     const lines = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok) return { kind, status: "foreign" };
-    if (firstNul(bytes) >= 0) return { kind, status: "unsafe" };
+    const nul = firstNul(bytes);
+    if (nul >= 0) return { kind, status: "unsafe", reason: unsafeBytes(file, nul).message };
     if (!opts.text) return { kind, status: "present" };
     // A file changed while it was read gives no text ("age unknown").
     const after = fstatSync(fd, { bigint: true });

@@ -97,10 +97,12 @@ export function checkTree(root: string, opts: { create?: boolean } = {}): boolea
   }
   if (verdict === "ok") return true;
   if (verdict === "missing") return false;
-  const { dir, why } = verdict;
-  if (why === "is a link") throw new Refused(`${dir} is a link; ${REAL_DIRS} (move the link away)`);
-  if (why === "is not a directory") {
-    throw new Refused(`${dir} is not a directory; move it away so the memory tree can be used`);
-  }
-  throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
+  throw new Refused(treeRefusal(verdict));
+}
+
+/** What is wrong with an unsafe memory tree and what to do, as every verb says it. */
+export function treeRefusal({ dir, why }: { dir: string; why: string }): string {
+  if (why === "is a link") return `${dir} is a link; ${REAL_DIRS} (move the link away)`;
+  if (why === "is not a directory") return `${dir} is not a directory; move it away so the memory tree can be used`;
+  return `${dir} ${why}; memory must live in real directories of yours under the root (move it away)`;
 }

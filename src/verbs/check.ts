@@ -63,7 +63,8 @@ one line, its state's:
   "${MESSAGES.clean}" (0)
   "${MESSAGES.interrupted}" (1)
   "${MESSAGES.parked}" (2)
-  "${MESSAGES.unsafe}" (3)
+  "${MESSAGES.unsafe}" (3), then
+  ": <what is wrong and what to do>" as brief refuses it, when it can tell
 ${ROOT_HELP}
 exit: 0 nothing parked
       1 an interrupted save needs recovery: run \`recover\` (only when no live
@@ -160,6 +161,9 @@ printed too and the code is kept.
       const init = unset ? `node ${helperShown(ctx, root)} init` : null;
       message = `memory is conflicted: ${conflictAdvice(conflicted, unmerged, init)}`;
     }
+    // What is wrong and what to do, as brief refuses it: "unsafe or foreign" alone leaves the user guessing.
+    const reason = inspections.find((i) => i.reason !== undefined)?.reason;
+    if (state === "unsafe" && reason !== undefined) message = `${message}: ${reason}`;
     if (journals.length > 0) message = `${message}; ${journals.join(", ")} ${JOURNAL_MARKERS}`;
     // Never "parked" alone while this clone's newest save is elsewhere or gone.
     if (newest !== null && newest !== stashed) message = `${message}; but ${newestSentence(newest, true)}`;

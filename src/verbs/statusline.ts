@@ -12,9 +12,7 @@ import { branchWords, plural } from "../guard/words.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
-import { readHead } from "../store/files.ts";
-import { interruptedSave } from "../store/inspect.ts";
-import { memoryDir } from "../store/paths.ts";
+import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 
@@ -127,7 +125,8 @@ stash@{N} (run check)" (or on branch "<name>"), "· newest save lost (run
 check)" when a reset put another handoff in its place; no git when the
 handoff here is that save (git, at most 500 ms each, when it is not).
 "handoff: memory conflicted (run check)" while a merge leaves a memory file
-unmerged or the handoff holds conflict markers.
+unmerged or the handoff holds conflict markers; "handoff: memory unsafe (run
+check)" where the hook refuses the memory tree or HANDOFF.md.
 Always exit 0.
 `,
   async run(ctx) {
@@ -146,18 +145,24 @@ Always exit 0.
       // The hook's rule: the project, not the folder the agent `cd`ed into (a nested repository would say "none").
       const dir = (input.workspace as Record<string, unknown> | undefined)?.project_dir ?? input.cwd;
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookStart(dir, ctx.env, "claude"));
-      // A regular file only, no link followed, never a blocking read (a FIFO would hang every turn).
-      const handoff = readHead(path.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      // The hook's look: a regular file of at most 1 MB, no link followed, never a blocking read (a FIFO would hang
+      // every turn); what the hook refuses is said, never "none" nor an age.
+      const seen = inspectFile(root, "handoff", true, { text: true });
       const cw = input.context_window as Record<string, unknown> | undefined;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
+      if (seen.status === "unsafe" || seen.status === "foreign") {
+        return line(statusText(null, null, null, pct, Date.now(), "handoff: memory unsafe (run check)"));
+      }
+      // On file but not read whole (a save publishing it, or it changed while read): "age unknown", no git.
+      const handoff = seen.status !== "present" ? null : typeof seen.text === "string" ? seen.text : "";
       // A save killed midway leaves the handoff under a private name: `recover` brings it back, as the hook says.
-      const interrupted = interruptedSave(root);
+      const interrupted = seen.status === "interrupted" || interruptedSave(root);
       // A merge's conflict in any memory file: the handoff's age and commits since are not worth a glance then.
       if ((handoff !== null && isConflicted(handoff)) || (await unmergedMemory(root, ctx.env, 500)).files.length > 0) {
         return line(statusText(null, null, null, pct, Date.now(), "handoff: memory conflicted (run check)"));
       }
       // Where this worktree's newest save is, as check decides it: files first, git only when the tree lacks it.
-      const tree = interrupted ? undefined : handoff;
+      const tree = interrupted || handoff === "" ? undefined : handoff;
       const branches: Branches = {};
       const [commits, newest] = await Promise.all([handoff === null ? null : commitsSince(root, handoff, ctx.env),
         tree === undefined ? null : newestSave(root, ctx.env, tree, branches, 500)]);

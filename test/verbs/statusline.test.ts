@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, gitRepo, helper, tempDir } from "../helpers.ts";
+import { git, gitRepo, helper, MARKER, tempDir } from "../helpers.ts";
 import { gitCalls, loggingGit } from "../git/repo.ts";
 import { inProcess, saveIn } from "../in-process.ts";
 
@@ -292,21 +292,21 @@ describe("statusline", () => {
     expect(helper(["statusline"], { input: input({}) }).stdout).toBe("handoff: none\n");
   });
 
-  it("reads HANDOFF.md only as a regular file (a FIFO there is none, at once) and takes HEAD from the anchors", async () => {
+  it("reads HANDOFF.md only as a regular file (a FIFO there is unsafe, at once) and takes HEAD from the anchors", async () => {
     const root = gitRepo();
     const mem = path.join(root, ".ai", "memory");
     mkdirSync(mem, { recursive: true });
     execFileSync("mkfifo", [path.join(mem, "HANDOFF.md")]);
     // A FIFO the verb opened would hang this process: spawned, a hang ends at the spawn's timeout.
     const fifo = helper(["statusline"], { input: JSON.stringify({ cwd: root }) });
-    expect(fifo.stdout).toBe("handoff: none\n");
+    expect(fifo.stdout).toBe("handoff: memory unsafe (run check)\n");
     execFileSync("rm", [path.join(mem, "HANDOFF.md")]);
     const head = git(root, "rev-parse", "HEAD").trim();
     writeFileSync(path.join(root, "a.txt"), "a\n");
     git(root, "add", "a.txt");
     git(root, "commit", "-qm", "a");
     const quoted = "- HEAD: " + "0".repeat(40);
-    const doc = `# Session Handoff\nSaved: 2026-11-30T10:00:00Z\n\n## Decisions\n\n\`\`\`\n${quoted}\n\`\`\`\n\n` +
+    const doc = `${MARKER}\n# Session Handoff\nSaved: 2026-11-30T10:00:00Z\n\n## Decisions\n\n\`\`\`\n${quoted}\n\`\`\`\n\n` +
       `## Environment anchors\n- Branch: main\n- HEAD: ${head}\n- Dirty files: none\n- Date: 2026-11-30T10:00:00Z\n`;
     writeFileSync(path.join(mem, "HANDOFF.md"), doc);
     expect((await inProcess(["statusline"], { input: JSON.stringify({ cwd: root }) })).stdout).toMatch(/ · 1 commit since\n$/);
