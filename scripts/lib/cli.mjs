@@ -4294,10 +4294,14 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
     if (!own[i]) continue;
-    if (untracked && (tree === null || newer(untracked)))
-      return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };
-    if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
-      return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
+    if (untracked && (tree === null || newer(untracked))) {
+      const restore3 = `git restore --overlay --source=${stash}^3 -- .ai/memory`;
+      return { stash, restore: restore3, beforePop: "mv .ai/memory .ai/memory-aside" };
+    }
+    if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked))) {
+      const beforePop = before ? `git restore -- ${HANDOFF}` : `rm ${HANDOFF}`;
+      return { stash, restore: `git restore --source=${stash} -- ${HANDOFF}`, beforePop };
+    }
   }
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
@@ -4417,7 +4421,7 @@ var init_handoff_away = __esm({
     stampMs = (stamp) => Date.parse(stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
     HANDOFF = ".ai/memory/HANDOFF.md";
     whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
-    restoreNote = (a) => a.lost !== void 0 ? "a reset, a checkout or a deletion took it from the working tree" : a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
+    restoreNote = (a) => a.lost !== void 0 ? "a reset, a checkout or a deletion took it from the working tree" : a.ref === void 0 ? `that entry keeps a copy: run \`${a.beforePop}\` before \`git stash pop\`` : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
     awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
   }
 });
@@ -12517,7 +12521,8 @@ ${i.text}`));
   const own = parseHandoff(later);
   const isStep = (t) => step2 !== null && normalise(t) === normalise(step2);
   const theirs = step2 !== null && ![...own.nextSteps, ...own.steps.map((s) => s.text)].some(isStep);
-  const added2 = { decisions: decisions.length, failed: failed.length, step: theirs || void 0 };
+  const goal = goalOf(later) !== goalOf(other) || void 0;
+  const added2 = { decisions: decisions.length, failed: failed.length, step: theirs || void 0, goal };
   return { text: numberNext(out), added: added2 };
 }
 function mergeCountsText(c) {
@@ -12618,7 +12623,8 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     const at2 = stateTimeOfText(loser, Date.now());
     const whose = who === null ? "the other" : `${who}'s`;
     const of = at2.known ? ` of ${at2.time.iso}` : "";
-    const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
+    const goal = merged.added.goal ? OTHER_GOAL : "";
+    const note = `merged with ${whose} handoff${of}${goal}: ${mergeCountsText(merged.added)}`;
     writeResult(ours, markMerged(merged.text, name2, note));
     const mine = stateTimeOfText(winner, Date.now());
     let chose = at2.known && mine.known ? "the later handoff" : "ours, as a state time is unknown or in the future";
@@ -12629,7 +12635,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return gitMerge([], `the other handoff could not be archived (${err.message})`);
   }
 }
-var MERGED_LINE, RANK2, BOX, PLAN_LINE, LIST_ITEM, MERGED, firstLine2, real2, THEIR_STEP, NOFOLLOW;
+var MERGED_LINE, RANK2, BOX, PLAN_LINE, LIST_ITEM, MERGED, firstLine2, real2, THEIR_STEP, OTHER_GOAL, NOFOLLOW;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
@@ -12641,7 +12647,7 @@ var init_merge_driver = __esm({
     init_files();
     init_pause();
     init_run();
-    MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
+    MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,240}?))?[ \t]*$/m;
     RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, abandoned: 3, done: 4 };
     BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
@@ -12650,6 +12656,7 @@ var init_merge_driver = __esm({
     firstLine2 = (t) => t.split("\n")[0].trim();
     real2 = (items2) => items2.filter((t) => !NONE_ITEM.test(t.trim()));
     THEIR_STEP = "the proposed step is from that handoff";
+    OTHER_GOAL = ", for another goal";
     NOFOLLOW = constants.O_NOFOLLOW ?? 0;
   }
 });
@@ -12814,7 +12821,8 @@ exit: 0 brief printed
         if (merged && other !== null) {
           const [met, archive, note] = mergedClauses(merged[1], merged[2] ?? null);
           if (note !== null) brief = withDriftNote(brief, note, RANK.other);
-          brief = withDriftNote(withDriftNote(brief, archive, RANK.names), met);
+          const rank = note?.includes(OTHER_GOAL) ? RANK.other - 1 : RANK.names;
+          brief = withDriftNote(withDriftNote(brief, archive, rank), met);
         }
         const { driftClauses: _clauses, ...shown2 } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown2, drift: report })}
@@ -17204,7 +17212,8 @@ it git merges as text and keeps the conflict).
                at the furthest status either side reached, the other's open
                next steps below its own. A line \`Merged-with:
                archive/<name>; merged with <author>'s handoff of <time>: +N
-               decisions, +M failed approaches\` follows its Saved: line; the
+               decisions, +M failed approaches\` follows its Saved: line (\`,
+               for another goal\` after the time when the goals differ); the
                whole other handoff goes to archive/<name> (created, never
                replacing a file; git commits only <ours>, so \`publish\` commits
                it, as every archive; in a rebase, only the upstream's or the

@@ -3323,10 +3323,14 @@ async function awayOrThrow(root, env, tree, branches, timeout) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
     if (!own[i]) continue;
-    if (untracked && (tree === null || newer(untracked)))
-      return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };
-    if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
-      return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
+    if (untracked && (tree === null || newer(untracked))) {
+      const restore2 = `git restore --overlay --source=${stash}^3 -- .ai/memory`;
+      return { stash, restore: restore2, beforePop: "mv .ai/memory .ai/memory-aside" };
+    }
+    if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked))) {
+      const beforePop = before ? `git restore -- ${HANDOFF}` : `rm ${HANDOFF}`;
+      return { stash, restore: `git restore --source=${stash} -- ${HANDOFF}`, beforePop };
+    }
   }
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
@@ -3408,7 +3412,7 @@ async function handoffsElsewhere(root, env, timeout, branches = {}) {
   return { refs: names.map((b) => b.name), file, rev: names[0].rev, worktree: held[0].worktree };
 }
 var whereAway = (a) => a.ref ? `on branch ${branchWords(a.ref)}` : a.stash ? `in ${a.stash}` : `in git's objects only (Saved: ${a.lost})`;
-var restoreNote = (a) => a.lost !== void 0 ? "a reset, a checkout or a deletion took it from the working tree" : a.ref === void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
+var restoreNote = (a) => a.lost !== void 0 ? "a reset, a checkout or a deletion took it from the working tree" : a.ref === void 0 ? `that entry keeps a copy: run \`${a.beforePop}\` before \`git stash pop\`` : a.worktree !== void 0 ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead` : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with \`git stash -u -- .ai/memory\``;
 var awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
 function newestSentence(a, here) {
   if (a.lost === void 0)

@@ -24,11 +24,12 @@ async function answer(root: string, args: string[], env: Env, timeout?: number, 
 
 /**
  * The stash entry or branch holding the handoff, and the command that brings back only it (`worktree`: the linked
- * worktree that has that branch checked out); or `lost`: this worktree's newest save (its `Saved:` time) is in none
- * of them, and `restore` brings back git's copy ("": none); `later`: the tree's handoff was saved after it.
+ * worktree that has that branch checked out; `beforePop`: what clears `git stash pop`'s way after the restore);
+ * or `lost`: this worktree's newest save (its `Saved:` time) is in none of them, and `restore` brings back git's
+ * copy ("": none); `later`: the tree's handoff was saved after it.
  */
 export type HandoffAway = {
-  stash?: string; ref?: string; worktree?: string; lost?: string; restore: string; later?: boolean;
+  stash?: string; ref?: string; worktree?: string; lost?: string; restore: string; later?: boolean; beforePop?: string;
 };
 /** The branch list a verb run reads at most once, for `handoffAway` and `handoffsElsewhere` alike. */
 export type Branches = { refs?: Promise<Branch[]> };
@@ -108,12 +109,17 @@ async function awayOrThrow(root: string, env: Env, tree: string | null, branches
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
     if (!own[i]) continue;
-    // `--overlay` removes nothing: the untracked tree holds only what the stash took.
-    if (untracked && (tree === null || newer(untracked)))
-      return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };
+    // `--overlay` removes nothing: the untracked tree holds only what the stash took, none of it committed.
+    if (untracked && (tree === null || newer(untracked))) {
+      const restore = `git restore --overlay --source=${stash}^3 -- .ai/memory`;
+      return { stash, restore, beforePop: "mv .ai/memory .ai/memory-aside" };
+    }
     // A handoff the stash took from the index or the tree: in its tree, other than in the commit it was made on.
-    if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
-      return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
+    // Only the restored handoff is in the pop's way: the commit's copy goes back, or, without one, the file goes.
+    if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked))) {
+      const beforePop = before ? `git restore -- ${HANDOFF}` : `rm ${HANDOFF}`;
+      return { stash, restore: `git restore --source=${stash} -- ${HANDOFF}`, beforePop };
+    }
   }
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => (b ? rankOf(b) : -1));
   const best = Math.max(-1, ...ranks);
@@ -262,7 +268,7 @@ export const restoreNote = (a: HandoffAway) =>
   a.lost !== undefined
     ? "a reset, a checkout or a deletion took it from the working tree"
     : a.ref === undefined
-    ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
+    ? `that entry keeps a copy: run \`${a.beforePop}\` before \`git stash pop\``
     : a.worktree !== undefined
     ? `${branchWords(a.ref)} is checked out in the worktree at ${quotedPath(a.worktree)}: resume it there instead`
     : `it comes back uncommitted: before checking out ${branchWords(a.ref)}, put it aside with ` +

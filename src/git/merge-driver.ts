@@ -12,7 +12,7 @@ import { runGit, type Env } from "./run.ts";
 
 /** The line the driver adds after `Saved:` naming the other handoff's archive. */
 export const MERGED_LINE =
-  /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
+  /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,240}?))?[ \t]*$/m;
 
 /** The brief's clauses for a handoff the driver chose (`brief` prints them): the event, the archive, the note. */
 export function mergedClauses(name: string, note: string | null = null): [string, string, string | null] {
@@ -187,8 +187,8 @@ function sameStep(was: string, now: string): boolean {
 }
 
 /** What `mergeHandoffs` added from the other side, for the brief's sentence; `step`: the step the brief proposes
- * is the other side's, not among the later one's own steps. */
-type MergeCounts = { decisions: number; failed: number; step?: boolean };
+ * is the other side's, not among the later one's own steps; `goal`: the other side's goal was another. */
+type MergeCounts = { decisions: number; failed: number; step?: boolean; goal?: boolean };
 
 /** The later handoff, keeping the other's decisions, failed approaches, questions, plan progress and next steps. */
 export function mergeHandoffs(later: string, other: string, base = ""): { text: string; added: MergeCounts } {
@@ -269,12 +269,15 @@ export function mergeHandoffs(later: string, other: string, base = ""): { text: 
   const own = parseHandoff(later);
   const isStep = (t: string) => step !== null && normalise(t) === normalise(step);
   const theirs = step !== null && ![...own.nextSteps, ...own.steps.map((s) => s.text)].some(isStep);
-  const added = { decisions: decisions.length, failed: failed.length, step: theirs || undefined };
+  const goal = goalOf(later) !== goalOf(other) || undefined;
+  const added = { decisions: decisions.length, failed: failed.length, step: theirs || undefined, goal };
   return { text: numberNext(out), added };
 }
 
 /** The end of a merge's note when the step the brief proposes came from the other handoff, whose saver it names. */
 export const THEIR_STEP = "the proposed step is from that handoff";
+/** After the other handoff's saver and time in a merge's note: its steps now stand under a goal they were not for. */
+export const OTHER_GOAL = ", for another goal";
 
 /** `+2 decisions, +1 failed approach`: what a merge added, in the brief's words. */
 export function mergeCountsText(c: MergeCounts): string {
@@ -402,7 +405,8 @@ export async function mergeMemoryFile(
     const at = stateTimeOfText(loser, Date.now());
     const whose = who === null ? "the other" : `${who}'s`;
     const of = at.known ? ` of ${at.time.iso}` : "";
-    const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
+    const goal = merged.added.goal ? OTHER_GOAL : "";
+    const note = `merged with ${whose} handoff${of}${goal}: ${mergeCountsText(merged.added)}`;
     writeResult(ours, markMerged(merged.text, name, note));
     const mine = stateTimeOfText(winner, Date.now());
     // `Saved:` has whole seconds: two saves in one second cannot be ordered, so ours stays and the line says why.

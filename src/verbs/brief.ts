@@ -10,7 +10,7 @@ import {
   type LedgerCounts,
 } from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
-import { mergedClauses, mergedLineOf, THEIR_STEP } from "../git/merge-driver.ts";
+import { mergedClauses, mergedLineOf, OTHER_GOAL, THEIR_STEP } from "../git/merge-driver.ts";
 import { mergedSaver } from "../git/saves.ts";
 import { readSmall } from "../store/files.ts";
 import { conflictNote } from "../git/merge-driver-config.ts";
@@ -161,10 +161,12 @@ exit: 0 brief printed
       brief = withLines({ ...withDriftNote(brief, upstreamSentence(up, helper)), proposedNextStep });
     }
     if (merged && other !== null) {
-      // Each note goes first, so the last is put first; the archive's long name drops before the counts.
+      // Each note goes first, so the last is put first; the archive's long name drops before the counts, unless
+      // the other handoff had another goal, which only that archive holds: then it drops just before the note.
       const [met, archive, note] = mergedClauses(merged[1]!, merged[2] ?? null);
       if (note !== null) brief = withDriftNote(brief, note, RANK.other);
-      brief = withDriftNote(withDriftNote(brief, archive, RANK.names), met);
+      const rank = note?.includes(OTHER_GOAL) ? RANK.other - 1 : RANK.names;
+      brief = withDriftNote(withDriftNote(brief, archive, rank), met);
     }
     // The clauses a field was fitted from are the brief's own working, not its output.
     const { driftClauses: _clauses, ...shown } = brief;

@@ -21,7 +21,8 @@ it git merges as text and keeps the conflict).
                at the furthest status either side reached, the other's open
                next steps below its own. A line \`Merged-with:
                archive/<name>; merged with <author>'s handoff of <time>: +N
-               decisions, +M failed approaches\` follows its Saved: line; the
+               decisions, +M failed approaches\` follows its Saved: line (\`,
+               for another goal\` after the time when the goals differ); the
                whole other handoff goes to archive/<name> (created, never
                replacing a file; git commits only <ours>, so \`publish\` commits
                it, as every archive; in a rebase, only the upstream's or the

@@ -381,7 +381,7 @@ describe("a handoff away from the working tree", () => {
     r.git("stash", "-q");
     const body = briefBody((await r.run(["brief"])).stdout);
     expect(body).toContain("Goal: Make the importer fast.");
-    expect(body).toContain("a newer save of this clone is in stash@{0}: `git restore --source=stash@{0} -- .ai/memory/HANDOFF.md` brings it back; that entry keeps a copy: move .ai/memory aside before `git stash pop`");
+    expect(body).toContain("a newer save of this clone is in stash@{0}: `git restore --source=stash@{0} -- .ai/memory/HANDOFF.md` brings it back; that entry keeps a copy: run `git restore -- .ai/memory/HANDOFF.md` before `git stash pop`");
     expect(body).toContain("Proposed next step: bring this clone's newer save back with " +
       "`git restore --source=stash@{0} -- .ai/memory/HANDOFF.md`, then run brief again");
     r.git("stash", "pop", "-q");
@@ -543,11 +543,11 @@ describe("a handoff away from the working tree", () => {
     expect(read.stdout).toBe("CURRENT-SHA256: absent\n");
     const cmd = "git restore --overlay --source=stash@{0}^3 -- .ai/memory";
     expect(read.stderr).toContain(`note: a handoff is parked in stash@{0}, not in the working tree: bring it back with \`${cmd}\``);
-    expect(read.stderr).toContain("that entry keeps a copy: move .ai/memory aside before `git stash pop`");
+    expect(read.stderr).toContain("that entry keeps a copy: run `mv .ai/memory .ai/memory-aside` before `git stash pop`");
     // The advice is whole: after the restore, the pop refuses until the memory is moved aside.
     r.git(...cmd.split(" ").slice(1));
     expect(() => r.git("stash", "pop", "-q")).toThrow();
-    renameSync(path.join(r.dir, ".ai/memory"), path.join(r.dir, ".ai/aside"));
+    renameSync(path.join(r.dir, ".ai/memory"), path.join(r.dir, ".ai/memory-aside"));
     r.git("stash", "pop", "-q");
     expect(readFileSync(path.join(r.dir, ".ai/memory/HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
   });

@@ -55,7 +55,8 @@ describe("mergeHandoffs", () => {
     const later = handoff("Alice's goal", ["[x] read", "[ ] wire it", "[~] test it"], ["[user-directed] keep the API"], ["none"], ["none"], ["wire it"]);
     const other = handoff("Bob's goal", ["[x] read", "[x] wire it", "[ ] docs"], ["[user-directed] keep the API", "[inferred] UTC dates"], ["mocking git - hid a bug"], ["which node?"], ["[x] wire it", "docs", "[-] port it — dropped: no need"]);
     const { text, added } = mergeHandoffs(later, other);
-    expect(added).toEqual({ decisions: 1, failed: 1 });
+    // Another goal is said: the other's steps now stand under this goal (found by a newcomer).
+    expect(added).toEqual({ decisions: 1, failed: 1, goal: true });
     const h = parseHandoff(text);
     expect(h.goal).toBe("Alice's goal");
     expect(h.plan.map((s) => `${s.status} ${s.text}`)).toEqual(["done read", "done wire it", "in-progress test it", "todo docs"]);

@@ -81,6 +81,10 @@ describe("a merge keeps both sides' next steps and says whose the proposed one i
       expect(merged.nextSteps).toEqual(["Wire NO_DIM in a.txt", "Wire FORCE_COLOR in a.txt"]);
       expect(t.proposed("me")).toMatch(/then: Wire NO_DIM in a\.txt — Confirm\?$|^Proposed next step: Wire NO_DIM/);
       expect(t.proposed("me")).not.toContain("the step of");
+      // The teammate's steps now stand under my goal: the brief says that handoff had another (this line is too long
+      // for the archive's name, kept only when it fits).
+      const drift = /^Drift & lessons: .*$/m.exec(t.run("me", ["brief"]).stdout)?.[0];
+      if (mode === "--no-rebase") expect(drift).toMatch(/merge; merged with Mate's handoff of \S+, for another goal: /);
     });
 
   // My later handoff has no next step left, so the merge proposes the teammate's: it was credited to whoever saved

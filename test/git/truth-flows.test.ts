@@ -201,8 +201,8 @@ describe("what the brief says after one everyday git command", () => {
     r.git("stash", "-u", "-q");
     expect(hook()).toBe(
       "session-handoff: a handoff is parked in stash@{0}, not in the working tree: bring it back with `git restore " +
-        "--overlay --source=stash@{0}^3 -- .ai/memory`; that entry keeps a copy: move .ai/memory aside before `git " +
-        "stash pop`. Tell the user before resuming; `check` says the same.\n",
+        "--overlay --source=stash@{0}^3 -- .ai/memory`; that entry keeps a copy: run `mv .ai/memory .ai/memory-aside` " +
+        "before `git stash pop`. Tell the user before resuming; `check` says the same.\n",
     );
     const c = await r.run(["check"]);
     expect(c.stderr + c.stdout).toContain("stash@{0}");
@@ -445,7 +445,7 @@ describe("what the brief says after one everyday git command", () => {
     const c = await r.run(["check"]);
     expect(c.code, c.stderr).toBe(2);
     const cmd = "git restore --overlay --source=stash@{0}^3 -- .ai/memory";
-    const pop = "; that entry keeps a copy: move .ai/memory aside before `git stash pop`";
+    const pop = "; that entry keeps a copy: run `mv .ai/memory .ai/memory-aside` before `git stash pop`";
     expect(c.stdout).toBe(`a handoff is parked in stash@{0}, not in the working tree: bring it back with \`${cmd}\`${pop}\n`);
     expect(briefBody((await r.run(["brief"])).stdout)).toContain(`\`${cmd}\``);
     const j = JSON.parse((await r.run(["check", "--json"])).stdout);
