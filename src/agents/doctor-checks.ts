@@ -1,6 +1,6 @@
 import { childProcess, existsSync, readFileSync } from "../builtins.ts";
 import path from "node:path";
-import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
+import { installedForms, installShaped, oursIn, strictSkip } from "./json-hooks.ts";
 import { AGENTS } from "./index.ts";
 import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
 import { keepingUserStatusLine } from "./installer.ts";
@@ -131,7 +131,7 @@ export interface Report {
 const HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
 const NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
 type JournalHealth = { files: number; off: boolean; problems: { file: string; line: number; message: string }[] };
-const installed = (state: string) => state === "current" || state === "outdated";
+const installed = (state: string) => ["current", "outdated", "not loaded"].includes(state);
 
 /** `node <helper> <verb> --root <root>` to paste; words instead where a path holds a control character. */
 function fixCmd(r: Report, verb: string, withRoot = true): string {
@@ -211,7 +211,11 @@ async function installState(r: Report, name: AgentName, edit: Edit): Promise<str
   const fix = `make it a readable file of at most 1 MB, then run ${reinstall}`;
   if (why !== null && !r.problems.some((p) => p.what === what)) r.problems.push({ what, fix });
   if (text === null) return why === null ? "absent" : "unreadable";
-  const state = judge(r, name, edit, text, reinstall);
+  const judged = judge(r, name, edit, text, reinstall);
+  // Ours as install writes it, in a file the harness never loads: "current" would be a lie.
+  const skipped = edit.kind === "json-hooks" && installed(judged) ? strictSkip(edit, text, shown) : null;
+  if (skipped !== null) r.problems.push(skipped);
+  const state = skipped === null ? judged : "not loaded";
   const found = startCommands(edit, text, file, state === "current");
   for (const argv of found.run) {
     const run = await runStart(shown, argv, r.root, r.env);
@@ -323,6 +327,23 @@ export function pluginInstalls(r: Report): void {
     const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
+}
+
+// Claude Code's `disableAllHooks` stops every hook; a project's local file, then its shared one, win over the user's.
+export function claudeHooksOff(r: Report): void {
+  const claude = r.agents["claude-code"]!;
+  if (!Object.values(claude.install).some(installed) && !claude.plugin?.some((p) => p.enabled)) return;
+  const user = path.join(claudeUserDir(r.home, r.env), "settings.json");
+  const userShown = user === path.join(r.home, ".claude", "settings.json") ? "~/.claude/settings.json" : user;
+  const project = r.global ? [] : [".claude/settings.local.json", ".claude/settings.json"];
+  const files = [...project.map((f) => [f, path.join(r.root, f)] as const), [userShown, user] as const];
+  // A file that is not strict JSON is skipped by Claude Code: its key counts for nothing.
+  const said = files.map(([f, p]) => [f, json(p)?.disableAllHooks] as const).filter(([, v]) => v !== undefined);
+  if (said[0]?.[1] !== true) return;
+  const where = said.filter(([, v]) => v === true).map(([f]) => f).join(" and ");
+  const none = "no notice at session start, no checkpoint, no context offer";
+  const what = `claude-code: "disableAllHooks": true in ${where}: Claude Code runs none of the installed hooks`;
+  r.problems.push({ what: `${what} (${none})`, fix: `remove "disableAllHooks" from ${where}` });
 }
 
 // install registers the driver and commits nothing (publish commits memory, which only the user asks for).
