@@ -9054,8 +9054,8 @@ function journalHealth(root) {
       const read = readJournalFile(journalDir(root), f.name);
       const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
       if (first) problems.push({ file, ...first });
-    } catch (err) {
-      problems.push({ file, line: 0, message: err.message });
+    } catch {
+      problems.push({ file, line: 0, message: unreadReason(path28.join(journalDir(root), f.name)) ?? "is a link" });
     }
   }
   return { files: journalFiles.length, off: journalOff(root), problems };
@@ -14565,8 +14565,14 @@ async function memoryState(r, journal) {
   }
   const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
-    const where = `${path43.join(".ai", "memory", p.file)} line ${p.line}`;
-    const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
+    const file = path43.join(".ai", "memory", p.file);
+    if (p.line === 0) {
+      const what2 = `${file} ${p.message}: saves add no entry to it and search skips it`;
+      const copy = "(a link: with a copy of the file it points to)";
+      problems.push({ what: what2, fix: `replace it with a regular file of at most 1 MB ${copy}, or move it away` });
+      continue;
+    }
+    const what = `${file} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
   const paused = pauseSwitch(memoryDir(root), r.env);
@@ -16735,7 +16741,8 @@ function ledgerUnits(text) {
   return units2;
 }
 async function readText(p, file, notes) {
-  const bytes = (await readStable(p).catch(() => null))?.bytes;
+  const skip = () => notes.push(`warning: ${file} ${unreadReason(p) ?? "is a link"}: not searched`);
+  const bytes = (await readStable(p).catch(() => void skip()))?.bytes;
   if (bytes === void 0) return null;
   const nul = firstNul(bytes);
   if (nul >= 0) {

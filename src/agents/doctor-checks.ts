@@ -389,8 +389,14 @@ export async function memoryState(r: Report, journal: JournalHealth) {
   }
   const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
-    const where = `${path.join(".ai", "memory", p.file)} line ${p.line}`;
-    const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
+    const file = path.join(".ai", "memory", p.file);
+    if (p.line === 0) {
+      const what = `${file} ${p.message}: saves add no entry to it and search skips it`;
+      const copy = "(a link: with a copy of the file it points to)";
+      problems.push({ what, fix: `replace it with a regular file of at most 1 MB ${copy}, or move it away` });
+      continue;
+    }
+    const what = `${file} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
   const paused = pauseSwitch(memoryDir(root), r.env);

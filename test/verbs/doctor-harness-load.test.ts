@@ -1,11 +1,12 @@
 // What doctor and install say when a harness will not run the hooks it finds "current": a settings
 // file Claude Code or Codex skips whole (a comment, a trailing comma), Claude Code's
-// disableAllHooks, and the status line install --global set.
+// disableAllHooks, the status line install --global set, and memory files search and saves skip.
 import { copyHelper } from "../helpers.ts";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, tempDir } from "../helpers.ts";
+import { gitRepo, handoff, tempDir } from "../helpers.ts";
 import { inProcess } from "../in-process.ts";
 
 function setup() {
@@ -120,5 +121,37 @@ describe("the status line install --global set", () => {
     const user = path.join(e.home, ".claude", "settings.json");
     expect(project.stderr).toContain(`the status line install --global set (${user}) runs ours: not set again in .claude/settings.json`);
     expect(project.stderr).not.toContain("your own status line");
+  });
+});
+
+describe("memory files search and saves skip", () => {
+  it("a journal month that is a link, a folder or a FIFO, a HANDOFF.md over 1 MB: search warns, doctor names the file", async () => {
+    const e = setup();
+    const memory = path.join(e.root, ".ai", "memory");
+    const journal = path.join(memory, "journal");
+    mkdirSync(journal, { recursive: true });
+    const real = path.join(tempDir("sh-real-"), "2026-11.md");
+    writeFileSync(real, "<!-- memory-schema: v1 -->\n# Journal 2026-11\n\n## 2026-11-01T20:51:07Z save 1a2b3c4d5e6f7a8b\n- Branch: main\n- Goal: fix the sqlite lock\n");
+    symlinkSync(real, path.join(journal, "2026-11.md"));
+    mkdirSync(path.join(journal, "2026-10.md"));
+    expect(spawnSync("mkfifo", [path.join(journal, "2026-09.md")]).status).toBe(0);
+    writeFileSync(path.join(memory, "HANDOFF.md"), handoff(`Fix the sqlite lock.\n${"- padding padding padding\n".repeat(40_000)}`));
+    const search = await e.run("search", "sqlite", "lock", "--root", e.root);
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stderr.split("\n").sort()).toEqual([
+      "",
+      "warning: HANDOFF.md is larger than 1 MB: not searched",
+      "warning: journal/2026-09.md is not a regular file: not searched",
+      "warning: journal/2026-10.md is a folder, not a file: not searched",
+      "warning: journal/2026-11.md is a link: not searched",
+    ]);
+    const d = await e.doctor();
+    const link = d.problems.find((p) => p.what.includes("journal/2026-11.md"));
+    expect(link).toEqual({
+      what: ".ai/memory/journal/2026-11.md is a link: saves add no entry to it and search skips it",
+      fix: "replace it with a regular file of at most 1 MB (a link: with a copy of the file it points to), or move it away",
+    });
+    expect(d.problems.map((p) => p.what)).toContain(".ai/memory/journal/2026-10.md is a folder, not a file: saves add no entry to it and search skips it");
+    expect(JSON.stringify(d.problems)).not.toMatch(/line 0|fix that line/);
   });
 });
