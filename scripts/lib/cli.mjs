@@ -4676,7 +4676,8 @@ alwaysApply: true
             { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
             { event: "PostToolUse", args: "context --format claude", timeout: 10 }
           ];
-          return [{ kind: "json-hooks", file: ".claude/settings.json", command, statusLine: "statusline", hooks }];
+          const file = ".claude/settings.json";
+          return [{ kind: "json-hooks", file, command, statusLine: "statusline", hooks, strict: "Claude Code" }];
         }
       },
       codex: {
@@ -4700,7 +4701,8 @@ alwaysApply: true
               file: ".codex/hooks.json",
               command: (args) => hookCommand(helper, args, null),
               commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
-              hooks
+              hooks,
+              strict: "Codex"
             }
           ];
         }
@@ -5881,6 +5883,34 @@ function depthOf(text) {
   }
   return max;
 }
+function looseParts(text) {
+  const scanner = createScanner2(text, false);
+  const found = { comment: [], "trailing comma": [] };
+  let comma = null;
+  for (let kind = scanner.scan(); kind !== 17; kind = scanner.scan()) {
+    const line = scanner.getTokenStartLine() + 1;
+    if (kind === 12 || kind === 13) found.comment.push(line);
+    else if (kind !== 14 && kind !== 15) {
+      if (comma !== null && (kind === 2 || kind === 4)) found["trailing comma"].push(comma);
+      comma = kind === 5 ? line : null;
+    }
+  }
+  return found;
+}
+function strictSkip(edit2, text, shown2) {
+  const body = text.replace(/^\uFEFF/, "");
+  if (edit2.strict === void 0 || body.trim() === "" || succeeds(() => JSON.parse(body))) return null;
+  const found = Object.entries(looseParts(body)).filter(([, lines2]) => lines2.length > 0);
+  const parts = found.map(([what, lines2]) => {
+    const at2 = [...new Set(lines2)];
+    return `the ${what}${lines2.length > 1 ? "s" : ""} on line${at2.length > 1 ? "s" : ""} ${at2.join(", ")}`;
+  });
+  const held = parts.length > 0 ? `holds ${parts.join(" and ")}` : "is not strict JSON";
+  const skips = `${edit2.strict} reads strict JSON only and skips the whole file, so none of its hooks run`;
+  const them = found.length === 1 && found[0][1].length === 1 ? "it" : "them";
+  const fix = parts.length > 0 ? `remove ${them} from ${shown2}` : `make ${shown2} strict JSON`;
+  return { what: `${shown2} ${held}: ${skips}`, fix };
+}
 function parseSettings(text, file, fix) {
   const body = text.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
@@ -6052,6 +6082,11 @@ function setsStatusLine(text) {
   const parsed = text === null ? null : parseJsonc(text);
   return isObj(parsed) && parsed.statusLine !== void 0;
 }
+function runsOurStatusLine(text, spec) {
+  const parsed = text === null ? null : parseJsonc(text);
+  const sl = isObj(parsed) ? parsed.statusLine : void 0;
+  return isObj(sl) && typeof sl.command === "string" && isOurStatus(spec, sl.command);
+}
 function removeStatusLine(text, spec) {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
@@ -6067,6 +6102,7 @@ var init_json_hooks = __esm({
     "use strict";
     init_main();
     init_errors();
+    init_files();
     init_command();
     init_harness_path();
     HELPER_FILE = "memory_io.mjs";
@@ -9031,8 +9067,8 @@ function journalHealth(root) {
       const read = readJournalFile(journalDir(root), f.name);
       const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
       if (first) problems.push({ file, ...first });
-    } catch (err) {
-      problems.push({ file, line: 0, message: err.message });
+    } catch {
+      problems.push({ file, line: 0, message: unreadReason(path28.join(journalDir(root), f.name)) ?? "is a link" });
     }
   }
   return { files: journalFiles.length, off: journalOff(root), problems };
@@ -13545,8 +13581,13 @@ async function install(t, env, said2) {
     const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
     const kept = keepingUserStatusLine(edit2, current, t.global, t.home, env);
     const theirs = claudeSettings(t.home, env);
-    if (kept !== edit2) notes.push(`kept your own status line (${theirs}): ours is not set in ${shown2}`);
+    const global = `the status line install --global set (${theirs}) runs ours: not set again in ${shown2}`;
+    const own = `kept your own status line (${theirs}): ours is not set in ${shown2}`;
+    const ours = kept !== edit2 && edit2.kind === "json-hooks" && runsOurStatusLine(readSmall(theirs), edit2);
+    if (kept !== edit2) notes.push(ours ? global : own);
     const next = installText(kept, t.agent.name, current, shown2);
+    const skipped = edit2.kind === "json-hooks" ? strictSkip(edit2, next, shown2) : null;
+    if (skipped !== null) notes.push(`${skipped.what}: ${skipped.fix}`);
     if (t.dryRun) t.planned.set(file, next);
     plans.push({ edit: edit2, file, shown: shown2, snap, current, next });
   }
@@ -14253,7 +14294,7 @@ Wires the session-start hook (and, where the harness has the events, the
 checkpoint hooks) or the bootstrap block into an agent's own files:
   claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact,
                SessionEnd, UserPromptSubmit and PostToolUse (the context
-               offer), statusLine (unless one of yours is set)
+               offer), statusLine (unless your user settings set one)
   codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact,
                SessionEnd, UserPromptSubmit and PostToolUse
   opencode     AGENTS.md block (shared with codex)
@@ -14467,7 +14508,10 @@ async function installState(r, name2, edit2) {
   const fix = `make it a readable file of at most 1 MB, then run ${reinstall}`;
   if (why !== null && !r.problems.some((p) => p.what === what)) r.problems.push({ what, fix });
   if (text === null) return why === null ? "absent" : "unreadable";
-  const state = judge(r, name2, edit2, text, reinstall);
+  const judged = judge(r, name2, edit2, text, reinstall);
+  const skipped = edit2.kind === "json-hooks" && installed(judged) ? strictSkip(edit2, text, shown2) : null;
+  if (skipped !== null) r.problems.push(skipped);
+  const state = skipped === null ? judged : "not loaded";
   const found = startCommands(edit2, text, file, state === "current");
   for (const argv of found.run) {
     const run = await runStart(shown2, argv, r.root, r.env);
@@ -14559,6 +14603,20 @@ function pluginInstalls(r) {
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
+function claudeHooksOff(r) {
+  const claude = r.agents["claude-code"];
+  if (!Object.values(claude.install).some(installed) && !claude.plugin?.some((p) => p.enabled)) return;
+  const user = path43.join(claudeUserDir(r.home, r.env), "settings.json");
+  const userShown = user === path43.join(r.home, ".claude", "settings.json") ? "~/.claude/settings.json" : user;
+  const project = r.global ? [] : [".claude/settings.local.json", ".claude/settings.json"];
+  const files = [...project.map((f) => [f, path43.join(r.root, f)]), [userShown, user]];
+  const said2 = files.map(([f, p]) => [f, json(p)?.disableAllHooks]).filter(([, v]) => v !== void 0);
+  if (said2[0]?.[1] !== true) return;
+  const where = said2.filter(([, v]) => v === true).map(([f]) => f).join(" and ");
+  const none = "no notice at session start, no checkpoint, no context offer";
+  const what = `claude-code: "disableAllHooks": true in ${where}: Claude Code runs none of the installed hooks`;
+  r.problems.push({ what: `${what} (${none})`, fix: `remove "disableAllHooks" from ${where}` });
+}
 function driverFix(r) {
   const here = (n) => !r.global && Object.values(r.agents[n].install).some(installed);
   const names = Object.keys(r.agents).filter(here);
@@ -14599,8 +14657,14 @@ async function memoryState(r, journal) {
   }
   const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
-    const where = `${path43.join(".ai", "memory", p.file)} line ${p.line}`;
-    const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
+    const file = path43.join(".ai", "memory", p.file);
+    if (p.line === 0) {
+      const what2 = `${file} ${p.message}: saves add no entry to it and search skips it`;
+      const copy = "(a link: with a copy of the file it points to)";
+      problems.push({ what: what2, fix: `replace it with a regular file of at most 1 MB ${copy}, or move it away` });
+      continue;
+    }
+    const what = `${file} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
   const paused = pauseSwitch(memoryDir(root), r.env);
@@ -14670,7 +14734,7 @@ var init_doctor_checks = __esm({
     KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
     NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
-    installed = (state) => state === "current" || state === "outdated";
+    installed = (state) => ["current", "outdated", "not loaded"].includes(state);
     editsOf = (r, agent, global) => orNull(() => agent.edits(r.helper, global)) ?? [];
     json = (file) => orNull(() => obj(JSON.parse(readFileSync(file, "utf8").slice(0, 1e6))));
   }
@@ -14738,10 +14802,11 @@ var init_doctor = __esm({
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
 A read-only health report: Node; per agent, its skill folders and whether each
-hook or block is "not installed", "current", "outdated" (with why) or
-"unreadable"; each installed SessionStart command run as a harness would; the
-memory dir. Each problem comes with the command that fixes it. Changes nothing.
-Every line it can print: references/verbs/doctor.md.
+hook or block is "not installed", "current", "outdated" (with why), "not
+loaded" (a comment or trailing comma in a file Claude Code or Codex skips
+whole) or "unreadable"; each installed SessionStart command run as a harness
+would; the memory dir. Each problem comes with the command that fixes it.
+Changes nothing. Every line it can print: references/verbs/doctor.md.
 
 options:
   --global    the per-user files (runs from the home folder too)
@@ -14770,6 +14835,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         }
         for (const [name2, agent] of Object.entries(AGENTS)) await agentInstalls(r, name2, agent);
         pluginInstalls(r);
+        claudeHooksOff(r);
         const memory = await memoryState(r, journalHealth(root));
         const { agents, runs, problems } = r;
         const notes = [...new Set(r.notes)];
@@ -16770,7 +16836,8 @@ function ledgerUnits(text) {
   return units2;
 }
 async function readText(p, file, notes) {
-  const bytes = (await readStable(p).catch(() => null))?.bytes;
+  const skip = () => notes.push(`warning: ${file} ${unreadReason(p) ?? "is a link"}: not searched`);
+  const bytes = (await readStable(p).catch(() => void skip()))?.bytes;
   if (bytes === void 0) return null;
   const nul = firstNul(bytes);
   if (nul >= 0) {

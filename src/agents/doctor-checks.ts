@@ -1,6 +1,6 @@
 import { childProcess, existsSync, readFileSync } from "../builtins.ts";
 import path from "node:path";
-import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
+import { installedForms, installShaped, oursIn, strictSkip } from "./json-hooks.ts";
 import { AGENTS } from "./index.ts";
 import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
 import { keepingUserStatusLine } from "./installer.ts";
@@ -131,7 +131,7 @@ export interface Report {
 const HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
 const NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
 type JournalHealth = { files: number; off: boolean; problems: { file: string; line: number; message: string }[] };
-const installed = (state: string) => state === "current" || state === "outdated";
+const installed = (state: string) => ["current", "outdated", "not loaded"].includes(state);
 
 /** `node <helper> <verb> --root <root>` to paste; words instead where a path holds a control character. */
 function fixCmd(r: Report, verb: string, withRoot = true): string {
@@ -211,7 +211,11 @@ async function installState(r: Report, name: AgentName, edit: Edit): Promise<str
   const fix = `make it a readable file of at most 1 MB, then run ${reinstall}`;
   if (why !== null && !r.problems.some((p) => p.what === what)) r.problems.push({ what, fix });
   if (text === null) return why === null ? "absent" : "unreadable";
-  const state = judge(r, name, edit, text, reinstall);
+  const judged = judge(r, name, edit, text, reinstall);
+  // Ours as install writes it, in a file the harness never loads: "current" would be a lie.
+  const skipped = edit.kind === "json-hooks" && installed(judged) ? strictSkip(edit, text, shown) : null;
+  if (skipped !== null) r.problems.push(skipped);
+  const state = skipped === null ? judged : "not loaded";
   const found = startCommands(edit, text, file, state === "current");
   for (const argv of found.run) {
     const run = await runStart(shown, argv, r.root, r.env);
@@ -325,6 +329,23 @@ export function pluginInstalls(r: Report): void {
   }
 }
 
+// Claude Code's `disableAllHooks` stops every hook; a project's local file, then its shared one, win over the user's.
+export function claudeHooksOff(r: Report): void {
+  const claude = r.agents["claude-code"]!;
+  if (!Object.values(claude.install).some(installed) && !claude.plugin?.some((p) => p.enabled)) return;
+  const user = path.join(claudeUserDir(r.home, r.env), "settings.json");
+  const userShown = user === path.join(r.home, ".claude", "settings.json") ? "~/.claude/settings.json" : user;
+  const project = r.global ? [] : [".claude/settings.local.json", ".claude/settings.json"];
+  const files = [...project.map((f) => [f, path.join(r.root, f)] as const), [userShown, user] as const];
+  // A file that is not strict JSON is skipped by Claude Code: its key counts for nothing.
+  const said = files.map(([f, p]) => [f, json(p)?.disableAllHooks] as const).filter(([, v]) => v !== undefined);
+  if (said[0]?.[1] !== true) return;
+  const where = said.filter(([, v]) => v === true).map(([f]) => f).join(" and ");
+  const none = "no notice at session start, no checkpoint, no context offer";
+  const what = `claude-code: "disableAllHooks": true in ${where}: Claude Code runs none of the installed hooks`;
+  r.problems.push({ what: `${what} (${none})`, fix: `remove "disableAllHooks" from ${where}` });
+}
+
 // install registers the driver and commits nothing (publish commits memory, which only the user asks for).
 function driverFix(r: Report): string {
   const here = (n: string) => !r.global && Object.values(r.agents[n]!.install).some(installed);
@@ -371,8 +392,14 @@ export async function memoryState(r: Report, journal: JournalHealth) {
   }
   const archives = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n)).length;
   for (const p of journal.problems) {
-    const where = `${path.join(".ai", "memory", p.file)} line ${p.line}`;
-    const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
+    const file = path.join(".ai", "memory", p.file);
+    if (p.line === 0) {
+      const what = `${file} ${p.message}: saves add no entry to it and search skips it`;
+      const copy = "(a link: with a copy of the file it points to)";
+      problems.push({ what, fix: `replace it with a regular file of at most 1 MB ${copy}, or move it away` });
+      continue;
+    }
+    const what = `${file} line ${p.line}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
   const paused = pauseSwitch(memoryDir(root), r.env);

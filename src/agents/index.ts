@@ -73,7 +73,8 @@ export const AGENTS: Record<AgentName, Agent> = {
         { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
         { event: "PostToolUse", args: "context --format claude", timeout: 10 },
       ];
-      return [{ kind: "json-hooks", file: ".claude/settings.json", command, statusLine: "statusline", hooks }];
+      const file = ".claude/settings.json";
+      return [{ kind: "json-hooks", file, command, statusLine: "statusline", hooks, strict: "Claude Code" }];
     },
   },
   codex: {
@@ -99,6 +100,7 @@ export const AGENTS: Record<AgentName, Agent> = {
           command: (args) => hookCommand(helper, args, null),
           commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
           hooks,
+          strict: "Codex",
         },
       ];
     },

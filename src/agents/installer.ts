@@ -16,7 +16,7 @@ import { committedText, dirsBelow, missingDirs, readAgentFile, recordMade, recor
   removeMade, writeAgentFile } from "./agent-file.ts";
 import { homeFolder, userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
-import { setsStatusLine } from "./json-hooks.ts";
+import { runsOurStatusLine, setsStatusLine, strictSkip } from "./json-hooks.ts";
 import { claudeUserDir, holdsOurs, installText, snippetOf, uninstallText, userPath } from "./plan.ts";
 import { assertLoadable, type Caller, type Env, type Target } from "./target.ts";
 import type { Edit } from "./types.ts";
@@ -50,8 +50,13 @@ export async function install(t: Target, env: Env, said: Said) {
     const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
     const kept = keepingUserStatusLine(edit, current, t.global, t.home, env);
     const theirs = claudeSettings(t.home, env);
-    if (kept !== edit) notes.push(`kept your own status line (${theirs}): ours is not set in ${shown}`);
+    const global = `the status line install --global set (${theirs}) runs ours: not set again in ${shown}`;
+    const own = `kept your own status line (${theirs}): ours is not set in ${shown}`;
+    const ours = kept !== edit && edit.kind === "json-hooks" && runsOurStatusLine(readSmall(theirs), edit);
+    if (kept !== edit) notes.push(ours ? global : own);
     const next = installText(kept, t.agent.name, current, shown);
+    const skipped = edit.kind === "json-hooks" ? strictSkip(edit, next, shown) : null;
+    if (skipped !== null) notes.push(`${skipped.what}: ${skipped.fix}`);
     if (t.dryRun) t.planned.set(file, next);
     plans.push({ edit, file, shown, snap, current, next });
   }

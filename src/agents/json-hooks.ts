@@ -2,6 +2,7 @@ import { createScanner, findNodeAtLocation, parse, parseTree, printParseErrorCod
   type ParseError } from "jsonc-parser/lib/esm/main.js";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { succeeds } from "../store/files.ts";
 import { shellQuote, unguarded } from "./command.ts";
 import { windowsShaped } from "./harness-path.ts";
 import type { HookSpec, JsonHooksEdit } from "./types.ts";
@@ -104,6 +105,38 @@ function depthOf(text: string): number {
     else if (kind === 2 || kind === 4) depth--;
   }
   return max;
+}
+
+// The comments and trailing commas in `text`, by line; scanned as depthOf does (12 and 13 are comments).
+function looseParts(text: string): { comment: number[]; "trailing comma": number[] } {
+  const scanner = createScanner(text, false);
+  const found = { comment: [] as number[], "trailing comma": [] as number[] };
+  let comma: number | null = null;
+  for (let kind: number = scanner.scan(); kind !== 17; kind = scanner.scan()) {
+    const line = scanner.getTokenStartLine() + 1;
+    if (kind === 12 || kind === 13) found.comment.push(line);
+    else if (kind !== 14 && kind !== 15) {
+      if (comma !== null && (kind === 2 || kind === 4)) found["trailing comma"].push(comma);
+      comma = kind === 5 ? line : null;
+    }
+  }
+  return found;
+}
+
+/** Why the harness reading `edit`'s file as strict JSON skips this text whole, and the fix; null when it loads. */
+export function strictSkip(edit: JsonHooksEdit, text: string, shown: string): { what: string; fix: string } | null {
+  const body = text.replace(/^\uFEFF/, "");
+  if (edit.strict === undefined || body.trim() === "" || succeeds(() => JSON.parse(body))) return null;
+  const found = Object.entries(looseParts(body)).filter(([, lines]) => lines.length > 0);
+  const parts = found.map(([what, lines]) => {
+    const at = [...new Set(lines)];
+    return `the ${what}${lines.length > 1 ? "s" : ""} on line${at.length > 1 ? "s" : ""} ${at.join(", ")}`;
+  });
+  const held = parts.length > 0 ? `holds ${parts.join(" and ")}` : "is not strict JSON";
+  const skips = `${edit.strict} reads strict JSON only and skips the whole file, so none of its hooks run`;
+  const them = found.length === 1 && found[0]![1].length === 1 ? "it" : "them";
+  const fix = parts.length > 0 ? `remove ${them} from ${shown}` : `make ${shown} strict JSON`;
+  return { what: `${shown} ${held}: ${skips}`, fix };
 }
 
 // JSON with comments and trailing commas (Gemini accepts both), whose `hooks` is an object of arrays, else Refused.
@@ -322,6 +355,13 @@ export function mergeStatusLine(text: string, spec: Commands, args: string): str
 export function setsStatusLine(text: string | null): boolean {
   const parsed = text === null ? null : parseJsonc(text);
   return isObj(parsed) && parsed.statusLine !== undefined;
+}
+
+/** True when a settings text's `statusLine` runs ours (install --global set it). */
+export function runsOurStatusLine(text: string | null, spec: Commands): boolean {
+  const parsed = text === null ? null : parseJsonc(text);
+  const sl = isObj(parsed) ? parsed.statusLine : undefined;
+  return isObj(sl) && typeof sl.command === "string" && isOurStatus(spec, sl.command);
 }
 
 /** The settings text with our status line taken out: the user's command put back as it was, or the key removed. */

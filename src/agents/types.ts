@@ -24,6 +24,8 @@ export interface JsonHooksEdit {
   commandWindows?(args: string): string;
   /** Args of our status line command, composed with the user's (Claude Code `statusLine`). */
   statusLine?: string;
+  /** The harness that reads the file as strict JSON and skips it whole at a comment or a trailing comma. */
+  strict?: string;
 }
 
 /** A Markdown file holding our block, whose body lists the agents that asked for it. */

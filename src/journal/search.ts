@@ -1,7 +1,7 @@
 // `search`: literal words over all the memory holds, ranked, with no index on disk (docs/decisions/journal.md).
 import path from "node:path";
 import { firstNul, memoryText } from "../guard/file-verdict.ts";
-import { listDir, readStable } from "../store/files.ts";
+import { listDir, readStable, unreadReason } from "../store/files.ts";
 import { memoryDir } from "../store/paths.ts";
 import { foldedLines, parseJournal } from "./entry.ts";
 import { journalDir, listJournal } from "./store.ts";
@@ -84,9 +84,10 @@ function ledgerUnits(text: string): Unit[] {
   return units;
 }
 
-/** A file's text as `archives list` reads it (a NUL: skipped, with a note); null when absent or unsafe. */
+/** A file's text as `archives list` reads it (a NUL, a link, a FIFO, over 1 MB: skipped, with a note), or null. */
 async function readText(p: string, file: string, notes: string[]): Promise<string | null> {
-  const bytes = (await readStable(p).catch(() => null))?.bytes;
+  const skip = () => notes.push(`warning: ${file} ${unreadReason(p) ?? "is a link"}: not searched`);
+  const bytes = (await readStable(p).catch(() => void skip()))?.bytes;
   if (bytes === undefined) return null;
   const nul = firstNul(bytes);
   if (nul >= 0) {

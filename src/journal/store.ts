@@ -12,7 +12,7 @@ import { validateHandoff } from "../schema/validate.ts";
 import { isoSeconds } from "../schema/values.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { failpoint } from "../store/failpoint.ts";
-import { exists, listDir, openRegular, orNull, readAll, readStable, tokenOf } from "../store/files.ts";
+import { exists, listDir, openRegular, orNull, readAll, readStable, tokenOf, unreadReason } from "../store/files.ts";
 import { archiveDir, ensureDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { journalHeader, parseJournal, renderResumeEntry, renderSaveEntry, type JournalEntry } from "./entry.ts";
 import { measureOutcome, type ResumeCall } from "./outcome.ts";
@@ -87,8 +87,9 @@ export function journalHealth(root: string) {
       const read = readJournalFile(journalDir(root), f.name);
       const first = read === null ? undefined : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
       if (first) problems.push({ file, ...first });
-    } catch (err) {
-      problems.push({ file, line: 0, message: (err as Error).message });
+    } catch {
+      // The whole file is unusable (line 0): a link, a folder, a FIFO, over 1 MB.
+      problems.push({ file, line: 0, message: unreadReason(path.join(journalDir(root), f.name)) ?? "is a link" });
     }
   }
   return { files: journalFiles.length, off: journalOff(root), problems };

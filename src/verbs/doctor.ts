@@ -2,7 +2,7 @@ import path from "node:path";
 import { quotedValue, quotePath } from "../guard/quote.ts";
 import { AGENTS } from "../agents/index.ts";
 import type { Agent, AgentName } from "../agents/types.ts";
-import { agentInstalls, memoryState, pluginInstalls, type Report } from "../agents/doctor-checks.ts";
+import { agentInstalls, claudeHooksOff, memoryState, pluginInstalls, type Report } from "../agents/doctor-checks.ts";
 import { journalHealth } from "../journal/store.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { helperLocation } from "../agents/target.ts";
@@ -19,10 +19,11 @@ export const doctorVerb: Verb = {
   help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
 A read-only health report: Node; per agent, its skill folders and whether each
-hook or block is "not installed", "current", "outdated" (with why) or
-"unreadable"; each installed SessionStart command run as a harness would; the
-memory dir. Each problem comes with the command that fixes it. Changes nothing.
-Every line it can print: references/verbs/doctor.md.
+hook or block is "not installed", "current", "outdated" (with why), "not
+loaded" (a comment or trailing comma in a file Claude Code or Codex skips
+whole) or "unreadable"; each installed SessionStart command run as a harness
+would; the memory dir. Each problem comes with the command that fixes it.
+Changes nothing. Every line it can print: references/verbs/doctor.md.
 
 options:
   --global    the per-user files (runs from the home folder too)
@@ -52,6 +53,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     }
     for (const [name, agent] of Object.entries(AGENTS) as [AgentName, Agent][]) await agentInstalls(r, name, agent);
     pluginInstalls(r);
+    claudeHooksOff(r);
     const memory = await memoryState(r, journalHealth(root));
     const { agents, runs, problems } = r;
     const notes = [...new Set(r.notes)];

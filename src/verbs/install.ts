@@ -13,7 +13,7 @@ Wires the session-start hook (and, where the harness has the events, the
 checkpoint hooks) or the bootstrap block into an agent's own files:
   claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact,
                SessionEnd, UserPromptSubmit and PostToolUse (the context
-               offer), statusLine (unless one of yours is set)
+               offer), statusLine (unless your user settings set one)
   codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact,
                SessionEnd, UserPromptSubmit and PostToolUse
   opencode     AGENTS.md block (shared with codex)
