@@ -286,7 +286,7 @@ describe("two clones, a bare remote, two teammates", () => {
     expect(json).toMatchObject({ code: 3, parked: "conflicted", conflicted: expect.arrayContaining(["HANDOFF.md"]), mergeDriverMissing: true });
     const b = brief(carol);
     expect(b.code).toBe(2);
-    expect(b.out).toMatch(/^HANDOFF\.md has unresolved merge conflicts: one side saved \S+Z, the other saved \S+Z; git holds HANDOFF\.md.* unmerged; do not load them: run `init` once/m);
+    expect(b.out).toMatch(/^HANDOFF\.md has unresolved merge conflicts: one side saved \S+Z, the other saved \S+Z; git holds HANDOFF\.md.* unmerged; do not load them: run `node \S+memory_io\.mjs init` once/m);
     // The fixed sentence, pinned whole (it replaces the resume invitation).
     const hookOut = carol.run(["hook", "--mode", "session"]).stdout;
     expect(hookOut).toContain("session-handoff: memory files have unresolved merge conflicts (git holds them unmerged, or they hold conflict markers); do not resume from them: run the skill's `check`, which names the commands that resolve them.\n");
